@@ -1,0 +1,54 @@
+"""Exhaustive explicit-state exploration.
+
+``explore(spec)`` runs one spec at one parameter point and returns an
+``Exploration``: statistics and a verdict for every property, with the
+shortest trace for each violation and each ``sometimes`` witness.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from checker.explore.paths import concrete_trace
+from checker.explore.search import SearchState, search
+from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Exploration, Outcome
+from checker.spec.compile import Model
+from checker.spec.model import Spec
+
+DEADLOCK = "no_deadlock"
+
+
+def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None = None,
+            timeout: float | None = None, check_symmetry: bool = True,
+            progress: Callable[[SearchState], None] | None = None) -> Exploration:
+    """Explore every reachable state of ``spec`` (a bound spec or a model).
+
+    ``max_states`` and ``timeout`` (seconds) stop the search early: a
+    violation or a reached ``sometimes`` found before then is final, while
+    anything that needed the whole state space becomes ``inconclusive``.
+    """
+    model = spec if isinstance(spec, Model) else Model(spec)
+    st = search(model, symmetry=symmetry, max_states=max_states, timeout=timeout,
+                check_symmetry=check_symmetry, progress=progress)
+    canon = model.symmetry.canonical if (symmetry and model.symmetry.active) else None
+    complete = st.stopped is None
+    outcomes: dict[str, Outcome] = {}
+
+    def trace_to(state: tuple) -> list:
+        return concrete_trace(model, st.parents, state, canon)[1]
+
+    for p in model.properties:
+        hit = st.found.get(p.name)
+        if p.kind == "invariant":
+            verdict = VIOLATED if hit is not None else (HOLDS if complete else INCONCLUSIVE)
+        else:
+            verdict = HOLDS if hit is not None else (VIOLATED if complete else INCONCLUSIVE)
+        outcomes[p.name] = Outcome(p.name, p.kind, verdict, None if verdict != INCONCLUSIVE else st.stopped,
+                                   trace_to(hit) if hit is not None else [])
+    dl = st.deadlock
+    outcomes[DEADLOCK] = Outcome(DEADLOCK, "deadlock",
+                                 VIOLATED if dl is not None else (HOLDS if complete else INCONCLUSIVE),
+                                 st.stopped if (dl is None and not complete) else None,
+                                 trace_to(dl) if dl is not None else [])
+    init = model.initial_states()[0]
+    return Exploration(model.name, model.params.as_dict(), bool(canon), len(st.parents), st.transitions,
+                       st.depth, st.seconds, complete, st.stopped, outcomes, model.state_dict(init))

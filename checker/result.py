@@ -1,0 +1,125 @@
+"""Verdicts and results: values with reasons, never printed here.
+
+One word per idea, used in the API, the reports and the JSON alike:
+a *check* is one property at one parameter point on one backend; its
+*verdict* is ``holds``, ``violated`` or ``inconclusive`` (with a
+*reason*); a *trace* is the list of *steps* leading to the state that
+decides it (a counterexample, or the witness of a ``sometimes``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+HOLDS = "holds"
+VIOLATED = "violated"
+INCONCLUSIVE = "inconclusive"
+VERDICTS = (HOLDS, VIOLATED, INCONCLUSIVE)
+
+
+class StopReason:
+    """Why an exploration or proof stopped before deciding everything."""
+
+    MAX_STATES = "max_states"
+    TIMEOUT = "timeout"
+    NOT_INDUCTIVE = "not_inductive"
+    SOLVER_UNKNOWN = "solver_unknown"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a trace: who did what, and which variables changed."""
+
+    cpu: int | None
+    role: str | None
+    action: str
+    choices: dict[str, Any]
+    changes: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"cpu": self.cpu, "role": self.role, "action": self.action,
+                "choices": dict(self.choices), "changes": dict(self.changes)}
+
+
+@dataclass
+class Check:
+    """The outcome of one property at one parameter point on one backend."""
+
+    spec: str
+    file: str | None
+    line: int | None
+    params: dict[str, Any]
+    property: str
+    kind: str
+    backend: str
+    verdict: str
+    expected: str
+    reason: str | None = None
+    symmetry: bool = False
+    states: int | None = None
+    transitions: int | None = None
+    depth: int | None = None
+    seconds: float = 0.0
+    run: int = 0
+    initial_state: dict[str, Any] | None = None
+    trace: list[Step] = field(default_factory=list)
+    loop_start: int | None = None
+    doc: str = ""
+    replay: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def as_expected(self) -> bool:
+        return self.verdict == self.expected
+
+    @property
+    def status(self) -> str:
+        """``ok``, ``failed`` (an unexpected violation, or a bug not found) or ``inconclusive``."""
+        if self.verdict == INCONCLUSIVE:
+            return "inconclusive"
+        return "ok" if self.verdict == self.expected else "failed"
+
+    def to_json(self) -> dict[str, Any]:
+        d = {
+            "spec": self.spec, "file": self.file, "line": self.line, "params": dict(self.params),
+            "property": self.property, "kind": self.kind, "backend": self.backend,
+            "verdict": self.verdict, "reason": self.reason, "expected": self.expected,
+            "symmetry": self.symmetry, "states": self.states, "transitions": self.transitions,
+            "depth": self.depth, "seconds": round(self.seconds, 6), "run": self.run,
+            "initial_state": self.initial_state, "trace": [s.to_json() for s in self.trace],
+            "loop_start": self.loop_start,
+        }
+        d.update(self.extra)
+        return d
+
+
+@dataclass
+class Outcome:
+    """What one exploration decided about one property."""
+
+    name: str
+    kind: str
+    verdict: str
+    reason: str | None = None
+    trace: list[Step] = field(default_factory=list)
+
+
+@dataclass
+class Exploration:
+    """Statistics and per-property outcomes of one exhaustive exploration."""
+
+    spec: str
+    params: dict[str, Any]
+    symmetry: bool
+    states: int
+    transitions: int
+    depth: int
+    seconds: float
+    complete: bool
+    stopped_because: str | None
+    outcomes: dict[str, Outcome]
+    initial_state: dict[str, Any] | None
+
+    @property
+    def verdicts(self) -> dict[str, str]:
+        return {n: o.verdict for n, o in self.outcomes.items()}

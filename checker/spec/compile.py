@@ -1,0 +1,309 @@
+"""A spec bound to parameter values, in the form the engines use.
+
+The explorer sees a ``Model`` through four calls (Stateright's seam):
+``initial_states()``, ``successors(state)`` (labelled), property evaluation
+(``invariants`` / ``sometimes`` / ``is_terminal``) and ``canonical(state)``.
+States are tuples: one slot per variable, a per-CPU variable holding a
+tuple indexed by CPU id. The tuple subclass built here gives spec code
+``s.count``, ``s.local[cpu]`` and the parameters as ``s.batch``.
+"""
+from __future__ import annotations
+
+import inspect
+import itertools
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any, Iterable
+
+from checker.errors import SpecError
+from checker.spec.declare import DISABLED, ActionInfo, PropertyInfo, Step
+from checker.spec.model import Params, Spec, all_assumptions, decl_line, info
+from checker.types import BoolType, CpuIdType
+
+Label = tuple  # (action index, cpu or None, choice index)
+
+
+@dataclass(frozen=True)
+class CompiledAction:
+    index: int
+    info: ActionInfo
+    cpus: tuple  # CPU ids that may take it, or (None,)
+    arg_names: tuple[str, ...]
+    choices: tuple[tuple, ...]  # positional argument tuples, in declared order
+
+
+class Model:
+    """One spec at one parameter point."""
+
+    def __init__(self, spec: Spec | type, params: Params | None = None):
+        cls = spec if isinstance(spec, type) else type(spec)
+        if params is None:
+            params = spec.params if not isinstance(spec, type) else cls().params
+        self.cls = cls
+        self.name = cls.spec_name
+        self.params = params
+        si = info(cls)
+        self.info = si
+        self.roles = params.roles()
+        self.ncpus_total = params.ncpus_total
+        self.assumptions = all_assumptions(cls)
+        self.spec_files = _spec_files(cls)
+
+        self.var_names = tuple(si.vars)
+        self.vars = si.vars
+        self.index = {n: i for i, n in enumerate(self.var_names)}
+        self.percpu = frozenset(n for n, v in si.vars.items() if v.kind == "percpu")
+        self._wrap = {n: v.type for n, v in si.vars.items() if v.overflow == "wrap" and v.type.bits is not None}
+        self._bools = frozenset(n for n, v in si.vars.items() if isinstance(v.type, BoolType))
+        self.state_cls = self._make_state_class()
+
+        self.actions = tuple(self._compile_action(i, a) for i, a in enumerate(si.actions.values()))
+        props = [p for p in si.properties.values() if p.applies is None or p.applies(params)]
+        self.overflow_property = self._overflow_property()
+        if self.overflow_property is not None:
+            props.append(self.overflow_property)
+        self.properties = tuple(props)
+        self.invariants = tuple(p for p in props if p.kind == "invariant")
+        self.sometimes = tuple(p for p in props if p.kind == "sometimes")
+        self.terminal = si.terminal
+
+        from checker.explore.symmetry import Symmetry  # the canonical form is a declared-role matter
+
+        self.symmetry = Symmetry(self)
+
+    # -- state -------------------------------------------------------------
+    def _make_state_class(self) -> type:
+        ns: dict[str, Any] = {"__slots__": ()}
+        for i, n in enumerate(self.var_names):
+            ns[n] = property(itemgetter(i), doc=self.vars[n].doc)
+        for k, v in self.params.as_dict().items():
+            if k not in ns:
+                ns[k] = v
+        for k, r in self.roles.items():
+            ns[k] = r
+        ns["params"] = self.params
+        ns["ncpus_total"] = self.ncpus_total
+        names = self.var_names
+
+        def __repr__(s: tuple) -> str:
+            return "{" + ", ".join(f"{n}={v!r}" for n, v in zip(names, s)) + "}"
+
+        ns["__repr__"] = __repr__
+        return type(f"{self.cls.__name__}State", (tuple,), ns)
+
+    def make_state(self, values: Iterable[Any]) -> tuple:
+        return self.state_cls(values)
+
+    def initial_states(self) -> list[tuple]:
+        vals = []
+        p = self.params
+        for n in self.var_names:
+            v = self.vars[n]
+            init = v.init(p) if callable(v.init) else v.init
+            if v.kind == "percpu":
+                owners = self.roles[v.role] if v.role else range(self.ncpus_total)
+                if isinstance(init, (list, tuple)):
+                    if len(init) != len(owners):
+                        raise SpecError(f"{self.cls.__name__}.{n}: initial value has {len(init)} entries "
+                                        f"for {len(owners)} CPUs", file=self.info.file,
+                                        line=decl_line(self.cls, n))
+                    per = dict(zip(owners, init))
+                else:
+                    per = {c: init for c in owners}
+                other = 0 if v.role else init
+                init = tuple(per.get(c, other) for c in range(self.ncpus_total))
+                for x in init:
+                    self._check_value(n, x)
+            else:
+                self._check_value(n, init)
+            vals.append(init)
+        return [self.state_cls(vals)]
+
+    def _check_value(self, name: str, x: Any) -> None:
+        if x.__class__ is not int and x.__class__ is not bool:
+            raise SpecError(f"{self.cls.__name__}: variable {name!r} is given {x!r} ({type(x).__name__}); "
+                            f"state values must be ints or bools (hashable, and the same on every backend)",
+                            file=self.info.file, line=decl_line(self.cls, name))
+
+    # -- actions -------------------------------------------------------------
+    def _compile_action(self, idx: int, a: ActionInfo) -> CompiledAction:
+        cpus: tuple = tuple(self.roles[a.role]) if a.role else (None,)
+        params = list(inspect.signature(a.fn).parameters)[(2 if a.role else 1):]
+        choose = dict(a.choose)
+        if set(params) != set(choose):
+            raise SpecError(f"{self.cls.__name__}.{a.name}: its arguments {params} do not match its "
+                            f"choices {list(choose)}", file=a.file, line=a.line)
+        domains = []
+        for n in choose:  # declared order
+            dom = choose[n]
+            if callable(dom):
+                dom = dom(self.params)
+            dom = tuple(dom)
+            if not dom:
+                raise SpecError(f"{self.cls.__name__}.{a.name}: choice {n!r} has no values at {self.params}",
+                                file=a.file, line=a.line)
+            domains.append(dom)
+        names = tuple(choose)
+        combos = []
+        for combo in itertools.product(*domains):
+            kw = dict(zip(names, combo))
+            combos.append(tuple(kw[p] for p in params))
+        return CompiledAction(idx, a, cpus, tuple(params), tuple(combos))
+
+    def successors(self, s: tuple) -> list[tuple[Label, tuple]]:
+        """Every enabled step from ``s``, in the fixed order: action
+        declaration order, then CPU ascending, then choices as declared."""
+        out = []
+        apply = self.apply
+        for act in self.actions:
+            fn = act.info.fn
+            ai = act.index
+            for cpu in act.cpus:
+                for ci, args in enumerate(act.choices):
+                    r = fn(s, cpu, *args) if cpu is not None else fn(s, *args)
+                    if r is DISABLED:
+                        continue
+                    if r.__class__ is not Step:
+                        raise self._bad_return(act, r)
+                    g = r.guard
+                    if g is not True:
+                        if g.__class__ is not bool and g.__class__ is not int:
+                            raise SpecError(f"{self.cls.__name__}.{act.info.name}: its guard is {g!r}, "
+                                            f"not a truth value", file=act.info.file, line=act.info.line)
+                        if not g:
+                            continue
+                    out.append(((ai, cpu, ci), apply(s, r.updates, act)))
+        return out
+
+    def _bad_return(self, act: CompiledAction, r: Any) -> SpecError:
+        return SpecError(f"{self.cls.__name__}.{act.info.name} returned {r!r}; an action returns "
+                         f"when(guard, var=value, ...), e.g.\n    return when(s.pc[cpu] == PC.idle, pc={{cpu: PC.acquire}})",
+                         file=act.info.file, line=act.info.line)
+
+    def apply(self, s: tuple, updates: dict[str, Any], act: CompiledAction | None = None) -> tuple:
+        new = list(s)
+        index = self.index
+        for name, val in updates.items():
+            try:
+                pos = index[name]
+            except KeyError:
+                raise self._unknown_var(name, act) from None
+            if name in self.percpu:
+                if val.__class__ is not dict:
+                    raise self._percpu_not_dict(name, val, act)
+                row = list(new[pos])
+                n = len(row)
+                for c, v in val.items():
+                    if c.__class__ is not int or not 0 <= c < n:
+                        raise self._bad_cpu(name, c, act)
+                    row[c] = self._value(name, v, act)
+                new[pos] = tuple(row)
+            else:
+                new[pos] = self._value(name, val, act)
+        return self.state_cls(new)
+
+    def _value(self, name: str, v: Any, act: CompiledAction | None) -> int:
+        if v.__class__ is int:
+            t = self._wrap.get(name)
+            return t.wrap(v) if t is not None else v
+        if v.__class__ is bool:
+            return int(v)
+        where = f"{self.cls.__name__}.{act.info.name}" if act else self.cls.__name__
+        raise SpecError(f"{where} sets {name!r} to {v!r} ({type(v).__name__}); state values must be ints "
+                        f"or bools (hashable, and the same on every backend)",
+                        file=act.info.file if act else None, line=act.info.line if act else None)
+
+    def _unknown_var(self, name: str, act: CompiledAction | None) -> SpecError:
+        return SpecError(f"{self.cls.__name__}.{act.info.name if act else '?'} sets {name!r}, which is not a "
+                         f"variable; the variables are: {', '.join(self.var_names)}",
+                         file=act.info.file if act else None, line=act.info.line if act else None)
+
+    def _percpu_not_dict(self, name: str, val: Any, act: CompiledAction | None) -> SpecError:
+        return SpecError(f"{self.cls.__name__}.{act.info.name if act else '?'} sets the per-CPU variable "
+                         f"{name!r} to {val!r}; update one CPU's slot with a mapping, e.g. {name}={{cpu: value}}",
+                         file=act.info.file if act else None, line=act.info.line if act else None)
+
+    def _bad_cpu(self, name: str, c: Any, act: CompiledAction | None) -> SpecError:
+        return SpecError(f"{self.cls.__name__}.{act.info.name if act else '?'} sets {name}[{c!r}], but CPU ids "
+                         f"at {self.params} are 0..{self.ncpus_total - 1}",
+                         file=act.info.file if act else None, line=act.info.line if act else None)
+
+    # -- properties --------------------------------------------------------------
+    def is_terminal(self, s: tuple) -> bool:
+        return bool(self.terminal(s))
+
+    def _overflow_property(self) -> PropertyInfo | None:
+        checked = [(self.index[n], n, v.type, v.kind == "percpu") for n, v in self.vars.items()
+                   if v.overflow == "error" and v.type.bits is not None]
+        if not checked:
+            return None
+
+        def no_overflow(s: tuple) -> bool:
+            for pos, _n, t, per in checked:
+                vals = s[pos] if per else (s[pos],)
+                for x in vals:
+                    if not (t.lo <= x <= t.hi):
+                        return False
+            return True
+
+        names = ", ".join(f"{n} ({t.name})" for _p, n, t, _ in checked)
+        return PropertyInfo("no_overflow", no_overflow, "invariant", "holds", None,
+                            f"every typed variable stays in its range: {names}", self.info.file, self.info.line)
+
+    # -- describing steps ----------------------------------------------------------
+    def label_parts(self, label: Label) -> tuple[str, int | None, dict[str, Any]]:
+        ai, cpu, ci = label
+        act = self.actions[ai]
+        return act.info.name, cpu, dict(zip(act.arg_names, act.choices[ci]))
+
+    def role_of(self, cpu: int | None) -> str | None:
+        if cpu is None:
+            return None
+        for name, r in self.roles.items():
+            if cpu in r:
+                return name
+        return None
+
+    def changes(self, s: tuple, t: tuple) -> dict[str, Any]:
+        """The variables that differ, per-CPU ones as ``local[2]``."""
+        out: dict[str, Any] = {}
+        for i, n in enumerate(self.var_names):
+            a, b = s[i], t[i]
+            if a == b:
+                continue
+            if n in self.percpu:
+                for c, (x, y) in enumerate(zip(a, b)):
+                    if x != y:
+                        out[f"{n}[{c}]"] = y
+            else:
+                out[n] = b
+        return out
+
+    def show_value(self, key: str, v: Any) -> str:
+        name = key.split("[", 1)[0]
+        var = self.vars.get(name)
+        return var.type.show(v) if var is not None else repr(v)
+
+    def state_dict(self, s: tuple) -> dict[str, Any]:
+        return {n: (list(v) if n in self.percpu else v) for n, v in zip(self.var_names, s)}
+
+    def cpu_valued(self) -> dict[str, bool]:
+        """Variables holding CPU ids (name -> is per-CPU)."""
+        return {n: n in self.percpu for n, v in self.vars.items() if isinstance(v.type, CpuIdType)}
+
+
+def _spec_files(cls: type) -> set[str]:
+    files = set()
+    for base in cls.__mro__:
+        if isinstance(base, type) and issubclass(base, Spec) and base is not Spec:
+            try:
+                files.add(inspect.getsourcefile(base) or "")
+            except TypeError:
+                pass
+    files.discard("")
+    return files
+
+
+def compile_spec(spec: Spec | type, params: Params | None = None) -> Model:
+    return Model(spec, params)
+

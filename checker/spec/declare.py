@@ -1,0 +1,231 @@
+"""What a spec class declares: parameters, variables, roles, actions, properties.
+
+Decorators and declarations only record small frozen values; the spec class
+collects them once when it is created (``checker.spec.model``), and the
+engines act on the compiled form (``checker.spec.compile``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from checker.types import CpuId, Int, IntType, NOBODY
+
+
+class Declaration:
+    """Base of class-level declarations; knows its name and source line."""
+
+    name: str = ""
+    owner: type | None = None
+    line: int | None = None
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+        self.owner = owner
+
+
+class Param(Declaration):
+    """A parameter of the spec.
+
+    ``default`` is a value or a function of the other parameters (a derived
+    parameter, recomputed from the values set unless set itself).
+    ``domain`` is what is valid at all; ``explore`` and ``prove`` are the
+    default sweeps of each backend (the default value when not given).
+    """
+
+    def __init__(self, default: Any, *, domain: Iterable[int] | Callable[[int], bool] | None = None,
+                 explore: Iterable[int] | None = None, prove: Iterable[int] | None = None,
+                 doc: str = ""):
+        self.default = default
+        self.domain = domain
+        self.explore = tuple(explore) if explore is not None else None
+        self.prove = tuple(prove) if prove is not None else None
+        self.doc = doc
+
+    @property
+    def derived(self) -> bool:
+        return callable(self.default)
+
+    def valid(self, value: Any) -> bool:
+        if not isinstance(value, int) or isinstance(value, bool):
+            return False
+        d = self.domain
+        if d is None:
+            return True
+        if callable(d):
+            return bool(d(value))
+        return value in d
+
+    def describe_domain(self) -> str:
+        d = self.domain
+        if d is None:
+            return "any int"
+        if isinstance(d, range) and d.step == 1:
+            return f"{d.start}..{d.stop - 1}"
+        if callable(d):
+            return getattr(d, "__doc__", None) or "a predicate"
+        return ", ".join(str(x) for x in d)
+
+
+class Var(Declaration):
+    """A state variable. ``kind`` is shared, percpu or ghost."""
+
+    kind = "shared"
+
+    def __init__(self, init: Any = 0, *, type: IntType = Int, overflow: str = "error",
+                 role: str | None = None, doc: str = ""):
+        if overflow not in ("error", "wrap"):
+            raise ValueError("overflow must be 'error' or 'wrap'")
+        self.init = init
+        self.type = type
+        self.overflow = overflow
+        self.role = role
+        self.doc = doc
+
+
+class Shared(Var):
+    """One value shared by all CPUs (``fbc->count``)."""
+
+    kind = "shared"
+
+
+class PerCpu(Var):
+    """One value per CPU (``*this_cpu_ptr(fbc->counters)``), indexed by CPU id.
+
+    ``role`` names the CPUs that own a meaningful value; the others keep
+    ``init`` (0 by default) for the whole run.
+    """
+
+    kind = "percpu"
+
+
+class Ghost(Var):
+    """Not kernel state: bookkeeping that properties need (the exact value)."""
+
+    kind = "ghost"
+
+
+class Lock(Shared):
+    """A spinlock: the id of the CPU holding it, or NOBODY."""
+
+    def __init__(self, doc: str = ""):
+        super().__init__(NOBODY, type=CpuId, doc=doc)
+
+
+class Role(Declaration):
+    """A group of CPUs doing one kind of work, sized by a parameter.
+
+    CPUs of a ``symmetric`` role are interchangeable: the explorer may
+    replace a state by any state with those CPUs permuted. Actions of such a
+    role must not compare, order or compute with CPU ids.
+    """
+
+    def __init__(self, count: str | int, *, symmetric: bool = False, doc: str = ""):
+        self.count = count
+        self.symmetric = symmetric
+        self.doc = doc
+
+
+@dataclass(frozen=True)
+class ActionInfo:
+    name: str
+    fn: Callable[..., Any]
+    role: str | None
+    choose: tuple[tuple[str, Any], ...]
+    doc: str
+    file: str | None
+    line: int | None
+
+
+@dataclass(frozen=True)
+class PropertyInfo:
+    name: str
+    fn: Callable[..., Any]
+    kind: str  # invariant, sometimes
+    expect: str  # holds, violated
+    applies: Callable[[Any], bool] | None
+    doc: str
+    file: str | None
+    line: int | None
+
+
+def _record(fn: Callable, attr: str, value: Any) -> Callable:
+    setattr(fn, attr, value)
+    return fn
+
+
+def action(fn: Callable | None = None, *, role: str | None = None,
+           choose: dict[str, Any] | None = None) -> Any:
+    """Mark a method as one atomic kernel step.
+
+    ``role`` names the CPUs that may take the step (the method receives the
+    CPU id); without it the step belongs to no CPU. ``choose`` maps argument
+    names to the values to try: a collection, or a function of the
+    parameters returning one.
+    """
+
+    def deco(f: Callable) -> Callable:
+        return _record(f, "__countercheck_action__", {"role": role, "choose": dict(choose or {})})
+
+    return deco(fn) if fn is not None else deco
+
+
+def _prop(kind: str, fn: Callable | None, expect: str, applies: Callable | None) -> Any:
+    if expect not in ("holds", "violated"):
+        raise ValueError("expect must be 'holds' or 'violated'")
+
+    def deco(f: Callable) -> Callable:
+        return _record(f, "__countercheck_property__", {"kind": kind, "expect": expect, "applies": applies})
+
+    return deco(fn) if fn is not None else deco
+
+
+def invariant(fn: Callable | None = None, *, expect: str = "holds",
+              applies: Callable[[Any], bool] | None = None) -> Any:
+    """A predicate that must hold in every reachable state.
+
+    ``expect="violated"`` ships a claim known to be false (a bug, or a
+    variant of a bound shown to be too tight); ``applies`` limits it to the
+    parameter points where it means something.
+    """
+    return _prop("invariant", fn, expect, applies)
+
+
+def sometimes(fn: Callable | None = None, *, expect: str = "holds",
+              applies: Callable[[Any], bool] | None = None) -> Any:
+    """A predicate that must hold in some reachable state: the spec's
+    evidence that its invariants are not vacuous. Never reached is a failure."""
+    return _prop("sometimes", fn, expect, applies)
+
+
+def terminal(fn: Callable) -> Callable:
+    """The predicate "all work is done". A state with nothing enabled that
+    is not terminal is a deadlock."""
+    return _record(fn, "__countercheck_terminal__", True)
+
+
+class Step:
+    """What an action returns: a guard and the variables it changes."""
+
+    __slots__ = ("guard", "updates")
+
+    def __init__(self, guard: Any, updates: dict[str, Any]):
+        self.guard = guard
+        self.updates = updates
+
+    def __repr__(self) -> str:
+        return f"when({self.guard!r}, {self.updates!r})"
+
+
+#: The result of an action whose guard is concretely false.
+DISABLED = Step(False, {})
+
+
+def when(guard: Any, **updates: Any) -> Step:
+    """The step is enabled when ``guard`` holds; then it sets ``updates``.
+
+    A per-CPU variable is updated with a mapping ``{cpu: value}``.
+    """
+    if guard is False or (guard.__class__ is int and not guard):
+        return DISABLED
+    return Step(guard, updates)

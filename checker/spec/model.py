@@ -1,0 +1,281 @@
+"""The ``Spec`` base class: collects a spec's declarations once, at class creation.
+
+A spec is a class whose body declares parameters, variables, CPU roles,
+actions and properties. ``Spec`` has no methods for authors to override:
+subclassing a spec inherits its declarations (a bug spec replaces one
+action of a correct spec), and class keywords declare the rest::
+
+    class FoldGt(PercpuEager, expect_violated=("read_bound",)): ...
+"""
+from __future__ import annotations
+
+import inspect
+import re
+from typing import Any, ClassVar, Iterator
+
+from checker.errors import SpecError, UsageError, source_of
+from checker.spec.declare import ActionInfo, Param, PropertyInfo, Role, Var
+
+DEFAULT_ASSUMPTIONS = (
+    "sequentially consistent interleaving of the modelled atomic steps",
+    "64-bit kernel (s64 loads and stores are single-copy atomic)",
+)
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+
+
+class Params:
+    """Resolved parameter values, with attribute access; hashable.
+
+    Role sizes become CPU-id ranges: ``p.adders`` is ``range(0, p.ncpus)``.
+    """
+
+    __slots__ = ("_values", "_roles")
+
+    def __init__(self, values: dict[str, int], roles: dict[str, range]):
+        object.__setattr__(self, "_values", dict(values))
+        object.__setattr__(self, "_roles", dict(roles))
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            try:
+                return self._roles[name]
+            except KeyError:
+                raise AttributeError(f"no parameter or role {name!r}") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("parameters are read-only")
+
+    @property
+    def ncpus_total(self) -> int:
+        return sum(len(r) for r in self._roles.values())
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self._values)
+
+    def roles(self) -> dict[str, range]:
+        return dict(self._roles)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Params) and self._values == other._values
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self._values.items())))
+
+    def __repr__(self) -> str:
+        return " ".join(f"{k}={v}" for k, v in self._values.items())
+
+
+class SpecInfo:
+    """Everything a spec class declares, in declaration order (bases first)."""
+
+    def __init__(self, cls: type):
+        self.cls = cls
+        self.params: dict[str, Param] = {}
+        self.vars: dict[str, Var] = {}
+        self.roles: dict[str, Role] = {}
+        self.actions: dict[str, ActionInfo] = {}
+        self.properties: dict[str, PropertyInfo] = {}
+        self.terminal: Any = None
+        self.file, self.line = source_of(cls)
+
+
+class Spec:
+    """Base of every spec. See ``docs/spec-authoring.md``.
+
+    Class keywords: ``name`` (the spec's command-line name, default the
+    class name in snake_case), ``expect_violated`` (properties this spec is
+    expected to violate: a bug spec), ``abstract`` (a base not to check).
+    Class attributes: ``kernel`` (the code modelled: version, commit,
+    variant) and ``assumptions`` (added to the defaults).
+    """
+
+    __countercheck_info__: ClassVar[SpecInfo]
+    spec_name: ClassVar[str] = ""
+    abstract: ClassVar[bool] = True
+    kernel: ClassVar[str] = ""
+    assumptions: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, *, name: str | None = None, expect_violated: tuple[str, ...] = (),
+                          expect_holds: tuple[str, ...] = (), abstract: bool = False, **kw: Any):
+        super().__init_subclass__(**kw)
+        cls.abstract = abstract
+        cls.spec_name = name or _snake(cls.__name__)
+        cls.__countercheck_info__ = _collect(cls, tuple(expect_violated), tuple(expect_holds))
+
+    def __init__(self, **params: int):
+        """Bind parameter values (others take their defaults)."""
+        if type(self).abstract:
+            raise UsageError(f"{type(self).__name__} is abstract; check one of its subclasses")
+        self.params = resolve_params(type(self), params)
+
+    def __repr__(self) -> str:
+        return f"{type(self).spec_name}({self.params})"
+
+
+def info(cls: type) -> SpecInfo:
+    return cls.__countercheck_info__
+
+
+def all_assumptions(cls: type) -> tuple[str, ...]:
+    extra: list[str] = []
+    for base in reversed(cls.__mro__):
+        for a in base.__dict__.get("assumptions", ()):
+            if a not in extra:
+                extra.append(a)
+    return DEFAULT_ASSUMPTIONS + tuple(extra)
+
+
+def decl_line(cls: type, name: str) -> int | None:
+    """The source line of ``name = ...`` or ``def name`` in the spec's class body."""
+    for base in cls.__mro__:
+        if name not in base.__dict__:
+            continue
+        try:
+            lines, start = inspect.getsourcelines(base)
+        except (OSError, TypeError):
+            return None
+        pat = re.compile(rf"^\s+(def\s+{re.escape(name)}\b|{re.escape(name)}\s*[:=])")
+        for i, text in enumerate(lines):
+            if pat.match(text):
+                return start + i
+        return start
+    return None
+
+
+def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[str, ...]) -> SpecInfo:
+    si = SpecInfo(cls)
+    file = si.file
+
+    def fail(msg: str, line: int | None = None) -> SpecError:
+        return SpecError(f"{cls.__name__}: {msg}", file=file, line=line or si.line)
+
+    for base in reversed(cls.__mro__):
+        for attr, val in base.__dict__.items():
+            if isinstance(val, Param):
+                si.params[attr] = val
+            elif isinstance(val, Var):
+                si.vars[attr] = val
+            elif isinstance(val, Role):
+                si.roles[attr] = val
+            elif callable(val) and hasattr(val, "__countercheck_action__"):
+                meta = val.__countercheck_action__
+                f, ln = source_of(val)
+                si.actions[attr] = ActionInfo(attr, val, meta["role"], tuple(meta["choose"].items()),
+                                              inspect.getdoc(val) or "", f, ln)
+            elif callable(val) and hasattr(val, "__countercheck_property__"):
+                meta = val.__countercheck_property__
+                f, ln = source_of(val)
+                si.properties[attr] = PropertyInfo(attr, val, meta["kind"], meta["expect"], meta["applies"],
+                                                   inspect.getdoc(val) or "", f, ln)
+            elif callable(val) and hasattr(val, "__countercheck_terminal__"):
+                si.terminal = val
+            elif attr in si.actions or attr in si.properties:
+                # A subclass that redefines a name without the decorator.
+                what = "action" if attr in si.actions else "property"
+                raise fail(f"{attr} overrides the {what} {attr} of a base spec without @{'action' if what == 'action' else 'invariant'}; "
+                           f"decorate the new definition too", decl_line(cls, attr))
+
+    names: dict[str, str] = {}
+    for kind, group in (("parameter", si.params), ("variable", si.vars), ("role", si.roles),
+                        ("action", si.actions), ("property", si.properties)):
+        for n in group:
+            if n in names and names[n] != kind:
+                raise fail(f"the name {n!r} is used both as a {names[n]} and a {kind}", decl_line(cls, n))
+            names[n] = kind
+
+    for flag, expect in ((expect_violated, "violated"), (expect_holds, "holds")):
+        for pname in flag:
+            if pname not in si.properties:
+                raise fail(f"expects {pname!r} to be {expect}, but it has no such property; "
+                           f"its properties are: {', '.join(si.properties) or '(none)'}")
+            p = si.properties[pname]
+            si.properties[pname] = PropertyInfo(p.name, p.fn, p.kind, expect, p.applies, p.doc, p.file, p.line)
+
+    for role in si.roles.values():
+        if isinstance(role.count, str) and role.count not in si.params:
+            raise fail(f"role {role.name!r} is sized by {role.count!r}, which is not a parameter",
+                       decl_line(cls, role.name))
+    for v in si.vars.values():
+        if v.role is not None and v.role not in si.roles:
+            raise fail(f"variable {v.name!r} belongs to role {v.role!r}, which is not declared; "
+                       f"roles: {', '.join(si.roles) or '(none)'}", decl_line(cls, v.name))
+    for a in si.actions.values():
+        if a.role is not None and a.role not in si.roles:
+            raise fail(f"action {a.name!r} runs on role {a.role!r}, which is not declared; "
+                       f"declare it, e.g. `{a.role} = Role(\"ncpus\", symmetric=True)`", a.line)
+        params = list(inspect.signature(a.fn).parameters)
+        want = ["s"] + (["cpu"] if a.role else []) + [c for c, _ in a.choose]
+        if len(params) != len(want):
+            raise fail(f"action {a.name} takes ({', '.join(params)}) but is called with "
+                       f"({', '.join(want)}): the state, {'the CPU id, ' if a.role else ''}and one argument per choice",
+                       a.line)
+
+    if not cls.abstract:
+        if not si.actions:
+            raise fail("declares no actions; a spec needs at least one `@action` (one atomic kernel step)")
+        if si.terminal is None:
+            raise fail("has no `@terminal` predicate, so a deadlock cannot be told from finished work; add\n"
+                       "    @terminal\n    def done(s):\n        return ...  # every CPU has finished its work")
+        if not getattr(cls, "kernel", ""):
+            raise fail("does not say which kernel code it models; add a class attribute, e.g.\n"
+                       "    kernel = \"v6.6 lib/percpu_counter.c: percpu_counter_add_batch (irqs off)\"")
+        if any(v.kind == "percpu" for v in si.vars.values()) and not si.roles:
+            raise fail("has per-CPU variables but no CPU role; declare one, e.g. "
+                       "`adders = Role(\"ncpus\", symmetric=True)`")
+    return si
+
+
+def resolve_params(cls: type, given: dict[str, Any]) -> Params:
+    """Parameter values: given ones checked against their domains, the rest
+    defaulted, derived ones computed from the values set unless set themselves."""
+    si = info(cls)
+    unknown = [k for k in given if k not in si.params]
+    if unknown:
+        raise UsageError(f"{cls.spec_name} has no parameter {', '.join(map(repr, unknown))}; "
+                         f"its parameters are: {', '.join(si.params) or '(none)'}")
+    values: dict[str, int] = {}
+    for n, p in si.params.items():
+        if n in given:
+            values[n] = given[n]
+        elif not p.derived:
+            values[n] = p.default
+
+    class _Partial:
+        def __getattr__(self, k: str) -> Any:
+            if k in values:
+                return values[k]
+            raise UsageError(f"{cls.spec_name}: a derived parameter reads {k!r}, which is derived "
+                             f"later or does not exist")
+
+    for n, p in si.params.items():
+        if n not in values:
+            values[n] = p.default(_Partial())
+    for n, p in si.params.items():
+        if not p.valid(values[n]):
+            raise UsageError(f"{cls.spec_name}: parameter {n}={values[n]!r} is outside its domain "
+                             f"({p.describe_domain()})")
+    ordered = {n: values[n] for n in si.params}
+    roles: dict[str, range] = {}
+    base = 0
+    for rname, role in si.roles.items():
+        size = ordered[role.count] if isinstance(role.count, str) else role.count
+        roles[rname] = range(base, base + size)
+        base += size
+    return Params(ordered, roles)
+
+
+def iter_specs(obj: Any) -> Iterator[type]:
+    """Concrete spec classes defined in a module (in source order)."""
+    found = []
+    for val in vars(obj).values():
+        if isinstance(val, type) and issubclass(val, Spec) and val is not Spec and not val.abstract \
+                and val.__module__ == obj.__name__:
+            found.append(val)
+    found.sort(key=lambda c: info(c).line or 0)
+    return iter(found)
+
