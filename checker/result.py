@@ -65,8 +65,11 @@ class Check:
     trace: list[Step] = field(default_factory=list)
     loop_start: int | None = None
     doc: str = ""
-    replay: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The trace rendered for people (enum names, old -> new); not part of the JSON.
+    trace_text: list[str] = field(default_factory=list, repr=False)
+    #: True for a spec declared as a bug (``expect_violated=...``).
+    bug_spec: bool = False
 
     @property
     def as_expected(self) -> bool:

@@ -247,7 +247,7 @@ class Model:
             return True
 
         names = ", ".join(f"{n} ({t.name})" for _p, n, t, _ in checked)
-        return PropertyInfo("no_overflow", no_overflow, "invariant", "holds", None,
+        return PropertyInfo("no_overflow", no_overflow, "invariant", self.info.builtin_expect.get("no_overflow", "holds"), None,
                             f"every typed variable stays in its range: {names}", self.info.file, self.info.line)
 
     # -- describing steps ----------------------------------------------------------

@@ -22,6 +22,10 @@ DEFAULT_ASSUMPTIONS = (
 )
 
 
+#: Properties every spec has without declaring them.
+BUILTIN_PROPERTIES = ("no_deadlock", "no_overflow")
+
+
 def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
 
@@ -81,6 +85,7 @@ class SpecInfo:
         self.actions: dict[str, ActionInfo] = {}
         self.properties: dict[str, PropertyInfo] = {}
         self.terminal: Any = None
+        self.builtin_expect: dict[str, str] = {}
         self.file, self.line = source_of(cls)
 
 
@@ -98,12 +103,14 @@ class Spec:
     spec_name: ClassVar[str] = ""
     abstract: ClassVar[bool] = True
     kernel: ClassVar[str] = ""
+    expect_violated: ClassVar[tuple[str, ...]] = ()
     assumptions: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, *, name: str | None = None, expect_violated: tuple[str, ...] = (),
                           expect_holds: tuple[str, ...] = (), abstract: bool = False, **kw: Any):
         super().__init_subclass__(**kw)
         cls.abstract = abstract
+        cls.expect_violated = tuple(expect_violated)
         cls.spec_name = name or _snake(cls.__name__)
         cls.__countercheck_info__ = _collect(cls, tuple(expect_violated), tuple(expect_holds))
 
@@ -190,6 +197,9 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
 
     for flag, expect in ((expect_violated, "violated"), (expect_holds, "holds")):
         for pname in flag:
+            if pname in BUILTIN_PROPERTIES:
+                si.builtin_expect[pname] = expect
+                continue
             if pname not in si.properties:
                 raise fail(f"expects {pname!r} to be {expect}, but it has no such property; "
                            f"its properties are: {', '.join(si.properties) or '(none)'}")

@@ -1,0 +1,90 @@
+"""Finding specs: built-in names, spec files, ``file.py:ClassName``."""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import pkgutil
+import sys
+from pathlib import Path
+
+from checker.errors import CheckerError, SpecError, UsageError, innermost_frame_in
+from checker.spec.model import iter_specs
+
+BUILTIN_PACKAGE = "checker.specs"
+
+
+def builtin_specs() -> dict[str, type]:
+    """Every built-in spec by name, correct specs first, then ``bugs/``."""
+    pkg = importlib.import_module(BUILTIN_PACKAGE)
+    found: dict[str, type] = {}
+    mods = sorted(pkgutil.walk_packages(pkg.__path__, BUILTIN_PACKAGE + "."),
+                  key=lambda m: (m.name.count("."), m.name))
+    for m in mods:
+        if m.ispkg:
+            continue
+        mod = importlib.import_module(m.name)
+        for cls in iter_specs(mod):
+            found.setdefault(cls.spec_name, cls)
+    return found
+
+
+def load_file(path: str) -> list[type]:
+    """Import a spec file by path and return the specs it defines."""
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"no spec file {path!r}")
+    modname = "countercheck_user_" + "".join(ch if ch.isalnum() else "_" for ch in str(p.resolve()))
+    spec = importlib.util.spec_from_file_location(modname, p)
+    if spec is None or spec.loader is None:
+        raise UsageError(f"{path}: not a Python file")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = mod
+    sys.path.insert(0, str(p.parent.resolve()))
+    try:
+        spec.loader.exec_module(mod)
+    except CheckerError:
+        raise
+    except SyntaxError as e:
+        raise SpecError(f"syntax error: {e.msg}", file=str(p), line=e.lineno) from None
+    except Exception as e:
+        file, line = innermost_frame_in(e.__traceback__, {str(p)})
+        raise SpecError(f"importing the spec raised {type(e).__name__}: {e}", file=file or str(p),
+                        line=line) from None
+    finally:
+        sys.path.remove(str(p.parent.resolve()))
+    specs = list(iter_specs(mod))
+    if not specs:
+        raise SpecError("defines no spec (a subclass of checker.Spec)", file=str(p))
+    return specs
+
+
+def resolve(names: list[str]) -> list[type]:
+    """Spec classes for command-line names; all built-ins when none are given."""
+    builtins = builtin_specs()
+    if not names:
+        return list(builtins.values())
+    out: list[type] = []
+    for name in names:
+        if name in builtins:
+            out.append(builtins[name])
+            continue
+        path, _, cls_name = name.partition(":") if not os.path.exists(name) else (name, "", "")
+        if path.endswith(".py") or os.path.exists(path):
+            specs = load_file(path)
+            if cls_name:
+                match = [c for c in specs if c.__name__ == cls_name or c.spec_name == cls_name]
+                if not match:
+                    raise UsageError(f"{path} has no spec {cls_name!r}; it defines: "
+                                     f"{', '.join(c.__name__ for c in specs)}")
+                specs = match
+            out.extend(specs)
+            continue
+        raise UsageError(f"no spec {name!r}; built-in specs are: {', '.join(builtins)} "
+                         f"(or give a path to a spec file, optionally as FILE.py:ClassName)")
+    return out
+
+
+def is_bug_spec(cls: type) -> bool:
+    """A spec declared to violate some of its properties (``expect_violated=...``)."""
+    return bool(cls.expect_violated)

@@ -1,0 +1,46 @@
+"""``python -m checker list``: what a spec declares, for people."""
+from __future__ import annotations
+
+import inspect
+
+from checker.spec.model import all_assumptions, info
+
+
+def _sweep(vals) -> str:
+    if vals is None:
+        return "-"
+    vals = list(vals)
+    if len(vals) > 2 and vals == list(range(vals[0], vals[-1] + 1)):
+        return f"{vals[0]}..{vals[-1]}"
+    return ",".join(map(str, vals))
+
+
+def describe(cls: type) -> str:
+    si = info(cls)
+    doc = (inspect.getdoc(cls) or "").splitlines()
+    lines = [f"{cls.spec_name}  ({cls.__name__}, {si.file}:{si.line})"]
+    if doc:
+        lines.append(f"  {doc[0]}")
+    lines.append(f"  kernel: {cls.kernel}")
+    if cls.expect_violated:
+        lines.append(f"  bug spec: expected to violate {', '.join(cls.expect_violated)}")
+    lines.append("  parameters:")
+    for n, p in si.params.items():
+        default = "derived" if p.derived else str(p.default)
+        lines.append(f"    {n:<12} default {default:<8} domain {p.describe_domain():<14} explore "
+                     f"{_sweep(p.explore):<8} prove {_sweep(p.prove):<8} {p.doc}")
+    if si.roles:
+        lines.append("  cpus: " + "; ".join(
+            f"{n} = {r.count}{' (symmetric)' if r.symmetric else ''}" for n, r in si.roles.items()))
+    lines.append("  variables: " + ", ".join(
+        f"{n} ({v.kind}, {v.type.name})" for n, v in si.vars.items()))
+    lines.append("  actions: " + ", ".join(
+        f"{a.name}" + (f"[{a.role}]" if a.role else "") for a in si.actions.values()))
+    lines.append("  properties:")
+    for p in si.properties.values():
+        exp = "" if p.expect == "holds" else "  (expected violated)"
+        lines.append(f"    {p.kind:<10} {p.name}{exp}: {(p.doc.splitlines() or [''])[0]}")
+    lines.append(f"    {'deadlock':<10} no_deadlock{'' if si.builtin_expect.get('no_deadlock', 'holds') == 'holds' else '  (expected violated)'}")
+    lines.append("  assumptions:")
+    lines += [f"    - {a}" for a in all_assumptions(cls)]
+    return "\n".join(lines)

@@ -1,0 +1,89 @@
+"""The human report: a line per check, then the traces worth reading."""
+from __future__ import annotations
+
+import shlex
+
+from checker.result import Check
+from checker.verify import Report
+
+EXIT_MEANING = {0: "everything as expected", 1: "a property failed or an expected bug was not found",
+                2: "an error stopped some checks", 3: "inconclusive: a limit was reached"}
+
+
+def params_text(params: dict) -> str:
+    return " ".join(f"{k}={v}" for k, v in params.items())
+
+
+def check_line(c: Check) -> str:
+    status = {"ok": "ok", "failed": "FAIL", "inconclusive": "??"}[c.status]
+    verdict = c.verdict + (f" ({c.reason})" if c.reason else "")
+    note = ""
+    if c.expected == "violated":
+        note = "  [expected violated" + ("; bug found]" if c.verdict == "violated" else "]")
+    stats = f"{c.states} states" if c.states is not None else ""
+    kind = "" if c.kind == "invariant" else f" ({c.kind})"
+    return (f"{status:<4}  {verdict:<22}  {c.spec}.{c.property}{kind}  [{params_text(c.params)}]  "
+            f"{stats}  {c.seconds:.2f}s{note}")
+
+
+def reproduce(c: Check, spec_arg: str | None = None) -> str:
+    parts = ["python", "-m", "checker", "verify", spec_arg or c.spec]
+    for k, v in c.params.items():
+        parts += ["--set", f"{k}={v}"]
+    if not c.symmetry and c.backend == "explore":
+        parts.append("--no-symmetry")
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
+    n = len(c.trace)
+    if c.kind == "sometimes":
+        head = f"{c.spec}.{c.property} reached after {n} steps (shortest witness)"
+    elif c.kind == "deadlock":
+        head = f"{c.spec}: deadlock after {n} steps (shortest)"
+    else:
+        head = f"{c.spec}.{c.property} violated after {n} steps (shortest)"
+    head += f"; {params_text(c.params)}"
+    lines = [head]
+    if c.doc:
+        lines.append(f"  claim: {c.doc.splitlines()[0]}")
+    lines += ["  " + t for t in c.trace_text] or ["  (the initial state)"]
+    lines.append(f"  reproduce: {reproduce(c, spec_arg)}")
+    return lines
+
+
+def wants_trace(c: Check, traces: str) -> bool:
+    if not c.trace and not (c.verdict == "violated" and c.kind != "sometimes"):
+        return False
+    if c.kind == "sometimes" and c.verdict != "holds":
+        return False
+    if traces == "all":
+        return True
+    if c.status == "failed":
+        return True
+    return traces == "bugs" and c.bug_spec and c.verdict == "violated" and c.expected == "violated"
+
+
+def render(report: Report, *, traces: str = "bugs", spec_args: dict[str, str] | None = None) -> str:
+    spec_args = spec_args or {}
+    out = [check_line(c) for c in report.checks]
+    shown = [c for c in report.checks if wants_trace(c, traces)]
+    if shown:
+        out.append("")
+        for c in shown:
+            out += trace_block(c, spec_args.get(c.spec))
+            out.append("")
+    for e in report.errors:
+        where = f"{e.file}:{e.line}: " if e.file and e.line else (f"{e.file}: " if e.file else "")
+        out.append(f"error: {where}{e.message}")
+    out.append(summary_line(report))
+    return "\n".join(out) + "\n"
+
+
+def summary_line(report: Report) -> str:
+    k = report.counts()
+    runs = len({(c.spec, c.run) for c in report.checks})
+    return (f"{len(report.checks)} checks in {runs} runs: {k['holds']} holds, {k['violated']} violated, "
+            f"{k['inconclusive']} inconclusive; {k['failed']} not as expected; "
+            f"{len(report.errors)} errors; {report.seconds:.1f}s; exit {report.exit_code} "
+            f"({EXIT_MEANING[report.exit_code]})")

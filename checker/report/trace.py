@@ -1,0 +1,37 @@
+"""A trace as numbered lines a person reads at a glance."""
+from __future__ import annotations
+
+from typing import Any
+
+from checker.result import Step
+from checker.spec.compile import Model
+
+
+def render_trace(model: Model, initial: dict[str, Any], steps: list[Step]) -> list[str]:
+    """``  3  cpu1  add_fast(amount=+1)   local[1]: 0 -> 1, exact: 1 -> 2``"""
+    current: dict[str, Any] = {}
+    for name, v in initial.items():
+        if isinstance(v, list):
+            for c, x in enumerate(v):
+                current[f"{name}[{c}]"] = x
+        else:
+            current[name] = v
+    rows = []
+    for i, st in enumerate(steps, 1):
+        who = "-" if st.cpu is None else f"cpu{st.cpu}"
+        if st.role and model.info.roles and st.role != next(iter(model.info.roles)):
+            who += f"/{st.role}"
+        args = ", ".join(f"{k}={_signed(v)}" for k, v in st.choices.items())
+        call = f"{st.action}({args})" if args else st.action
+        changes = ", ".join(f"{k}: {model.show_value(k, current.get(k))} -> {model.show_value(k, v)}"
+                            for k, v in st.changes.items())
+        current.update(st.changes)
+        rows.append((str(i), who, call, changes))
+    w0 = max((len(r[0]) for r in rows), default=1)
+    w1 = max((len(r[1]) for r in rows), default=1)
+    w2 = max((len(r[2]) for r in rows), default=1)
+    return [f"{a:>{w0}}  {b:<{w1}}  {c:<{w2}}  {d}".rstrip() for a, b, c, d in rows]
+
+
+def _signed(v: Any) -> str:
+    return f"{v:+d}" if isinstance(v, int) and not isinstance(v, bool) else repr(v)

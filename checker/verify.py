@@ -1,0 +1,194 @@
+"""``verify``: specs x parameter sweeps x backends -> a Report.
+
+Library calls return results; only the command line prints.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from checker.errors import CheckerError, UsageError
+from checker.explore import DEADLOCK, explore
+from checker.result import HOLDS, INCONCLUSIVE, VERDICTS, VIOLATED, Check
+from checker.report.trace import render_trace
+from checker.spec.compile import Model
+from checker.spec.lint import lint
+from checker.spec.model import Params, info, resolve_params
+
+SCHEMA_VERSION = "1.0"
+
+
+@dataclass
+class ErrorInfo:
+    message: str
+    file: str | None = None
+    line: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"message": self.message, "file": self.file, "line": self.line}
+
+
+@dataclass
+class Report:
+    """Every check of a run, and the errors that stopped some of them."""
+
+    checks: list[Check] = field(default_factory=list)
+    errors: list[ErrorInfo] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def exit_code(self) -> int:
+        """0 all as expected, 1 a failure, 2 an error, 3 inconclusive: the first that applies of 2, 1, 3, 0."""
+        if self.errors:
+            return 2
+        statuses = {c.status for c in self.checks}
+        if "failed" in statuses:
+            return 1
+        if "inconclusive" in statuses:
+            return 3
+        return 0
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+    def counts(self) -> dict[str, int]:
+        out = {v: 0 for v in VERDICTS}
+        for c in self.checks:
+            out[c.verdict] += 1
+        out["as_expected"] = sum(1 for c in self.checks if c.status == "ok")
+        out["failed"] = sum(1 for c in self.checks if c.status == "failed")
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "checks": [c.to_json() for c in self.checks],
+            "summary": {"ok": self.ok, "exit_code": self.exit_code, "seconds": round(self.seconds, 3),
+                        **self.counts()},
+            "errors": [e.to_json() for e in self.errors],
+        }
+
+
+def parse_set(items: Iterable[str]) -> dict[str, tuple[int, ...]]:
+    """``NAME=V``, ``NAME=LO..HI`` (inclusive) or ``NAME=A,B,C``."""
+    out: dict[str, tuple[int, ...]] = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        name = name.strip()
+        if not eq or not name or not value:
+            raise UsageError(f"--set {item!r}: write NAME=VALUE, NAME=LO..HI or NAME=A,B,C")
+        try:
+            vals: list[int] = []
+            for part in value.split(","):
+                lo, dots, hi = part.partition("..")
+                if dots:
+                    a, b = int(lo), int(hi)
+                    if b < a:
+                        raise UsageError(f"--set {item!r}: empty range {a}..{b}")
+                    vals.extend(range(a, b + 1))
+                else:
+                    vals.append(int(part))
+        except ValueError:
+            raise UsageError(f"--set {item!r}: {value!r} is not an integer, a range LO..HI or a list") from None
+        out[name] = tuple(dict.fromkeys(out.get(name, ()) + tuple(vals)))
+    return out
+
+
+def param_points(cls: type, sets: dict[str, tuple[int, ...]], mode: str = "explore") -> list[Params]:
+    """The cross product of the sweeps: values set on the command line, else
+    the parameter's sweep for ``mode``, else its (possibly derived) default."""
+    si = info(cls)
+    axes: list[tuple[str, tuple[int, ...]]] = []
+    for name, p in si.params.items():
+        if name in sets:
+            axes.append((name, sets[name]))
+        else:
+            sweep = p.explore if mode == "explore" else p.prove
+            if sweep is not None:
+                axes.append((name, sweep))
+    names = [n for n, _ in axes]
+    points = []
+    for combo in itertools.product(*(vals for _, vals in axes)):
+        points.append(resolve_params(cls, dict(zip(names, combo))))
+    return list(dict.fromkeys(points))
+
+
+def check_sets_apply(classes: list[type], sets: dict[str, Any]) -> None:
+    for name in sets:
+        if not any(name in info(c).params for c in classes):
+            known = sorted({p for c in classes for p in info(c).params})
+            raise UsageError(f"no selected spec has a parameter {name!r}; their parameters are: "
+                             f"{', '.join(known)}")
+
+
+class _RunIds:
+    def __init__(self) -> None:
+        self.n = 0
+
+    def next(self) -> int:
+        self.n += 1
+        return self.n
+
+
+def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_states: int | None = None,
+                   timeout: float | None = None, run: int = 0) -> list[Check]:
+    """Explore one spec at one parameter point; one Check per property."""
+    model = Model(cls, params)
+    lint(model)
+    result = explore(model, symmetry=symmetry, max_states=max_states, timeout=timeout)
+    si = model.info
+    props = {p.name: p for p in model.properties}
+    checks = []
+    for name, out in result.outcomes.items():
+        if name == DEADLOCK:
+            expected = si.builtin_expect.get(DEADLOCK, HOLDS)
+            file, line, doc = si.file, si.line, "no state where work is left and nothing is enabled"
+        else:
+            p = props[name]
+            expected, file, line, doc = p.expect, p.file, p.line, p.doc
+        checks.append(Check(
+            spec=model.name, file=file, line=line, params=params.as_dict(), property=name, kind=out.kind,
+            backend="explore", verdict=out.verdict, expected=expected, reason=out.reason,
+            symmetry=result.symmetry, states=result.states, transitions=result.transitions,
+            depth=result.depth, seconds=result.seconds, run=run, initial_state=result.initial_state,
+            trace=out.trace, doc=doc, bug_spec=bool(cls.expect_violated),
+            trace_text=render_trace(model, result.initial_state, out.trace) if out.trace else []))
+    return checks
+
+
+def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = None, symmetry: bool = True,
+           max_states: int | None = None, timeout: float | None = None,
+           on_check: Callable[[Check], None] | None = None) -> Report:
+    """Run every selected spec over its explore sweep (or the values set)."""
+    sets = sets or {}
+    report = Report()
+    t0 = time.perf_counter()
+    check_sets_apply(classes, sets)
+    ids = _RunIds()
+    for cls in classes:
+        own = {k: v for k, v in sets.items() if k in info(cls).params}
+        try:
+            points = param_points(cls, own, "explore")
+        except CheckerError as e:
+            report.errors.append(ErrorInfo(str(e.message), e.file or info(cls).file, e.line))
+            continue
+        for params in points:
+            try:
+                checks = explore_checks(cls, params, symmetry=symmetry, max_states=max_states,
+                                        timeout=timeout, run=ids.next())
+            except CheckerError as e:
+                report.errors.append(ErrorInfo(e.message, e.file, e.line))
+                break
+            for c in checks:
+                report.checks.append(c)
+                if on_check:
+                    on_check(c)
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+__all__ = ["Report", "verify", "parse_set", "param_points", "explore_checks", "HOLDS", "VIOLATED",
+           "INCONCLUSIVE"]
