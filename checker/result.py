@@ -68,8 +68,8 @@ class Check:
     extra: dict[str, Any] = field(default_factory=dict)
     #: The trace rendered for people (enum names, old -> new); not part of the JSON.
     trace_text: list[str] = field(default_factory=list, repr=False)
-    #: True for a spec declared as a bug (``expect_violated=...``).
-    bug_spec: bool = False
+    #: True when the spec declares this property violated by design (a bug spec's bug).
+    bug: bool = False
 
     @property
     def as_expected(self) -> bool:

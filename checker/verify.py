@@ -154,7 +154,7 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
             backend="explore", verdict=out.verdict, expected=expected, reason=out.reason,
             symmetry=result.symmetry, states=result.states, transitions=result.transitions,
             depth=result.depth, seconds=result.seconds, run=run, initial_state=result.initial_state,
-            trace=out.trace, doc=doc, bug_spec=bool(cls.expect_violated),
+            trace=out.trace, doc=doc, bug=name in cls.expect_violated,
             trace_text=render_trace(model, result.initial_state, out.trace) if out.trace else []))
     return checks
 

@@ -61,13 +61,17 @@ def wants_trace(c: Check, traces: str) -> bool:
         return True
     if c.status == "failed":
         return True
-    return traces == "bugs" and c.bug_spec and c.verdict == "violated" and c.expected == "violated"
+    return traces == "bugs" and c.bug and c.verdict == "violated"
 
 
 def render(report: Report, *, traces: str = "bugs", spec_args: dict[str, str] | None = None) -> str:
     spec_args = spec_args or {}
     out = [check_line(c) for c in report.checks]
-    shown = [c for c in report.checks if wants_trace(c, traces)]
+    shown, seen = [], set()
+    for c in report.checks:  # one trace per spec and property: the first parameter point's
+        if wants_trace(c, traces) and (c.spec, c.property, c.status) not in seen:
+            seen.add((c.spec, c.property, c.status))
+            shown.append(c)
     if shown:
         out.append("")
         for c in shown:

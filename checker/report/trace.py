@@ -21,7 +21,7 @@ def render_trace(model: Model, initial: dict[str, Any], steps: list[Step]) -> li
         who = "-" if st.cpu is None else f"cpu{st.cpu}"
         if st.role and model.info.roles and st.role != next(iter(model.info.roles)):
             who += f"/{st.role}"
-        args = ", ".join(f"{k}={_signed(v)}" for k, v in st.choices.items())
+        args = ", ".join(f"{k}={v}" for k, v in st.choices.items())
         call = f"{st.action}({args})" if args else st.action
         changes = ", ".join(f"{k}: {model.show_value(k, current.get(k))} -> {model.show_value(k, v)}"
                             for k, v in st.changes.items())
@@ -31,7 +31,3 @@ def render_trace(model: Model, initial: dict[str, Any], steps: list[Step]) -> li
     w1 = max((len(r[1]) for r in rows), default=1)
     w2 = max((len(r[2]) for r in rows), default=1)
     return [f"{a:>{w0}}  {b:<{w1}}  {c:<{w2}}  {d}".rstrip() for a, b, c, d in rows]
-
-
-def _signed(v: Any) -> str:
-    return f"{v:+d}" if isinstance(v, int) and not isinstance(v, bool) else repr(v)

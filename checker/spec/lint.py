@@ -103,5 +103,6 @@ def _run(model: Model, what: str, call: Callable[[], Any], branch: type, index: 
         raise
     except Exception as e:
         f, ln = innermost_frame_in(e.__traceback__, model.spec_files)
-        raise SpecError(f"{what} raised {type(e).__name__}: {e} when run on symbolic values",
+        raise SpecError(f"{what} raised {type(e).__name__}: {e} when run on symbolic values "
+                        f"with {model.params}",
                         file=f or file, line=ln or line) from None

@@ -90,7 +90,18 @@ class Sym:
     def __floordiv__(self, o):
         if self.is_bv:
             return self._bin(o, (lambda a, b: z3.UDiv(a, b)) if self.unsigned else (lambda a, b: a / b))
-        return self._bin(o, lambda a, b: a / b)  # z3 Int division is floor division for b > 0
+        # SMT-LIB integer div is Euclidean: Python's // for a positive divisor.
+        return self._bin(o, lambda a, b: a / b)
+
+    def __rfloordiv__(self, o):
+        if self.is_bv:
+            return self._rbin(o, (lambda a, b: z3.UDiv(a, b)) if self.unsigned else (lambda a, b: a / b))
+        return self._rbin(o, lambda a, b: a / b)
+
+    def __rmod__(self, o):
+        if self.is_bv:
+            return self._rbin(o, (lambda a, b: z3.URem(a, b)) if self.unsigned else (lambda a, b: z3.SRem(a, b)))
+        return self._rbin(o, lambda a, b: a % b)
 
     def __mod__(self, o):
         if self.is_bv:

@@ -1,0 +1,36 @@
+"""__percpu_counter_sum() scanning the locals without fbc->lock.
+
+A tempting "optimisation" of lib/percpu_counter.c: drop
+``raw_spin_lock_irqsave(&fbc->lock)`` from ``__percpu_counter_sum`` since
+every load in it is a single word. It is wrong: a slow-path add on another
+CPU can fold its local into ``fbc->count`` after the summer read the count
+and before it reads that CPU's local (now zero), so the fold is missed; or
+the other way round, counted twice. No lockless add need overlap the scan,
+so even a sum over a quiet counter is not exact.
+"""
+from checker import And, Or, Param, Sum, action, when
+from checker.specs.percpu_eager import SUM, PercpuEager
+
+
+class EagerSumUnlocked(PercpuEager, expect_violated=("sum_exact_without_overlap",)):
+    """__percpu_counter_sum() without raw_spin_lock_irqsave(&fbc->lock)."""
+
+    kernel = PercpuEager.kernel + "; __percpu_counter_sum mutated to scan without fbc->lock"
+    readers = Param(0, domain=(0, 1), doc="CPUs doing one percpu_counter_read / read_positive")
+    summers = Param(1, domain=(1,), doc="CPUs doing one __percpu_counter_sum (the bug needs one)")
+
+    @action(role="summer")
+    def sum_lock(s, cpu):
+        """__percpu_counter_sum(): (the bug) no raw_spin_lock_irqsave(&fbc->lock)."""
+        return when(s.sum_pc[cpu] == SUM.idle, sum_pc={cpu: SUM.locked})
+
+    @action(role="summer")
+    def sum_unlock(s, cpu):
+        """__percpu_counter_sum(): return ret (no lock to release)."""
+        ret = s.sum_acc[cpu]
+        return when(And(s.sum_pc[cpu] == SUM.scan, Sum(s.summed) == len(s.adders)),
+                    sum_pc={cpu: SUM.done}, sum_acc={cpu: 0},
+                    summed={c: 0 for c in s.adders}, sum_overlap=0,
+                    sum_ok={cpu: abs(ret - s.exact) <= 2 * s.ncpus * (s.batch - 1)},
+                    sum_exact_ok={cpu: Or(ret == s.exact, s.sum_overlap == 1)},
+                    sum_off={cpu: ret != s.exact})

@@ -1,0 +1,120 @@
+"""The command line as a user runs it, and its JSON contract."""
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from conftest import FIXTURES, ROOT
+
+SCHEMA = json.loads((ROOT / "checker" / "report" / "schema.json").read_text())
+
+
+def validate(data):
+    jsonschema.validate(data, SCHEMA)
+
+
+def test_json_validates_and_reports_every_property(cli):
+    r = cli("verify", "percpu_eager", "--set", "ncpus=2", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    validate(data)
+    props = {c["property"] for c in data["checks"]}
+    assert {"read_bound", "read_bound_is_tight", "read_bound_minus_one", "read_bound_counting_pending",
+            "local_bound", "conservation", "read_within_bound", "read_positive_within_bound",
+            "sum_within_bound", "sum_exact_without_overlap", "no_deadlock", "no_overflow"} <= props
+    runs = {}
+    for c in data["checks"]:
+        runs.setdefault(c["run"], set()).add((c["states"], c["transitions"], c["depth"], c["seconds"]))
+    assert all(len(v) == 1 for v in runs.values())  # statistics are per exploration
+    tight = next(c for c in data["checks"] if c["property"] == "read_bound_is_tight")
+    assert tight["verdict"] == "holds" and tight["trace"]  # a reached sometimes carries its witness
+    holds = next(c for c in data["checks"] if c["property"] == "read_bound")
+    assert holds["trace"] == [] and holds["loop_start"] is None and holds["backend"] == "explore"
+
+
+def test_output_file_gets_the_format_and_stdout_the_summary(cli, tmp_path):
+    out = tmp_path / "r.json"
+    r = cli("verify", "eager_fold_gt", "--set", "ncpus=2", "--set", "batch=2", "--format", "json",
+            "--output", str(out))
+    assert r.returncode == 0
+    data = json.loads(out.read_text())
+    validate(data)
+    bug = next(c for c in data["checks"] if c["property"] == "read_bound")
+    assert bug["verdict"] == "violated" and bug["expected"] == "violated"
+    assert len(bug["trace"]) == 3
+    assert bug["trace"][0] == {"cpu": 0, "role": "adders", "action": "add_fast", "choices": {"amount": -1},
+                               "changes": {"local[0]": -1, "ops_left[0]": 2, "exact": -1}}
+    assert "read_bound violated after 3 steps" in r.stdout
+
+
+def test_text_trace_and_reproduce_line(cli):
+    r = cli("verify", "eager_fold_gt", "--set", "ncpus=2", "--set", "batch=2")
+    assert r.returncode == 0
+    lines = r.stdout.splitlines()
+    i = lines.index(next(line for line in lines if line.startswith("eager_fold_gt.read_bound violated")))
+    assert lines[i + 2].split() == ["1", "cpu0", "add_fast(amount=-1)", "local[0]:", "0", "->", "-1,",
+                                    "ops_left[0]:", "3", "->", "2,", "exact:", "0", "->", "-1"]
+    assert any(line.strip().startswith("reproduce: python -m checker verify eager_fold_gt --set ncpus=2")
+               for line in lines)
+
+
+def test_limits_give_exit_3_never_a_pass(cli):
+    r = cli("verify", "percpu_eager", "--set", "ncpus=3", "--set", "batch=3", "--max-states", "100",
+            "--format", "json")
+    assert r.returncode == 3
+    data = json.loads(r.stdout)
+    validate(data)
+    assert not any(c["verdict"] == "holds" and c["kind"] == "invariant" for c in data["checks"])
+    assert {c["reason"] for c in data["checks"] if c["verdict"] == "inconclusive"} == {"max_states"}
+
+
+def test_expected_bug_not_found_within_limit_is_3_not_1(cli):
+    r = cli("verify", "eager_sum_unlocked", "--set", "ncpus=2", "--max-states", "10")
+    assert r.returncode == 3
+
+
+def test_set_range_makes_a_cross_product(cli):
+    r = cli("verify", "percpu_eager", "--set", "ncpus=1..2", "--set", "batch=2,3", "--set", "readers=0",
+            "--set", "summers=0", "--format", "json")
+    data = json.loads(r.stdout)
+    points = {(c["params"]["ncpus"], c["params"]["batch"]) for c in data["checks"]}
+    assert points == {(1, 2), (1, 3), (2, 2), (2, 3)}
+
+
+def test_no_symmetry_flag(cli):
+    r = cli("verify", "percpu_eager", "--set", "ncpus=2", "--set", "readers=0", "--set", "summers=0",
+            "--set", "batch=2", "--no-symmetry", "--format", "json")
+    data = json.loads(r.stdout)
+    assert {c["states"] for c in data["checks"]} == {154} and not data["checks"][0]["symmetry"]
+
+
+def test_a_violation_is_exit_1(cli, tmp_path):
+    spec = tmp_path / "weak.py"
+    spec.write_text((FIXTURES / "eager_table.py").read_text() + '''
+
+from checker import invariant
+
+
+class TooStrong(EagerTable):
+    @invariant
+    def count_stays_zero(s):
+        return s.count == 0
+''')
+    r = cli("verify", f"{spec}:TooStrong")
+    assert r.returncode == 1
+    assert "FAIL" in r.stdout and "count_stays_zero violated after" in r.stdout
+
+
+def test_list_shows_parameters_properties_and_assumptions(cli):
+    r = cli("list", "percpu_eager")
+    assert r.returncode == 0
+    assert "ncpus" in r.stdout and "domain 1..8192" in r.stdout and "explore 1..3" in r.stdout
+    assert "sequentially consistent interleaving" in r.stdout and "64-bit kernel" in r.stdout
+    assert "read_bound_minus_one  (expected violated)" in r.stdout
+
+
+def test_default_verify_passes(cli):
+    r = cli("verify")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+    assert "bug" in r.stdout

@@ -1,0 +1,121 @@
+"""The explorer's claims: verdicts, shortest traces, symmetry, limits, determinism."""
+import pytest
+
+from checker import explore
+from checker.spec.compile import Model
+from checker.specs.bugs.eager_fold_gt import EagerFoldGt
+from checker.specs.bugs.eager_sum_unlocked import EagerSumUnlocked
+from checker.specs.percpu_eager import PercpuEager
+from malformed import Overflows, Stuck
+
+
+def replay(model, initial_state, trace):
+    """Apply each step by its action, CPU and choices; return the final state."""
+    s = model.initial_states()[0]
+    assert model.state_dict(s) == initial_state
+    for step in trace:
+        matches = []
+        for label, t in model.successors(s):
+            name, cpu, choices = model.label_parts(label)
+            if (name, cpu, choices) == (step.action, step.cpu, step.choices):
+                matches.append(t)
+        assert matches, f"step {step} is not enabled"
+        t = matches[0]
+        assert model.changes(s, t) == step.changes
+        s = t
+    return s
+
+
+@pytest.mark.parametrize("ncpus", [2, 3])
+def test_symmetry_keeps_verdicts_and_shrinks_percpu_eager(ncpus):
+    full = explore(PercpuEager(ncpus=ncpus, readers=1, summers=1, batch=2), symmetry=False)
+    reduced = explore(PercpuEager(ncpus=ncpus, readers=1, summers=1, batch=2), symmetry=True)
+    assert full.verdicts == reduced.verdicts
+    assert reduced.states < full.states
+
+
+@pytest.mark.parametrize("spec", [EagerFoldGt(ncpus=3, batch=2), EagerSumUnlocked(ncpus=2, batch=2),
+                                  PercpuEager(ncpus=3, batch=2, readers=1, summers=1)])
+def test_every_trace_under_symmetry_replays_without_it(spec):
+    reduced = explore(spec, symmetry=True)
+    full = explore(spec, symmetry=False)
+    plain = Model(spec)
+    checked = 0
+    for name, out in reduced.outcomes.items():
+        if not out.trace:
+            continue
+        final = replay(plain, reduced.initial_state, out.trace)
+        prop = next((p for p in plain.properties if p.name == name), None)
+        if prop is not None:
+            assert bool(prop.fn(final)) == (out.kind == "sometimes")
+        # shortest either way
+        assert len(out.trace) == len(full.outcomes[name].trace)
+        checked += 1
+    assert checked >= 2
+
+
+@pytest.mark.parametrize("ncpus,batch", [(1, 2), (2, 2), (2, 3), (3, 2), (3, 3)])
+def test_fold_gt_bug_found_with_shortest_trace(ncpus, batch):
+    r = explore(EagerFoldGt(ncpus=ncpus, batch=batch))
+    out = r.outcomes["read_bound"]
+    assert out.verdict == "violated"
+    assert len(out.trace) == ncpus * (batch - 1) + 1
+    assert all(step.action == "add_fast" for step in out.trace)
+
+
+def test_unlocked_summer_double_counts_a_fold():
+    out = explore(EagerSumUnlocked(ncpus=1, batch=2)).outcomes["sum_exact_without_overlap"]
+    assert out.verdict == "violated"
+    assert [s.action for s in out.trace] == ["add_fast", "add_slow", "acquire", "fold", "sum_lock",
+                                             "sum_count", "sum_local", "sum_unlock"]
+
+
+def test_tightness_witness_fills_every_local():
+    r = explore(PercpuEager(ncpus=3, batch=3, readers=0, summers=0))
+    out = r.outcomes["read_bound_is_tight"]
+    assert out.verdict == "holds" and len(out.trace) == 3 * 2
+    assert r.outcomes["read_bound_minus_one"].verdict == "violated"
+
+
+def test_same_input_same_trace():
+    a = explore(EagerFoldGt(ncpus=3, batch=3)).outcomes["read_bound"].trace
+    b = explore(EagerFoldGt(ncpus=3, batch=3)).outcomes["read_bound"].trace
+    assert a == b
+    # tie-break: declared choice order (-1 before +1), then CPUs ascending; the bug lets
+    # each local reach -batch, so 3 + 3 + 1 units exceed the bound 3 * (3 - 1)
+    assert [(s.cpu, s.choices["amount"]) for s in a] == [(0, -1), (0, -1), (0, -1), (1, -1), (1, -1), (1, -1), (2, -1)]
+
+
+def test_max_states_makes_unfinished_verdicts_inconclusive():
+    r = explore(PercpuEager(ncpus=3, batch=2), max_states=50)
+    assert r.states == 50 and not r.complete
+    assert r.outcomes["read_bound"].verdict == "inconclusive"
+    assert r.outcomes["read_bound"].reason == "max_states"
+    # a violation found before the limit is final
+    assert r.outcomes["read_bound_minus_one"].verdict == "violated"
+
+
+def test_timeout_is_inconclusive():
+    r = explore(PercpuEager(ncpus=3, batch=3, readers=1, summers=1), timeout=0.05)
+    assert r.stopped_because == "timeout"
+    assert r.outcomes["conservation"].verdict == "inconclusive"
+
+
+def test_deadlock_found_with_trace():
+    r = explore(Stuck(ncpus=2))
+    out = r.outcomes["no_deadlock"]
+    assert out.verdict == "violated" and [s.action for s in out.trace] == ["take"]
+
+
+def test_overflow_reported_or_wrapped_as_declared():
+    r = explore(Overflows())
+    out = r.outcomes["no_overflow"]
+    assert out.verdict == "violated" and len(out.trace) == 2
+    assert out.trace[-1].changes["w"] == -(2 ** 31)  # wrapped, as declared
+    assert out.trace[-1].changes["v"] == 2 ** 31  # reported, not wrapped
+
+
+def test_vacuous_spec_is_a_failure():
+    # ops < batch - 1: no fold is reachable, so the tightness witness must fail
+    r = explore(PercpuEager(ncpus=1, batch=3, ops=1, readers=0, summers=0))
+    assert r.outcomes["a_fold_happens"].verdict == "violated"
