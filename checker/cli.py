@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Sequence
 
 from checker.errors import CheckerError
@@ -40,6 +41,12 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--timeout", type=float, metavar="S", help="stop each exploration after S seconds")
     v.add_argument("--traces", choices=("none", "failed", "bugs", "all"), default="bugs",
                    help="which traces the text report prints (default: failures and bugs found)")
+    v.add_argument("--mode", choices=("explore", "prove", "all"), default="all",
+                   help="explore the explore sweeps, prove the prove sweeps with Z3, or both (default)")
+    v.add_argument("--bmc", type=int, metavar="K", help="also bounded-model-check every property to depth K "
+                   "at the explore points (with --mode prove or all)")
+    v.add_argument("--smt-timeout", type=float, metavar="S", help="timeout of each Z3 query, in seconds")
+    v.add_argument("--emit-smt", metavar="DIR", help="write every proof obligation as an SMT-LIB2 file to DIR")
 
     ls = sub.add_parser("list", help="show specs, parameters, properties and assumptions")
     ls.add_argument("specs", nargs="*", metavar="SPEC")
@@ -74,8 +81,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
         for name in args.specs:
             for cls in loader.resolve([name]):
                 spec_args[cls.spec_name] = name
+        if args.bmc is not None and args.bmc < 0:
+            raise CheckerError("--bmc must be at least 0")
+        if args.smt_timeout is not None and args.smt_timeout <= 0:
+            raise CheckerError("--smt-timeout must be positive")
         report = verify(classes, sets=sets, symmetry=not args.no_symmetry, max_states=args.max_states,
-                        timeout=args.timeout)
+                        timeout=args.timeout, mode=args.mode, bmc=args.bmc, smt_timeout=args.smt_timeout,
+                        emit_smt=Path(args.emit_smt) if args.emit_smt else None)
     except CheckerError as e:
         report.errors.append(ErrorInfo(e.message, e.file, e.line))
 

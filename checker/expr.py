@@ -94,7 +94,10 @@ def Min(*xs: Any) -> Any:
 
 
 def Sum(xs: Iterable[Any]) -> Any:
-    """Sum of values or terms (Python's ``sum`` works too; this reads better)."""
+    """Sum of values or terms. On a per-CPU variable under the Z3 backend's
+    any-CPU-count encoding it is that variable's sum (see checker.prove)."""
+    if hasattr(xs, "total"):
+        return xs.total()
     return sum(xs, 0)
 
 
@@ -114,10 +117,17 @@ def AnyOf(xs: Iterable[Any]) -> Any:
 
 
 def Select(seq: Any, i: Any) -> Any:
-    """``seq[i]`` where ``i`` may be a state value (a CPU id held in a variable)."""
+    """``seq[i]`` where ``i`` may be a state value (a CPU id held in a variable).
+
+    An index outside the sequence (a lock owner that is NOBODY) gives 0 on
+    every backend, so ``If(owned, Select(s.local, s.lock), 0)`` is safe to
+    write although Python evaluates both branches.
+    """
+    if hasattr(seq, "select"):  # a symbolic per-CPU array (Z3 backend, any CPU count)
+        return seq.select(i)
     if isinstance(i, _PLAIN):
-        return seq[i]
-    out = seq[0]
-    for k in range(1, len(seq)):
+        return seq[i] if 0 <= i < len(seq) else 0
+    out: Any = 0
+    for k in range(len(seq)):
         out = If(i == k, seq[k], out)
     return out

@@ -35,10 +35,14 @@ class Step:
     action: str
     choices: dict[str, Any]
     changes: dict[str, Any]
+    repeat: int = 1  # a compressed trace: the same step taken this many times in a row
 
     def to_json(self) -> dict[str, Any]:
-        return {"cpu": self.cpu, "role": self.role, "action": self.action,
-                "choices": dict(self.choices), "changes": dict(self.changes)}
+        d = {"cpu": self.cpu, "role": self.role, "action": self.action,
+             "choices": dict(self.choices), "changes": dict(self.changes)}
+        if self.repeat != 1:
+            d["repeat"] = self.repeat
+        return d
 
 
 @dataclass

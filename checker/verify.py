@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from checker.errors import CheckerError, UsageError
@@ -159,36 +160,46 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
     return checks
 
 
+MODES = ("explore", "prove", "all")
+
+
 def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = None, symmetry: bool = True,
-           max_states: int | None = None, timeout: float | None = None,
+           max_states: int | None = None, timeout: float | None = None, mode: str = "all",
+           bmc: int | None = None, smt_timeout: float | None = None, emit_smt: Path | None = None,
            on_check: Callable[[Check], None] | None = None) -> Report:
-    """Run every selected spec over its explore sweep (or the values set)."""
+    """Run every selected spec: the explorer over its explore sweep, the Z3
+    backend over its prove sweep (``mode``), BMC at the explore points when
+    ``bmc`` is a depth."""
+    if mode not in MODES:
+        raise UsageError(f"--mode {mode!r}: choose one of {', '.join(MODES)}")
     sets = sets or {}
     report = Report()
     t0 = time.perf_counter()
     check_sets_apply(classes, sets)
     ids = _RunIds()
+
+    def add(checks: list[Check]) -> None:
+        for c in checks:
+            report.checks.append(c)
+            if on_check:
+                on_check(c)
+
     for cls in classes:
         own = {k: v for k, v in sets.items() if k in info(cls).params}
         try:
             points = param_points(cls, own, "explore")
+            if mode in ("explore", "all"):
+                for params in points:
+                    add(explore_checks(cls, params, symmetry=symmetry, max_states=max_states,
+                                       timeout=timeout, run=ids.next()))
+            if mode in ("prove", "all"):
+                from checker.prove import bmc_checks, prove_checks
+
+                add(prove_checks(cls, own, smt_timeout=smt_timeout, emit_dir=emit_smt, run=ids.next()))
+                if bmc is not None:
+                    for params in points:
+                        add(bmc_checks(cls, params, bmc, smt_timeout=smt_timeout, run=ids.next()))
         except CheckerError as e:
-            report.errors.append(ErrorInfo(str(e.message), e.file or info(cls).file, e.line))
-            continue
-        for params in points:
-            try:
-                checks = explore_checks(cls, params, symmetry=symmetry, max_states=max_states,
-                                        timeout=timeout, run=ids.next())
-            except CheckerError as e:
-                report.errors.append(ErrorInfo(e.message, e.file, e.line))
-                break
-            for c in checks:
-                report.checks.append(c)
-                if on_check:
-                    on_check(c)
+            report.errors.append(ErrorInfo(e.message, e.file or info(cls).file, e.line))
     report.seconds = time.perf_counter() - t0
     return report
-
-
-__all__ = ["Report", "verify", "parse_set", "param_points", "explore_checks", "HOLDS", "VIOLATED",
-           "INCONCLUSIVE"]

@@ -5,8 +5,8 @@ section 1.2, Variant B: early 2023 to 6.10, and the fallback without
 ``CONFIG_HAVE_CMPXCHG_LOCAL`` since), ``percpu_counter_read()`` /
 ``percpu_counter_read_positive()``, and ``__percpu_counter_sum()``.
 """
-from checker import (NOBODY, S32, S64, AllOf, And, Bool, Enum, Ghost, If, Int, Lock, Max, Or, Param, PerCpu, Role,
-                     Shared, Spec, Sum, action, invariant, sometimes, terminal, when)
+from checker import (NOBODY, S32, S64, AllOf, And, Bool, Enum, Ghost, If, Implies, Int, Lock, Max, Or, Param, PerCpu,
+                     Role, Select, Shared, Spec, Sum, action, invariant, sometimes, terminal, when, witness)
 
 #: Where an adder is inside percpu_counter_add_batch().
 ADD = Enum("idle", "acquire", "fold", "zero", "release", name="add_pc")
@@ -47,9 +47,10 @@ class PercpuEager(Spec):
 
     ncpus = Param(2, domain=range(1, 8193), explore=range(1, 4), prove=range(1, 8193),
                   doc="adder CPUs (each has its own local)")
-    batch = Param(lambda p: max(32, 2 * p.ncpus), domain=range(1, 1 << 31), explore=(2, 3),
+    batch = Param(lambda p: Max(32, 2 * p.ncpus), domain=range(1, 1 << 31), explore=(2, 3),
+                  prove=("default", "symbolic"),
                   doc="the batch; percpu_counter_batch = max(32, 2 * num_online_cpus())")
-    ops = Param(lambda p: p.batch, domain=range(0, 1 << 16),
+    ops = Param(lambda p: p.batch, domain=range(0, 1 << 16), prove=("symbolic",),
                 doc="percpu_counter_add_batch calls per adder CPU (default: batch, enough to fold)")
     large = Param(0, domain=range(0, 1 << 31), doc="an extra amount to add, 0 for none "
                   "(an amount >= batch always takes the slow path)")
@@ -171,6 +172,9 @@ class PercpuEager(Spec):
                      + [s.sum_pc[c] == SUM.done for c in s.summer])
 
     # -- properties --------------------------------------------------------------------
+    # The sum lemma's per-element bounds (each proved from the invariants above).
+    sum_bounds = {"local": lambda s: (-(s.batch - 1), s.batch - 1)}
+
     @invariant
     def read_bound(s):
         """PC-READ: |fbc->count - E| <= ncpus * (batch - 1) in every state."""
@@ -180,6 +184,13 @@ class PercpuEager(Spec):
     def read_bound_is_tight(s):
         """The read bound is reached: every CPU holds batch - 1 in its local."""
         return abs(s.count - s.exact) == s.ncpus * (s.batch - 1)
+
+    @witness(reaches=("read_bound_is_tight",), violates=("read_bound_minus_one",),
+             at={"ncpus": (4, 26, 64, 256)})
+    def every_cpu_fills_its_local(p):
+        """Each CPU in turn adds +1 batch - 1 times: every local at batch - 1, count still 0."""
+        for c in p.adders:
+            yield "add_fast", c, {"amount": 1}, p.batch - 1
 
     @invariant(expect="violated", applies=lambda p: p.ops >= p.batch and not p.large)
     def read_bound_minus_one(s):
@@ -193,15 +204,30 @@ class PercpuEager(Spec):
         waiting = Sum(If(Or(s.pc[c] == ADD.acquire, s.pc[c] == ADD.fold), s.pending[c], 0) for c in s.adders)
         return abs(s.count - (s.exact + waiting)) <= s.ncpus * (s.batch - 1)
 
-    @invariant
-    def local_bound(s):
+    @invariant(role="adders", inductive=True)
+    def local_bound(s, cpu):
         """PC-LOCAL: every local stays within batch - 1 of zero."""
-        return Max(abs(x) for x in s.local) <= s.batch - 1
+        return abs(s.local[cpu]) <= s.batch - 1
 
     @invariant
     def conservation(s):
         """PC-CONS: whenever fbc->lock is free, count + sum of locals == E."""
         return Or(s.lock != NOBODY, s.count + Sum(s.local) == s.exact)
+
+    # The strengthening that makes the bounds inductive (proved by the Z3 backend,
+    # checked in every state by the explorer).
+    @invariant(role="adders", inductive=True)
+    def lock_held_in_critical_section(s, cpu):
+        """A CPU holds fbc->lock exactly from its acquire to its release."""
+        in_cs = Or(s.pc[cpu] == ADD.fold, s.pc[cpu] == ADD.zero, s.pc[cpu] == ADD.release)
+        return And(Implies(s.lock == cpu, in_cs), Implies(in_cs, s.lock == cpu))
+
+    @invariant(inductive=True)
+    def conservation_through_fold(s):
+        """count + sum of locals == E, except between the holder's fold and its zero,
+        when count already holds that CPU's local as well."""
+        folded = If(s.lock == NOBODY, 0, If(Select(s.pc, s.lock) == ADD.zero, Select(s.local, s.lock), 0))
+        return s.count + Sum(s.local) - folded == s.exact
 
     @sometimes
     def a_fold_happens(s):

@@ -19,8 +19,19 @@ def check_line(c: Check) -> str:
     verdict = c.verdict + (f" ({c.reason})" if c.reason else "")
     note = ""
     if c.expected == "violated":
-        note = "  [expected violated" + ("; bug found]" if c.verdict == "violated" else "]")
-    stats = f"{c.states} states" if c.states is not None else ""
+        note = "  [expected violated" + ("; bug found]" if c.bug and c.verdict == "violated" else "]")
+    if c.backend == "explore":
+        stats = f"{c.states} states"
+    elif c.extra.get("method") == "bmc":
+        stats = f"bmc k={c.depth}" + (" (all runs covered)" if c.extra.get("exhausted") else "")
+    elif c.extra.get("method") == "construction":
+        final = ", ".join(f"{k}={v}" for k, v in c.extra.get("final", {}).items())
+        stats = f"by construction, {c.extra.get('steps')} steps" + (f", ending at {final}" if final else "")
+    else:
+        stats = f"{c.extra.get('method')}, {c.extra.get('obligations')} obligations"
+        if c.verdict == "holds":
+            ranges = [f"{k} {v}" for k, v in c.params.items() if isinstance(v, str)]
+            stats = "proved for " + (", ".join(ranges) if ranges else "this point") + f" ({stats})"
     kind = "" if c.kind == "invariant" else f" ({c.kind})"
     return (f"{status:<4}  {verdict:<22}  {c.spec}.{c.property}{kind}  [{params_text(c.params)}]  "
             f"{stats}  {c.seconds:.2f}s{note}")

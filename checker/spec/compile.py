@@ -9,6 +9,7 @@ tuple indexed by CPU id. The tuple subclass built here gives spec code
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import itertools
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from operator import itemgetter
 from typing import Any, Iterable
 
 from checker.errors import SpecError
+from checker.expr import AllOf
 from checker.spec.declare import DISABLED, ActionInfo, PropertyInfo, Step
 from checker.spec.model import Params, Spec, all_assumptions, decl_line, info
 from checker.types import BoolType, CpuIdType
@@ -58,7 +60,8 @@ class Model:
         self.state_cls = self._make_state_class()
 
         self.actions = tuple(self._compile_action(i, a) for i, a in enumerate(si.actions.values()))
-        props = [p for p in si.properties.values() if p.applies is None or p.applies(params)]
+        props = [self._compile_property(p) for p in si.properties.values()
+                 if p.applies is None or p.applies(params)]
         self.overflow_property = self._overflow_property()
         if self.overflow_property is not None:
             props.append(self.overflow_property)
@@ -73,23 +76,8 @@ class Model:
 
     # -- state -------------------------------------------------------------
     def _make_state_class(self) -> type:
-        ns: dict[str, Any] = {"__slots__": ()}
-        for i, n in enumerate(self.var_names):
-            ns[n] = property(itemgetter(i), doc=self.vars[n].doc)
-        for k, v in self.params.as_dict().items():
-            if k not in ns:
-                ns[k] = v
-        for k, r in self.roles.items():
-            ns[k] = r
-        ns["params"] = self.params
-        ns["ncpus_total"] = self.ncpus_total
-        names = self.var_names
-
-        def __repr__(s: tuple) -> str:
-            return "{" + ", ".join(f"{n}={v!r}" for n, v in zip(names, s)) + "}"
-
-        ns["__repr__"] = __repr__
-        return type(f"{self.cls.__name__}State", (tuple,), ns)
+        return state_class(self.cls.__name__, self.var_names, {n: v.doc for n, v in self.vars.items()},
+                           self.params.as_dict(), self.roles, self.params, self.ncpus_total)
 
     def make_state(self, values: Iterable[Any]) -> tuple:
         return self.state_cls(values)
@@ -229,6 +217,18 @@ class Model:
                          file=act.info.file if act else None, line=act.info.line if act else None)
 
     # -- properties --------------------------------------------------------------
+    def _compile_property(self, p: PropertyInfo) -> PropertyInfo:
+        """A per-CPU property becomes a state predicate: it holds for every CPU of its role."""
+        if p.role is None:
+            return p
+        cpus = tuple(self.roles[p.role])
+        fn = p.fn
+
+        def every_cpu(s: tuple) -> Any:
+            return AllOf([fn(s, c) for c in cpus])
+
+        return dataclasses.replace(p, fn=every_cpu, cpu_fn=fn)
+
     def is_terminal(self, s: tuple) -> bool:
         return bool(self.terminal(s))
 
@@ -290,6 +290,28 @@ class Model:
     def cpu_valued(self) -> dict[str, bool]:
         """Variables holding CPU ids (name -> is per-CPU)."""
         return {n: n in self.percpu for n, v in self.vars.items() if isinstance(v.type, CpuIdType)}
+
+
+def state_class(spec_name: str, var_names: tuple[str, ...], docs: dict[str, str], param_values: dict[str, Any],
+                roles: dict[str, Any], params: Any, ncpus_total: Any) -> type:
+    """A tuple subclass: ``s.count`` reads a slot, ``s.batch`` a parameter,
+    ``s.adders`` a role's CPU ids. Parameters may be ints or symbolic terms."""
+    ns: dict[str, Any] = {"__slots__": ()}
+    for i, n in enumerate(var_names):
+        ns[n] = property(itemgetter(i), doc=docs.get(n, ""))
+    for k, v in param_values.items():
+        if k not in ns:
+            ns[k] = v
+    for k, r in roles.items():
+        ns[k] = r
+    ns["params"] = params
+    ns["ncpus_total"] = ncpus_total
+
+    def __repr__(s: tuple) -> str:
+        return "{" + ", ".join(f"{n}={v!r}" for n, v in zip(var_names, s)) + "}"
+
+    ns["__repr__"] = __repr__
+    return type(f"{spec_name}State", (tuple,), ns)
 
 
 def _spec_files(cls: type) -> set[str]:

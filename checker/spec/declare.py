@@ -140,13 +140,16 @@ class ActionInfo:
 @dataclass(frozen=True)
 class PropertyInfo:
     name: str
-    fn: Callable[..., Any]
+    fn: Callable[..., Any]  # fn(state) -> truth value
     kind: str  # invariant, sometimes
     expect: str  # holds, violated
     applies: Callable[[Any], bool] | None
     doc: str
     file: str | None
     line: int | None
+    role: str | None = None  # a per-CPU property: holds for every CPU of the role
+    inductive: bool = False  # part of the spec's inductive strengthening (Z3 proofs)
+    cpu_fn: Callable[..., Any] | None = None  # fn(state, cpu) of a per-CPU property
 
 
 def _record(fn: Callable, attr: str, value: Any) -> Callable:
@@ -170,25 +173,32 @@ def action(fn: Callable | None = None, *, role: str | None = None,
     return deco(fn) if fn is not None else deco
 
 
-def _prop(kind: str, fn: Callable | None, expect: str, applies: Callable | None) -> Any:
+def _prop(kind: str, fn: Callable | None, expect: str, applies: Callable | None, role: str | None = None,
+          inductive: bool = False) -> Any:
     if expect not in ("holds", "violated"):
         raise ValueError("expect must be 'holds' or 'violated'")
 
     def deco(f: Callable) -> Callable:
-        return _record(f, "__countercheck_property__", {"kind": kind, "expect": expect, "applies": applies})
+        return _record(f, "__countercheck_property__", {"kind": kind, "expect": expect, "applies": applies,
+                                                         "role": role, "inductive": inductive})
 
     return deco(fn) if fn is not None else deco
 
 
 def invariant(fn: Callable | None = None, *, expect: str = "holds",
-              applies: Callable[[Any], bool] | None = None) -> Any:
+              applies: Callable[[Any], bool] | None = None, role: str | None = None,
+              inductive: bool = False) -> Any:
     """A predicate that must hold in every reachable state.
 
     ``expect="violated"`` ships a claim known to be false (a bug, or a
     variant of a bound shown to be too tight); ``applies`` limits it to the
-    parameter points where it means something.
+    parameter points where it means something. With ``role`` the predicate
+    takes ``(s, cpu)`` and must hold for every CPU of that role (the Z3
+    backend proves it for one arbitrary CPU). ``inductive=True`` puts it in
+    the spec's inductive strengthening: the invariants that together are
+    preserved by every step, from which the others are proved.
     """
-    return _prop("invariant", fn, expect, applies)
+    return _prop("invariant", fn, expect, applies, role, inductive)
 
 
 def sometimes(fn: Callable | None = None, *, expect: str = "holds",
@@ -196,6 +206,25 @@ def sometimes(fn: Callable | None = None, *, expect: str = "holds",
     """A predicate that must hold in some reachable state: the spec's
     evidence that its invariants are not vacuous. Never reached is a failure."""
     return _prop("sometimes", fn, expect, applies)
+
+
+def witness(*, reaches: tuple[str, ...] = (), violates: tuple[str, ...] = (),
+            at: dict[str, tuple[int, ...]] | None = None) -> Callable:
+    """A schedule that drives the spec to a state of interest at any size.
+
+    The decorated function takes the parameters and yields steps
+    ``(action, cpu, choices, repeat)``. The Z3 backend replays it concretely,
+    through the same actions, at CPU counts far past exhaustive exploration,
+    and reports each ``sometimes`` in ``reaches`` as reached and each
+    invariant in ``violates`` as violated there, by construction. ``at``
+    gives the parameter values to replay it at (a cross product).
+    """
+
+    def deco(f: Callable) -> Callable:
+        return _record(f, "__countercheck_witness__", {"reaches": tuple(reaches), "violates": tuple(violates),
+                                                        "at": dict(at or {})})
+
+    return deco
 
 
 def terminal(fn: Callable) -> Callable:

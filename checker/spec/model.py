@@ -9,6 +9,7 @@ action of a correct spec), and class keywords declare the rest::
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import re
 from typing import Any, ClassVar, Iterator
@@ -86,6 +87,10 @@ class SpecInfo:
         self.properties: dict[str, PropertyInfo] = {}
         self.terminal: Any = None
         self.builtin_expect: dict[str, str] = {}
+        self.witnesses: dict[str, Any] = {}
+        #: Per-CPU variable -> function of the state giving (lo, hi) bounds of
+        #: each element, used by the sum lemma of the Z3 backend.
+        self.sum_bounds: dict[str, Any] = {}
         self.file, self.line = source_of(cls)
 
 
@@ -178,7 +183,10 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
                 meta = val.__countercheck_property__
                 f, ln = source_of(val)
                 si.properties[attr] = PropertyInfo(attr, val, meta["kind"], meta["expect"], meta["applies"],
-                                                   inspect.getdoc(val) or "", f, ln)
+                                                   inspect.getdoc(val) or "", f, ln, meta["role"],
+                                                   meta["inductive"])
+            elif callable(val) and hasattr(val, "__countercheck_witness__"):
+                si.witnesses[attr] = val
             elif callable(val) and hasattr(val, "__countercheck_terminal__"):
                 si.terminal = val
             elif attr in si.actions or attr in si.properties:
@@ -204,8 +212,20 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
                 raise fail(f"expects {pname!r} to be {expect}, but it has no such property; "
                            f"its properties are: {', '.join(si.properties) or '(none)'}")
             p = si.properties[pname]
-            si.properties[pname] = PropertyInfo(p.name, p.fn, p.kind, expect, p.applies, p.doc, p.file, p.line)
+            si.properties[pname] = dataclasses.replace(p, expect=expect)
 
+    for p in si.properties.values():
+        if p.role is not None and p.role not in si.roles:
+            raise fail(f"property {p.name} is per-CPU over role {p.role!r}, which is not declared", p.line)
+        want = 2 if p.role else 1
+        if len(inspect.signature(p.fn).parameters) != want:
+            raise fail(f"property {p.name} must take ({'s, cpu' if p.role else 's'})"
+                       + (" because it is declared per-CPU with role=" if p.role else ""), p.line)
+    for base in reversed(cls.__mro__):
+        si.sum_bounds.update(base.__dict__.get("sum_bounds", {}))
+    for v in si.sum_bounds:
+        if v not in si.vars or si.vars[v].kind != "percpu":
+            raise fail(f"sum_bounds names {v!r}, which is not a per-CPU variable", decl_line(cls, "sum_bounds"))
     for role in si.roles.values():
         if isinstance(role.count, str) and role.count not in si.params:
             raise fail(f"role {role.name!r} is sized by {role.count!r}, which is not a parameter",

@@ -140,7 +140,9 @@ class Sym:
         r = self.__eq__(o)
         return r if r is NotImplemented else Sym(z3.Not(r.z))
 
-    __hash__ = None  # type: ignore[assignment]  # equality builds a term, so no hashing
+    def __hash__(self) -> int:
+        # Identity: a term may key a per-CPU update ({cpu: value}); == builds a term.
+        return id(self)
 
     # -- what cannot be decided -------------------------------------------------
     def __bool__(self):

@@ -1,0 +1,283 @@
+"""The Z3 backend: the same specs, proved for every CPU count of a range.
+
+``prove_checks`` runs a spec's prove sweep: inductive proofs (any-N when the
+spec's code allows it, per-N otherwise), and its witnesses by construction.
+``bmc_checks`` runs bounded model checking at concrete points. Each returns
+``Check`` values like the explorer's, with ``backend="z3"``.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from pathlib import Path
+from typing import Any
+
+import z3
+
+from checker.errors import CheckerError, SpecError, UsageError
+from checker.prove.bmc import bmc
+from checker.prove.construct import replay
+from checker.prove.encoding import AnyN, PerN
+from checker.prove.inductive import Proof, prove_invariants
+from checker.prove.solver import Solver
+from checker.prove.symstate import NotParametric
+from checker.report.trace import render_trace
+from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Check
+from checker.spec.compile import Model
+from checker.spec.model import info, resolve_params
+from checker.symbolic.term import Sym
+
+#: A contiguous run of at least this many values is proved as one symbolic range.
+RANGE_MIN = 3
+#: Seconds the per-N fallback may spend on one range before giving up.
+PER_N_BUDGET = 60.0
+
+
+def _is_range(vals: tuple) -> bool:
+    return len(vals) >= RANGE_MIN and all(isinstance(v, int) for v in vals) and \
+        list(vals) == list(range(vals[0], vals[0] + len(vals)))
+
+
+def _axes(cls: type, sets: dict[str, tuple]) -> list[tuple[str, list[Any]]]:
+    """Per parameter, the prove-mode choices: ints, ("range", lo, hi), "symbolic", "default"."""
+    si = info(cls)
+    axes = []
+    for name, p in si.params.items():
+        vals = sets.get(name, p.prove)
+        if vals is None:
+            axes.append((name, ["default"]))
+        elif _is_range(tuple(vals)):
+            axes.append((name, [("range", vals[0], vals[-1])]))
+        else:
+            axes.append((name, list(vals)))
+    return axes
+
+
+def _bind(cls: type, choice: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], list[z3.BoolRef], bool]:
+    """Values (ints or Z3 terms), what to print for each, constraints, whether any is symbolic."""
+    si = info(cls)
+    values: dict[str, Any] = {}
+    shown: dict[str, Any] = {}
+    constraints: list[z3.BoolRef] = []
+    symbolic = False
+
+    class Partial:
+        def __getattr__(self, k: str) -> Any:
+            return values[k]
+
+    for name, p in si.params.items():
+        c = choice[name]
+        if isinstance(c, tuple) and c[0] == "range":
+            x = z3.Int(name)
+            constraints += [x >= c[1], x <= c[2]]
+            values[name], shown[name], symbolic = Sym(x), f"{c[1]}..{c[2]}", True
+        elif c == "symbolic":
+            x = z3.Int(name)
+            if isinstance(p.domain, range):
+                constraints += [x >= p.domain.start, x <= p.domain.stop - 1]
+            values[name], shown[name], symbolic = Sym(x), "symbolic", True
+        elif c == "default":
+            if p.derived:
+                v = p.default(Partial())
+                if isinstance(v, Sym):
+                    values[name], shown[name] = v, "default"
+                else:
+                    values[name] = shown[name] = v
+            else:
+                values[name] = shown[name] = p.default
+        else:
+            if not p.valid(c):
+                raise UsageError(f"{cls.spec_name}: parameter {name}={c!r} is outside its domain "
+                                 f"({p.describe_domain()})")
+            values[name] = shown[name] = c
+    return values, shown, constraints, symbolic
+
+
+def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout: float | None = None,
+                 emit_dir: Path | None = None, run: int = 0) -> list[Check]:
+    """Inductive proofs over the prove sweep, and witnesses by construction."""
+    sets = sets or {}
+    si = info(cls)
+    checks: list[Check] = []
+    has_proof = any(p.inductive for p in si.properties.values())
+    if has_proof:
+        axes = _axes(cls, sets)
+        names = [n for n, _ in axes]
+        for combo in itertools.product(*(v for _, v in axes)):
+            checks += _prove_point(cls, dict(zip(names, combo)), smt_timeout, emit_dir, run)
+    for wname, fn in si.witnesses.items():
+        checks += _witness_checks(cls, wname, fn, sets, run)
+    return checks
+
+
+def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, emit_dir: Path | None,
+                 run: int) -> list[Check]:
+    si = info(cls)
+    values, shown, constraints, symbolic = _bind(cls, choice)
+    solver = Solver(smt_timeout, emit_dir)
+    t0 = time.perf_counter()
+    tag = cls.spec_name + "." + ".".join(f"{k}={v}" for k, v in shown.items())
+    method = None
+    proofs: dict[str, Proof] | None = None
+    if symbolic:
+        role = next(iter(si.roles), None)
+        if role is None:
+            raise SpecError(f"{cls.__name__}: a symbolic proof needs a CPU role", file=si.file, line=si.line)
+        size_param = si.roles[role].count
+        size = values[size_param] if isinstance(size_param, str) else size_param
+        size_z = size.z if isinstance(size, Sym) else z3.IntVal(size)
+        try:
+            enc = AnyN(cls, values, shown, role, size_z, constraints)
+            proofs = prove_invariants(enc, enc.properties, solver, tag)
+            method = "parametric"
+        except NotParametric as e:
+            fallback_reason = str(e)
+            proofs, method, shown = _per_n_fallback(cls, choice, solver, tag, fallback_reason)
+    else:
+        model = Model(cls, resolve_params(cls, values))
+        proofs = prove_invariants(PerN(model), list(model.properties), solver, tag)
+        method = "per-n"
+    seconds = time.perf_counter() - t0
+    out = []
+    for name, pr in proofs.items():
+        p = si.properties.get(name)
+        cti = pr.cti or {}
+        trace = cti.get("trace", [])
+        check = Check(
+            spec=cls.spec_name, file=p.file if p else si.file, line=p.line if p else si.line, params=dict(shown),
+            property=name, kind="proof", backend="z3", verdict=pr.verdict, expected=HOLDS, reason=pr.reason,
+            symmetry=False, seconds=seconds, run=run, initial_state=cti.get("initial_state"), trace=trace,
+            doc=(p.doc if p else _BUILTIN_DOC.get(name, "")),
+            extra={"obligations": pr.obligations, "solver_seconds": round(pr.seconds, 6), "method": method,
+                   **({"broken": cti["broken"]} if cti else {}), **({"notes": pr.notes} if pr.notes else {})})
+        if cti:
+            check.trace_text = _cti_text(cti)
+        out.append(check)
+    return out
+
+
+_BUILTIN_DOC = {
+    "types": "every variable stays within its declared type (enum, bool, CPU id)",
+    "sum_lemma": "N values each within [lo, hi] sum to within [N*lo, N*hi]; each declared per-CPU bound holds",
+}
+
+
+def _cti_text(cti: dict[str, Any]) -> list[str]:
+    before = ", ".join(f"{k}={v}" for k, v in cti["initial_state"].items())
+    lines = [f"counterexample to induction (the state before may be unreachable); breaks {cti['broken']}",
+             f"before: {before}"]
+    for st in cti["trace"]:
+        who = "-" if st.cpu is None else f"cpu{st.cpu}"
+        args = ", ".join(f"{k}={v}" for k, v in st.choices.items())
+        ch = ", ".join(f"{k}: {cti['initial_state'].get(k)} -> {v}" for k, v in st.changes.items())
+        lines.append(f"1  {who}  {st.action}({args})  {ch}")
+    return lines
+
+
+def _per_n_fallback(cls: type, choice: dict[str, Any], solver: Solver, tag: str,
+                    why: str) -> tuple[dict[str, Proof], str, dict[str, Any]]:
+    """Prove each concrete point of the ranges, within a time budget."""
+    axes = []
+    for name, c in choice.items():
+        if isinstance(c, tuple) and c[0] == "range":
+            axes.append((name, list(range(c[1], c[2] + 1))))
+        elif c == "symbolic":
+            proofs = {"any": Proof("any", verdict=INCONCLUSIVE,
+                                   reason=f"not_parametric: {why}; parameter {name} is symbolic with no range")}
+            return proofs, "per-n", {k: str(v) for k, v in choice.items()}
+        else:
+            axes.append((name, [c]))
+    names = [n for n, _ in axes]
+    merged: dict[str, Proof] = {}
+    t0 = time.perf_counter()
+    done = 0
+    points = list(itertools.product(*(v for _, v in axes)))
+    last: dict[str, Any] = {}
+    for combo in points:
+        given = {n: v for n, v in zip(names, combo) if v != "default"}
+        model = Model(cls, resolve_params(cls, given))
+        last = model.params.as_dict()
+        for name, pr in prove_invariants(PerN(model), list(model.properties), solver, tag).items():
+            m = merged.setdefault(name, Proof(name))
+            m.obligations += pr.obligations
+            m.seconds += pr.seconds
+            if m.verdict == HOLDS and pr.verdict != HOLDS:
+                m.verdict, m.reason, m.cti = pr.verdict, pr.reason, pr.cti
+        done += 1
+        if time.perf_counter() - t0 > PER_N_BUDGET and done < len(points):
+            for m in merged.values():
+                if m.verdict == HOLDS:
+                    m.verdict, m.reason = INCONCLUSIVE, f"per_n_budget: proved {done} of {len(points)} points"
+            break
+    for m in merged.values():
+        m.notes.append(f"per-N sweep ({done} points): the any-N encoding does not apply because the spec {why}")
+    shown = {k: (f"{v[1]}..{v[2]}" if isinstance(v, tuple) else last.get(k, v)) for k, v in choice.items()}
+    return merged, "per-n", shown
+
+
+def _witness_checks(cls: type, wname: str, fn: Any, sets: dict[str, tuple], run: int) -> list[Check]:
+    si = info(cls)
+    meta = fn.__countercheck_witness__
+    at = dict(meta["at"])
+    for k, v in sets.items():  # a value set on the command line replaces the witness's own
+        if not _is_range(tuple(v)) and all(isinstance(x, int) for x in v):
+            at[k] = tuple(v)
+    names = list(at)
+    checks = []
+    for combo in itertools.product(*(at[n] for n in names)):
+        params = resolve_params(cls, dict(zip(names, combo)))
+        model = Model(cls, params)
+        t0 = time.perf_counter()
+        r = replay(model, fn)
+        dt = time.perf_counter() - t0
+        for pname, kind in [(n, "sometimes") for n in meta["reaches"]] + [(n, "invariant") for n in meta["violates"]]:
+            p = next((q for q in model.properties if q.name == pname), None)
+            if p is None:
+                raise SpecError(f"witness {wname} names property {pname!r}, which does not apply at {params}",
+                                file=si.file, line=si.line)
+            value = bool(p.fn(r.final))
+            if kind == "sometimes":
+                verdict = HOLDS if value else INCONCLUSIVE
+            else:
+                verdict = VIOLATED if not value else INCONCLUSIVE
+            check = Check(
+                spec=cls.spec_name, file=p.file, line=p.line, params=params.as_dict(), property=pname, kind=kind,
+                backend="z3", verdict=verdict, expected=p.expect,
+                reason=None if verdict != INCONCLUSIVE else f"witness {wname} did not reach it",
+                seconds=dt, run=run, initial_state=model.state_dict(model.initial_states()[0]), trace=r.trace,
+                doc=p.doc, extra={"method": "construction", "witness": wname, "steps": r.steps,
+                                  "final": {n: v for n, v in model.state_dict(r.final).items()
+                                            if n not in model.percpu},
+                                  "obligations": None, "solver_seconds": 0.0})
+            check.trace_text = render_trace(model, check.initial_state, r.trace)
+            checks.append(check)
+    return checks
+
+
+def bmc_checks(cls: type, params: Any, k: int, *, smt_timeout: float | None = None, run: int = 0) -> list[Check]:
+    """Bounded model checking of every property at one concrete point."""
+    model = Model(cls, params)
+    solver = Solver(smt_timeout)
+    t0 = time.perf_counter()
+    try:
+        outcomes, exhausted, init = bmc(model, k, solver)
+    except z3.Z3Exception as e:  # pragma: no cover - an encoding problem is our bug, with context
+        raise CheckerError(f"{cls.spec_name}: BMC failed: {e}") from None
+    dt = time.perf_counter() - t0
+    si = info(cls)
+    props = {p.name: p for p in model.properties}
+    out = []
+    for name, o in outcomes.items():
+        p = props.get(name)
+        expected = p.expect if p else si.builtin_expect.get(name, HOLDS)
+        check = Check(
+            spec=cls.spec_name, file=p.file if p else si.file, line=p.line if p else si.line,
+            params=params.as_dict(), property=name, kind=o.kind, backend="z3", verdict=o.verdict,
+            expected=expected, reason=o.reason, seconds=dt, run=run, depth=k, initial_state=init, trace=o.trace,
+            doc=p.doc if p else "", bug=name in cls.expect_violated,
+            extra={"method": "bmc", "exhausted": exhausted, "obligations": solver.queries,
+                   "solver_seconds": round(solver.seconds, 6)})
+        if o.trace:
+            check.trace_text = render_trace(model, init, o.trace)
+        out.append(check)
+    return out

@@ -1,0 +1,398 @@
+"""Initial-state predicate and transition relation, from the spec's own code.
+
+``PerN`` encodes one concrete parameter point (every slot a Z3 integer);
+``AnyN`` encodes every CPU count of a range at once (per-CPU variables as
+arrays with sum ghosts, one symbolic acting CPU). Both evaluate the spec's
+actions and properties on ``Sym`` values: no spec carries a second encoding.
+"""
+from __future__ import annotations
+
+import inspect
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+
+from checker.errors import SpecError
+from checker.spec.compile import Model, state_class
+from checker.spec.declare import DISABLED, Step
+from checker.spec.model import info
+from checker.prove.symstate import NotParametric, SymArray, SymParams, SymRole
+from checker.symbolic.term import Sym, to_z3_bool, to_z3_num
+from checker.types import BoolType, CpuIdType, Enum, IntType, NOBODY
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One action with one choice of arguments (and, per-N, one CPU)."""
+
+    action: Any  # ActionInfo
+    cpu: Any  # int, a Z3 term (any-N), or None
+    args: tuple
+    arg_names: tuple
+    index: int
+
+    @property
+    def name(self) -> str:
+        return self.action.name
+
+    def choices(self) -> dict[str, Any]:
+        return dict(zip(self.arg_names, self.args))
+
+
+def _type_fact(t: IntType, x: z3.ArithRef, ncpus: Any) -> z3.BoolRef | None:
+    if isinstance(t, Enum):
+        return z3.And(x >= 0, x < len(t.names))
+    if isinstance(t, BoolType):
+        return z3.And(x >= 0, x <= 1)
+    if isinstance(t, CpuIdType):
+        return z3.Or(x == NOBODY, z3.And(x >= 0, x < ncpus))
+    return None
+
+
+def _wrap(t: IntType, x: z3.ArithRef) -> z3.ArithRef:
+    m = 1 << t.bits
+    return (x - t.lo) % m + t.lo
+
+
+def _call(fn: Any, s: Any, cpu: Any, args: tuple) -> Any:
+    return fn(s, cpu, *args) if cpu is not None else fn(s, *args)
+
+
+def _prop_value(v: Any) -> z3.BoolRef:
+    return to_z3_bool(v)
+
+
+class PerN:
+    """A concrete parameter point: the symbolic twin of the explorer's model."""
+
+    kind = "per-n"
+
+    def __init__(self, model: Model):
+        self.model = model
+        self.cls = model.cls
+        self.ncpus_total = model.ncpus_total
+        self._wrap = {n: v.type for n, v in model.vars.items() if v.overflow == "wrap" and v.type.bits is not None}
+
+    @property
+    def params_shown(self) -> dict[str, Any]:
+        return self.model.params.as_dict()
+
+    def constraints(self) -> list[z3.BoolRef]:
+        return []
+
+    def fresh(self, tag: str) -> tuple:
+        m = self.model
+        vals = []
+        for n in m.var_names:
+            t = m.vars[n].type
+            if n in m.percpu:
+                vals.append(tuple(Sym(z3.Int(f"{n}[{c}]{tag}"), t) for c in range(self.ncpus_total)))
+            else:
+                vals.append(Sym(z3.Int(f"{n}{tag}"), t))
+        return m.state_cls(vals)
+
+    def initial(self) -> tuple:
+        s0 = self.model.initial_states()[0]
+        m = self.model
+        return m.state_cls(tuple(tuple(Sym(z3.IntVal(x), m.vars[n].type) for x in v) if n in m.percpu
+                                 else Sym(z3.IntVal(v), m.vars[n].type) for n, v in zip(m.var_names, s0)))
+
+    def equal(self, s: tuple, t: tuple) -> z3.BoolRef:
+        out = []
+        for n, a, b in zip(self.model.var_names, s, t):
+            if n in self.model.percpu:
+                out += [to_z3_num(x) == to_z3_num(y) for x, y in zip(a, b)]
+            else:
+                out.append(to_z3_num(a) == to_z3_num(b))
+        return z3.And(out)
+
+    def transitions(self) -> list[Transition]:
+        out = []
+        for act in self.model.actions:
+            for cpu in act.cpus:
+                for args in act.choices:
+                    out.append(Transition(act.info, cpu, args, act.arg_names, len(out)))
+        return out
+
+    def fire(self, tr: Transition, s: tuple) -> tuple[z3.BoolRef, tuple]:
+        r = _call(tr.action.fn, s, tr.cpu, tr.args)
+        if r is DISABLED:
+            return z3.BoolVal(False), s
+        if not isinstance(r, Step):
+            raise SpecError(f"{self.cls.__name__}.{tr.name} does not return when(...)", file=tr.action.file,
+                            line=tr.action.line)
+        return _prop_value(r.guard), self.apply(s, r.updates)
+
+    def apply(self, s: tuple, updates: dict[str, Any]) -> tuple:
+        m = self.model
+        new = list(s)
+        for name, val in updates.items():
+            pos = m.index[name]
+            t = m.vars[name].type
+            if name in m.percpu:
+                row = list(new[pos])
+                for c, v in val.items():
+                    row[c] = self._value(name, t, v)
+                new[pos] = tuple(row)
+            else:
+                new[pos] = self._value(name, t, val)
+        return m.state_cls(new)
+
+    def _value(self, name: str, t: IntType, v: Any) -> Sym:
+        z = to_z3_num(v)
+        if name in self._wrap:
+            z = _wrap(t, z)
+        return Sym(z, t)
+
+    def types(self, s: tuple) -> z3.BoolRef:
+        m = self.model
+        facts = []
+        for n, v in zip(m.var_names, s):
+            t = m.vars[n].type
+            for x in (v if n in m.percpu else (v,)):
+                f = _type_fact(t, to_z3_num(x), self.ncpus_total)
+                if f is not None:
+                    facts.append(f)
+        return z3.And(facts) if facts else z3.BoolVal(True)
+
+    def holds(self, p: Any, s: tuple) -> z3.BoolRef:
+        return _prop_value(p.fn(s))
+
+    def terminal(self, s: tuple) -> z3.BoolRef:
+        return _prop_value(self.model.terminal(s))
+
+    def describe(self, zm: z3.ModelRef, s: tuple) -> dict[str, Any]:
+        """Slot values of ``s`` in a Z3 model, as the explorer prints a state."""
+        m = self.model
+        out: dict[str, Any] = {}
+        for n, v in zip(m.var_names, s):
+            if n in m.percpu:
+                out[n] = [_eval(zm, x) for x in v]
+            else:
+                out[n] = _eval(zm, v)
+        return out
+
+
+def _eval(zm: z3.ModelRef, x: Any) -> int:
+    v = zm.eval(to_z3_num(x), model_completion=True)
+    return v.as_long() if z3.is_int_value(v) else int(str(v))
+
+
+class AnyN:
+    """Every CPU count of a range at once.
+
+    One role (the spec's CPUs of interest) has a symbolic size N; every other
+    role must be empty at this point. Per-CPU variables are arrays with a
+    sum ghost; an action is encoded for one symbolic acting CPU ``i``; a
+    per-CPU property is proved for one arbitrary CPU ``j`` (hence for all).
+    """
+
+    kind = "parametric"
+
+    def __init__(self, cls: type, values: dict[str, Any], shown: dict[str, Any], role: str,
+                 size: z3.ArithRef, constraints: list[z3.BoolRef]):
+        si = info(cls)
+        self.cls = cls
+        self.si = si
+        self.role = role
+        self.N = size
+        self._constraints = constraints
+        roles: dict[str, Any] = {}
+        for rname, r in si.roles.items():
+            if rname == role:
+                roles[rname] = SymRole(rname, size)
+            else:
+                cnt = values[r.count] if isinstance(r.count, str) else r.count
+                if not isinstance(cnt, int) or cnt != 0:
+                    raise NotParametric(f"role {rname!r} is not empty ({r.count}={cnt}); the any-N encoding "
+                                        f"needs one role of CPUs")
+                roles[rname] = range(0)
+        if next(iter(si.roles)) != role:
+            raise NotParametric(f"the symbolic role {role!r} must be the first role declared")
+        self.params = SymParams(values, roles, shown)
+        self.var_names = tuple(si.vars)
+        self.vars = si.vars
+        self.index = {n: i for i, n in enumerate(self.var_names)}
+        self.percpu = frozenset(n for n, v in si.vars.items() if v.kind == "percpu")
+        self.state_cls = state_class(cls.__name__, self.var_names, {}, values, roles, self.params, size)
+        self._wrap = {n: v.type for n, v in si.vars.items() if v.overflow == "wrap" and v.type.bits is not None}
+        self.i = Sym(z3.Int("cpu_i"))
+        self.j = Sym(z3.Int("cpu_j"))
+        self.properties = [p for p in si.properties.values()
+                           if p.kind == "invariant" and p.expect == "holds" and self._applies(p)]
+
+    @property
+    def params_shown(self) -> dict[str, Any]:
+        return self.params.as_dict()
+
+    def _applies(self, p: Any) -> bool:
+        if p.applies is None:
+            return True
+        from checker.symbolic.term import SymbolicBranch
+
+        try:
+            return bool(p.applies(self.params))
+        except SymbolicBranch:
+            raise NotParametric(f"cannot decide whether {p.name} applies with symbolic parameters "
+                                f"(its `applies` compares them)") from None
+
+    def constraints(self) -> list[z3.BoolRef]:
+        return list(self._constraints) + [self.in_range(self.i), self.in_range(self.j)]
+
+    def in_range(self, c: Any) -> z3.BoolRef:
+        c = to_z3_num(c)
+        return z3.And(c >= 0, c < self.N)
+
+    def fresh(self, tag: str) -> tuple:
+        vals = []
+        for n in self.var_names:
+            t = self.vars[n].type
+            if n in self.percpu:
+                vals.append(SymArray(z3.Array(f"{n}{tag}", z3.IntSort(), z3.IntSort()),
+                                     z3.Int(f"sum({n}){tag}"), t, n))
+            else:
+                vals.append(Sym(z3.Int(f"{n}{tag}"), t))
+        return self.state_cls(vals)
+
+    def initial(self) -> tuple:
+        vals = []
+        p = self.params
+        for n in self.var_names:
+            v = self.vars[n]
+            init = v.init(p) if callable(v.init) else v.init
+            if isinstance(init, (list, tuple)):
+                raise NotParametric(f"{n} has a per-CPU list as its initial value")
+            z = to_z3_num(init)
+            if n in self.percpu:
+                vals.append(SymArray(z3.K(z3.IntSort(), z), self.N * z, v.type, n))
+            else:
+                vals.append(Sym(z, v.type))
+        return self.state_cls(vals)
+
+    def transitions(self) -> list[Transition]:
+        out = []
+        for a in self.si.actions.values():
+            if a.role is not None and a.role != self.role:
+                continue  # an empty role
+            params = list(inspect.signature(a.fn).parameters)[(2 if a.role else 1):]
+            choose = dict(a.choose)
+            domains = []
+            for n in choose:
+                dom = choose[n]
+                dom = dom(self.params) if callable(dom) else dom
+                domains.append(tuple(dom))
+            names = tuple(choose)
+            for combo in itertools.product(*domains):
+                kw = dict(zip(names, combo))
+                out.append(Transition(a, self.i if a.role else None, tuple(kw[q] for q in params), tuple(params),
+                                      len(out)))
+        return out
+
+    def fire(self, tr: Transition, s: tuple) -> tuple[z3.BoolRef, tuple]:
+        r = _call(tr.action.fn, s, tr.cpu, tr.args)
+        if r is DISABLED:
+            return z3.BoolVal(False), s
+        return _prop_value(r.guard), self.apply(s, r.updates)
+
+    def apply(self, s: tuple, updates: dict[str, Any]) -> tuple:
+        new = list(s)
+        for name, val in updates.items():
+            pos = self.index[name]
+            t = self.vars[name].type
+            if name in self.percpu:
+                arr: SymArray = new[pos]
+                keys = list(val)
+                if len(keys) > 1 and not all(isinstance(k, int) for k in keys):
+                    raise NotParametric(f"updates {name} at several symbolic CPUs in one step")
+                a, total = arr.arr, arr.sum
+                for k, v in val.items():
+                    kz = to_z3_num(k)
+                    z = self._value(name, t, v)
+                    total = total + z - z3.Select(a, kz)
+                    a = z3.Store(a, kz, z)
+                new[pos] = SymArray(a, total, t, name)
+            else:
+                new[pos] = Sym(self._value(name, t, val), t)
+        return self.state_cls(new)
+
+    def _value(self, name: str, t: IntType, v: Any) -> z3.ArithRef:
+        z = to_z3_num(v)
+        return _wrap(t, z) if name in self._wrap else z
+
+    def cpu_terms(self, s: tuple) -> list[Any]:
+        """The CPUs a step's reasoning can mention: the actor, an arbitrary
+        CPU, and every CPU a shared CPU-id variable points at."""
+        out = [self.i, self.j]
+        for n, v in zip(self.var_names, s):
+            if n not in self.percpu and isinstance(self.vars[n].type, CpuIdType):
+                out.append(v)
+        return out
+
+    def types_at(self, s: tuple, cpus: list[Any]) -> z3.BoolRef:
+        facts = []
+        for n, v in zip(self.var_names, s):
+            t = self.vars[n].type
+            if n in self.percpu:
+                for c in cpus:
+                    f = _type_fact(t, to_z3_num(v[c]), self.N)
+                    if f is not None:
+                        facts.append(z3.Implies(self.in_range(c), f))
+            else:
+                f = _type_fact(t, to_z3_num(v), self.N)
+                if f is not None:
+                    facts.append(f)
+        return z3.And(facts) if facts else z3.BoolVal(True)
+
+    def per_cpu_at(self, p: Any, s: tuple, c: Any) -> z3.BoolRef:
+        return z3.Implies(self.in_range(c), _prop_value(p.fn(s, c)))
+
+    def holds(self, p: Any, s: tuple) -> z3.BoolRef:
+        if p.role is not None:
+            return self.per_cpu_at(p, s, self.j)
+        return _prop_value(p.fn(s))
+
+    def sum_lemma(self, s: tuple, cpus: list[Any]) -> z3.BoolRef:
+        """Instances of: N values each within [lo, hi] sum to within [N*lo, N*hi]
+        (and likewise with one or two known CPUs left out)."""
+        facts = []
+        N = self.N
+        for n, bounds in self.si.sum_bounds.items():
+            lo, hi = (to_z3_num(x) for x in bounds(s))
+            arr: SymArray = s[self.index[n]]
+            total = arr.sum
+            facts += [N * lo <= total, total <= N * hi]
+            for a_i, a in enumerate(cpus):
+                rest = total - z3.Select(arr.arr, to_z3_num(a))
+                facts.append(z3.Implies(self.in_range(a), z3.And((N - 1) * lo <= rest, rest <= (N - 1) * hi)))
+                for b in cpus[a_i + 1:]:
+                    rest2 = rest - z3.Select(arr.arr, to_z3_num(b))
+                    facts.append(z3.Implies(z3.And(self.in_range(a), self.in_range(b),
+                                                   to_z3_num(a) != to_z3_num(b)),
+                                            z3.And((N - 2) * lo <= rest2, rest2 <= (N - 2) * hi)))
+        return z3.And(facts) if facts else z3.BoolVal(True)
+
+    def element_bounds(self, s: tuple, c: Any) -> list[tuple[str, z3.BoolRef]]:
+        out = []
+        for n, bounds in self.si.sum_bounds.items():
+            lo, hi = (to_z3_num(x) for x in bounds(s))
+            x = z3.Select(s[self.index[n]].arr, to_z3_num(c))
+            out.append((n, z3.Implies(self.in_range(c), z3.And(lo <= x, x <= hi))))
+        return out
+
+    def describe(self, zm: z3.ModelRef, s: tuple, cpus: list[Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        ids = sorted({_eval(zm, c) for c in cpus if _eval(zm, c) >= 0})
+        for n, v in zip(self.var_names, s):
+            if n in self.percpu:
+                if self.vars[n].role not in (None, self.role):
+                    continue  # a variable of an empty role
+                for c in ids:
+                    out[f"{n}[{c}]"] = _eval(zm, z3.Select(v.arr, c))
+            else:
+                out[n] = _eval(zm, v)
+        for k, v in self.params._values.items():
+            if isinstance(v, Sym):
+                out[k] = _eval(zm, v.z)
+        return out

@@ -1,0 +1,171 @@
+"""Inductive invariants: Init => Inv, Inv and Step => Inv', Inv => Property.
+
+``Inv`` is the conjunction of the spec's ``@invariant(inductive=True)``
+properties and the type facts of its variables. Each obligation is one
+Z3 query; a property is proved when all of its obligations are. A step that
+breaks a conjunct yields a counterexample to induction: the state before,
+the step, the state after and the conjunct. Its verdict is inconclusive
+(``not_inductive``): the state before may be unreachable.
+
+For the any-N encoding, per-CPU conjuncts are proved for one arbitrary CPU
+``j`` and assumed at the CPUs a step can mention; sums are bounded by the
+sum lemma (proved here by induction once) from the per-element bounds the
+spec declares in ``sum_bounds`` (each itself an obligation).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import z3
+
+from checker.prove.encoding import AnyN, PerN, Transition
+from checker.prove.solver import Solver
+from checker.result import HOLDS, INCONCLUSIVE, StopReason, Step
+
+
+@dataclass
+class Proof:
+    """What the obligations of one property came to."""
+
+    name: str
+    obligations: int = 0
+    verdict: str = HOLDS
+    reason: str | None = None
+    cti: dict[str, Any] | None = None  # initial_state, trace, broken conjunct
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    def record(self, answer: Any, cti: Any = None) -> None:
+        self.obligations += 1
+        self.seconds += answer.seconds
+        if self.verdict != HOLDS:
+            return
+        if answer.result == "sat":
+            self.verdict, self.reason = INCONCLUSIVE, StopReason.NOT_INDUCTIVE
+            self.cti = cti(answer.model) if cti is not None else None
+        elif answer.result == "unknown":
+            self.verdict, self.reason = INCONCLUSIVE, f"{StopReason.SOLVER_UNKNOWN}: {answer.reason}"
+
+
+def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, tag: str) -> dict[str, Proof]:
+    """Prove every inductive property and every other invariant expected to hold."""
+    inductive = [p for p in properties if p.kind == "invariant" and p.inductive]
+    goals = [p for p in properties if p.kind == "invariant" and not p.inductive and p.expect == "holds"
+             and p.name != "no_overflow"]
+    proofs: dict[str, Proof] = {p.name: Proof(p.name) for p in inductive + goals}
+    proofs["types"] = Proof("types")
+    if isinstance(enc, AnyN):
+        proofs["sum_lemma"] = Proof("sum_lemma")
+    base = enc.constraints()
+    s = enc.fresh("")
+    s0 = enc.initial()
+
+    def q(name: str) -> str:
+        return f"{tag}.{name}"
+
+    # -- Init => Inv ---------------------------------------------------------------
+    for p in inductive:
+        proofs[p.name].record(solver.obligation(q(f"{p.name}.init"), base, enc.holds(p, s0)))
+    proofs["types"].record(solver.obligation(q("types.init"), base, _types(enc, s0)))
+
+    hyp = base + [_types(enc, s), *_inv(enc, inductive, s)]
+    if isinstance(enc, AnyN):
+        _prove_sum_lemma(enc, solver, proofs["sum_lemma"], hyp, s, q)
+        hyp.append(enc.sum_lemma(s, enc.cpu_terms(s)))
+
+    # -- Inv and Step => Inv' ------------------------------------------------------
+    per_cpu = [p for p in inductive if p.role is not None]
+    shared = [p for p in inductive if p.role is None]
+    for tr in enc.transitions():
+        guard, t = enc.fire(tr, s)
+        pre = hyp + [guard]
+        label = f"{tr.name}" + ("".join(f".{k}={v}" for k, v in tr.choices().items()))
+        proofs["types"].record(solver.obligation(q(f"types.step.{label}"), pre, _types(enc, t)),
+                               _cti(enc, tr, s, t, "types"))
+        for p in per_cpu:
+            proofs[p.name].record(solver.obligation(q(f"{p.name}.step.{label}"), pre, enc.holds(p, t)),
+                                  _cti(enc, tr, s, t, p.name))
+        # Shared conjuncts may use the per-CPU ones after the step: those were
+        # just proved for an arbitrary CPU, so they hold for every CPU.
+        post = pre + [_types(enc, t), *_inv(enc, per_cpu, t)]
+        if isinstance(enc, AnyN):
+            post.append(enc.sum_lemma(t, enc.cpu_terms(t)))
+        for p in shared:
+            proofs[p.name].record(solver.obligation(q(f"{p.name}.step.{label}"), post, enc.holds(p, t)),
+                                  _cti(enc, tr, s, t, p.name))
+
+    # -- Inv => Property ---------------------------------------------------------------
+    for p in goals:
+        proofs[p.name].record(solver.obligation(q(f"{p.name}.implied"), hyp, enc.holds(p, s)),
+                              _cti(enc, None, s, s, p.name))
+    return proofs
+
+
+def _types(enc: PerN | AnyN, s: tuple) -> z3.BoolRef:
+    if isinstance(enc, AnyN):
+        return enc.types_at(s, enc.cpu_terms(s))
+    return enc.types(s)
+
+
+def _inv(enc: PerN | AnyN, props: list[Any], s: tuple) -> list[z3.BoolRef]:
+    out = []
+    for p in props:
+        if isinstance(enc, AnyN) and p.role is not None:
+            out += [enc.per_cpu_at(p, s, c) for c in enc.cpu_terms(s)]
+        else:
+            out.append(enc.holds(p, s))
+    return out
+
+
+def _prove_sum_lemma(enc: AnyN, solver: Solver, proof: Proof, hyp: list, s: tuple, q: Any) -> None:
+    """The sum lemma by induction on k, for arbitrary values and bounds, then
+    each declared per-element bound from the invariant."""
+    if not enc.si.sum_bounds:
+        return
+    k, lo, hi, total, x = z3.Ints("k lo hi partial_sum x")
+    step_hyp = [k >= 0, lo <= hi, k * lo <= total, total <= k * hi, lo <= x, x <= hi]
+    proof.record(solver.obligation(q("sum_lemma.base"), [lo <= hi], z3.And(0 * lo <= 0, 0 <= 0 * hi)))
+    proof.record(solver.obligation(q("sum_lemma.step"), step_hyp,
+                                   z3.And((k + 1) * lo <= total + x, total + x <= (k + 1) * hi)))
+    for name, fact in enc.element_bounds(s, enc.j):
+        proof.record(solver.obligation(q(f"sum_lemma.bounds.{name}"), hyp, fact),
+                     _cti(enc, None, s, s, f"the declared bounds of every {name}[cpu] (sum_bounds)"))
+
+
+def _cti(enc: PerN | AnyN, tr: Transition | None, s: tuple, t: tuple, conjunct: str) -> Any:
+    """A function building the counterexample to induction from a Z3 model."""
+
+    def build(model: z3.ModelRef) -> dict[str, Any]:
+        if isinstance(enc, AnyN):
+            cpus = enc.cpu_terms(s) + enc.cpu_terms(t)
+            before, after = enc.describe(model, s, cpus), enc.describe(model, t, cpus)
+            cpu = _int(model, tr.cpu) if tr is not None and tr.cpu is not None else None
+        else:
+            before, after = _flat(enc.describe(model, s)), _flat(enc.describe(model, t))
+            cpu = tr.cpu if tr is not None else None
+        steps = []
+        if tr is not None:
+            changes = {k: v for k, v in after.items() if before.get(k) != v}
+            steps.append(Step(cpu, tr.action.role, tr.name, tr.choices(), changes))
+        return {"initial_state": before, "trace": steps, "broken": conjunct}
+
+    return build
+
+
+def _flat(state: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for k, v in state.items():
+        if isinstance(v, list):
+            for c, x in enumerate(v):
+                out[f"{k}[{c}]"] = x
+        else:
+            out[k] = v
+    return out
+
+
+def _int(model: z3.ModelRef, x: Any) -> int:
+    from checker.symbolic.term import to_z3_num
+
+    v = model.eval(to_z3_num(x), model_completion=True)
+    return v.as_long()
