@@ -8,7 +8,7 @@ atomics) and folds them into the mm's ``atomic_long_t`` counters with
 page fault (``check_sync_rss_stat``) and on exit; ``get_mm_counter()`` reads
 the atomic without locks and clamps a negative value to 0.
 """
-from checker import (AllOf, And, AnyOf, Bool, Enum, Ghost, If, Implies, Max, Or, Param, PerCpu, Role, S32, S64,
+from checker import (AllOf, And, AnyOf, Between, Bool, Enum, Ghost, If, Implies, Max, Or, Param, PerCpu, Role, S32, S64,
                      Shared, Spec, Sum, action, invariant, sometimes, terminal, when)
 
 #: Where a thread is. A fault started from ``idle`` returns there; one
@@ -19,8 +19,8 @@ THREAD = Enum("idle", "fault", "exiting", "exit_fault", "exited", name="thread_p
 READ = Enum("idle", "done", name="read_pc")
 
 
-def _amounts(p):
-    return range(1, p.U + 1)
+#: A fault adds 1..U pages to the member.
+_amounts = Between(1, lambda p: p.U)
 
 
 def _full(p):
@@ -96,11 +96,11 @@ class RssSplit(Spec):
         "linearisation point of the add), not the number of pages whose PTEs are set",
     )
 
-    threads = Param(2, domain=range(1, 1 << 20), explore=(1, 2), doc="threads of the mm, each on its own CPU")
-    T = Param(64, domain=range(0, 1 << 16), explore=(1, 2), doc="TASK_RSS_EVENTS_THRESH (64 in the kernel)")
-    U = Param(1, domain=range(1, 17), explore=(1, 2),
+    threads = Param(2, domain=range(1, 1 << 20), explore=(1, 2), prove=range(1, 1 << 20), doc="threads of the mm, each on its own CPU")
+    T = Param(64, domain=range(0, 1 << 16), explore=(1, 2), prove=range(0, 65), doc="TASK_RSS_EVENTS_THRESH (64 in the kernel)")
+    U = Param(1, domain=range(1, 17), explore=(1, 2), prove=range(1, 17),
               doc="the largest amount one fault adds to the member: 1 for one page, up to 16 with fault-around")
-    faults = Param(lambda p: 2 * p.T + 3, domain=range(0, 1 << 20),
+    faults = Param(lambda p: 2 * p.T + 3, domain=range(0, 1 << 20), prove=("symbolic",),
                    doc="page faults per thread (default 2T+3: enough to reach the per-thread bound)")
     unmaps = Param(0, domain=range(0, 1 << 16), doc="zap_pte_range calls per thread (munmap)")
     readers = Param(0, domain=(0, 1), doc="CPUs doing one get_mm_counter")
@@ -192,7 +192,10 @@ class RssSplit(Spec):
         return AllOf([s.pc[t] == THREAD.exited for t in s.thread] + [s.read_pc[r] == READ.done for r in s.reader])
 
     # -- properties ---------------------------------------------------------------------------
-    @invariant
+    # The sum lemma's per-element bounds (each proved from the invariants below).
+    sum_bounds = {"cache": lambda s: (0, (s.T + 2) * s.U)}
+
+    @invariant(inductive=True)
     def no_lost_update(s):
         """Conservation: count + the sum of the threads' caches == E in every state."""
         return s.count + Sum(s.cache) == s.exact
@@ -204,23 +207,30 @@ class RssSplit(Spec):
         This is what check_mm() tests when the mm is freed ("BUG: Bad rss-counter state")."""
         return Implies(AllOf(s.pc[t] == THREAD.exited for t in s.thread), s.count == s.exact)
 
-    @invariant
-    def events_bound(s):
-        """check_sync_rss_stat keeps events <= T + 1 (it increments only while events <= T)."""
-        return Max(s.events[t] for t in s.thread) <= s.T + 1
+    @invariant(role="thread", inductive=True)
+    def exited_thread_holds_nothing(s, t):
+        """exit_mm synced: an exited thread's cache and events are 0 (with conservation,
+        the per-thread form of exact_after_exit)."""
+        return Implies(s.pc[t] == THREAD.exited, And(s.cache[t] == 0, s.events[t] == 0))
 
-    @invariant
-    def cache_tracks_events(s):
-        """Every cache is at most (events + 1) * U.
+    @invariant(role="thread", inductive=True)
+    def events_bound(s, t):
+        """check_sync_rss_stat keeps 0 <= events <= T + 1 (it increments only while events <= T)."""
+        return And(s.events[t] >= 0, s.events[t] <= s.T + 1)
+
+    @invariant(role="thread", inductive=True)
+    def cache_tracks_events(s, t):
+        """0 <= cache <= (events + 1) * U, or events * U inside a fault before its accounting.
 
         A cache holds the faults counted in events plus the one that synced:
         the inductive step behind the bound."""
-        return AllOf(s.cache[t] <= (s.events[t] + 1) * s.U for t in s.thread)
+        in_fault = Or(s.pc[t] == THREAD.fault, s.pc[t] == THREAD.exit_fault)
+        return And(s.cache[t] >= 0, s.cache[t] <= (s.events[t] + If(in_fault, 0, 1)) * s.U)
 
-    @invariant
-    def per_thread_bound(s):
+    @invariant(role="thread")
+    def per_thread_bound(s, t):
         """Every thread's cached delta is within (T + 2) * U of 0."""
-        return Max(abs(s.cache[t]) for t in s.thread) <= (s.T + 2) * s.U
+        return abs(s.cache[t]) <= (s.T + 2) * s.U
 
     @sometimes(applies=_full)
     def per_thread_bound_is_tight(s):
@@ -232,14 +242,24 @@ class RssSplit(Spec):
         """False on purpose: the per-thread bound one smaller. Violated, so (T + 2) * U is exact."""
         return Max(abs(s.cache[t]) for t in s.thread) <= (s.T + 2) * s.U - 1
 
-    @invariant
-    def first_window_bound(s):
-        """A thread that has not synced yet holds at most (T + 1) * U.
+    @invariant(role="thread", inductive=True)
+    def first_window_bound(s, t):
+        """A thread that has not synced yet holds at most (T + 1) * U: at most events * U,
+        less one fault's worth inside a fault before its accounting.
 
         Not synced yet: events still equals the faults it started. The first
         window is one fault shorter than the later ones."""
-        return AllOf(Implies(And(s.pc[t] != THREAD.exited, s.events[t] == s.faults - s.faults_left[t]),
-                             s.cache[t] <= (s.T + 1) * s.U) for t in s.thread)
+        in_fault = Or(s.pc[t] == THREAD.fault, s.pc[t] == THREAD.exit_fault)
+        started = s.faults - s.faults_left[t]
+        return Implies(And(s.pc[t] != THREAD.exited, s.events[t] == started),
+                       And(s.cache[t] <= (s.events[t] - If(in_fault, 1, 0)) * s.U,
+                           s.cache[t] <= (s.T + 1) * s.U))
+
+    @invariant(role="thread", inductive=True)
+    def events_count_started_faults(s, t):
+        """events never exceeds the faults started (it is reset, never raised, elsewhere)."""
+        return And(s.faults_left[t] >= 0, s.faults_left[t] <= s.faults,
+                   s.events[t] <= s.faults - s.faults_left[t])
 
     @sometimes(applies=lambda p: p.faults >= p.T + 1)
     def first_window_is_tight(s):

@@ -25,7 +25,10 @@ from checker.report.trace import render_trace
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Check
 from checker.spec.compile import Model
 from checker.spec.model import info, resolve_params
-from checker.symbolic.term import Sym
+from checker.symbolic.term import Sym, SymbolicBranch, SymbolicIndex
+
+_NOT_PARAMETRIC = {SymbolicBranch: "decides a condition on a symbolic parameter with Python",
+                   SymbolicIndex: "uses a symbolic parameter as a Python index or range bound"}
 
 #: A contiguous run of at least this many values is proved as one symbolic range.
 RANGE_MIN = 3
@@ -132,8 +135,8 @@ def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, e
             enc = AnyN(cls, values, shown, role, size_z, constraints)
             proofs = prove_invariants(enc, enc.properties, solver, tag)
             method = "parametric"
-        except NotParametric as e:
-            fallback_reason = str(e)
+        except (NotParametric, SymbolicBranch, SymbolicIndex) as e:
+            fallback_reason = str(e) or _NOT_PARAMETRIC[type(e)]
             proofs, method, shown = _per_n_fallback(cls, choice, solver, tag, fallback_reason)
     else:
         model = Model(cls, resolve_params(cls, values))

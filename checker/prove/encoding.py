@@ -16,7 +16,7 @@ import z3
 
 from checker.errors import SpecError
 from checker.spec.compile import Model, state_class
-from checker.spec.declare import DISABLED, Step
+from checker.spec.declare import DISABLED, Between, Step
 from checker.spec.model import info
 from checker.prove.symstate import NotParametric, SymArray, SymParams, SymRole
 from checker.symbolic.term import Sym, to_z3_bool, to_z3_num
@@ -32,6 +32,7 @@ class Transition:
     args: tuple
     arg_names: tuple
     index: int
+    ranges: tuple = ()  # constraints on symbolic choices (a Between with a symbolic bound)
 
     @property
     def name(self) -> str:
@@ -279,22 +280,32 @@ class AnyN:
             params = list(inspect.signature(a.fn).parameters)[(2 if a.role else 1):]
             choose = dict(a.choose)
             domains = []
+            ranges: list[z3.BoolRef] = []
             for n in choose:
                 dom = choose[n]
-                dom = dom(self.params) if callable(dom) else dom
+                if isinstance(dom, Between):
+                    lo, hi = dom.bounds(self.params)
+                    if isinstance(lo, Sym) or isinstance(hi, Sym):
+                        x = z3.Int(f"{a.name}.{n}")
+                        ranges += [x >= to_z3_num(lo), x <= to_z3_num(hi)]
+                        domains.append((Sym(x),))
+                        continue
+                    dom = dom.values(self.params)
+                elif callable(dom):
+                    dom = dom(self.params)
                 domains.append(tuple(dom))
             names = tuple(choose)
             for combo in itertools.product(*domains):
                 kw = dict(zip(names, combo))
                 out.append(Transition(a, self.i if a.role else None, tuple(kw[q] for q in params), tuple(params),
-                                      len(out)))
+                                      len(out), tuple(ranges)))
         return out
 
     def fire(self, tr: Transition, s: tuple) -> tuple[z3.BoolRef, tuple]:
         r = _call(tr.action.fn, s, tr.cpu, tr.args)
         if r is DISABLED:
             return z3.BoolVal(False), s
-        return _prop_value(r.guard), self.apply(s, r.updates)
+        return z3.And(_prop_value(r.guard), *tr.ranges), self.apply(s, r.updates)
 
     def apply(self, s: tuple, updates: dict[str, Any]) -> tuple:
         new = list(s)

@@ -18,7 +18,7 @@ from typing import Any, Iterable
 
 from checker.errors import SpecError
 from checker.expr import AllOf
-from checker.spec.declare import DISABLED, ActionInfo, PropertyInfo, Step
+from checker.spec.declare import DISABLED, ActionInfo, Between, PropertyInfo, Step
 from checker.spec.model import Params, Spec, all_assumptions, decl_line, info
 from checker.types import BoolType, CpuIdType
 
@@ -124,7 +124,9 @@ class Model:
         domains = []
         for n in choose:  # declared order
             dom = choose[n]
-            if callable(dom):
+            if isinstance(dom, Between):
+                dom = dom.values(self.params)
+            elif callable(dom):
                 dom = dom(self.params)
             dom = tuple(dom)
             if not dom:

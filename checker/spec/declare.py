@@ -233,6 +233,26 @@ def terminal(fn: Callable) -> Callable:
     return _record(fn, "__countercheck_terminal__", True)
 
 
+class Between:
+    """The integers ``lo..hi`` (inclusive) as an action's choice; either bound
+    may be a function of the parameters. The explorer tries each value; the
+    Z3 backend takes one symbolic value in the range, so the range may be as
+    large as a parameter that is itself symbolic."""
+
+    def __init__(self, lo: Any, hi: Any):
+        self.lo = lo
+        self.hi = hi
+
+    def bounds(self, p: Any) -> tuple[Any, Any]:
+        lo = self.lo(p) if callable(self.lo) else self.lo
+        hi = self.hi(p) if callable(self.hi) else self.hi
+        return lo, hi
+
+    def values(self, p: Any) -> range:
+        lo, hi = self.bounds(p)
+        return range(lo, hi + 1)
+
+
 class Step:
     """What an action returns: a guard and the variables it changes."""
 
