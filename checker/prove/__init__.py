@@ -169,6 +169,8 @@ _BUILTIN_DOC = {
 
 def _cti_text(cti: dict[str, Any]) -> list[str]:
     before = ", ".join(f"{k}={v}" for k, v in cti["initial_state"].items())
+    if cti.get("initial"):
+        return [f"violated in an initial state: {before}"]
     lines = [f"counterexample to induction (the state before may be unreachable); breaks {cti['broken']}",
              f"before: {before}"]
     for st in cti["trace"]:

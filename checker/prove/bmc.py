@@ -15,6 +15,7 @@ import z3
 from checker.prove.encoding import PerN
 from checker.prove.solver import Solver
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Step
+from checker.symbolic.term import to_z3_num
 from checker.spec.compile import Model
 
 DEADLOCK = "no_deadlock"
@@ -33,21 +34,29 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, BmcOutcome], bo
     """(outcome per property, whether the runs were exhausted, initial state)."""
     enc = PerN(model)
     trs = enc.transitions()
-    z = solver._new()
     init = enc.initial()
     states = [enc.fresh("@0")]
     sels: list[z3.ArithRef] = []
-    z.add(enc.equal(states[0], init))
+    constraints: list[Any] = [enc.equal(states[0], init)]
+    z: Any = None
     props = list(model.properties)
     open_props = {p.name: p for p in props}
     out: dict[str, BmcOutcome] = {}
     dl_open = True
 
     def step_constraint(prev: tuple, cur: tuple, sel: z3.ArithRef) -> list[z3.BoolRef]:
-        cs = [sel >= 0, sel < len(trs)]
-        for tr in trs:
-            g, nxt = enc.fire(tr, prev)
-            cs.append(z3.Implies(sel == tr.index, z3.And(g, enc.equal(cur, nxt))))
+        """One step: the selected transition is enabled, and each slot takes the
+        value of the transition that writes it (a frame condition otherwise).
+        Listing per slot only the transitions that write it keeps the formula
+        small: most steps touch two or three slots."""
+        fired = [(tr, *enc.fire(tr, prev)) for tr in trs]
+        cs = [z3.Or([z3.And(sel == tr.index, g) for tr, g, _ in fired if not z3.is_false(g)] or [z3.BoolVal(False)])]
+        for old_slot, new_slot, nexts in _slots(prev, cur, [nxt for _, _, nxt in fired]):
+            value = to_z3_num(old_slot)
+            for (tr, _g, _n), nv in zip(fired, nexts):
+                if nv is not old_slot:
+                    value = z3.If(sel == tr.index, to_z3_num(nv), value)
+            cs.append(to_z3_num(new_slot) == value)
         return cs
 
     def trace(m: z3.ModelRef, depth: int) -> list[Step]:
@@ -61,9 +70,14 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, BmcOutcome], bo
         return steps
 
     def ask(extra: list[Any]) -> z3.CheckSatResult:
-        z.push()
-        z.add(*extra)
-        r = z.check()
+        # A fresh solver per query rather than push/pop: Z3 then preprocesses
+        # the whole unrolling (solving away the per-step state equations),
+        # which is far faster here than its incremental mode.
+        nonlocal z
+        q = solver.fresh_lia()
+        q.add(*constraints, *extra)
+        z = q
+        r = q.check()
         solver.queries += 1
         return r
 
@@ -72,32 +86,39 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, BmcOutcome], bo
         if d > 0:
             cur = enc.fresh(f"@{d}")
             sel = z3.Int(f"step@{d}")
-            z.add(*step_constraint(states[-1], cur, sel))
+            constraints.extend(step_constraint(states[-1], cur, sel))
             states.append(cur)
             sels.append(sel)
         cur = states[-1]
-        for name in list(open_props):
-            p = open_props[name]
-            want = enc.holds(p, cur) if p.kind == "sometimes" else z3.Not(enc.holds(p, cur))
-            r = ask([want])
-            if r == z3.sat:
-                verdict = HOLDS if p.kind == "sometimes" else VIOLATED
-                out[name] = BmcOutcome(name, p.kind, verdict, None, trace(z.model(), d))
+        # One query for all open properties at this depth; only when some
+        # is decided here, find which (most depths decide nothing).
+        while open_props:
+            goals = {name: (enc.holds(p, cur) if p.kind == "sometimes" else z3.Not(enc.holds(p, cur)))
+                     for name, p in open_props.items()}
+            r = ask([z3.Or(list(goals.values()))])
+            if r != z3.sat:
+                if r == z3.unknown:
+                    unknown = z.reason_unknown()
+                break
+            m = z.model()
+            decided = [name for name, g in goals.items() if z3.is_true(m.eval(g, model_completion=True))]
+            for name in decided:
+                # A trace for this property alone, so each is its own shortest witness.
+                r = ask([goals[name]])
+                if r == z3.sat:
+                    p = open_props[name]
+                    verdict = HOLDS if p.kind == "sometimes" else VIOLATED
+                    out[name] = BmcOutcome(name, p.kind, verdict, None, trace(z.model(), d))
                 del open_props[name]
-            elif r == z3.unknown:
-                unknown = z.reason_unknown()
-            z.pop()
         if dl_open:
             enabled = z3.Or([enc.fire(tr, cur)[0] for tr in trs]) if trs else z3.BoolVal(False)
             r = ask([z3.Not(enabled), z3.Not(enc.terminal(cur))])
             if r == z3.sat:
                 out[DEADLOCK] = BmcOutcome(DEADLOCK, "deadlock", VIOLATED, None, trace(z.model(), d))
                 dl_open = False
-            z.pop()
     # Exhausted? No run of k + 1 steps means every reachable state was seen.
     nxt = enc.fresh(f"@{k + 1}")
     r = ask(step_constraint(states[-1], nxt, z3.Int(f"step@{k + 1}")))
-    z.pop()
     exhausted = r == z3.unsat
     reason = None if exhausted else (f"solver_unknown: {unknown}" if unknown else "bmc_depth")
     for name, p in open_props.items():
@@ -110,6 +131,16 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, BmcOutcome], bo
                                    None if exhausted else reason)
     s0 = model.initial_states()[0]
     return out, exhausted, model.state_dict(s0)
+
+
+def _slots(prev: tuple, cur: tuple, nexts: list[tuple]):
+    """(slot before, slot after, that slot in each transition's next state), per slot."""
+    for i, (a, b) in enumerate(zip(prev, cur)):
+        if isinstance(a, tuple):
+            for c in range(len(a)):
+                yield a[c], b[c], [n[i][c] for n in nexts]
+        else:
+            yield a, b, [n[i] for n in nexts]
 
 
 def _flat(state: dict[str, Any]) -> dict[str, Any]:

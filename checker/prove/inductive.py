@@ -22,7 +22,7 @@ import z3
 from checker.prove.encoding import AnyN, PerN, Transition
 from checker.prove.solver import Solver
 from checker.prove.symstate import NotParametric
-from checker.result import HOLDS, INCONCLUSIVE, StopReason, Step
+from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, StopReason, Step
 
 
 @dataclass
@@ -37,13 +37,16 @@ class Proof:
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
 
-    def record(self, answer: Any, cti: Any = None) -> None:
+    def record(self, answer: Any, cti: Any = None, initial: bool = False) -> None:
         self.obligations += 1
         self.seconds += answer.seconds
         if self.verdict != HOLDS:
             return
         if answer.result == "sat":
-            self.verdict, self.reason = INCONCLUSIVE, StopReason.NOT_INDUCTIVE
+            if initial:  # an initial state is reachable: a real violation
+                self.verdict, self.reason = VIOLATED, None
+            else:
+                self.verdict, self.reason = INCONCLUSIVE, StopReason.NOT_INDUCTIVE
             self.cti = cti(answer.model) if cti is not None else None
         elif answer.result == "unknown":
             self.verdict, self.reason = INCONCLUSIVE, f"{StopReason.SOLVER_UNKNOWN}: {answer.reason}"
@@ -65,10 +68,12 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
     def q(name: str) -> str:
         return f"{tag}.{name}"
 
-    # -- Init => Inv ---------------------------------------------------------------
+    # -- Init => Inv: a failure here is a real violation, in an initial state --------------
     for p in inductive:
-        proofs[p.name].record(solver.obligation(q(f"{p.name}.init"), base, enc.holds(p, s0)))
-    proofs["types"].record(solver.obligation(q("types.init"), base, _types(enc, s0)))
+        proofs[p.name].record(solver.obligation(q(f"{p.name}.init"), base, enc.holds(p, s0)),
+                              _init_cex(enc, s0, p.name), initial=True)
+    proofs["types"].record(solver.obligation(q("types.init"), base, _types(enc, s0)),
+                           _init_cex(enc, s0, "types"), initial=True)
 
     hyp = base + [_types(enc, s), *_inv(enc, inductive, s)]
     if isinstance(enc, AnyN):
@@ -148,6 +153,17 @@ def _prove_sum_lemma(enc: AnyN, solver: Solver, proof: Proof, hyp: list, s: tupl
     for name, fact in enc.element_bounds(s, enc.j):
         proof.record(solver.obligation(q(f"sum_lemma.bounds.{name}"), hyp, fact),
                      _cti(enc, None, s, s, f"the declared bounds of every {name}[cpu] (sum_bounds)"))
+
+
+def _init_cex(enc: PerN | AnyN, s0: tuple, conjunct: str) -> Any:
+    def build(model: z3.ModelRef) -> dict[str, Any]:
+        if isinstance(enc, AnyN):
+            state = enc.describe(model, s0, [enc.j])
+        else:
+            state = _flat(enc.describe(model, s0))
+        return {"initial_state": state, "trace": [], "broken": conjunct, "initial": True}
+
+    return build
 
 
 def _cti(enc: PerN | AnyN, tr: Transition | None, s: tuple, t: tuple, conjunct: str) -> Any:

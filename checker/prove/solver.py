@@ -40,6 +40,14 @@ class Solver:
             s.set("timeout", max(1, int(self.timeout * 1000)))
         return s
 
+    def fresh_lia(self) -> z3.Solver:
+        """A non-incremental solver for one query over linear integer arithmetic."""
+        s = z3.SolverFor("QF_LIA")
+        s.set("random_seed", 0)
+        if self.timeout:
+            s.set("timeout", max(1, int(self.timeout * 1000)))
+        return s
+
     def obligation(self, name: str, hyps: list[Any], goal: Any) -> Answer:
         """Does ``hyps => goal`` hold? ``name`` labels an emitted file."""
         s = self._new()

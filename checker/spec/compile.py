@@ -17,7 +17,7 @@ from operator import itemgetter
 from typing import Any, Iterable
 
 from checker.errors import SpecError
-from checker.expr import AllOf
+from checker.expr import AllOf, And
 from checker.spec.declare import DISABLED, ActionInfo, Between, PropertyInfo, Step
 from checker.spec.model import Params, Spec, all_assumptions, decl_line, info
 from checker.types import BoolType, CpuIdType
@@ -240,7 +240,12 @@ class Model:
         if not checked:
             return None
 
-        def no_overflow(s: tuple) -> bool:
+        def no_overflow(s: tuple) -> Any:
+            pos0, _, _, per0 = checked[0]
+            first = s[pos0][0] if per0 and s[pos0] else s[pos0]
+            if first.__class__ is not int:  # symbolic values: the same claim as a term
+                return AllOf([And(t.lo <= x, x <= t.hi) for pos, _n, t, per in checked
+                              for x in (s[pos] if per else (s[pos],))])
             for pos, _n, t, per in checked:
                 vals = s[pos] if per else (s[pos],)
                 for x in vals:
