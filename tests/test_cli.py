@@ -15,7 +15,7 @@ def validate(data):
 
 
 def test_json_validates_and_reports_every_property(cli):
-    r = cli("verify", "percpu_eager", "--set", "ncpus=2", "--format", "json")
+    r = cli("verify", "percpu_eager", "--set", "ncpus=2", "--mode", "explore", "--format", "json")
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     validate(data)
@@ -76,7 +76,7 @@ def test_expected_bug_not_found_within_limit_is_3_not_1(cli):
 
 def test_set_range_makes_a_cross_product(cli):
     r = cli("verify", "percpu_eager", "--set", "ncpus=1..2", "--set", "batch=2,3", "--set", "readers=0",
-            "--set", "summers=0", "--format", "json")
+            "--set", "summers=0", "--mode", "explore", "--format", "json")
     data = json.loads(r.stdout)
     points = {(c["params"]["ncpus"], c["params"]["batch"]) for c in data["checks"]}
     assert points == {(1, 2), (1, 3), (2, 2), (2, 3)}
@@ -84,7 +84,7 @@ def test_set_range_makes_a_cross_product(cli):
 
 def test_no_symmetry_flag(cli):
     r = cli("verify", "percpu_eager", "--set", "ncpus=2", "--set", "readers=0", "--set", "summers=0",
-            "--set", "batch=2", "--no-symmetry", "--format", "json")
+            "--set", "batch=2", "--no-symmetry", "--mode", "explore", "--format", "json")
     data = json.loads(r.stdout)
     assert {c["states"] for c in data["checks"]} == {154} and not data["checks"][0]["symmetry"]
 

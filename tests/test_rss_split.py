@@ -19,6 +19,7 @@ BASE = {
     "per_thread_bound": HOLDS, "per_thread_bound_is_tight": HOLDS, "per_thread_bound_minus_one": VIOLATED,
     "first_window_bound": HOLDS, "first_window_is_tight": HOLDS, "a_threshold_sync_happens": HOLDS,
     "read_bound": HOLDS, "read_bound_is_tight": HOLDS, "no_overflow": HOLDS, "no_deadlock": HOLDS,
+    "exited_thread_holds_nothing": HOLDS, "events_count_started_faults": HOLDS,
 }
 
 
