@@ -45,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="explore the explore sweeps, prove the prove sweeps with Z3, or both (default)")
     v.add_argument("--bmc", type=int, metavar="K", help="also bounded-model-check every property to depth K "
                    "at the explore points (with --mode prove or all)")
-    v.add_argument("--smt-timeout", type=float, metavar="S", help="timeout of each Z3 query, in seconds")
+    v.add_argument("--smt-timeout", type=float, metavar="S", default=60.0,
+                   help="timeout of each Z3 query, in seconds (default 60; a timeout is inconclusive)")
     v.add_argument("--emit-smt", metavar="DIR", help="write every proof obligation as an SMT-LIB2 file to DIR")
 
     ls = sub.add_parser("list", help="show specs, parameters, properties and assumptions")

@@ -16,7 +16,7 @@ from checker.result import HOLDS, INCONCLUSIVE, VERDICTS, VIOLATED, Check
 from checker.report.trace import render_trace
 from checker.spec.compile import Model
 from checker.spec.lint import lint
-from checker.spec.model import Params, info, resolve_params
+from checker.spec.model import Params, all_assumptions, info, resolve_params
 
 SCHEMA_VERSION = "1.0"
 
@@ -38,6 +38,8 @@ class Report:
     checks: list[Check] = field(default_factory=list)
     errors: list[ErrorInfo] = field(default_factory=list)
     seconds: float = 0.0
+    #: Per spec run: its file, the kernel code it models, and its assumptions.
+    specs: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def exit_code(self) -> int:
@@ -70,6 +72,7 @@ class Report:
             "summary": {"ok": self.ok, "exit_code": self.exit_code, "seconds": round(self.seconds, 3),
                         **self.counts()},
             "errors": [e.to_json() for e in self.errors],
+            "specs": self.specs,
         }
 
 
@@ -161,11 +164,13 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
 
 
 MODES = ("explore", "prove", "all")
+#: Seconds per Z3 query unless --smt-timeout says otherwise: every query has one.
+DEFAULT_SMT_TIMEOUT = 60.0
 
 
 def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = None, symmetry: bool = True,
            max_states: int | None = None, timeout: float | None = None, mode: str = "all",
-           bmc: int | None = None, smt_timeout: float | None = None, emit_smt: Path | None = None,
+           bmc: int | None = None, smt_timeout: float | None = DEFAULT_SMT_TIMEOUT, emit_smt: Path | None = None,
            on_check: Callable[[Check], None] | None = None) -> Report:
     """Run every selected spec: the explorer over its explore sweep, the Z3
     backend over its prove sweep (``mode``), BMC at the explore points when
@@ -186,6 +191,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
 
     for cls in classes:
         own = {k: v for k, v in sets.items() if k in info(cls).params}
+        report.specs[cls.spec_name] = {"file": info(cls).file, "kernel": cls.kernel,
+                                       "assumptions": list(all_assumptions(cls))}
         try:
             points = param_points(cls, own, "explore")
             if mode in ("explore", "all"):
