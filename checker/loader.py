@@ -83,8 +83,3 @@ def resolve(names: list[str]) -> list[type]:
         raise UsageError(f"no spec {name!r}; built-in specs are: {', '.join(builtins)} "
                          f"(or give a path to a spec file, optionally as FILE.py:ClassName)")
     return out
-
-
-def is_bug_spec(cls: type) -> bool:
-    """A spec declared to violate some of its properties (``expect_violated=...``)."""
-    return bool(cls.expect_violated)

@@ -100,6 +100,18 @@ class Check:
         return d
 
 
+def flatten(state: dict[str, Any]) -> dict[str, Any]:
+    """A state as the trace shows it: per-CPU values keyed ``local[2]``."""
+    out: dict[str, Any] = {}
+    for k, v in state.items():
+        if isinstance(v, list):
+            for c, x in enumerate(v):
+                out[f"{k}[{c}]"] = x
+        else:
+            out[k] = v
+    return out
+
+
 @dataclass
 class Outcome:
     """What one exploration decided about one property."""

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable
 
 from checker.errors import CheckerError, UsageError
 from checker.explore import DEADLOCK, explore
-from checker.result import HOLDS, INCONCLUSIVE, VERDICTS, VIOLATED, Check
+from checker.result import HOLDS, VERDICTS, Check
 from checker.report.trace import render_trace
 from checker.spec.compile import Model
 from checker.spec.lint import lint
@@ -128,15 +128,6 @@ def check_sets_apply(classes: list[type], sets: dict[str, Any]) -> None:
                              f"{', '.join(known)}")
 
 
-class _RunIds:
-    def __init__(self) -> None:
-        self.n = 0
-
-    def next(self) -> int:
-        self.n += 1
-        return self.n
-
-
 def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_states: int | None = None,
                    timeout: float | None = None, run: int = 0) -> list[Check]:
     """Explore one spec at one parameter point; one Check per property."""
@@ -181,7 +172,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     report = Report()
     t0 = time.perf_counter()
     check_sets_apply(classes, sets)
-    ids = _RunIds()
+    ids = itertools.count(1)
 
     def add(checks: list[Check]) -> None:
         for c in checks:
@@ -198,14 +189,14 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             if mode in ("explore", "all"):
                 for params in points:
                     add(explore_checks(cls, params, symmetry=symmetry, max_states=max_states,
-                                       timeout=timeout, run=ids.next()))
+                                       timeout=timeout, run=next(ids)))
             if mode in ("prove", "all"):
                 from checker.prove import bmc_checks, prove_checks
 
-                add(prove_checks(cls, own, smt_timeout=smt_timeout, emit_dir=emit_smt, run=ids.next()))
+                add(prove_checks(cls, own, smt_timeout=smt_timeout, emit_dir=emit_smt, run=next(ids)))
                 if bmc is not None:
                     for params in points:
-                        add(bmc_checks(cls, params, bmc, smt_timeout=smt_timeout, run=ids.next()))
+                        add(bmc_checks(cls, params, bmc, smt_timeout=smt_timeout, run=next(ids)))
         except CheckerError as e:
             report.errors.append(ErrorInfo(e.message, e.file or info(cls).file, e.line))
     report.seconds = time.perf_counter() - t0

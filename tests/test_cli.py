@@ -1,9 +1,7 @@
 """The command line as a user runs it, and its JSON contract."""
 import json
-from pathlib import Path
 
 import jsonschema
-import pytest
 
 from conftest import FIXTURES, ROOT
 

@@ -7,30 +7,20 @@ final; otherwise it is ``inconclusive`` (``bmc_depth``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import z3
 
 from checker.prove.encoding import PerN
 from checker.prove.solver import Solver
-from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Step
+from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Outcome, Step, flatten
 from checker.symbolic.term import to_z3_num
 from checker.spec.compile import Model
 
 DEADLOCK = "no_deadlock"
 
 
-@dataclass
-class BmcOutcome:
-    name: str
-    kind: str
-    verdict: str
-    reason: str | None = None
-    trace: list[Step] = field(default_factory=list)
-
-
-def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, BmcOutcome], bool, dict[str, Any]]:
+def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, Outcome], bool, dict[str, Any]]:
     """(outcome per property, whether the runs were exhausted, initial state)."""
     enc = PerN(model)
     trs = enc.transitions()
@@ -41,7 +31,7 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, BmcOutcome], bo
     z: Any = None
     props = list(model.properties)
     open_props = {p.name: p for p in props}
-    out: dict[str, BmcOutcome] = {}
+    out: dict[str, Outcome] = {}
     dl_open = True
 
     def step_constraint(prev: tuple, cur: tuple, sel: z3.ArithRef) -> list[z3.BoolRef]:
@@ -63,8 +53,8 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, BmcOutcome], bo
         steps = []
         for d in range(depth):
             tr = trs[m.eval(sels[d], model_completion=True).as_long()]
-            before = _flat(enc.describe(m, states[d]))
-            after = _flat(enc.describe(m, states[d + 1]))
+            before = flatten(enc.describe(m, states[d]))
+            after = flatten(enc.describe(m, states[d + 1]))
             steps.append(Step(tr.cpu, model.role_of(tr.cpu), tr.name, tr.choices(),
                               {k2: v for k2, v in after.items() if before[k2] != v}))
         return steps
@@ -108,13 +98,13 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, BmcOutcome], bo
                 if r == z3.sat:
                     p = open_props[name]
                     verdict = HOLDS if p.kind == "sometimes" else VIOLATED
-                    out[name] = BmcOutcome(name, p.kind, verdict, None, trace(z.model(), d))
+                    out[name] = Outcome(name, p.kind, verdict, None, trace(z.model(), d))
                 del open_props[name]
         if dl_open:
             enabled = z3.Or([enc.fire(tr, cur)[0] for tr in trs]) if trs else z3.BoolVal(False)
             r = ask([z3.Not(enabled), z3.Not(enc.terminal(cur))])
             if r == z3.sat:
-                out[DEADLOCK] = BmcOutcome(DEADLOCK, "deadlock", VIOLATED, None, trace(z.model(), d))
+                out[DEADLOCK] = Outcome(DEADLOCK, "deadlock", VIOLATED, None, trace(z.model(), d))
                 dl_open = False
     # Exhausted? No run of k + 1 steps means every reachable state was seen.
     nxt = enc.fresh(f"@{k + 1}")
@@ -123,11 +113,11 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, BmcOutcome], bo
     reason = None if exhausted else (f"solver_unknown: {unknown}" if unknown else "bmc_depth")
     for name, p in open_props.items():
         if exhausted:
-            out[name] = BmcOutcome(name, p.kind, VIOLATED if p.kind == "sometimes" else HOLDS)
+            out[name] = Outcome(name, p.kind, VIOLATED if p.kind == "sometimes" else HOLDS)
         else:
-            out[name] = BmcOutcome(name, p.kind, INCONCLUSIVE, reason)
+            out[name] = Outcome(name, p.kind, INCONCLUSIVE, reason)
     if dl_open:
-        out[DEADLOCK] = BmcOutcome(DEADLOCK, "deadlock", HOLDS if exhausted else INCONCLUSIVE,
+        out[DEADLOCK] = Outcome(DEADLOCK, "deadlock", HOLDS if exhausted else INCONCLUSIVE,
                                    None if exhausted else reason)
     s0 = model.initial_states()[0]
     return out, exhausted, model.state_dict(s0)
@@ -141,14 +131,3 @@ def _slots(prev: tuple, cur: tuple, nexts: list[tuple]):
                 yield a[c], b[c], [n[i][c] for n in nexts]
         else:
             yield a, b, [n[i] for n in nexts]
-
-
-def _flat(state: dict[str, Any]) -> dict[str, Any]:
-    out = {}
-    for k, v in state.items():
-        if isinstance(v, list):
-            for c, x in enumerate(v):
-                out[f"{k}[{c}]"] = x
-        else:
-            out[k] = v
-    return out

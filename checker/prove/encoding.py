@@ -17,6 +17,7 @@ import z3
 from checker.errors import SpecError
 from checker.spec.compile import Model, state_class
 from checker.spec.declare import DISABLED, Between, Step
+from checker.spec.lint import symbolic_state
 from checker.spec.model import info
 from checker.prove.symstate import NotParametric, SymArray, SymParams, SymRole
 from checker.symbolic.term import Sym, to_z3_bool, to_z3_num
@@ -76,23 +77,11 @@ class PerN:
         self.ncpus_total = model.ncpus_total
         self._wrap = {n: v.type for n, v in model.vars.items() if v.overflow == "wrap" and v.type.bits is not None}
 
-    @property
-    def params_shown(self) -> dict[str, Any]:
-        return self.model.params.as_dict()
-
     def constraints(self) -> list[z3.BoolRef]:
         return []
 
     def fresh(self, tag: str) -> tuple:
-        m = self.model
-        vals = []
-        for n in m.var_names:
-            t = m.vars[n].type
-            if n in m.percpu:
-                vals.append(tuple(Sym(z3.Int(f"{n}[{c}]{tag}"), t) for c in range(self.ncpus_total)))
-            else:
-                vals.append(Sym(z3.Int(f"{n}{tag}"), t))
-        return m.state_cls(vals)
+        return symbolic_state(self.model, tag)
 
     def initial(self) -> tuple:
         s0 = self.model.initial_states()[0]
@@ -223,10 +212,6 @@ class AnyN:
         self.j = Sym(z3.Int("cpu_j"))
         self.properties = [p for p in si.properties.values()
                            if p.kind == "invariant" and p.expect == "holds" and self._applies(p)]
-
-    @property
-    def params_shown(self) -> dict[str, Any]:
-        return self.params.as_dict()
 
     def _applies(self, p: Any) -> bool:
         if p.applies is None:

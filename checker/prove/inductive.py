@@ -22,7 +22,7 @@ import z3
 from checker.prove.encoding import AnyN, PerN, Transition
 from checker.prove.solver import Solver
 from checker.prove.symstate import NotParametric
-from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, StopReason, Step
+from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, StopReason, Step, flatten
 
 
 @dataclass
@@ -160,7 +160,7 @@ def _init_cex(enc: PerN | AnyN, s0: tuple, conjunct: str) -> Any:
         if isinstance(enc, AnyN):
             state = enc.describe(model, s0, [enc.j])
         else:
-            state = _flat(enc.describe(model, s0))
+            state = flatten(enc.describe(model, s0))
         return {"initial_state": state, "trace": [], "broken": conjunct, "initial": True}
 
     return build
@@ -175,7 +175,7 @@ def _cti(enc: PerN | AnyN, tr: Transition | None, s: tuple, t: tuple, conjunct: 
             before, after = enc.describe(model, s, cpus), enc.describe(model, t, cpus)
             cpu = _int(model, tr.cpu) if tr is not None and tr.cpu is not None else None
         else:
-            before, after = _flat(enc.describe(model, s)), _flat(enc.describe(model, t))
+            before, after = flatten(enc.describe(model, s)), flatten(enc.describe(model, t))
             cpu = tr.cpu if tr is not None else None
         steps = []
         if tr is not None:
@@ -184,17 +184,6 @@ def _cti(enc: PerN | AnyN, tr: Transition | None, s: tuple, t: tuple, conjunct: 
         return {"initial_state": before, "trace": steps, "broken": conjunct}
 
     return build
-
-
-def _flat(state: dict[str, Any]) -> dict[str, Any]:
-    out = {}
-    for k, v in state.items():
-        if isinstance(v, list):
-            for c, x in enumerate(v):
-                out[f"{k}[{c}]"] = x
-        else:
-            out[k] = v
-    return out
 
 
 def _int(model: z3.ModelRef, x: Any) -> int:

@@ -90,7 +90,7 @@ def render(report: Report, *, traces: str = "bugs", spec_args: dict[str, str] | 
             out.append("")
     for name, spec in report.specs.items():
         out.append(f"{name} models {spec['kernel']}")
-        out.append(f"  assuming: " + "; ".join(spec["assumptions"]))
+        out.append("  assuming: " + "; ".join(spec["assumptions"]))
     for e in report.errors:
         where = f"{e.file}:{e.line}: " if e.file and e.line else (f"{e.file}: " if e.file else "")
         out.append(f"error: {where}{e.message}")

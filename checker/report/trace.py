@@ -3,19 +3,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from checker.result import Step
+from checker.result import Step, flatten
 from checker.spec.compile import Model
 
 
 def render_trace(model: Model, initial: dict[str, Any], steps: list[Step]) -> list[str]:
     """``  3  cpu1  add_fast(amount=+1)   local[1]: 0 -> 1, exact: 1 -> 2``"""
-    current: dict[str, Any] = {}
-    for name, v in initial.items():
-        if isinstance(v, list):
-            for c, x in enumerate(v):
-                current[f"{name}[{c}]"] = x
-        else:
-            current[name] = v
+    current = flatten(initial)
     rows = []
     for i, st in enumerate(steps, 1):
         who = "-" if st.cpu is None else f"cpu{st.cpu}"

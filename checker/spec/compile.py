@@ -14,7 +14,7 @@ import inspect
 import itertools
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any, Iterable
+from typing import Any
 
 from checker.errors import SpecError
 from checker.expr import AllOf, And
@@ -78,9 +78,6 @@ class Model:
     def _make_state_class(self) -> type:
         return state_class(self.cls.__name__, self.var_names, {n: v.doc for n, v in self.vars.items()},
                            self.params.as_dict(), self.roles, self.params, self.ncpus_total)
-
-    def make_state(self, values: Iterable[Any]) -> tuple:
-        return self.state_cls(values)
 
     def initial_states(self) -> list[tuple]:
         vals = []
@@ -331,8 +328,3 @@ def _spec_files(cls: type) -> set[str]:
                 pass
     files.discard("")
     return files
-
-
-def compile_spec(spec: Spec | type, params: Params | None = None) -> Model:
-    return Model(spec, params)
-

@@ -19,8 +19,8 @@ from checker.spec.declare import Step
 _checked: set[tuple[type, Any]] = set()
 
 
-def symbolic_state(model: Model) -> tuple:
-    """A state whose every slot is a fresh Z3 integer symbol."""
+def symbolic_state(model: Model, tag: str = "") -> tuple:
+    """A state whose every slot is a fresh Z3 integer symbol (per-CPU: one per CPU)."""
     import z3
 
     from checker.symbolic.term import Sym
@@ -29,9 +29,9 @@ def symbolic_state(model: Model) -> tuple:
     for n in model.var_names:
         t = model.vars[n].type
         if n in model.percpu:
-            vals.append(tuple(Sym(z3.Int(f"{n}[{c}]"), t) for c in range(model.ncpus_total)))
+            vals.append(tuple(Sym(z3.Int(f"{n}[{c}]{tag}"), t) for c in range(model.ncpus_total)))
         else:
-            vals.append(Sym(z3.Int(n), t))
+            vals.append(Sym(z3.Int(f"{n}{tag}"), t))
     return model.state_cls(vals)
 
 
