@@ -1,0 +1,28 @@
+"""percpu_counter_add_batch() zeroing the local with the wrong amount.
+
+The slow path of lib/percpu_counter.c ends with
+``__this_cpu_sub(*fbc->counters, count - amount)``: ``count`` is
+``local + amount`` and only ``local`` was ever in the per-CPU slot, so the
+local becomes 0. Dropping the ``- amount`` (subtracting what was folded,
+which looks natural) leaves ``-amount`` behind: the amount is counted twice,
+once in ``fbc->count`` and once, negated, in the local. Every fold then
+loses an update: conservation fails after the first slow-path add.
+"""
+from checker import Param, action, when
+from checker.specs.percpu_eager import ADD, PercpuEager
+
+
+class EagerSubCount(PercpuEager, expect_violated=("conservation", "conservation_through_fold",
+                                                  "sum_exact_without_overlap")):
+    """__this_cpu_sub(*fbc->counters, count) instead of (count - amount)."""
+
+    kernel = PercpuEager.kernel + "; the slow path's __this_cpu_sub mutated from count - amount to count"
+    readers = Param(0, domain=(0, 1), doc="CPUs doing one percpu_counter_read / read_positive")
+    summers = Param(1, domain=(0, 1), doc="CPUs doing one __percpu_counter_sum (the sum sees the loss too)")
+
+    @action(role="adders")
+    def zero(s, cpu):
+        """add_batch(): (the bug) __this_cpu_sub(*fbc->counters, count), count = local + amount."""
+        c = s.local[cpu] + s.pending[cpu]
+        return when(s.pc[cpu] == ADD.zero, local={cpu: s.local[cpu] - c}, pending={cpu: 0},
+                    pc={cpu: ADD.release})
