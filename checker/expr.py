@@ -35,8 +35,17 @@ def If(cond: Any, then: Any, other: Any) -> Any:
 
 
 def And(*xs: Any) -> Any:
-    if _is_plain(*xs):
-        return all(xs)
+    # A plain False decides the conjunction on every backend: answer at once.
+    symbolic = False
+    for x in xs:
+        c = x.__class__
+        if c is bool or c is int:
+            if not x:
+                return False
+        else:
+            symbolic = True
+    if not symbolic:
+        return True
     t = _sym()
     import z3
 
@@ -44,8 +53,16 @@ def And(*xs: Any) -> Any:
 
 
 def Or(*xs: Any) -> Any:
-    if _is_plain(*xs):
-        return any(xs)
+    symbolic = False
+    for x in xs:
+        c = x.__class__
+        if c is bool or c is int:
+            if x:
+                return True
+        else:
+            symbolic = True
+    if not symbolic:
+        return False
     t = _sym()
     import z3
 

@@ -74,16 +74,13 @@ class Symmetry:
         if self.brute:
             return self._canonical_brute(s)
         mapping: dict[int, int] = {}
-        plain, scal, cper, fixed = self.plain_percpu, self.cpu_scalar, self.cpu_percpu, self.fixed_cpus
+        scal, cper, fixed = self.cpu_scalar, self.cpu_percpu, self.fixed_cpus
+        cols = list(zip(*[s[p] for p in self.plain_percpu]))  # per CPU: its per-CPU values
+        if scal or cper:
+            cols = [(col, tuple(s[p] == c for p in scal), tuple(s[p][d] == c for p in cper for d in fixed))
+                    for c, col in enumerate(cols)]
         for group in self.groups:
-            if scal or cper:
-                def key(c: int) -> tuple:
-                    return (tuple(s[p][c] for p in plain), tuple(s[p] == c for p in scal),
-                            tuple(s[p][d] == c for p in cper for d in fixed))
-            else:
-                def key(c: int) -> tuple:
-                    return tuple(s[p][c] for p in plain)
-            order = sorted(group, key=key)
+            order = sorted(group, key=cols.__getitem__)
             for new_id, old_id in zip(group, order):
                 if new_id != old_id:
                     mapping[old_id] = new_id
