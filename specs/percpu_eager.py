@@ -39,7 +39,8 @@ class PercpuEager(Spec):
         "no CPU hotplug: every adder CPU stays online, so sum's online mask is every adder",
         "no interrupt-context adders: with irqs off for the whole add they could only run between "
         "two adds, where they behave as one more add of the same CPU",
-        "for_each_online_cpu in __percpu_counter_sum is modelled as 'any CPU not yet visited' "
+        "the v6.6 walk for_each_cpu_or(cpu, cpu_online_mask, cpu_dying_mask) in __percpu_counter_sum (the "
+        "online CPUs, with no hotplug) is modelled as 'any CPU not yet visited' "
         "(an over-approximation of the kernel's ascending walk, needed for CPU symmetry); the summer "
         "visits adder CPUs only, since the other CPUs' locals stay 0",
         "the counter starts at 0 (percpu_counter_init(fbc, 0, gfp))",

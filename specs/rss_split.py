@@ -38,8 +38,10 @@ class RssSplit(Spec):
     faults. A fault is two steps: ``check_sync_rss_stat()`` at the start of
     ``handle_mm_fault()``, and later in the same fault the accounting
     ``add_mm_counter_fast()`` of ``amount`` pages (1..U: 1 for a single-page
-    fault, up to 16 when ``do_fault_around`` maps 16 pages with one
-    ``do_set_pte`` each). A thread may exit whenever it is not inside a fault:
+    fault, up to 16 when ``do_fault_around`` maps 16 pages (the default
+    fault_around_bytes of 64 KiB, tunable in debugfs) with one ``do_set_pte``
+    each: those are file pages, counted in MM_FILEPAGES, while an anonymous
+    fault adds 1 to MM_ANONPAGES). A thread may exit whenever it is not inside a fault:
     ``do_exit()`` syncs, a late fault may still happen (``mm_release`` ->
     ``put_user(clear_child_tid)``, robust futex list), and ``exit_mm()`` syncs
     again before ``current->mm = NULL``.
@@ -53,7 +55,8 @@ class RssSplit(Spec):
     (``per_thread_bound_is_tight`` and the false ``per_thread_bound_minus_one``),
     and ``get_mm_counter`` is off by at most ``threads * (T + 2) * U``.
 
-    One counter. The spec models one member, MM_ANONPAGES. ``events`` counts
+    One counter. The spec models one member (MM_FILEPAGES when U > 1, since
+    only fault-around adds several pages per fault). ``events`` counts
     calls of ``check_sync_rss_stat`` (faults), not counter updates, and
     ``sync_mm_rss`` flushes every member and resets ``events`` together, so a
     thread's sync points do not depend on which members its faults touch and
@@ -78,7 +81,8 @@ class RssSplit(Spec):
         "check_sync_rss_stat, so they add to the cache without counting events; a thread mapping pages that "
         "way (a driver's mmap handler, before 6.2) can hold any number of deltas until its next sync, so "
         "the real kernel has no bound from the threshold alone; the bounds here are for fault-path updates",
-        "one member (MM_ANONPAGES), which the fault path only increments; events counts faults, not "
+        "one member (MM_FILEPAGES for U > 1: fault-around maps file pages; MM_ANONPAGES gets 1 per "
+        "fault), which the fault path only increments; events counts faults, not "
         "updates, and sync_mm_rss flushes all members at once, so the other members do not change this "
         "member's sync points (see the class docstring)",
         "faults that add nothing to the member (other members, VM_FAULT_RETRY, errors) are not modelled: "
@@ -108,8 +112,8 @@ class RssSplit(Spec):
     thread = Role("threads", symmetric=True, doc="threads of the mm, faulting and exiting")
     reader = Role("readers", doc="a CPU calling get_mm_counter (e.g. /proc/pid/statm)")
 
-    count = Shared(0, type=S64, doc="mm->rss_stat.count[MM_ANONPAGES] (atomic_long_t)")
-    cache = PerCpu(0, type=S32, role="thread", doc="task->rss_stat.count[MM_ANONPAGES] (int)")
+    count = Shared(0, type=S64, doc="mm->rss_stat.count[member] (atomic_long_t)")
+    cache = PerCpu(0, type=S32, role="thread", doc="task->rss_stat.count[member] (int)")
     events = PerCpu(0, type=S32, role="thread", doc="task->rss_stat.events (int)")
     pc = PerCpu(THREAD.idle, type=THREAD, role="thread", doc="where the thread is")
     faults_left = PerCpu(lambda p: p.faults, role="thread", doc="faults the thread may still make")
@@ -143,7 +147,8 @@ class RssSplit(Spec):
 
     @action(role="thread", choose={"amount": _amounts})
     def add_mm_counter_fast(s, t, amount):
-        """The fault's accounting, e.g. do_anonymous_page(): inc_mm_counter_fast(mm, MM_ANONPAGES),
+        """The fault's accounting, e.g. do_anonymous_page(): inc_mm_counter_fast(mm, MM_ANONPAGES), or
+        do_set_pte() once per page of a fault-around: inc_mm_counter_fast(mm, mm_counter_file(page)),
         i.e. add_mm_counter_fast(): current->rss_stat.count[member] += val (current->mm == mm).
         The linearisation point of the add: E grows here."""
         return when(Or(s.pc[t] == THREAD.fault, s.pc[t] == THREAD.exit_fault),
@@ -153,7 +158,7 @@ class RssSplit(Spec):
     # -- munmap: zap_pte_range() -------------------------------------------------------
     @action(role="thread", choose={"amount": _amounts})
     def zap_pte_range(s, t, amount):
-        """zap_pte_range(): rss[MM_ANONPAGES] -= amount for the PTEs it clears, then
+        """zap_pte_range(): rss[member] -= amount for the PTEs it clears, then
         add_mm_rss_vec(): if (current->mm == mm) sync_mm_rss(mm); add_mm_counter(mm, i, rss[i]).
 
         Only pages already accounted can be unmapped (E >= amount); they may
