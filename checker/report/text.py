@@ -89,8 +89,8 @@ def render(report: Report, *, traces: str = "bugs", spec_args: dict[str, str] | 
             out += trace_block(c, spec_args.get(c.spec))
             out.append("")
     for name, spec in report.specs.items():
-        out.append(f"{name} models {spec['kernel']}")
-        out.append("  assuming: " + "; ".join(spec["assumptions"]))
+        out.append(f"{name} models {spec['kernel']}, assuming:")
+        out += [f"  - {a}" for a in spec["assumptions"]]
     for e in report.errors:
         where = f"{e.file}:{e.line}: " if e.file and e.line else (f"{e.file}: " if e.file else "")
         out.append(f"error: {where}{e.message}")
