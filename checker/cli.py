@@ -92,7 +92,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     except CheckerError as e:
         report.errors.append(ErrorInfo(e.message, e.file, e.line))
 
-    human = text.render(report, traces=args.traces, spec_args=spec_args)
+    to_file = args.output is not None
+    human = text.render(report, traces=args.traces, spec_args=spec_args, errors=to_file)
     if args.format == "json":
         payload = json.dumps(report.to_json(), indent=2) + "\n"
         if args.output:

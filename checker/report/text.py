@@ -75,7 +75,9 @@ def wants_trace(c: Check, traces: str) -> bool:
     return traces == "bugs" and c.bug and c.verdict == "violated"
 
 
-def render(report: Report, *, traces: str = "bugs", spec_args: dict[str, str] | None = None) -> str:
+def render(report: Report, *, traces: str = "bugs", spec_args: dict[str, str] | None = None,
+           errors: bool = True) -> str:
+    """The whole human report; ``errors=False`` leaves the errors to stderr."""
     spec_args = spec_args or {}
     out = [check_line(c) for c in report.checks]
     shown, seen = [], set()
@@ -91,7 +93,7 @@ def render(report: Report, *, traces: str = "bugs", spec_args: dict[str, str] | 
     for name, spec in report.specs.items():
         out.append(f"{name} models {spec['kernel']}, assuming:")
         out += [f"  - {a}" for a in spec["assumptions"]]
-    for e in report.errors:
+    for e in report.errors if errors else ():
         where = f"{e.file}:{e.line}: " if e.file and e.line else (f"{e.file}: " if e.file else "")
         out.append(f"error: {where}{e.message}")
     out.append(summary_line(report))
