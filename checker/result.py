@@ -74,6 +74,8 @@ class Check:
     trace_text: list[str] = field(default_factory=list, repr=False)
     #: True when the spec declares this property violated by design (a bug spec's bug).
     bug: bool = False
+    #: Whether symmetry reduction was asked for (the reproduce line repeats the request).
+    requested_symmetry: bool = field(default=True, repr=False)
 
     @property
     def as_expected(self) -> bool:

@@ -136,7 +136,7 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
     result = explore(model, symmetry=symmetry, max_states=max_states, timeout=timeout)
     si = model.info
     props = {p.name: p for p in model.properties}
-    checks = []
+    checks = [build_check(cls, model, run)] if si.api is not None else []
     for name, out in result.outcomes.items():
         if name == DEADLOCK:
             expected = si.builtin_expect.get(DEADLOCK, HOLDS)
@@ -149,7 +149,7 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
             backend="explore", verdict=out.verdict, expected=expected, reason=out.reason,
             symmetry=result.symmetry, states=result.states, transitions=result.transitions,
             depth=result.depth, seconds=result.seconds, run=run, initial_state=result.initial_state,
-            trace=out.trace, doc=doc, bug=name in cls.expect_violated,
+            trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=symmetry,
             trace_text=render_trace(model, result.initial_state, out.trace) if out.trace else []))
     return checks
 
@@ -157,6 +157,19 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
 MODES = ("explore", "prove", "all")
 #: Seconds per Z3 query unless --smt-timeout says otherwise: every query has one.
 DEFAULT_SMT_TIMEOUT = 60.0
+
+
+def build_check(cls: type, model: Model, run: int) -> Check:
+    """Does every kernel symbol the spec's actions call exist in this configuration?"""
+    si = model.info
+    errors = si.api.build_errors(si.actions.values(), model.params)
+    expected = si.builtin_expect.get("builds", HOLDS)
+    c = Check(spec=model.name, file=si.file, line=si.line, params=model.params.as_dict(), property="builds",
+              kind="build", backend="explore", verdict="violated" if errors else HOLDS, expected=expected,
+              run=run, doc="every symbol a caller uses exists in this configuration",
+              bug="builds" in cls.expect_violated, extra={"build_errors": [str(e) for e in errors]})
+    c.trace_text = [str(e) for e in errors]
+    return c
 
 
 def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = None, symmetry: bool = True,

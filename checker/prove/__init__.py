@@ -258,7 +258,7 @@ def _witness_checks(cls: type, wname: str, fn: Any, sets: dict[str, tuple], run:
                 seconds=dt, run=run, initial_state=model.state_dict(model.initial_states()[0]), trace=r.trace,
                 doc=p.doc, extra={"method": "construction", "witness": wname, "steps": r.steps,
                                   "final": {n: v for n, v in model.state_dict(r.final).items()
-                                            if n not in model.percpu},
+                                            if n not in model.tupled},
                                   "obligations": None, "solver_seconds": 0.0})
             check.trace_text = render_trace(model, check.initial_state, r.trace)
             checks.append(check)

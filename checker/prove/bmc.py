@@ -75,7 +75,7 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, Outcome], bool,
     for d in range(k + 1):
         if d > 0:
             cur = enc.fresh(f"@{d}")
-            sel = z3.Int(f"step@{d}")
+            sel = z3.Int(f"%transition@{d}")
             constraints.extend(step_constraint(states[-1], cur, sel))
             states.append(cur)
             sels.append(sel)
@@ -108,7 +108,7 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, Outcome], bool,
                 dl_open = False
     # Exhausted? No run of k + 1 steps means every reachable state was seen.
     nxt = enc.fresh(f"@{k + 1}")
-    r = ask(step_constraint(states[-1], nxt, z3.Int(f"step@{k + 1}")))
+    r = ask(step_constraint(states[-1], nxt, z3.Int(f"%transition@{k + 1}")))
     exhausted = r == z3.unsat
     reason = None if exhausted else (f"solver_unknown: {unknown}" if unknown else "bmc_depth")
     for name, p in open_props.items():

@@ -86,13 +86,13 @@ class PerN:
     def initial(self) -> tuple:
         s0 = self.model.initial_states()[0]
         m = self.model
-        return m.state_cls(tuple(tuple(Sym(z3.IntVal(x), m.vars[n].type) for x in v) if n in m.percpu
+        return m.state_cls(tuple(tuple(Sym(z3.IntVal(x), m.vars[n].type) for x in v) if n in m.tupled
                                  else Sym(z3.IntVal(v), m.vars[n].type) for n, v in zip(m.var_names, s0)))
 
     def equal(self, s: tuple, t: tuple) -> z3.BoolRef:
         out = []
         for n, a, b in zip(self.model.var_names, s, t):
-            if n in self.model.percpu:
+            if n in self.model.tupled:
                 out += [to_z3_num(x) == to_z3_num(y) for x, y in zip(a, b)]
             else:
                 out.append(to_z3_num(a) == to_z3_num(b))
@@ -121,7 +121,7 @@ class PerN:
         for name, val in updates.items():
             pos = m.index[name]
             t = m.vars[name].type
-            if name in m.percpu:
+            if name in m.tupled:
                 row = list(new[pos])
                 for c, v in val.items():
                     row[c] = self._value(name, t, v)
@@ -141,7 +141,7 @@ class PerN:
         facts = []
         for n, v in zip(m.var_names, s):
             t = m.vars[n].type
-            for x in (v if n in m.percpu else (v,)):
+            for x in (v if n in m.tupled else (v,)):
                 f = _type_fact(t, to_z3_num(x), self.ncpus_total)
                 if f is not None:
                     facts.append(f)
@@ -158,7 +158,7 @@ class PerN:
         m = self.model
         out: dict[str, Any] = {}
         for n, v in zip(m.var_names, s):
-            if n in m.percpu:
+            if n in m.tupled:
                 out[n] = [_eval(zm, x) for x in v]
             else:
                 out[n] = _eval(zm, v)
@@ -206,10 +206,12 @@ class AnyN:
         self.vars = si.vars
         self.index = {n: i for i, n in enumerate(self.var_names)}
         self.percpu = frozenset(n for n, v in si.vars.items() if v.kind == "percpu")
+        if any(v.kind == "array" for v in si.vars.values()):
+            raise NotParametric("has Array variables (the any-N encoding handles per-CPU variables only)")
         self.state_cls = state_class(cls.__name__, self.var_names, {}, values, roles, self.params, size)
         self._wrap = {n: v.type for n, v in si.vars.items() if v.overflow == "wrap" and v.type.bits is not None}
-        self.i = Sym(z3.Int("cpu_i"))
-        self.j = Sym(z3.Int("cpu_j"))
+        self.i = Sym(z3.Int("%cpu_i"))
+        self.j = Sym(z3.Int("%cpu_j"))
         self.properties = [p for p in si.properties.values()
                            if p.kind == "invariant" and p.expect == "holds" and self._applies(p)]
 

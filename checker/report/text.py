@@ -20,7 +20,9 @@ def check_line(c: Check) -> str:
     note = ""
     if c.expected == "violated":
         note = "  [expected violated" + ("; bug found]" if c.bug and c.verdict == "violated" else "]")
-    if c.backend == "explore":
+    if c.kind == "build":
+        stats = f"{len(c.extra.get('build_errors', []))} build errors"
+    elif c.backend == "explore":
         stats = f"{c.states} states"
     elif c.extra.get("method") == "bmc":
         stats = f"bmc k={c.depth}" + (" (all runs covered)" if c.extra.get("exhausted") else "")
@@ -41,13 +43,15 @@ def reproduce(c: Check, spec_arg: str | None = None) -> str:
     parts = ["python", "-m", "checker", "verify", spec_arg or c.spec]
     for k, v in c.params.items():
         parts += ["--set", f"{k}={v}"]
-    if not c.symmetry and c.backend == "explore":
+    if not c.requested_symmetry and c.backend == "explore":
         parts.append("--no-symmetry")
     return " ".join(shlex.quote(p) for p in parts)
 
 
 def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
     n = len(c.trace)
+    if c.kind == "build":
+        return [f"{c.spec}: the build fails; {params_text(c.params)}"] + ["  " + t for t in c.trace_text]
     if c.kind == "sometimes":
         head = f"{c.spec}.{c.property} reached after {n} steps (shortest witness)"
     elif c.kind == "deadlock":
@@ -64,6 +68,8 @@ def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
 
 
 def wants_trace(c: Check, traces: str) -> bool:
+    if c.kind == "build":
+        return c.verdict == "violated" and (c.status == "failed" or traces in ("bugs", "all"))
     if not c.trace and not (c.verdict == "violated" and c.kind != "sometimes"):
         return False
     if c.kind == "sometimes" and c.verdict != "holds":

@@ -55,6 +55,10 @@ class Model:
         self.vars = si.vars
         self.index = {n: i for i, n in enumerate(self.var_names)}
         self.percpu = frozenset(n for n, v in si.vars.items() if v.kind == "percpu")
+        self.arrays = {n: (params.as_dict()[v.length] if isinstance(v.length, str) else v.length)
+                       for n, v in si.vars.items() if v.kind == "array"}
+        #: Variables stored as tuples: per-CPU ones and arrays.
+        self.tupled = self.percpu | frozenset(self.arrays)
         self._wrap = {n: v.type for n, v in si.vars.items() if v.overflow == "wrap" and v.type.bits is not None}
         self._bools = frozenset(n for n, v in si.vars.items() if isinstance(v.type, BoolType))
         self.state_cls = self._make_state_class()
@@ -85,7 +89,14 @@ class Model:
         for n in self.var_names:
             v = self.vars[n]
             init = v.init(p) if callable(v.init) else v.init
-            if v.kind == "percpu":
+            if v.kind == "array":
+                init = tuple(init) if isinstance(init, (list, tuple)) else (init,) * self.arrays[n]
+                if len(init) != self.arrays[n]:
+                    raise SpecError(f"{self.cls.__name__}.{n}: initial value has {len(init)} entries for "
+                                    f"length {self.arrays[n]}", file=self.info.file, line=decl_line(self.cls, n))
+                for x in init:
+                    self._check_value(n, x)
+            elif v.kind == "percpu":
                 owners = self.roles[v.role] if v.role else range(self.ncpus_total)
                 if isinstance(init, (list, tuple)):
                     if len(init) != len(owners):
@@ -175,7 +186,7 @@ class Model:
                 pos = index[name]
             except KeyError:
                 raise self._unknown_var(name, act) from None
-            if name in self.percpu:
+            if name in self.tupled:
                 if val.__class__ is not dict:
                     raise self._percpu_not_dict(name, val, act)
                 row = list(new[pos])
@@ -211,8 +222,10 @@ class Model:
                          file=act.info.file if act else None, line=act.info.line if act else None)
 
     def _bad_cpu(self, name: str, c: Any, act: CompiledAction | None) -> SpecError:
-        return SpecError(f"{self.cls.__name__}.{act.info.name if act else '?'} sets {name}[{c!r}], but CPU ids "
-                         f"at {self.params} are 0..{self.ncpus_total - 1}",
+        what = "indexes" if name in self.arrays else "CPU ids"
+        top = self.arrays.get(name, self.ncpus_total) - 1
+        return SpecError(f"{self.cls.__name__}.{act.info.name if act else '?'} sets {name}[{c!r}], but {what} "
+                         f"at {self.params} are 0..{top}",
                          file=act.info.file if act else None, line=act.info.line if act else None)
 
     # -- properties --------------------------------------------------------------
@@ -232,7 +245,7 @@ class Model:
         return bool(self.terminal(s))
 
     def _overflow_property(self) -> PropertyInfo | None:
-        checked = [(self.index[n], n, v.type, v.kind == "percpu") for n, v in self.vars.items()
+        checked = [(self.index[n], n, v.type, n in self.tupled) for n, v in self.vars.items()
                    if v.overflow == "error" and v.type.bits is not None]
         if not checked:
             return None
@@ -275,7 +288,7 @@ class Model:
             a, b = s[i], t[i]
             if a == b:
                 continue
-            if n in self.percpu:
+            if n in self.tupled:
                 for c, (x, y) in enumerate(zip(a, b)):
                     if x != y:
                         out[f"{n}[{c}]"] = y
@@ -289,11 +302,17 @@ class Model:
         return var.type.show(v) if var is not None else repr(v)
 
     def state_dict(self, s: tuple) -> dict[str, Any]:
-        return {n: (list(v) if n in self.percpu else v) for n, v in zip(self.var_names, s)}
+        return {n: (list(v) if n in self.tupled else v) for n, v in zip(self.var_names, s)}
 
     def cpu_valued(self) -> dict[str, bool]:
         """Variables holding CPU ids (name -> is per-CPU)."""
-        return {n: n in self.percpu for n, v in self.vars.items() if isinstance(v.type, CpuIdType)}
+        for n in self.arrays:
+            if isinstance(self.vars[n].type, CpuIdType) and any(r.symmetric for r in self.info.roles.values()):
+                raise SpecError(f"{self.cls.__name__}.{n}: an Array of CPU ids in a spec with a symmetric role "
+                                f"is not supported; use a per-CPU variable", file=self.info.file,
+                                line=decl_line(self.cls, n))
+        return {n: n in self.percpu for n, v in self.vars.items()
+                if isinstance(v.type, CpuIdType) and n not in self.arrays}
 
 
 def state_class(spec_name: str, var_names: tuple[str, ...], docs: dict[str, str], param_values: dict[str, Any],

@@ -99,6 +99,19 @@ class PerCpu(Var):
     kind = "percpu"
 
 
+class Array(Var):
+    """A fixed-length array indexed 0..length-1 (``mm->rss_stat[NR_MM_COUNTERS]``),
+    updated like a per-CPU variable (``arr={i: value}``) but never permuted by
+    symmetry. ``length`` is a parameter name or a number."""
+
+    kind = "array"
+
+    def __init__(self, length: str | int, init: Any = 0, *, type: IntType = Int, overflow: str = "error",
+                 doc: str = ""):
+        super().__init__(init, type=type, overflow=overflow, doc=doc)
+        self.length = length
+
+
 class Ghost(Var):
     """Not kernel state: bookkeeping that properties need (the exact value)."""
 
@@ -135,6 +148,7 @@ class ActionInfo:
     doc: str
     file: str | None
     line: int | None
+    uses: tuple[tuple[str, str], ...] = ()  # (kernel symbol called, "file.c:line function")
 
 
 @dataclass(frozen=True)
@@ -158,17 +172,19 @@ def _record(fn: Callable, attr: str, value: Any) -> Callable:
 
 
 def action(fn: Callable | None = None, *, role: str | None = None,
-           choose: dict[str, Any] | None = None) -> Any:
+           choose: dict[str, Any] | None = None, uses: dict[str, str] | None = None) -> Any:
     """Mark a method as one atomic kernel step.
 
     ``role`` names the CPUs that may take the step (the method receives the
     CPU id); without it the step belongs to no CPU. ``choose`` maps argument
     names to the values to try: a collection, or a function of the
-    parameters returning one.
+    parameters returning one. ``uses`` names the kernel symbols the step
+    calls, each with its call site, for the per-configuration build check.
     """
 
     def deco(f: Callable) -> Callable:
-        return _record(f, "__countercheck_action__", {"role": role, "choose": dict(choose or {})})
+        return _record(f, "__countercheck_action__", {"role": role, "choose": dict(choose or {}),
+                                                       "uses": dict(uses or {})})
 
     return deco(fn) if fn is not None else deco
 

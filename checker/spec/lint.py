@@ -28,8 +28,9 @@ def symbolic_state(model: Model, tag: str = "") -> tuple:
     vals = []
     for n in model.var_names:
         t = model.vars[n].type
-        if n in model.percpu:
-            vals.append(tuple(Sym(z3.Int(f"{n}[{c}]{tag}"), t) for c in range(model.ncpus_total)))
+        if n in model.tupled:
+            size = model.arrays.get(n, model.ncpus_total)
+            vals.append(tuple(Sym(z3.Int(f"{n}[{c}]{tag}"), t) for c in range(size)))
         else:
             vals.append(Sym(z3.Int(f"{n}{tag}"), t))
     return model.state_cls(vals)
@@ -55,11 +56,11 @@ def lint(model: Model) -> None:
                 for var, val in r.updates.items():
                     if var not in model.index:
                         raise model._unknown_var(var, act)
-                    if var in model.percpu:
+                    if var in model.tupled:
                         if not isinstance(val, dict):
                             raise model._percpu_not_dict(var, val, act)
                         for c in val:
-                            if not isinstance(c, int) or not 0 <= c < model.ncpus_total:
+                            if not isinstance(c, int) or not 0 <= c < model.arrays.get(var, model.ncpus_total):
                                 raise model._bad_cpu(var, c, act)
                     elif isinstance(val, dict):
                         raise SpecError(f"{what} sets the shared variable {var!r} with a mapping {val!r}; "

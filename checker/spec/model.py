@@ -15,7 +15,7 @@ import re
 from typing import Any, ClassVar, Iterator
 
 from checker.errors import SpecError, UsageError, source_of
-from checker.spec.declare import ActionInfo, Param, PropertyInfo, Role, Var
+from checker.spec.declare import ActionInfo, Declaration, Param, PropertyInfo, Role, Var
 
 DEFAULT_ASSUMPTIONS = (
     "sequentially consistent interleaving of the modelled atomic steps",
@@ -24,7 +24,7 @@ DEFAULT_ASSUMPTIONS = (
 
 
 #: Properties every spec has without declaring them.
-BUILTIN_PROPERTIES = ("no_deadlock", "no_overflow")
+BUILTIN_PROPERTIES = ("no_deadlock", "no_overflow", "builds")
 
 
 def _snake(name: str) -> str:
@@ -88,6 +88,8 @@ class SpecInfo:
         self.terminal: Any = None
         self.builtin_expect: dict[str, str] = {}
         self.witnesses: dict[str, Any] = {}
+        self.heaps: dict[str, Any] = {}
+        self.api: Any = None
         #: Per-CPU variable -> function of the state giving (lo, hi) bounds of
         #: each element, used by the sum lemma of the Z3 backend.
         self.sum_bounds: dict[str, Any] = {}
@@ -170,6 +172,11 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
         for attr, val in base.__dict__.items():
             if isinstance(val, Param):
                 si.params[attr] = val
+            elif hasattr(val, "variables") and hasattr(val, "properties") and isinstance(val, Declaration):
+                si.heaps[attr] = val  # a Heap: its variables and properties join the spec's
+                si.vars.update(val.variables())
+            elif hasattr(val, "build_errors") and isinstance(val, Declaration):
+                si.api = val
             elif isinstance(val, Var):
                 si.vars[attr] = val
             elif isinstance(val, Role):
@@ -178,7 +185,7 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
                 meta = val.__countercheck_action__
                 f, ln = source_of(val)
                 si.actions[attr] = ActionInfo(attr, val, meta["role"], tuple(meta["choose"].items()),
-                                              inspect.getdoc(val) or "", f, ln)
+                                              inspect.getdoc(val) or "", f, ln, tuple(meta["uses"].items()))
             elif callable(val) and hasattr(val, "__countercheck_property__"):
                 meta = val.__countercheck_property__
                 f, ln = source_of(val)
@@ -194,6 +201,13 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
                 what = "action" if attr in si.actions else "property"
                 raise fail(f"{attr} overrides the {what} {attr} of a base spec without @{'action' if what == 'action' else 'invariant'}; "
                            f"decorate the new definition too", decl_line(cls, attr))
+
+    for heap in si.heaps.values():
+        if si.terminal is not None:
+            for pname, prop in heap.properties(si.terminal, si.file, decl_line(cls, heap.name)).items():
+                si.properties.setdefault(pname, prop)
+    if si.api is not None and si.api.config not in si.params:
+        raise fail(f"its Api selects the configuration with {si.api.config!r}, which is not a parameter")
 
     names: dict[str, str] = {}
     for kind, group in (("parameter", si.params), ("variable", si.vars), ("role", si.roles),
