@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from checker import And, NOBODY, Param, Role, Shared, Spec, action, explore, terminal, when
+from checker import And, Param, Role, Shared, Spec, action, explore, terminal, when
 from checker.kernel.config import CONFIG, SMP, SMP_HOTPLUG, UP, kconfig_configs
 from checker.kernel.memory import MEM_ERROR, NULL, Heap, ptr
 from checker.specs.bugs.grouped_destroy_interior import GroupedDestroyInterior
