@@ -58,12 +58,15 @@ def test_a_bound_one_smaller_is_not_inductive_and_shows_why():
     assert checks["local_bound"].verdict == "holds"
 
 
-def test_a_step_that_breaks_an_invariant_gives_a_one_step_cti():
-    class Sloppy(PercpuEager, name="sloppy"):
-        @invariant(role="adders", inductive=True)
-        def local_bound(s, cpu):
-            return abs(s.local[cpu]) <= s.batch - 2
+class Sloppy(PercpuEager, name="sloppy"):
+    """A local bound one too small: broken by a step, and initially when batch is 1."""
 
+    @invariant(role="adders", inductive=True)
+    def local_bound(s, cpu):
+        return abs(s.local[cpu]) <= s.batch - 2
+
+
+def test_a_step_that_breaks_an_invariant_gives_a_one_step_cti():
     c = next(c for c in prove_checks(Sloppy, {"batch": ("default",)}, smt_timeout=60)
              if c.property == "local_bound" and c.kind == "proof")
     assert c.verdict == "inconclusive" and c.reason == "not_inductive"
@@ -72,11 +75,6 @@ def test_a_step_that_breaks_an_invariant_gives_a_one_step_cti():
 
 
 def test_an_invariant_false_initially_is_violated_not_inconclusive():
-    class Sloppy(PercpuEager, name="sloppy0"):
-        @invariant(role="adders", inductive=True)
-        def local_bound(s, cpu):
-            return abs(s.local[cpu]) <= s.batch - 2
-
     c = next(c for c in prove_checks(Sloppy, {"batch": ("symbolic",)}, smt_timeout=60)
              if c.property == "local_bound" and c.kind == "proof")
     assert c.verdict == "violated" and c.trace == [] and c.initial_state["batch"] == 1
