@@ -10,10 +10,11 @@ from checker.spec.declare import (Array, Between, Ghost, Lock, Param, PerCpu, Ro
 from checker.spec.model import Spec
 from checker.types import NOBODY, S32, S64, U32, U64, Bool, CpuId, Enum, Int
 from checker.explore import explore
+from checker.kernel.context import IRQS_OFF, PREEMPT_COUNT
 
 __all__ = [
     "Spec", "Array", "Between", "Param", "Shared", "PerCpu", "Ghost", "Lock", "Role", "action", "invariant", "sometimes",
     "terminal", "when", "witness", "If", "And", "Or", "Not", "Implies", "Max", "Min", "Sum", "Count", "AllOf",
     "AnyOf", "Select", "Int", "S32", "S64", "U32", "U64", "Bool", "CpuId", "Enum", "NOBODY",
-    "explore", "CheckerError", "SpecError", "SymmetryError", "UsageError",
+    "IRQS_OFF", "PREEMPT_COUNT", "explore", "CheckerError", "SpecError", "SymmetryError", "UsageError",
 ]

@@ -36,6 +36,9 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
     def trace_to(state: tuple) -> list:
         return concrete_trace(model, st.parents, state, canon)[1]
 
+    if model.rules.active:  # lockdep-style context rules: a broken one rejects the spec
+        model.rules.finish(lambda state: concrete_trace(model, st.parents, state, canon)[1:])
+
     for p in model.properties:
         hit = st.found.get(p.name)
         if p.kind == "invariant":

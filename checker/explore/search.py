@@ -54,6 +54,7 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
     pending_inv = list(model.invariants)
     pending_some = list(model.sometimes)
     limit = max_states if max_states is not None else -1
+    rules = model.rules if model.rules.active else None
     current: tuple | None = None
 
     def check(c: tuple) -> None:
@@ -92,6 +93,9 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
                 expanded += 1
                 succ = model.successors(s)
                 st.transitions += len(succ)
+                if rules is not None:
+                    for label, t in succ:
+                        rules.on_transition(s, label, t)
                 if not succ and st.deadlock is None and not model.is_terminal(s):
                     st.deadlock = s
                 for label, t in succ:

@@ -75,8 +75,10 @@ class Model:
         self.terminal = si.terminal
 
         from checker.explore.symmetry import Symmetry  # the canonical form is a declared-role matter
+        from checker.kernel.context import ContextRules
 
         self.symmetry = Symmetry(self)
+        self.rules = ContextRules(self)
 
     # -- state -------------------------------------------------------------
     def _make_state_class(self) -> type:

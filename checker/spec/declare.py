@@ -119,10 +119,12 @@ class Ghost(Var):
 
 
 class Lock(Shared):
-    """A spinlock: the id of the CPU holding it, or NOBODY."""
+    """A lock: the id of the CPU holding it, or NOBODY. A spinlock by default
+    (holding it makes the context atomic); ``sleeping=True`` for a mutex."""
 
-    def __init__(self, doc: str = ""):
+    def __init__(self, doc: str = "", *, sleeping: bool = False):
         super().__init__(NOBODY, type=CpuId, doc=doc)
+        self.spinlock = not sleeping
 
 
 class Role(Declaration):
@@ -149,6 +151,7 @@ class ActionInfo:
     file: str | None
     line: int | None
     uses: tuple[tuple[str, str], ...] = ()  # (kernel symbol called, "file.c:line function")
+    sleeps: bool = False  # the step may sleep (GFP_KERNEL allocation, mutex_lock)
 
 
 @dataclass(frozen=True)
@@ -172,7 +175,8 @@ def _record(fn: Callable, attr: str, value: Any) -> Callable:
 
 
 def action(fn: Callable | None = None, *, role: str | None = None,
-           choose: dict[str, Any] | None = None, uses: dict[str, str] | None = None) -> Any:
+           choose: dict[str, Any] | None = None, uses: dict[str, str] | None = None,
+           sleeps: bool = False) -> Any:
     """Mark a method as one atomic kernel step.
 
     ``role`` names the CPUs that may take the step (the method receives the
@@ -180,11 +184,13 @@ def action(fn: Callable | None = None, *, role: str | None = None,
     names to the values to try: a collection, or a function of the
     parameters returning one. ``uses`` names the kernel symbols the step
     calls, each with its call site, for the per-configuration build check.
+    ``sleeps=True`` marks a step that may sleep: taking it in atomic context
+    (a spinlock held, interrupts or preemption off) rejects the spec.
     """
 
     def deco(f: Callable) -> Callable:
         return _record(f, "__countercheck_action__", {"role": role, "choose": dict(choose or {}),
-                                                       "uses": dict(uses or {})})
+                                                       "uses": dict(uses or {}), "sleeps": sleeps})
 
     return deco(fn) if fn is not None else deco
 

@@ -185,7 +185,8 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
                 meta = val.__countercheck_action__
                 f, ln = source_of(val)
                 si.actions[attr] = ActionInfo(attr, val, meta["role"], tuple(meta["choose"].items()),
-                                              inspect.getdoc(val) or "", f, ln, tuple(meta["uses"].items()))
+                                              inspect.getdoc(val) or "", f, ln, tuple(meta["uses"].items()),
+                                              meta["sleeps"])
             elif callable(val) and hasattr(val, "__countercheck_property__"):
                 meta = val.__countercheck_property__
                 f, ln = source_of(val)

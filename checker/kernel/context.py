@@ -1,0 +1,132 @@
+"""Context rules checked like lockdep, on every transition the explorer takes.
+
+What a spec declares is enough: its ``Lock()`` variables (a lock is held by
+the CPU whose id it holds), per-CPU variables typed ``IRQS_OFF`` (interrupts
+disabled on that CPU) or ``PREEMPT_COUNT`` (preemption disabled while
+non-zero), and actions marked ``@action(sleeps=True)`` (a GFP_KERNEL
+allocation, a mutex). Two rules are checked:
+
+- *lock order*: taking lock B while holding A records the edge A -> B with
+  the action that did it; a cycle (A -> B here, B -> A there) is an
+  inversion, reported with both places;
+- *sleeping in atomic context*: a sleeping action taken by a CPU that holds
+  a spinlock, has interrupts off or preemption disabled is reported with the
+  action and the place that made the context atomic.
+
+Either makes the spec rejected (exit 2), as lockdep's splat would stop a
+patch, whatever the properties say.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import networkx as nx
+
+from checker.errors import SpecError
+from checker.types import BoolType, CpuIdType, IntType
+
+if TYPE_CHECKING:
+    from checker.spec.compile import Model
+
+
+class _IrqsOff(BoolType):
+    """Interrupts disabled on this CPU (local_irq_save ... local_irq_restore)."""
+
+
+class _PreemptCount(IntType):
+    """preempt_count(): preemption disabled while non-zero."""
+
+
+IRQS_OFF = _IrqsOff("irqs_off", None, False)
+PREEMPT_COUNT = _PreemptCount("preempt_count", None, False)
+
+
+class ContextRules:
+    """Watches transitions; ``finish`` raises the first rule broken."""
+
+    def __init__(self, model: "Model"):
+        self.model = model
+        idx = model.index
+        self.locks = [(n, idx[n]) for n, v in model.vars.items()
+                      if isinstance(v.type, CpuIdType) and n not in model.tupled and getattr(v, "spinlock", False)]
+        self.irqs = [idx[n] for n, v in model.vars.items() if isinstance(v.type, _IrqsOff) and n in model.percpu]
+        self.preempt = [idx[n] for n, v in model.vars.items()
+                        if isinstance(v.type, _PreemptCount) and n in model.percpu]
+        self.sleepers = {a.index for a in model.actions if a.info.sleeps}
+        self.active = len(self.locks) >= 2 or bool(self.sleepers)
+        self.order = nx.DiGraph()
+        self.sleep_violation: tuple | None = None
+
+    def on_transition(self, s: tuple, label: tuple, t: tuple) -> None:
+        ai, cpu, _ = label
+        if cpu is None:
+            return
+        if len(self.locks) >= 2:
+            held = [n for n, pos in self.locks if s[pos] == cpu]
+            if held:
+                for n, pos in self.locks:
+                    if t[pos] == cpu and s[pos] != cpu:
+                        for h in held:
+                            if not self.order.has_edge(h, n):
+                                self.order.add_edge(h, n, action=ai, state=s, label=label)
+        if ai in self.sleepers and self.sleep_violation is None:
+            why = self._atomic(s, cpu)
+            if why is not None:
+                self.sleep_violation = (s, label, why)
+
+    def _atomic(self, s: tuple, cpu: int) -> str | None:
+        for n, pos in self.locks:
+            if s[pos] == cpu:
+                return f"holds the spinlock {n}"
+        for pos in self.irqs:
+            if s[pos][cpu]:
+                return "has interrupts off"
+        for pos in self.preempt:
+            if s[pos][cpu]:
+                return "has preemption disabled"
+        return None
+
+    def finish(self, trace_to: Any) -> None:
+        """Raise SpecError for a broken rule; ``trace_to(state)`` gives the
+        shortest trace to a state (to find where the context became atomic)."""
+        m = self.model
+        if len(self.locks) >= 2:
+            try:
+                cycle = nx.find_cycle(self.order)
+            except nx.NetworkXNoCycle:
+                cycle = None
+            if cycle:
+                places = []
+                for a, b, *_ in cycle:
+                    act = m.actions[self.order.edges[a, b]["action"]].info
+                    places.append(f"{b} taken while holding {a} in {m.cls.__name__}.{act.name} ({act.file}:{act.line})")
+                raise SpecError(f"{m.cls.__name__}: inconsistent lock order (a possible deadlock, as lockdep "
+                                f"reports it): " + "; but ".join(places), file=m.info.file, line=m.info.line)
+        if self.sleep_violation is not None:
+            s, label, why = self.sleep_violation
+            act = m.actions[label[0]].info
+            steps, final = trace_to(s)
+            # Under symmetry the stored state is a renaming of the trace's last
+            # state: find the CPU that plays the sleeper's part there.
+            cpu = next((lab[1] for lab, _ in m.successors(final)
+                        if lab[0] == label[0] and self._atomic(final, lab[1]) is not None), label[1])
+            since = self._since(steps, cpu)
+            raise SpecError(f"{m.cls.__name__}.{act.name} ({act.file}:{act.line}) may sleep but cpu{cpu} {why}"
+                            + (f", since {since}" if since else "")
+                            + " (\"BUG: sleeping function called from invalid context\")",
+                            file=act.file, line=act.line)
+
+    def _since(self, steps: list, cpu: int) -> str | None:
+        """The last step of ``cpu`` that made its context atomic."""
+        m = self.model
+        lock_names = {n for n, _ in self.locks}
+        atomic_vars = {m.var_names[p] for p in self.irqs + self.preempt}
+        for st in reversed(steps):
+            if st.cpu != cpu:
+                continue
+            touched = any(k in lock_names and v == cpu for k, v in st.changes.items()) or any(
+                k.split("[")[0] in atomic_vars and k.endswith(f"[{cpu}]") and v for k, v in st.changes.items())
+            if touched:
+                act = next(a.info for a in m.actions if a.info.name == st.action)
+                return f"{m.cls.__name__}.{act.name} ({act.file}:{act.line})"
+        return None

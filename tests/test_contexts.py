@@ -1,0 +1,28 @@
+"""Context rules, as lockdep would: rejected (exit 2) with both places named."""
+from conftest import FIXTURES
+
+F = str(FIXTURES / "contexts.py")
+
+
+def _line(text):
+    return next(i for i, line in enumerate((FIXTURES / "contexts.py").read_text().splitlines(), 1) if text in line)
+
+
+def test_sleeping_with_interrupts_off_is_rejected_naming_both_places(cli):
+    r = cli("verify", f"{F}:SleepsWithIrqsOff")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "SleepsWithIrqsOff.alloc_gfp_kernel" in r.stderr and "may sleep but cpu0 has interrupts off" in r.stderr
+    assert f"since SleepsWithIrqsOff.local_irq_save ({F}:{_line('def local_irq_save') - 1})" in r.stderr
+    assert "sleeping function called from invalid context" in r.stderr
+
+
+def test_inverted_lock_order_is_rejected_naming_both_places(cli):
+    r = cli("verify", f"{F}:AbbaLocks")
+    assert r.returncode == 2
+    assert "inconsistent lock order" in r.stderr
+    assert "b taken while holding a in AbbaLocks.take_second" in r.stderr
+    assert "a taken while holding b in AbbaLocks.take_second" in r.stderr
+
+
+def test_the_built_in_specs_follow_the_rules(cli):
+    assert cli("verify", "percpu_grouped", "--set", "counters=2", "--mode", "explore").returncode == 0
