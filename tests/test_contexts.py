@@ -20,8 +20,8 @@ def test_inverted_lock_order_is_rejected_naming_both_places(cli):
     r = cli("verify", f"{F}:AbbaLocks")
     assert r.returncode == 2
     assert "inconsistent lock order" in r.stderr
-    assert "b taken while holding a in AbbaLocks.take_second" in r.stderr
-    assert "a taken while holding b in AbbaLocks.take_second" in r.stderr
+    assert "b taken while holding a in AbbaLocks.take_second on cpu0" in r.stderr
+    assert "a taken while holding b in AbbaLocks.take_second on cpu1" in r.stderr
 
 
 def test_the_built_in_specs_follow_the_rules(cli):

@@ -98,8 +98,10 @@ class ContextRules:
             if cycle:
                 places = []
                 for a, b, *_ in cycle:
-                    act = m.actions[self.order.edges[a, b]["action"]].info
-                    places.append(f"{b} taken while holding {a} in {m.cls.__name__}.{act.name} ({act.file}:{act.line})")
+                    edge = self.order.edges[a, b]
+                    act = m.actions[edge["action"]].info
+                    places.append(f"{b} taken while holding {a} in {m.cls.__name__}.{act.name} on "
+                                  f"cpu{edge['label'][1]} ({act.file}:{act.line})")
                 raise SpecError(f"{m.cls.__name__}: inconsistent lock order (a possible deadlock, as lockdep "
                                 f"reports it): " + "; but ".join(places), file=m.info.file, line=m.info.line)
         if self.sleep_violation is not None:
