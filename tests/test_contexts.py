@@ -26,3 +26,21 @@ def test_inverted_lock_order_is_rejected_naming_both_places(cli):
 
 def test_the_built_in_specs_follow_the_rules(cli):
     assert cli("verify", "percpu_grouped", "--set", "counters=2", "--mode", "explore").returncode == 0
+
+
+def test_a_lock_taken_in_irq_context_and_with_irqs_on_is_rejected(cli):
+    r = cli("verify", f"{F}:IrqUnsafeLock")
+    assert r.returncode == 2
+    assert "lock is taken in interrupt context by irq_handler_locks" in r.stderr
+    assert "with interrupts on by spin_lock" in r.stderr and "spin_lock_irqsave" in r.stderr
+
+
+def test_a_return_path_that_leaves_interrupts_off_is_rejected(cli):
+    r = cli("verify", f"{F}:ForgetsIrqRestore")
+    assert r.returncode == 2
+    assert "cpu0 finishes with irqs = 1" in r.stderr and "ForgetsIrqRestore.local_irq_save" in r.stderr
+
+
+def test_interrupt_handlers_run_only_with_interrupts_on(cli):
+    r = cli("verify", f"{F}:IrqOnlyWhenEnabled")
+    assert r.returncode == 0, r.stdout + r.stderr

@@ -96,8 +96,12 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
                 if rules is not None:
                     for label, t in succ:
                         rules.on_transition(s, label, t)
-                if not succ and st.deadlock is None and not model.is_terminal(s):
-                    st.deadlock = s
+                if not succ:
+                    if model.is_terminal(s):
+                        if rules is not None:
+                            rules.on_terminal(s)
+                    elif st.deadlock is None:
+                        st.deadlock = s
                 for label, t in succ:
                     c = canon(t) if canon else t
                     if c in parents:

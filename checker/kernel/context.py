@@ -53,14 +53,33 @@ class ContextRules:
         self.preempt = [idx[n] for n, v in model.vars.items()
                         if isinstance(v.type, _PreemptCount) and n in model.percpu]
         self.sleepers = {a.index for a in model.actions if a.info.sleeps}
-        self.active = len(self.locks) >= 2 or bool(self.sleepers)
+        self.irq_actions = {a.index for a in model.actions if a.info.irq}
+        # On PREEMPT_RT a spinlock_t sleeps: taking one in atomic context is sleeping there.
+        self.rt = bool(getattr(model.params, "preempt_rt", 0)) if "preempt_rt" in model.params.as_dict() else False
+        self.rt_locks = {pos for n, pos in self.locks if not getattr(model.vars[n], "raw", True)}
+        self.active = len(self.locks) >= 2 or bool(self.sleepers) or bool(self.irqs or self.preempt) or \
+            (self.rt and bool(self.rt_locks))
         self.order = nx.DiGraph()
         self.sleep_violation: tuple | None = None
+        self.irq_taken: dict[str, tuple] = {}  # lock -> a label taking it in interrupt context
+        self.irqs_on_taken: dict[str, tuple] = {}  # lock -> a label taking it in task context, irqs on
+        self.unbalanced: tuple | None = None
 
     def on_transition(self, s: tuple, label: tuple, t: tuple) -> None:
         ai, cpu, _ = label
         if cpu is None:
             return
+        for n, pos in self.locks:  # irq-safety: who takes each lock, in which context
+            if t[pos] == cpu and s[pos] != cpu:
+                if ai in self.irq_actions:
+                    self.irq_taken.setdefault(n, label)
+                elif self.irqs and not any(s[p][cpu] for p in self.irqs):
+                    self.irqs_on_taken.setdefault(n, label)
+                if self.rt and pos in self.rt_locks and self.sleep_violation is None:
+                    why = self._atomic(s, cpu)
+                    if why is not None:
+                        self.sleep_violation = (s, label, why + f" (and {n} is a spinlock_t, which sleeps "
+                                                                 f"on PREEMPT_RT)")
         if len(self.locks) >= 2:
             held = [n for n, pos in self.locks if s[pos] == cpu]
             if held:
@@ -73,6 +92,15 @@ class ContextRules:
             why = self._atomic(s, cpu)
             if why is not None:
                 self.sleep_violation = (s, label, why)
+
+    def on_terminal(self, s: tuple) -> None:
+        """Every return path restores interrupts and preemption."""
+        if self.unbalanced is None:
+            for pos in self.irqs + self.preempt:
+                for cpu, v in enumerate(s[pos]):
+                    if v:
+                        self.unbalanced = (s, cpu, self.model.var_names[pos], v)
+                        return
 
     def _atomic(self, s: tuple, cpu: int) -> str | None:
         for n, pos in self.locks:
@@ -104,6 +132,21 @@ class ContextRules:
                                   f"cpu{edge['label'][1]} ({act.file}:{act.line})")
                 raise SpecError(f"{m.cls.__name__}: inconsistent lock order (a possible deadlock, as lockdep "
                                 f"reports it): " + "; but ".join(places), file=m.info.file, line=m.info.line)
+        for n, irq_label in self.irq_taken.items():
+            on = self.irqs_on_taken.get(n)
+            if on is not None:
+                a, b = m.actions[irq_label[0]].info, m.actions[on[0]].info
+                raise SpecError(f"{m.cls.__name__}: {n} is taken in interrupt context by {a.name} "
+                                f"({a.file}:{a.line}) and with interrupts on by {b.name} ({b.file}:{b.line}) "
+                                f"on cpu{on[1]}: an interrupt on that CPU can deadlock on it (take it with "
+                                f"spin_lock_irqsave)", file=b.file, line=b.line)
+        if self.unbalanced is not None:
+            s, cpu, var, v = self.unbalanced
+            steps, final = trace_to(s)
+            since = self._since(steps, cpu)
+            raise SpecError(f"{m.cls.__name__}: cpu{cpu} finishes with {var} = {v}: a return path does not "
+                            f"restore it" + (f"; it was set by {since}" if since else ""),
+                            file=m.info.file, line=m.info.line)
         if self.sleep_violation is not None:
             s, label, why = self.sleep_violation
             act = m.actions[label[0]].info

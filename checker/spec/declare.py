@@ -122,9 +122,10 @@ class Lock(Shared):
     """A lock: the id of the CPU holding it, or NOBODY. A spinlock by default
     (holding it makes the context atomic); ``sleeping=True`` for a mutex."""
 
-    def __init__(self, doc: str = "", *, sleeping: bool = False):
+    def __init__(self, doc: str = "", *, sleeping: bool = False, raw: bool = True):
         super().__init__(NOBODY, type=CpuId, doc=doc)
         self.spinlock = not sleeping
+        self.raw = raw  # raw_spinlock_t; raw=False is a spinlock_t, which sleeps on PREEMPT_RT
 
 
 class Role(Declaration):
@@ -152,6 +153,7 @@ class ActionInfo:
     line: int | None
     uses: tuple[tuple[str, str], ...] = ()  # (kernel symbol called, "file.c:line function")
     sleeps: bool = False  # the step may sleep (GFP_KERNEL allocation, mutex_lock)
+    irq: bool = False  # the step runs in hard-interrupt context on its CPU
 
 
 @dataclass(frozen=True)
@@ -176,7 +178,7 @@ def _record(fn: Callable, attr: str, value: Any) -> Callable:
 
 def action(fn: Callable | None = None, *, role: str | None = None,
            choose: dict[str, Any] | None = None, uses: dict[str, str] | None = None,
-           sleeps: bool = False) -> Any:
+           sleeps: bool = False, irq: bool = False) -> Any:
     """Mark a method as one atomic kernel step.
 
     ``role`` names the CPUs that may take the step (the method receives the
@@ -186,11 +188,14 @@ def action(fn: Callable | None = None, *, role: str | None = None,
     calls, each with its call site, for the per-configuration build check.
     ``sleeps=True`` marks a step that may sleep: taking it in atomic context
     (a spinlock held, interrupts or preemption off) rejects the spec.
+    ``irq=True`` makes it an interrupt handler on its CPU: it can run between
+    any two steps of that CPU's task, except while the spec's ``IRQS_OFF``
+    variable for that CPU is set.
     """
 
     def deco(f: Callable) -> Callable:
         return _record(f, "__countercheck_action__", {"role": role, "choose": dict(choose or {}),
-                                                       "uses": dict(uses or {}), "sleeps": sleeps})
+                                                       "uses": dict(uses or {}), "sleeps": sleeps, "irq": irq})
 
     return deco(fn) if fn is not None else deco
 

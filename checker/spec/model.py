@@ -186,7 +186,7 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
                 f, ln = source_of(val)
                 si.actions[attr] = ActionInfo(attr, val, meta["role"], tuple(meta["choose"].items()),
                                               inspect.getdoc(val) or "", f, ln, tuple(meta["uses"].items()),
-                                              meta["sleeps"])
+                                              meta["sleeps"], meta["irq"])
             elif callable(val) and hasattr(val, "__countercheck_property__"):
                 meta = val.__countercheck_property__
                 f, ln = source_of(val)
@@ -209,6 +209,8 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
                 si.properties.setdefault(pname, prop)
     if si.api is not None and si.api.config not in si.params:
         raise fail(f"its Api selects the configuration with {si.api.config!r}, which is not a parameter")
+
+    _guard_irq_actions(si)
 
     names: dict[str, str] = {}
     for kind, group in (("parameter", si.params), ("variable", si.vars), ("role", si.roles),
@@ -273,6 +275,30 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
             raise fail("has per-CPU variables but no CPU role; declare one, e.g. "
                        "`adders = Role(\"ncpus\", symmetric=True)`")
     return si
+
+
+def _guard_irq_actions(si: SpecInfo) -> None:
+    """An interrupt handler runs on its CPU only while that CPU has interrupts on."""
+    from checker.expr import And
+    from checker.kernel.context import _IrqsOff
+    from checker.spec.declare import DISABLED, when
+
+    irq_vars = [n for n, v in si.vars.items() if v.kind == "percpu" and isinstance(v.type, _IrqsOff)]
+    for name, a in list(si.actions.items()):
+        if not a.irq or not irq_vars or getattr(a.fn, "__countercheck_irq_guarded__", False):
+            continue
+        fn = a.fn
+
+        def handler(s: Any, cpu: Any, *args: Any, _fn: Any = fn) -> Any:
+            r = _fn(s, cpu, *args)
+            if r is DISABLED:
+                return r
+            return when(And(r.guard, *[getattr(s, v)[cpu] == 0 for v in irq_vars]), **r.updates)
+
+        handler.__countercheck_irq_guarded__ = True  # type: ignore[attr-defined]
+        handler.__wrapped__ = fn  # type: ignore[attr-defined]
+        handler.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
+        si.actions[name] = dataclasses.replace(a, fn=handler)
 
 
 def resolve_params(cls: type, given: dict[str, Any]) -> Params:
