@@ -44,3 +44,37 @@ def test_a_return_path_that_leaves_interrupts_off_is_rejected(cli):
 def test_interrupt_handlers_run_only_with_interrupts_on(cli):
     r = cli("verify", f"{F}:IrqOnlyWhenEnabled")
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_reading_an_uninitialised_index_is_reported_by_default():
+    from checker import explore
+    from contexts import DestroyFromUninitIndex
+
+    r = explore(DestroyFromUninitIndex(uninit=0))
+    out = r.outcomes["no_uninit_read"]
+    assert out.verdict == "violated"
+    # the read happens in the step that uses i, not in the steps before it whose guard is false
+    assert [s.action for s in out.trace] == ["start", "destroy_one"]
+    assert r.outcomes["no_deadlock"].verdict == "holds"
+
+
+def test_an_uninitialised_index_taking_any_value_walks_out_of_the_array():
+    from checker import explore
+    from checker.kernel.memory import MEM_ERROR
+    from contexts import DestroyFromUninitIndex
+
+    r = explore(DestroyFromUninitIndex(uninit=1))
+    out = r.outcomes["memory_safe"]
+    assert out.verdict == "violated"
+    assert out.trace[-1].changes["heap_error"] == MEM_ERROR.out_of_bounds
+    assert "no_uninit_read" not in r.outcomes  # that mode does not report reads
+
+
+def test_z3_leaves_an_uninitialised_value_unconstrained():
+    from checker.prove import bmc_checks
+    from checker.spec.model import resolve_params
+    from contexts import DestroyFromUninitIndex
+
+    checks = {c.property: c for c in bmc_checks(DestroyFromUninitIndex, resolve_params(
+        DestroyFromUninitIndex, {"uninit": 1}), 6)}
+    assert checks["memory_safe"].verdict == "violated" and len(checks["memory_safe"].trace) == 2

@@ -84,10 +84,22 @@ class PerN:
         return symbolic_state(self.model, tag)
 
     def initial(self) -> tuple:
-        s0 = self.model.initial_states()[0]
         m = self.model
-        return m.state_cls(tuple(tuple(Sym(z3.IntVal(x), m.vars[n].type) for x in v) if n in m.tupled
-                                 else Sym(z3.IntVal(v), m.vars[n].type) for n, v in zip(m.var_names, s0)))
+        if m.uninit_report:
+            raise SpecError(f"{self.cls.__name__}: reporting reads of uninitialised {', '.join(m.uninit_report)} "
+                            f"is explorer-only; set its mode parameter to 1 (any value) for the Z3 backend",
+                            file=m.info.file, line=m.info.line)
+        s0 = m.initial_states()[0]
+        vals = []
+        for n, v in zip(m.var_names, s0):
+            t = m.vars[n].type
+            if n in m.uninit_any:  # any value at all: Z3 leaves it unconstrained
+                vals.append(Sym(z3.Int(f"{n}@uninit"), t))
+            elif n in m.tupled:
+                vals.append(tuple(Sym(z3.IntVal(x), t) for x in v))
+            else:
+                vals.append(Sym(z3.IntVal(v), t))
+        return m.state_cls(vals)
 
     def equal(self, s: tuple, t: tuple) -> z3.BoolRef:
         out = []
@@ -206,7 +218,7 @@ class AnyN:
         self.vars = si.vars
         self.index = {n: i for i, n in enumerate(self.var_names)}
         self.percpu = frozenset(n for n, v in si.vars.items() if v.kind == "percpu")
-        if any(v.kind == "array" for v in si.vars.values()):
+        if any(v.kind == "array" or hasattr(v, "domain") for v in si.vars.values()):
             raise NotParametric("has Array variables (the any-N encoding handles per-CPU variables only)")
         self.state_cls = state_class(cls.__name__, self.var_names, {}, values, roles, self.params, size)
         self._wrap = {n: v.type for n, v in si.vars.items() if v.overflow == "wrap" and v.type.bits is not None}

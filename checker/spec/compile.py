@@ -18,7 +18,7 @@ from typing import Any
 
 from checker.errors import SpecError
 from checker.expr import AllOf, And
-from checker.spec.declare import DISABLED, ActionInfo, Between, PropertyInfo, Step
+from checker.spec.declare import UNINIT, DISABLED, ActionInfo, Between, PropertyInfo, Step, Uninit, UninitRead
 from checker.spec.model import Params, Spec, all_assumptions, decl_line, info
 from checker.types import BoolType, CpuIdType
 
@@ -61,6 +61,10 @@ class Model:
         self.tupled = self.percpu | frozenset(self.arrays)
         self._wrap = {n: v.type for n, v in si.vars.items() if v.overflow == "wrap" and v.type.bits is not None}
         self._bools = frozenset(n for n, v in si.vars.items() if isinstance(v.type, BoolType))
+        uninit = {n: v for n, v in si.vars.items() if isinstance(v, Uninit)}
+        #: Uninitialised locals whose read is reported, and those that take any value of their domain.
+        self.uninit_report = [n for n, v in uninit.items() if not params.as_dict()[v.mode]]
+        self.uninit_any = [n for n, v in uninit.items() if params.as_dict()[v.mode]]
         self.state_cls = self._make_state_class()
 
         self.actions = tuple(self._compile_action(i, a) for i, a in enumerate(si.actions.values()))
@@ -83,7 +87,8 @@ class Model:
     # -- state -------------------------------------------------------------
     def _make_state_class(self) -> type:
         return state_class(self.cls.__name__, self.var_names, {n: v.doc for n, v in self.vars.items()},
-                           self.params.as_dict(), self.roles, self.params, self.ncpus_total)
+                           self.params.as_dict(), self.roles, self.params, self.ncpus_total,
+                           frozenset(self.uninit_report))
 
     def initial_states(self) -> list[tuple]:
         vals = []
@@ -115,7 +120,17 @@ class Model:
             else:
                 self._check_value(n, init)
             vals.append(init)
-        return [self.state_cls(vals)]
+        if not self.uninit_any:
+            return [self.state_cls(vals)]
+        # Any value: one initial state per combination of the uninitialised locals' domains.
+        positions = [self.index[n] for n in self.uninit_any]
+        out = []
+        for combo in itertools.product(*(self.vars[n].domain for n in self.uninit_any)):
+            row = list(vals)
+            for pos, x in zip(positions, combo):
+                row[pos] = x
+            out.append(self.state_cls(row))
+        return out
 
     def _check_value(self, name: str, x: Any) -> None:
         if x.__class__ is not int and x.__class__ is not bool:
@@ -160,7 +175,15 @@ class Model:
             ai = act.index
             for cpu in act.cpus:
                 for ci, args in enumerate(act.choices):
-                    r = fn(s, cpu, *args) if cpu is not None else fn(s, *args)
+                    try:
+                        r = fn(s, cpu, *args) if cpu is not None else fn(s, *args)
+                    except UninitRead as e:
+                        # Python evaluates effects even when the guard is false: the read
+                        # counts only if the step can run, with some value in the variable.
+                        if s.uninit_read == 0 and self._enabled_with_any_value(fn, s, cpu, args, e.name):
+                            flag = self.vars["uninit_read"].type
+                            out.append(((ai, cpu, ci), apply(s, {"uninit_read": getattr(flag, e.name)})))
+                        continue
                     if r is DISABLED:
                         continue
                     if r.__class__ is not Step:
@@ -174,6 +197,19 @@ class Model:
                             continue
                     out.append(((ai, cpu, ci), apply(s, r.updates, act)))
         return out
+
+    def _enabled_with_any_value(self, fn: Any, s: tuple, cpu: Any, args: tuple, name: str) -> bool:
+        pos = self.index[name]
+        for value in (0, *self.vars[name].domain):
+            t = list(s)
+            t[pos] = value
+            try:
+                r = fn(self.state_cls(t), cpu, *args) if cpu is not None else fn(self.state_cls(t), *args)
+            except UninitRead:
+                continue  # another uninitialised variable: its own read is found the same way
+            if r is not DISABLED and r.guard:
+                return True
+        return False
 
     def _bad_return(self, act: CompiledAction, r: Any) -> SpecError:
         return SpecError(f"{self.cls.__name__}.{act.info.name} returned {r!r}; an action returns "
@@ -244,6 +280,8 @@ class Model:
         return dataclasses.replace(p, fn=every_cpu, cpu_fn=fn)
 
     def is_terminal(self, s: tuple) -> bool:
+        if self.uninit_report and s[self.index["uninit_read"]]:
+            return True  # the run stopped at the reported read
         return bool(self.terminal(s))
 
     def _overflow_property(self) -> PropertyInfo | None:
@@ -299,6 +337,8 @@ class Model:
         return out
 
     def show_value(self, key: str, v: Any) -> str:
+        if v == UNINIT:
+            return "uninit"
         name = key.split("[", 1)[0]
         var = self.vars.get(name)
         return var.type.show(v) if var is not None else repr(v)
@@ -317,13 +357,23 @@ class Model:
                 if isinstance(v.type, CpuIdType) and n not in self.arrays}
 
 
+def _checked_read(i: int, name: str) -> Any:
+    def read(s: tuple) -> Any:
+        v = s[i]
+        if v.__class__ is int and v == UNINIT:
+            raise UninitRead(name)
+        return v
+
+    return read
+
+
 def state_class(spec_name: str, var_names: tuple[str, ...], docs: dict[str, str], param_values: dict[str, Any],
-                roles: dict[str, Any], params: Any, ncpus_total: Any) -> type:
+                roles: dict[str, Any], params: Any, ncpus_total: Any, uninit: frozenset = frozenset()) -> type:
     """A tuple subclass: ``s.count`` reads a slot, ``s.batch`` a parameter,
     ``s.adders`` a role's CPU ids. Parameters may be ints or symbolic terms."""
     ns: dict[str, Any] = {"__slots__": ()}
     for i, n in enumerate(var_names):
-        ns[n] = property(itemgetter(i), doc=docs.get(n, ""))
+        ns[n] = property(_checked_read(i, n) if n in uninit else itemgetter(i), doc=docs.get(n, ""))
     for k, v in param_values.items():
         if k not in ns:
             ns[k] = v

@@ -112,6 +112,35 @@ class Array(Var):
         self.length = length
 
 
+#: The value an uninitialised variable holds in the report mode (never a real value).
+UNINIT = -(1 << 62) + 7
+
+
+class UninitRead(Exception):
+    """Spec code read a variable that was never assigned."""
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
+
+
+class Uninit(Var):
+    """A local declared without a value (``int i;``).
+
+    ``mode`` names the parameter that selects what reading it does: 0 reports
+    the read (as KMSAN would: the property ``no_uninit_read`` is violated with
+    the trace to the read); 1 lets it hold any value of ``domain`` (the
+    explorer starts from each; the witness names the value).
+    """
+
+    kind = "shared"
+
+    def __init__(self, domain: tuple[int, ...], *, mode: str = "uninit", type: IntType = Int, doc: str = ""):
+        super().__init__(UNINIT, type=type, doc=doc)
+        self.domain = tuple(domain)
+        self.mode = mode
+
+
 class Ghost(Var):
     """Not kernel state: bookkeeping that properties need (the exact value)."""
 

@@ -211,6 +211,7 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
         raise fail(f"its Api selects the configuration with {si.api.config!r}, which is not a parameter")
 
     _guard_irq_actions(si)
+    _add_uninit_check(si, cls)
 
     names: dict[str, str] = {}
     for kind, group in (("parameter", si.params), ("variable", si.vars), ("role", si.roles),
@@ -275,6 +276,33 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
             raise fail("has per-CPU variables but no CPU role; declare one, e.g. "
                        "`adders = Role(\"ncpus\", symmetric=True)`")
     return si
+
+
+def _add_uninit_check(si: SpecInfo, cls: type) -> None:
+    """A spec with uninitialised locals gets a ghost for the first read and a property on it."""
+    from checker.spec.declare import Ghost, Uninit
+    from checker.types import Enum
+
+    uninit = [n for n, v in si.vars.items() if isinstance(v, Uninit)]
+    if not uninit or "uninit_read" in si.vars:
+        return
+    for n in uninit:
+        if si.vars[n].mode not in si.params:
+            raise SpecError(f"{cls.__name__}: {n} is Uninit with mode {si.vars[n].mode!r}, which is not a "
+                            f"parameter; add e.g. `uninit = Param(0, domain=(0, 1), explore=(0, 1))`",
+                            file=si.file, line=decl_line(cls, n))
+    flag = Ghost(0, type=Enum("none", *uninit, name="uninit_read"), doc="the uninitialised variable first read")
+    flag.name = "uninit_read"
+    si.vars["uninit_read"] = flag
+    names = ", ".join(uninit)
+
+    def no_uninit_read(s: Any) -> Any:
+        return s.uninit_read == 0
+
+    si.properties.setdefault("no_uninit_read", PropertyInfo(
+        "no_uninit_read", no_uninit_read, "invariant", "holds",
+        lambda p: any(getattr(p, si.vars[n].mode) == 0 for n in uninit),
+        f"no step reads an uninitialised variable ({names}) (as KMSAN reports it)", si.file, si.line))
 
 
 def _guard_irq_actions(si: SpecInfo) -> None:
