@@ -78,3 +78,29 @@ def test_z3_leaves_an_uninitialised_value_unconstrained():
     checks = {c.property: c for c in bmc_checks(DestroyFromUninitIndex, resolve_params(
         DestroyFromUninitIndex, {"uninit": 1}), 6)}
     assert checks["memory_safe"].verdict == "violated" and len(checks["memory_safe"].trace) == 2
+
+
+def test_a_spinlock_t_with_interrupts_off_is_rejected_only_on_preempt_rt(cli):
+    ok = cli("verify", f"{F}:SpinlockTUnderRawLock", "--set", "preempt_rt=0")
+    assert ok.returncode == 0, ok.stderr
+    rt = cli("verify", f"{F}:SpinlockTUnderRawLock", "--set", "preempt_rt=1")
+    assert rt.returncode == 2
+    assert "SpinlockTUnderRawLock.spin_lock_list" in rt.stderr and "has interrupts off" in rt.stderr
+    assert "list_lock is a spinlock_t, which sleeps on PREEMPT_RT" in rt.stderr
+    assert "since SpinlockTUnderRawLock.local_irq_save" in rt.stderr
+
+
+def test_migration_only_where_preemption_is_enabled():
+    from checker import explore
+    from contexts import ThisCpuAddAcrossMigration as S
+
+    safe = explore(S(preempt_off=1))
+    assert safe.outcomes["no_lost_add"].verdict == "holds"
+    assert safe.outcomes["the_task_migrates"].verdict == "holds"  # it does move, outside the section
+    racy = explore(S(preempt_off=0))
+    out = racy.outcomes["no_lost_add"]
+    assert out.verdict == "violated"
+    assert [s.action for s in out.trace] == ["this_cpu_read", "other_task_adds", "this_cpu_write"]
+    # and a run where the task is moved between the read and the write loses an update too
+    model_moves = [s for s in explore(S(preempt_off=0), symmetry=False).outcomes["the_task_migrates"].trace]
+    assert model_moves and model_moves[-1].action == "migrate"
