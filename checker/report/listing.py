@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import inspect
 
+from checker.report.trace import first_paragraph
 from checker.spec.model import all_assumptions, info
 
 
@@ -39,7 +40,7 @@ def describe(cls: type) -> str:
     lines.append("  properties:")
     for p in si.properties.values():
         exp = "" if p.expect == "holds" else "  (expected violated)"
-        lines.append(f"    {p.kind:<10} {p.name}{exp}: {(p.doc.splitlines() or [''])[0]}")
+        lines.append(f"    {p.kind:<10} {p.name}{exp}: {first_paragraph(p.doc)}")
     lines.append(f"    {'deadlock':<10} no_deadlock{'' if si.builtin_expect.get('no_deadlock', 'holds') == 'holds' else '  (expected violated)'}")
     lines.append("  assumptions:")
     lines += [f"    - {a}" for a in all_assumptions(cls)]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import shlex
 
+from checker.report.trace import first_paragraph
 from checker.result import Check
 from checker.verify import Report
 
@@ -61,7 +62,7 @@ def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
     head += f"; {params_text(c.params)}"
     lines = [head]
     if c.doc:
-        lines.append(f"  claim: {c.doc.splitlines()[0]}")
+        lines.append(f"  claim: {first_paragraph(c.doc)}")
     lines += ["  " + t for t in c.trace_text] or ["  (the initial state)"]
     lines.append(f"  reproduce: {reproduce(c, spec_arg)}")
     return lines

@@ -25,3 +25,8 @@ def render_trace(model: Model, initial: dict[str, Any], steps: list[Step]) -> li
     w1 = max((len(r[1]) for r in rows), default=1)
     w2 = max((len(r[2]) for r in rows), default=1)
     return [f"{a:>{w0}}  {b:<{w1}}  {c:<{w2}}  {d}".rstrip() for a, b, c, d in rows]
+
+
+def first_paragraph(doc: str) -> str:
+    """A docstring's first paragraph on one line."""
+    return " ".join(doc.split("\n\n")[0].split())
