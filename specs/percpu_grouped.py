@@ -59,8 +59,7 @@ class PercpuGrouped(Spec):
               "percpu_counter_destroy_many, percpu_counter_cpu_dead (c439d5e8a0de); with grouped=0, "
               "f1a7941243c1's per-counter ladder (pgd, context, counters) with destroy_context in its unwind")
     assumptions = (
-        "NR_MM_COUNTERS is a parameter (4 in the kernel): every path of the per-counter loop already occurs "
-        "with 2 counters",
+        "NR_MM_COUNTERS is a parameter, explored at 2 and at the kernel's 4",
         "the arch context (init_new_context) is modelled as an allocation that must be released, as on "
         "powerpc where it is an ida id",
         "mm_alloc_cid allocates only with CONFIG_SMP (SCHED_MM_CID depends on SMP); in UP it is a stub",
