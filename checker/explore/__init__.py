@@ -33,11 +33,14 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
     complete = st.stopped is None
     outcomes: dict[str, Outcome] = {}
 
+    def steps_and_end(state: tuple) -> tuple:
+        return concrete_trace(model, st.parents, state, canon)[1:]
+
     def trace_to(state: tuple) -> list:
-        return concrete_trace(model, st.parents, state, canon)[1]
+        return steps_and_end(state)[0]
 
     if model.rules.active:  # lockdep-style context rules: a broken one rejects the spec
-        model.rules.finish(lambda state: concrete_trace(model, st.parents, state, canon)[1:])
+        model.rules.finish(steps_and_end)
 
     for p in model.properties:
         hit = st.found.get(p.name)

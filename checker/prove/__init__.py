@@ -122,8 +122,6 @@ def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, e
     solver = Solver(smt_timeout, emit_dir)
     t0 = time.perf_counter()
     tag = cls.spec_name + "." + ".".join(f"{k}={v}" for k, v in shown.items())
-    method = None
-    proofs: dict[str, Proof] | None = None
     if symbolic:
         role = next(iter(si.roles), None)
         if role is None:

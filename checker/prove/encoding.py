@@ -16,7 +16,7 @@ import z3
 
 from checker.errors import SpecError
 from checker.spec.compile import Model, state_class
-from checker.spec.declare import DISABLED, Between, Step
+from checker.spec.declare import DISABLED, Between, Step, Uninit
 from checker.spec.lint import symbolic_state
 from checker.spec.model import info
 from checker.prove.symstate import NotParametric, SymArray, SymParams, SymRole
@@ -218,8 +218,9 @@ class AnyN:
         self.vars = si.vars
         self.index = {n: i for i, n in enumerate(self.var_names)}
         self.percpu = frozenset(n for n, v in si.vars.items() if v.kind == "percpu")
-        if any(v.kind == "array" or hasattr(v, "domain") for v in si.vars.values()):
-            raise NotParametric("has Array variables (the any-N encoding handles per-CPU variables only)")
+        if any(v.kind == "array" or isinstance(v, Uninit) for v in si.vars.values()):
+            raise NotParametric("has Array or Uninit variables (the any-N encoding handles scalars and "
+                                "per-CPU variables only)")
         self.state_cls = state_class(cls.__name__, self.var_names, {}, values, roles, self.params, size)
         self._wrap = {n: v.type for n, v in si.vars.items() if v.overflow == "wrap" and v.type.bits is not None}
         self.i = Sym(z3.Int("%cpu_i"))

@@ -15,7 +15,9 @@ import re
 from typing import Any, ClassVar, Iterator
 
 from checker.errors import SpecError, UsageError, source_of
-from checker.spec.declare import ActionInfo, Declaration, Param, PropertyInfo, Role, Var
+from checker.kernel.config import Api
+from checker.kernel.memory import Heap
+from checker.spec.declare import ActionInfo, Param, PropertyInfo, Role, Var
 
 DEFAULT_ASSUMPTIONS = (
     "sequentially consistent interleaving of the modelled atomic steps",
@@ -172,10 +174,10 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
         for attr, val in base.__dict__.items():
             if isinstance(val, Param):
                 si.params[attr] = val
-            elif hasattr(val, "variables") and hasattr(val, "properties") and isinstance(val, Declaration):
-                si.heaps[attr] = val  # a Heap: its variables and properties join the spec's
+            elif isinstance(val, Heap):
+                si.heaps[attr] = val  # its variables and properties join the spec's
                 si.vars.update(val.variables())
-            elif hasattr(val, "build_errors") and isinstance(val, Declaration):
+            elif isinstance(val, Api):
                 si.api = val
             elif isinstance(val, Var):
                 si.vars[attr] = val
