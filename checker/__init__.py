@@ -5,7 +5,7 @@ modules behind them may change.
 """
 from checker.errors import CheckerError, SpecError, SymmetryError, UsageError
 from checker.expr import And, AllOf, AnyOf, Count, If, Implies, Max, Min, Not, Or, Select, Sum
-from checker.spec.declare import (Array, Between, Ghost, Uninit, Lock, Param, PerCpu, Role, Shared, action, invariant, sometimes,
+from checker.spec.declare import (Array, Between, Fill, Ghost, Uninit, Lock, Param, PerCpu, Role, Shared, action, invariant, sometimes,
                                   terminal, when, witness)
 from checker.spec.model import Spec
 from checker.types import NOBODY, S32, S64, U32, U64, Bool, CpuId, Enum, Int
@@ -13,7 +13,7 @@ from checker.explore import explore
 from checker.kernel.context import IRQS_OFF, PREEMPT_COUNT
 
 __all__ = [
-    "Spec", "Uninit", "Array", "Between", "Param", "Shared", "PerCpu", "Ghost", "Lock", "Role", "action", "invariant", "sometimes",
+    "Spec", "Uninit", "Array", "Between", "Fill", "Param", "Shared", "PerCpu", "Ghost", "Lock", "Role", "action", "invariant", "sometimes",
     "terminal", "when", "witness", "If", "And", "Or", "Not", "Implies", "Max", "Min", "Sum", "Count", "AllOf",
     "AnyOf", "Select", "Int", "S32", "S64", "U32", "U64", "Bool", "CpuId", "Enum", "NOBODY",
     "IRQS_OFF", "PREEMPT_COUNT", "explore", "CheckerError", "SpecError", "SymmetryError", "UsageError",

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from checker.errors import CheckerError, UsageError
+from checker.errors import CheckerError, SpecError, UsageError
 from checker.explore import DEADLOCK, explore
 from checker.result import HOLDS, VERDICTS, Check
 from checker.report.trace import render_trace
@@ -76,18 +76,21 @@ class Report:
         }
 
 
-def parse_set(items: Iterable[str]) -> dict[str, tuple[int, ...]]:
-    """``NAME=V``, ``NAME=LO..HI`` (inclusive) or ``NAME=A,B,C``."""
-    out: dict[str, tuple[int, ...]] = {}
+def parse_set(items: Iterable[str]) -> dict[str, tuple[int | str, ...]]:
+    """``NAME=V``, ``NAME=LO..HI`` (inclusive) or ``NAME=A,B,C``. Values that
+    are not integers stay names (``variant=A..C``); each spec resolves them
+    against its parameter (``own_sets``)."""
+    out: dict[str, tuple[int | str, ...]] = {}
     for item in items:
         name, eq, value = item.partition("=")
         name = name.strip()
         if not eq or not name or not value:
             raise UsageError(f"--set {item!r}: write NAME=VALUE, NAME=LO..HI or NAME=A,B,C")
-        try:
-            vals: list[int] = []
-            for part in value.split(","):
-                lo, dots, hi = part.partition("..")
+        vals: list[int | str] = []
+        for part in value.split(","):
+            part = part.strip()
+            lo, dots, hi = part.partition("..")
+            try:
                 if dots:
                     a, b = int(lo), int(hi)
                     if b < a:
@@ -95,28 +98,66 @@ def parse_set(items: Iterable[str]) -> dict[str, tuple[int, ...]]:
                     vals.extend(range(a, b + 1))
                 else:
                     vals.append(int(part))
-        except ValueError:
-            raise UsageError(f"--set {item!r}: {value!r} is not an integer, a range LO..HI or a list") from None
+            except ValueError:
+                if not part:
+                    raise UsageError(f"--set {item!r}: an empty value in the list") from None
+                vals.append(part)
         out[name] = tuple(dict.fromkeys(out.get(name, ()) + tuple(vals)))
     return out
 
 
+def own_sets(cls: type, sets: dict[str, tuple[int | str, ...]]) -> dict[str, tuple[int, ...]]:
+    """The values set for this spec's parameters, names resolved to numbers."""
+    params = info(cls).params
+    out: dict[str, tuple[int, ...]] = {}
+    for name, vals in sets.items():
+        if name not in params:
+            continue
+        resolved: list[int | str] = []
+        for v in vals:
+            if v in ("default", "symbolic"):  # the prove sweep's keywords
+                resolved.append(v)
+                continue
+            try:
+                resolved.extend(params[name].lookup(v))
+            except ValueError as e:
+                raise UsageError(f"--set {name}={','.join(map(str, vals))}: {e}"
+                                 + (f"; {cls.spec_name}.{name} takes {params[name].describe_domain()}"
+                                    if params[name].names else "")) from None
+        out[name] = tuple(dict.fromkeys(resolved))
+    return out
+
+
 def param_points(cls: type, sets: dict[str, tuple[int, ...]], mode: str = "explore") -> list[Params]:
-    """The cross product of the sweeps: values set on the command line, else
-    the parameter's sweep for ``mode``, else its (possibly derived) default."""
+    """The default sweep: for each entry of the spec's ``explore_sweeps`` (one
+    entry, the parameters' own sweeps, for ``prove``), the cross product of
+    the values set on the command line, else the entry's values, else the
+    parameter's sweep for ``mode``, else its (possibly derived) default."""
     si = info(cls)
-    axes: list[tuple[str, tuple[int, ...]]] = []
-    for name, p in si.params.items():
-        if name in sets:
-            axes.append((name, sets[name]))
-        else:
-            sweep = p.explore if mode == "explore" else p.prove
-            if sweep is not None:
-                axes.append((name, sweep))
-    names = [n for n, _ in axes]
+    entries = cls.explore_sweeps if mode == "explore" else ({},)
     points = []
-    for combo in itertools.product(*(vals for _, vals in axes)):
-        points.append(resolve_params(cls, dict(zip(names, combo))))
+    for entry in entries:
+        unknown = [k for k in entry if k not in si.params]
+        if unknown:
+            raise SpecError(f"{cls.__name__}.explore_sweeps names {', '.join(map(repr, unknown))}, which "
+                            f"{'is not a parameter' if len(unknown) == 1 else 'are not parameters'}; its "
+                            f"parameters are: {', '.join(si.params)}", file=si.file, line=si.line)
+        axes: list[tuple[str, tuple[int, ...]]] = []
+        for name, p in si.params.items():
+            if name in sets:
+                axes.append((name, sets[name]))
+            elif name in entry:
+                v = entry[name]
+                axes.append((name, tuple(v) if isinstance(v, (tuple, list, range)) else (v,)))
+            else:
+                sweep = p.explore if mode == "explore" else p.prove
+                if sweep is not None:
+                    axes.append((name, sweep))
+        names = [n for n, _ in axes]
+        for combo in itertools.product(*(vals for _, vals in axes)):
+            if "symbolic" in combo:
+                raise UsageError(f"{cls.spec_name}: 'symbolic' is a value for --mode prove only")
+            points.append(resolve_params(cls, {n: v for n, v in zip(names, combo) if v != "default"}))
     return list(dict.fromkeys(points))
 
 
@@ -145,7 +186,7 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
             p = props[name]
             expected, file, line, doc = p.expect, p.file, p.line, p.doc
         checks.append(Check(
-            spec=model.name, file=file, line=line, params=params.as_dict(), property=name, kind=out.kind,
+            spec=model.name, file=file, line=line, params=params.shown(), property=name, kind=out.kind,
             backend="explore", verdict=out.verdict, expected=expected, reason=out.reason,
             symmetry=result.symmetry, states=result.states, transitions=result.transitions,
             depth=result.depth, seconds=result.seconds, run=run, initial_state=result.initial_state,
@@ -164,7 +205,7 @@ def build_check(cls: type, model: Model, run: int) -> Check:
     si = model.info
     errors = si.api.build_errors(si.actions.values(), model.params)
     expected = si.builtin_expect.get("builds", HOLDS)
-    c = Check(spec=model.name, file=si.file, line=si.line, params=model.params.as_dict(), property="builds",
+    c = Check(spec=model.name, file=si.file, line=si.line, params=model.params.shown(), property="builds",
               kind="build", backend="explore", verdict="violated" if errors else HOLDS, expected=expected,
               run=run, doc="every symbol a caller uses exists in this configuration",
               bug="builds" in cls.expect_violated, extra={"build_errors": [str(e) for e in errors]})
@@ -194,10 +235,10 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                 on_check(c)
 
     for cls in classes:
-        own = {k: v for k, v in sets.items() if k in info(cls).params}
         report.specs[cls.spec_name] = {"file": info(cls).file, "kernel": cls.kernel,
                                        "assumptions": list(all_assumptions(cls))}
         try:
+            own = own_sets(cls, sets)
             points = param_points(cls, own, "explore")
             if mode in ("explore", "all"):
                 for params in points:

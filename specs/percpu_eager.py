@@ -1,15 +1,29 @@
 """The eager per-CPU counter: lib/percpu_counter.c.
 
-Models ``percpu_counter_add_batch()`` in its interrupts-off form (reference
-section 1.2, Variant B: early 2023 to 6.10, and the fallback without
-``CONFIG_HAVE_CMPXCHG_LOCAL`` since), ``percpu_counter_read()`` /
-``percpu_counter_read_positive()``, and ``__percpu_counter_sum()``.
-"""
-from checker import (NOBODY, S32, S64, AllOf, And, Bool, Enum, Ghost, If, Implies, Int, Lock, Max, Or, Param, PerCpu,
-                     Role, Select, Shared, Spec, Sum, action, invariant, sometimes, terminal, when, witness)
+Models the three ``percpu_counter_add_batch()`` variants kernels have run
+(reference section 1.2), an interrupt handler adding on every CPU, task
+migration, ``percpu_counter_read()`` / ``percpu_counter_read_positive()``,
+``__percpu_counter_sum()``, the margin of ``__percpu_counter_compare()`` and
+``__percpu_counter_limited_add()``:
 
-#: Where an adder is inside percpu_counter_add_batch().
-ADD = Enum("idle", "acquire", "fold", "zero", "release", name="add_pc")
+- A (before 805afd830099, early 2023): ``preempt_disable()``, a plain read
+  of the local and the decision with interrupts on, then ``this_cpu_add`` or
+  ``raw_spin_lock_irqsave`` and ``__this_cpu_sub(count - amount)``;
+- B (805afd830099 to 6.10, and without ``CONFIG_HAVE_CMPXCHG_LOCAL`` since):
+  the whole add inside ``local_irq_save()``;
+- C (6.11+, x86-64): ``this_cpu_read``, a ``this_cpu_try_cmpxchg`` loop that
+  a migration or an interrupt can make fail, and a slow path that re-reads
+  the local of the CPU it is on under ``fbc->lock``.
+"""
+from checker import (IRQS_OFF, NOBODY, PREEMPT_COUNT, S32, S64, AllOf, And, AnyOf, Between, Bool, CpuId, Enum, Fill,
+                     Ghost, If,
+                     Implies, Int, Lock, Max, Not, Or, Param, PerCpu, Role, Select, Shared, Spec, Sum, action,
+                     invariant, sometimes, terminal, when, witness)
+
+#: The add_batch variants of reference section 1.2.
+VARIANT = Enum("A", "B", "C", name="variant")
+#: Where a task is inside percpu_counter_add_batch() or __percpu_counter_limited_add().
+ADD = Enum("idle", "acquire", "fold", "zero", "release", "read", "lim_add", "lim_scan", "lim_fold", name="add_pc")
 #: Where a summer is inside __percpu_counter_sum().
 SUM = Enum("idle", "locked", "scan", "done", name="sum_pc")
 #: Whether a reader has done its percpu_counter_read().
@@ -20,54 +34,114 @@ def _amounts(p):
     return (-1, 1) + ((p.large,) if p.large else ())
 
 
-class PercpuEager(Spec):
-    """percpu_counter_add_batch() (irqs off), read(), read_positive(), __percpu_counter_sum().
+def _on(s, t):
+    """The CPU task ``t`` runs on: its own unless the scheduler moved it."""
+    to = Select(s.moved_to, t)
+    return If(to == NOBODY, t, to)
 
-    Each adder CPU performs ``ops`` calls of ``percpu_counter_add_batch(fbc,
-    amount, batch)``. With interrupts off for the whole call nothing else
-    runs on that CPU, so the fast path is one step; the slow path is split
-    where other CPUs can interleave: the decision, ``raw_spin_lock``, the
-    fold into ``fbc->count``, the ``__this_cpu_sub`` that zeroes the local,
-    and ``raw_spin_unlock``. Readers do one lockless ``percpu_counter_read``
-    each; a summer runs ``__percpu_counter_sum`` one CPU's local per step.
+
+def _runs(s, t):
+    """Task ``t`` can run: no other task holds its CPU with interrupts off."""
+    return Select(s.irqs, _on(s, t)) == 0
+
+
+def _variant(*names):
+    return lambda p: p.variant in tuple(getattr(VARIANT, n) for n in names)
+
+
+def _limited(p):
+    return p.limited == 1
+
+
+def _overlap(s):
+    """The sum_overlap ghost after a lockless add: set if a summer is scanning."""
+    return If(s.sum_pc[s.summer[0]] == SUM.scan, 1, s.sum_overlap) if s.summers else s.sum_overlap
+
+
+class PercpuEager(Spec):
+    """percpu_counter_add_batch() (variants A, B, C), interrupt adders, read(), __percpu_counter_sum(),
+    compare's margin and __percpu_counter_limited_add().
+
+    There is one task per CPU, task ``t`` starting on CPU ``t``; each makes
+    ``ops`` calls of ``percpu_counter_add_batch(fbc, amount, batch)`` (with
+    ``limited=1``, its positive calls are ``__percpu_counter_limited_add(fbc,
+    limit, 1, batch)``, as shmem makes them). Every step where another CPU or
+    this CPU's interrupt handler can interleave is its own action; a step
+    only this CPU can see is merged with its neighbour. The interrupt handler
+    of each CPU makes ``irq`` adds, wherever that CPU has interrupts on. With
+    variant C the scheduler may move a task between its read and its
+    cmpxchg (``migrations`` times in all).
     """
 
-    kernel = ("lib/percpu_counter.c as of v6.6 (c439d5e8a0de): percpu_counter_add_batch with "
-              "local_irq_save around the whole add (Variant B), percpu_counter_read, "
-              "percpu_counter_read_positive, __percpu_counter_sum")
+    kernel = ("lib/percpu_counter.c: percpu_counter_add_batch as before 805afd830099 (A), as in v6.6 "
+              "c439d5e8a0de (B) and as in v6.11 (C, this_cpu_try_cmpxchg); percpu_counter_read, "
+              "percpu_counter_read_positive, __percpu_counter_sum, __percpu_counter_compare, "
+              "__percpu_counter_limited_add (v6.6)")
     assumptions = (
-        "no CPU hotplug: every adder CPU stays online, so sum's online mask is every adder",
-        "no interrupt-context adders: with irqs off for the whole add they could only run between "
-        "two adds, where they behave as one more add of the same CPU",
-        "the v6.6 walk for_each_cpu_or(cpu, cpu_online_mask, cpu_dying_mask) in __percpu_counter_sum (the "
-        "online CPUs, with no hotplug) is modelled as 'any CPU not yet visited' "
-        "(an over-approximation of the kernel's ascending walk, needed for CPU symmetry); the summer "
-        "visits adder CPUs only, since the other CPUs' locals stay 0",
+        "no CPU hotplug (percpu_hotplug models it): every CPU stays online, so num_online_cpus() is ncpus and "
+        "sum's online mask is every CPU",
+        "the v6.6 walk for_each_cpu_or(cpu, cpu_online_mask, cpu_dying_mask) in __percpu_counter_sum is "
+        "modelled as 'any CPU not yet visited' (an over-approximation of the ascending walk, needed for CPU "
+        "symmetry)",
         "the counter starts at 0 (percpu_counter_init(fbc, 0, gfp))",
+        "an interrupt handler's add is atomic on its CPU (nothing else runs there until it returns), so its fast "
+        "path is one step and its slow path is one step taken when fbc->lock is free: spinning is invisible, "
+        "and between the fold and the unlock no one can look (readers read only fbc->count, which the fold "
+        "wrote; summers need the lock)",
+        "a task migrates only between its read and its cmpxchg in variant C: elsewhere a move only changes "
+        "which local its later adds use, which the other CPUs' tasks already exercise",
     )
 
+    # The default run: B over the foundation sweep; C, interrupts, migration, A without
+    # interrupts and limited_add where the state space stays in seconds. `--set` widens any of them.
+    explore_sweeps = (
+        {},
+        {"variant": VARIANT.C, "ncpus": (1, 2, 3), "summers": 0},
+        {"variant": VARIANT.C, "ncpus": (1, 2), "summers": 1},
+        {"variant": (VARIANT.B, VARIANT.C), "irq": 1, "ncpus": (1, 2), "readers": 0, "summers": 0},
+        {"variant": VARIANT.C, "migrations": 1, "ncpus": 2, "readers": 0, "summers": 0},
+        {"variant": VARIANT.A, "ncpus": (1, 2, 3), "readers": 0, "summers": 0},
+        {"limited": 1, "ncpus": (1, 2), "batch": 2, "readers": (0, 1), "summers": 0},
+    )
+
+    variant = Param(VARIANT.B, domain=VARIANT, explore=(VARIANT.B,), prove=(VARIANT.B, VARIANT.C),
+                    doc="the add_batch variant (A before 805afd830099; B to 6.10; C since 6.11)")
     ncpus = Param(2, domain=range(1, 8193), explore=range(1, 4), prove=range(1, 8193),
-                  doc="adder CPUs (each has its own local)")
+                  doc="CPUs, each with its own local and one adding task")
     batch = Param(lambda p: Max(32, 2 * p.ncpus), domain=range(1, 1 << 31), explore=(2, 3),
                   prove=("default", "symbolic"),
                   doc="the batch; percpu_counter_batch = max(32, 2 * num_online_cpus())")
     ops = Param(lambda p: p.batch, domain=range(0, 1 << 16), prove=("symbolic",),
-                doc="percpu_counter_add_batch calls per adder CPU (default: batch, enough to fold)")
+                doc="percpu_counter_add_batch calls per task (default: batch, enough to fold)")
     large = Param(0, domain=range(0, 1 << 31), doc="an extra amount to add, 0 for none "
                   "(an amount >= batch always takes the slow path)")
+    irq = Param(0, domain=range(0, 9), prove=("symbolic",),
+                doc="adds made by each CPU's interrupt handler (percpu_counter_add in hard-irq context)")
+    migrations = Param(0, domain=range(0, 4), doc="variant C, limited=0: times the scheduler moves a task "
+                       "between its this_cpu_read and its this_cpu_try_cmpxchg")
+    limited = Param(0, domain=(0, 1), prove=(0, 1), doc="1: positive adds are __percpu_counter_limited_add(fbc, limit, 1, batch)")
+    limit = Param(lambda p: p.ncpus * p.batch, domain=range(0, 1 << 31),
+                  doc="limited_add's limit (default ncpus * batch: its fast path is taken from the start)")
     readers = Param(0, domain=(0, 1), explore=(0, 1), doc="CPUs doing one percpu_counter_read / read_positive")
     summers = Param(0, domain=(0, 1), explore=(0, 1), doc="CPUs doing one __percpu_counter_sum")
 
-    adders = Role("ncpus", symmetric=True, doc="CPUs calling percpu_counter_add_batch")
+    adders = Role("ncpus", symmetric=True, doc="CPUs, each with a task calling percpu_counter_add_batch")
     reader = Role("readers", doc="a CPU calling percpu_counter_read / read_positive")
     summer = Role("summers", doc="a CPU calling __percpu_counter_sum")
 
     count = Shared(0, type=S64, doc="fbc->count, written under fbc->lock")
-    lock = Lock(doc="fbc->lock (raw_spinlock_t)")
+    lock = Lock(doc="fbc->lock (raw_spinlock_t): the task holding it")
     local = PerCpu(0, type=S32, role="adders", doc="*per_cpu_ptr(fbc->counters, cpu)")
-    pc = PerCpu(ADD.idle, type=ADD, role="adders", doc="where the CPU is in add_batch")
-    pending = PerCpu(0, type=Int, role="adders", doc="the amount of the add in its slow path")
-    ops_left = PerCpu(lambda p: p.ops, role="adders", doc="adds this CPU has still to make")
+    irqs = PerCpu(0, type=IRQS_OFF, role="adders", doc="interrupts off on this CPU")
+    pc = PerCpu(ADD.idle, type=ADD, role="adders", doc="where the task is in add_batch / limited_add")
+    pending = PerCpu(0, type=Int, role="adders", doc="the amount of the task's add in flight")
+    seen = PerCpu(0, type=Int, role="adders", doc="the task's `count`: the local it read (A, C) or folds")
+    ops_left = PerCpu(lambda p: p.ops, role="adders", doc="adds the task has still to make")
+    preempt = PerCpu(0, type=PREEMPT_COUNT, role="adders", doc="the task's preempt_count (variant A)")
+    moved_to = PerCpu(NOBODY, type=CpuId, role="adders", doc="the CPU the task was moved to, if any")
+    irq_left = PerCpu(lambda p: p.irq, role="adders", doc="adds this CPU's interrupt handler has still to make")
+    moves = Ghost(0, doc="migrations so far")
+    lim_acc = Shared(0, type=S64, doc="limited_add's `count` while it sums under fbc->lock")
     exact = Ghost(0, doc="E: every add past its linearisation point")
 
     # A returned value is checked the moment it is returned and only the verdict is kept
@@ -80,57 +154,199 @@ class PercpuEager(Spec):
 
     sum_pc = PerCpu(SUM.idle, type=SUM, role="summer")
     sum_acc = PerCpu(0, role="summer", doc="ret in __percpu_counter_sum")
-    summed = PerCpu(0, type=Bool, role="adders", doc="the summer has read this CPU's local")
+    summed = PerCpu(0, type=Bool, role="adders", doc="the scan under fbc->lock (sum, limited_add) has read "
+                                                     "this CPU's local")
     sum_overlap = Ghost(0, type=Bool, doc="a lockless add ran while the summer was scanning")
     sum_ok = PerCpu(0, type=Bool, role="summer", doc="ghost: the sum returned was within its bound of E")
     sum_exact_ok = PerCpu(0, type=Bool, role="summer",
                           doc="ghost: the sum returned was E, or an add overlapped it")
     sum_off = PerCpu(0, type=Bool, role="summer", doc="ghost: the sum returned differed from E")
 
-    # -- percpu_counter_add_batch() -------------------------------------------
-    @action(role="adders", choose={"amount": _amounts})
-    def add_fast(s, cpu, amount):
-        """add_batch(): this_cpu_add(*fbc->counters, amount) while |local + amount| < batch."""
+    # What decides the slow path; a bug spec overrides it (K-CMPXCHG-PAREN).
+    @staticmethod
+    def folds(s, count):
+        """abs(count) >= batch: the add must fold into fbc->count."""
+        return abs(count) >= s.batch
+
+    # -- variant B: local_irq_save() around the whole add ---------------------------------
+    @action(role="adders", choose={"amount": _amounts}, applies=_variant("B"))
+    def add_fast(s, t, amount):
+        """B: local_irq_save(); count = __this_cpu_read(local) + amount; this_cpu_add(); local_irq_restore()."""
+        c = s.local[t] + amount
+        return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0, _positive_ok(s, amount), Not(s.spec.folds(s, c))),
+                    local={t: c}, ops_left={t: s.ops_left[t] - 1}, exact=s.exact + amount, sum_overlap=_overlap(s))
+
+    @action(role="adders", choose={"amount": _amounts}, applies=_variant("B"))
+    def add_slow(s, t, amount):
+        """B: local_irq_save(); count = __this_cpu_read(local) + amount; abs(count) >= batch: the slow path."""
+        return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0, _positive_ok(s, amount),
+                        s.spec.folds(s, s.local[t] + amount)),
+                    pc={t: ADD.acquire}, pending={t: amount}, ops_left={t: s.ops_left[t] - 1}, irqs={t: 1})
+
+    @action(role="adders", applies=_variant("B"))
+    def acquire(s, t):
+        """B: raw_spin_lock(&fbc->lock) (interrupts already off)."""
+        return when(And(s.pc[t] == ADD.acquire, s.pending[t] < 0 if s.limited else True, s.lock == NOBODY),
+                    lock=t, pc={t: ADD.fold})
+
+    # -- variant A: preempt_disable(), decision with interrupts on ----------------------
+    @action(role="adders", choose={"amount": _amounts}, applies=_variant("A"))
+    def preempt_read(s, t, amount):
+        """A: preempt_disable(); count = __this_cpu_read(*fbc->counters) + amount (interrupts on)."""
+        return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0, _positive_ok(s, amount)),
+                    pc={t: ADD.read}, pending={t: amount}, seen={t: s.local[t]}, ops_left={t: s.ops_left[t] - 1},
+                    preempt={t: 1})
+
+    @action(role="adders", applies=_variant("A"))
+    def this_cpu_add(s, t):
+        """A: abs(count) < batch: this_cpu_add(*fbc->counters, amount) (irq-safe RMW of the current local);
+        preempt_enable()."""
+        return when(And(s.pc[t] == ADD.read, Not(s.spec.folds(s, s.seen[t] + s.pending[t]))),
+                    local={t: s.local[t] + s.pending[t]}, exact=s.exact + s.pending[t], pc={t: ADD.idle},
+                    pending={t: 0}, seen={t: 0}, preempt={t: 0}, sum_overlap=_overlap(s))
+
+    # -- variant C: this_cpu_try_cmpxchg loop ---------------------------------------------
+    @action(role="adders", choose={"amount": _amounts}, applies=_variant("C"))
+    def this_cpu_read(s, t, amount):
+        """C: count = this_cpu_read(*fbc->counters) (preemptible: the task may move after this)."""
+        return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0, _positive_ok(s, amount), _runs(s, t)),
+                    pc={t: ADD.read}, pending={t: amount}, seen={t: Select(s.local, _on(s, t))},
+                    ops_left={t: s.ops_left[t] - 1})
+
+    @action(role="adders", applies=_variant("C"))
+    def try_cmpxchg(s, t):
+        """C: abs(count + amount) < batch: this_cpu_try_cmpxchg(*fbc->counters, &count, count + amount)
+        succeeds (the local of the CPU it runs on still holds count)."""
+        cpu = _on(s, t)
+        return when(And(s.pc[t] == ADD.read, _runs(s, t), Not(s.spec.folds(s, s.seen[t] + s.pending[t])),
+                        Select(s.local, cpu) == s.seen[t]),
+                    local={cpu: s.seen[t] + s.pending[t]}, exact=s.exact + s.pending[t], pc={t: ADD.idle},
+                    pending={t: 0}, seen={t: 0}, sum_overlap=_overlap(s))
+
+    @action(role="adders", applies=_variant("C"))
+    def try_cmpxchg_fails(s, t):
+        """C: the cmpxchg fails (an interrupt or a migration changed the local it compares): count = the
+        local's value, and the loop repeats its batch check."""
+        cpu = _on(s, t)
+        return when(And(s.pc[t] == ADD.read, _runs(s, t), Not(s.spec.folds(s, s.seen[t] + s.pending[t])),
+                        Select(s.local, cpu) != s.seen[t]),
+                    seen={t: Select(s.local, cpu)})
+
+    @action(role="adders", choose={"dest": lambda p: p.adders},
+            applies=lambda p: p.variant == VARIANT.C and p.migrations > 0 and not p.limited)
+    def migrate(s, t, dest):
+        """C: the scheduler moves the preempted task to another CPU between its read and its cmpxchg."""
+        return when(And(s.pc[t] == ADD.read, s.moves < s.migrations, _on(s, t) != dest),
+                    moved_to={t: If(dest == t, NOBODY, dest)}, moves=s.moves + 1)
+
+    # -- the slow path of A and C: raw_spin_lock_irqsave ------------------------------------
+    @action(role="adders", applies=_variant("A", "C"))
+    def lock_irqsave(s, t):
+        """A, C: abs(count) >= batch: raw_spin_lock_irqsave(&fbc->lock, flags)."""
+        return when(And(s.pc[t] == ADD.read, _runs(s, t),
+                        s.spec.folds(s, s.seen[t] + s.pending[t]), s.lock == NOBODY),
+                    lock=t, irqs={_on(s, t): 1}, pc={t: ADD.fold})
+
+    # -- the fold, common to every variant ----------------------------------------------------
+    @action(role="adders")
+    def fold(s, t):
+        """fbc->count += count: the linearisation point. A folds the local it read before locking
+        (`count`); B and C read it now (C: `count = __this_cpu_read(*fbc->counters)`, on the CPU it
+        runs on now)."""
+        c = s.seen[t] if s.variant == VARIANT.A else Select(s.local, _on(s, t))
+        return when(s.pc[t] == ADD.fold, count=s.count + c + s.pending[t], exact=s.exact + s.pending[t],
+                    seen={t: c}, pc={t: ADD.zero})
+
+    @action(role="adders")
+    def zero(s, t):
+        """__this_cpu_sub(*fbc->counters, count - amount): subtracts what was folded (in A, an interrupt's
+        add since the read stays)."""
+        cpu = _on(s, t)
+        return when(s.pc[t] == ADD.zero, local={cpu: Select(s.local, cpu) - s.seen[t]},
+                    pending={t: 0}, seen={t: 0}, pc={t: ADD.release})
+
+    @action(role="adders")
+    def release(s, t):
+        """raw_spin_unlock(&fbc->lock); interrupts restored (B: local_irq_restore; A, C: the irqrestore;
+        A: preempt_enable)."""
+        return when(s.pc[t] == ADD.release, lock=NOBODY, pc={t: ADD.idle}, irqs={_on(s, t): 0}, preempt={t: 0})
+
+    # -- the interrupt handler: percpu_counter_add() in hard-irq context ------------------------
+    @action(role="adders", choose={"amount": (-1, 1)}, irq=True, applies=lambda p: p.irq)
+    def irq_add_fast(s, cpu, amount):
+        """Interrupt: percpu_counter_add(fbc, amount) with abs(local + amount) < batch: one local add."""
         c = s.local[cpu] + amount
-        scanning = s.sum_pc[s.summer[0]] == SUM.scan if s.summers else False
-        return when(And(s.pc[cpu] == ADD.idle, s.ops_left[cpu] > 0, abs(c) < s.batch),
-                    local={cpu: c}, ops_left={cpu: s.ops_left[cpu] - 1}, exact=s.exact + amount,
-                    sum_overlap=If(scanning, 1, s.sum_overlap))
+        return when(And(s.irq_left[cpu] > 0, Not(s.spec.folds(s, c))), local={cpu: c},
+                    irq_left={cpu: s.irq_left[cpu] - 1}, exact=s.exact + amount, sum_overlap=_overlap(s))
 
-    @action(role="adders", choose={"amount": _amounts})
-    def add_slow(s, cpu, amount):
-        """add_batch(): count = __this_cpu_read(local) + amount; abs(count) >= batch: take the slow path."""
-        return when(And(s.pc[cpu] == ADD.idle, s.ops_left[cpu] > 0, abs(s.local[cpu] + amount) >= s.batch),
-                    pc={cpu: ADD.acquire}, pending={cpu: amount}, ops_left={cpu: s.ops_left[cpu] - 1})
+    @action(role="adders", choose={"amount": (-1, 1)}, irq=True, applies=lambda p: p.irq)
+    def irq_add_slow(s, cpu, amount):
+        """Interrupt: the slow path, once fbc->lock is free: fbc->count += local + amount; local = 0."""
+        c = s.local[cpu] + amount
+        return when(And(s.irq_left[cpu] > 0, s.spec.folds(s, c), s.lock == NOBODY), count=s.count + c, local={cpu: 0},
+                    irq_left={cpu: s.irq_left[cpu] - 1}, exact=s.exact + amount)
 
-    @action(role="adders")
-    def acquire(s, cpu):
-        """add_batch(): raw_spin_lock(&fbc->lock)."""
-        return when(And(s.pc[cpu] == ADD.acquire, s.lock == NOBODY), lock=cpu, pc={cpu: ADD.fold})
+    # -- __percpu_counter_limited_add(fbc, limit, 1, batch), v6.6 ----------------------------------
+    @action(role="adders", applies=_limited)
+    def limited_check(s, t):
+        """limited_add: local_irq_save(); unknown = batch * num_online_cpus(); count = __this_cpu_read();
+        abs(count + amount) <= batch && fbc->count + unknown <= limit: the lockless fast path."""
+        return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0, _runs(s, t),
+                        abs(s.local[t] + 1) <= s.batch, s.count + s.batch * s.ncpus <= s.limit),
+                    pc={t: ADD.lim_add}, ops_left={t: s.ops_left[t] - 1}, irqs={t: 1})
 
-    @action(role="adders")
-    def fold(s, cpu):
-        """add_batch(): fbc->count += count (count = local + amount): the linearisation point."""
-        return when(s.pc[cpu] == ADD.fold, count=s.count + s.local[cpu] + s.pending[cpu],
-                    exact=s.exact + s.pending[cpu], pc={cpu: ADD.zero})
+    @action(role="adders", applies=_limited)
+    def limited_fast_add(s, t):
+        """limited_add: this_cpu_add(*fbc->counters, amount); local_irq_restore(); return true."""
+        return when(s.pc[t] == ADD.lim_add, local={t: s.local[t] + 1}, exact=s.exact + 1, pc={t: ADD.idle},
+                    irqs={t: 0}, sum_overlap=_overlap(s))
 
-    @action(role="adders")
-    def zero(s, cpu):
-        """add_batch(): __this_cpu_sub(*fbc->counters, count - amount): the local becomes 0."""
-        c = s.local[cpu] + s.pending[cpu]
-        return when(s.pc[cpu] == ADD.zero, local={cpu: s.local[cpu] - (c - s.pending[cpu])},
-                    pending={cpu: 0}, pc={cpu: ADD.release})
+    @action(role="adders", applies=_limited)
+    def limited_slow_check(s, t):
+        """limited_add: the fast-path test fails: take the slow path (interrupts stay off)."""
+        return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0, _runs(s, t),
+                        Or(abs(s.local[t] + 1) > s.batch, s.count + s.batch * s.ncpus > s.limit)),
+                    pc={t: ADD.acquire}, pending={t: 1}, ops_left={t: s.ops_left[t] - 1}, irqs={t: 1})
 
-    @action(role="adders")
-    def release(s, cpu):
-        """add_batch(): raw_spin_unlock(&fbc->lock); local_irq_restore()."""
-        return when(s.pc[cpu] == ADD.release, lock=NOBODY, pc={cpu: ADD.idle})
+    @action(role="adders", applies=_limited)
+    def limited_lock(s, t):
+        """limited_add: raw_spin_lock(); count = fbc->count + amount; count - unknown > limit: refuse
+        (unlock, return false); count + unknown <= limit: good; else sum every CPU."""
+        acc = s.count + 1
+        unknown = s.batch * s.ncpus
+        refuse = acc - unknown > s.limit
+        return when(And(s.pc[t] == ADD.acquire, s.pending[t] > 0, s.lock == NOBODY),
+                    lock=If(refuse, NOBODY, t), irqs={t: If(refuse, 0, 1)}, lim_acc=If(refuse, 0, acc),
+                    pending={t: If(refuse, 0, 1)},
+                    pc={t: If(refuse, ADD.idle, If(acc + unknown <= s.limit, ADD.lim_fold, ADD.lim_scan))})
+
+    @action(role="adders", choose={"other": Between(0, lambda p: p.ncpus - 1)}, applies=_limited)
+    def limited_sum(s, t, other):
+        """limited_add: for_each_cpu_or(cpu, online, dying): count += *per_cpu_ptr(counters, cpu)."""
+        return when(And(s.pc[t] == ADD.lim_scan, s.summed[other] == 0),
+                    lim_acc=s.lim_acc + s.local[other], summed={other: 1})
+
+    @action(role="adders", applies=_limited)
+    def limited_sum_done(s, t):
+        """limited_add: count > limit: refuse (unlock, return false); else good."""
+        refuse = s.lim_acc > s.limit
+        return when(And(s.pc[t] == ADD.lim_scan, Sum(s.summed) == s.ncpus),
+                    summed=Fill(0), lim_acc=0, lock=If(refuse, NOBODY, t),
+                    irqs={t: If(refuse, 0, 1)}, pending={t: If(refuse, 0, 1)},
+                    pc={t: If(refuse, ADD.idle, ADD.lim_fold)})
+
+    @action(role="adders", applies=_limited)
+    def limited_fold(s, t):
+        """limited_add: count = __this_cpu_read(); fbc->count += count + amount; __this_cpu_sub(count);
+        raw_spin_unlock(); local_irq_restore(); return true."""
+        return when(s.pc[t] == ADD.lim_fold, count=s.count + s.local[t] + 1, local={t: 0}, exact=s.exact + 1,
+                    lim_acc=0, pending={t: 0}, lock=NOBODY, irqs={t: 0}, pc={t: ADD.idle})
 
     # -- percpu_counter_read() ----------------------------------------------------
     @action(role="reader")
     def read(s, cpu):
         """percpu_counter_read(): one lockless load of fbc->count (read_positive clamps it at 0)."""
-        bound = s.ncpus * (s.batch - 1)
+        bound = s.ncpus * (s.batch - 1 + s.limited)
         return when(s.read_pc[cpu] == READ.idle, read_pc={cpu: READ.done},
                     read_ok={cpu: abs(s.count - s.exact) <= bound},
                     read_pos_ok={cpu: abs(Max(s.count, 0) - Max(s.exact, 0)) <= bound},
@@ -159,32 +375,49 @@ class PercpuEager(Spec):
 
         The returned value is judged here against E at the moment of return."""
         ret = s.sum_acc[cpu]
-        return when(And(s.sum_pc[cpu] == SUM.scan, Sum(s.summed) == len(s.adders)),
-                    lock=NOBODY, sum_pc={cpu: SUM.done}, sum_acc={cpu: 0},
-                    summed={c: 0 for c in s.adders}, sum_overlap=0,
-                    sum_ok={cpu: abs(ret - s.exact) <= 2 * s.ncpus * (s.batch - 1)},
+        return when(And(s.sum_pc[cpu] == SUM.scan, Sum(s.summed) == s.ncpus),
+                    lock=NOBODY, sum_pc={cpu: SUM.done}, sum_acc={cpu: 0}, summed=Fill(0), sum_overlap=0,
+                    sum_ok={cpu: abs(ret - s.exact) <= 2 * s.ncpus * (s.batch - 1 + s.limited)},
                     sum_exact_ok={cpu: Or(ret == s.exact, s.sum_overlap == 1)},
                     sum_off={cpu: ret != s.exact})
 
     @terminal
     def all_work_done(s):
+        """Every task has made its adds (an interrupt that never came is fine), every read and sum returned."""
         return AllOf([And(s.pc[c] == ADD.idle, s.ops_left[c] == 0) for c in s.adders]
                      + [s.read_pc[c] == READ.done for c in s.reader]
                      + [s.sum_pc[c] == SUM.done for c in s.summer])
 
     # -- properties --------------------------------------------------------------------
-    # The sum lemma's per-element bounds (each proved from the invariants above).
-    sum_bounds = {"local": lambda s: (-(s.batch - 1), s.batch - 1)}
+    # The sum lemma's per-element bounds (each proved from the invariants below).
+    sum_bounds = {"local": lambda s: (-(s.batch - 1 + s.limited), s.batch - 1 + s.limited)}
 
-    @invariant
+    @invariant(applies=lambda p: not p.limited)
     def read_bound(s):
         """PC-READ: |fbc->count - E| <= ncpus * (batch - 1) in every state."""
         return abs(s.count - s.exact) <= s.ncpus * (s.batch - 1)
 
-    @sometimes(applies=lambda p: p.ops >= p.batch - 1 and not p.large)
+    @invariant(applies=lambda p: p.limited)
+    def read_bound_limited(s):
+        """PC-READ with __percpu_counter_limited_add: its `abs(count + amount) <= batch` fast path lets a
+        local reach batch, so |fbc->count - E| <= ncpus * batch."""
+        return abs(s.count - s.exact) <= s.ncpus * s.batch
+
+    @invariant(expect="violated", applies=lambda p: p.limited and p.ops >= p.batch)
+    def add_batch_bound_with_limited_add(s):
+        """False on purpose: add_batch's bound ncpus * (batch - 1) once limited_add is used. Violated:
+        the difference between the two bounds is reached."""
+        return abs(s.count - s.exact) <= s.ncpus * (s.batch - 1)
+
+    @sometimes(applies=lambda p: p.ops >= p.batch - 1 and not p.large and not p.limited)
     def read_bound_is_tight(s):
         """The read bound is reached: every CPU holds batch - 1 in its local."""
         return abs(s.count - s.exact) == s.ncpus * (s.batch - 1)
+
+    @sometimes(applies=lambda p: p.limited and p.ops >= p.batch)
+    def read_bound_limited_is_tight(s):
+        """The limited_add bound is reached: every CPU holds batch in its local."""
+        return abs(s.count - s.exact) == s.ncpus * s.batch
 
     @witness(reaches=("read_bound_is_tight",), violates=("read_bound_minus_one",),
              at={"ncpus": (4, 26, 64, 256)})
@@ -193,47 +426,112 @@ class PercpuEager(Spec):
         for c in p.adders:
             yield "add_fast", c, {"amount": 1}, p.batch - 1
 
-    @invariant(expect="violated", applies=lambda p: p.ops >= p.batch and not p.large)
+    @invariant(expect="violated", applies=lambda p: p.ops >= p.batch and not p.large and not p.limited)
     def read_bound_minus_one(s):
         """False on purpose: the bound one smaller. Violated, so the bound above is exact."""
         return abs(s.count - s.exact) <= s.ncpus * (s.batch - 1) - 1
 
-    @invariant(expect="violated", applies=lambda p: p.ops >= p.batch and not p.large)
+    @invariant(expect="violated", applies=lambda p: p.ops >= p.batch and not p.large and not p.limited)
     def read_bound_counting_pending(s):
         """False on purpose: E taken to include the amounts of adds that have only decided
         the slow path. Such an add is not yet visible anywhere, so this claim fails."""
         waiting = Sum(If(Or(s.pc[c] == ADD.acquire, s.pc[c] == ADD.fold), s.pending[c], 0) for c in s.adders)
         return abs(s.count - (s.exact + waiting)) <= s.ncpus * (s.batch - 1)
 
-    @invariant(role="adders", inductive=True)
+    @invariant(role="adders", inductive=True, applies=lambda p: not p.limited)
     def local_bound(s, cpu):
         """PC-LOCAL: every local stays within batch - 1 of zero."""
         return abs(s.local[cpu]) <= s.batch - 1
+
+    @invariant(role="adders", inductive=True, applies=lambda p: p.limited)
+    def local_bound_limited(s, cpu):
+        """PC-LOCAL with limited_add: every local stays within batch of zero."""
+        return abs(s.local[cpu]) <= s.batch
 
     @invariant
     def conservation(s):
         """PC-CONS: whenever fbc->lock is free, count + sum of locals == E."""
         return Or(s.lock != NOBODY, s.count + Sum(s.local) == s.exact)
 
+    @invariant
+    def compare_margin_sound(s):
+        """__percpu_counter_compare(fbc, rhs, batch) answers from the rough count when |count - rhs| >
+        batch * num_online_cpus(). That answer is the exact comparison with E for every rhs if and only if
+        |count - E| <= batch * ncpus (rhs = E is the counterexample otherwise)."""
+        return abs(s.count - s.exact) <= s.batch * s.ncpus
+
+    @invariant(applies=lambda p: p.limited, proof=False)
+    def limit_exceeded_by_at_most_racing_adds(s):
+        """limited_add: the counter exceeds its limit by at most ncpus - 1: a slow path's sum is no snapshot,
+        so each other CPU's fast-path add that passed its check before the sum read that CPU may land after
+        it (bugs/eager_limited_overshoot.py shows the limit itself is not kept)."""
+        return s.exact <= s.limit + s.ncpus - 1
+
     # The strengthening that makes the bounds inductive (proved by the Z3 backend,
     # checked in every state by the explorer).
+    @invariant(role="adders", inductive=True, applies=lambda p: p.variant != VARIANT.C or not p.migrations)
+    def task_stays_on_its_cpu(s, t):
+        """Without migration, task t runs on CPU t."""
+        return s.moved_to[t] == NOBODY
+
     @invariant(role="adders", inductive=True)
-    def lock_held_in_critical_section(s, cpu):
-        """A CPU holds fbc->lock exactly from its acquire to its release."""
-        in_cs = Or(s.pc[cpu] == ADD.fold, s.pc[cpu] == ADD.zero, s.pc[cpu] == ADD.release)
-        return And(Implies(s.lock == cpu, in_cs), Implies(in_cs, s.lock == cpu))
+    def lock_held_in_critical_section(s, t):
+        """A task holds fbc->lock exactly from its lock to its unlock."""
+        return (s.lock == t) == _holds_lock(s, t)
+
+    @invariant(role="adders", inductive=True)
+    def interrupts_off_in_sections(s, t):
+        """A task inside an irqs-off section has interrupts off on its CPU."""
+        return Implies(_irqs_off_section(s, t), Select(s.irqs, _on(s, t)) == 1)
+
+    @invariant(role="adders", inductive=True)
+    def interrupts_off_only_in_sections(s, c):
+        """Interrupts are off on a CPU only while its own task, or the task holding fbc->lock, is there
+        inside an irqs-off section."""
+        own = And(s.moved_to[c] == NOBODY, _irqs_off_section(s, c))
+        holder = And(s.lock != NOBODY, _on(s, s.lock) == c)
+        return Implies(s.irqs[c] == 1, Or(own, holder))
+
+    @invariant(role="adders", inductive=True, applies=lambda p: p.limited)
+    def limited_fast_path_checked(s, t):
+        """limited_add: between its check and its this_cpu_add, the local still passes the check (interrupts
+        are off on its CPU, so nothing else writes it)."""
+        return Implies(s.pc[t] == ADD.lim_add, abs(s.local[t] + 1) <= s.batch)
+
+    @invariant(role="adders", inductive=True, applies=lambda p: p.variant != VARIANT.A)
+    def zero_subtracts_what_was_folded(s, t):
+        """B, C: between the fold and the sub the local still holds what was folded (interrupts are off
+        and no other task runs there)."""
+        return Implies(s.pc[t] == ADD.zero, Select(s.local, _on(s, t)) == s.seen[t])
 
     @invariant(inductive=True)
     def conservation_through_fold(s):
-        """count + sum of locals == E, except between the holder's fold and its zero,
-        when count already holds that CPU's local as well."""
-        folded = If(s.lock == NOBODY, 0, If(Select(s.pc, s.lock) == ADD.zero, Select(s.local, s.lock), 0))
+        """count + sum of locals == E, except between the holder's fold and its sub,
+        when count already holds what it folded."""
+        folded = If(s.lock == NOBODY, 0, If(Select(s.pc, s.lock) == ADD.zero, Select(s.seen, s.lock), 0))
         return s.count + Sum(s.local) - folded == s.exact
 
     @sometimes
     def a_fold_happens(s):
         """Some add takes the slow path and folds into fbc->count."""
         return s.count != 0
+
+    @sometimes(applies=lambda p: p.irq > 0 and p.variant != VARIANT.B and p.ops > 0)
+    def an_add_is_interrupted(s):
+        """An interrupt's add lands between a task's read of its local and its update (A: the decision is
+        stale; C: the cmpxchg will fail)."""
+        return AnyOf([And(s.pc[t] == ADD.read, Select(s.local, _on(s, t)) != s.seen[t]) for t in s.adders])
+
+    @sometimes(applies=lambda p: p.migrations > 0 and p.variant == VARIANT.C and p.ncpus > 1 and p.ops > 0)
+    def a_task_adds_on_another_cpu(s):
+        """A migrated task is between its read and its cmpxchg on its new CPU."""
+        return AnyOf([And(s.pc[t] == ADD.read, s.moved_to[t] != NOBODY) for t in s.adders])
+
+    @sometimes(applies=lambda p: p.limited and p.ncpus * p.ops > p.limit)
+    def a_limited_add_is_refused(s):
+        """limited_add returns false: the limit is reached and an add is refused."""
+        return And(s.exact == s.limit, AllOf([And(s.pc[c] == ADD.idle, s.ops_left[c] == 0) for c in s.adders]),
+                   s.ncpus * s.ops > s.limit)
 
     @invariant(applies=lambda p: p.readers > 0)
     def read_within_bound(s):
@@ -276,3 +574,19 @@ class PercpuEager(Spec):
         """A sum overlapped by lockless adds returns a value other than E."""
         c = s.summer[0]
         return And(s.sum_pc[c] == SUM.done, s.sum_off[c] == 1)
+
+
+def _holds_lock(s, t):
+    pc = s.pc[t]
+    return Or(pc == ADD.fold, pc == ADD.zero, pc == ADD.release, pc == ADD.lim_scan, pc == ADD.lim_fold)
+
+
+def _irqs_off_section(s, t):
+    """Task t is between a local_irq_save (or an irqsave lock) and its restore."""
+    pc = s.pc[t]
+    return Or(_holds_lock(s, t), pc == ADD.acquire, pc == ADD.lim_add)
+
+
+def _positive_ok(s, amount):
+    """With limited=1 a positive add is a limited_add, not an add_batch."""
+    return Or(s.limited == 0, amount < 0)

@@ -69,8 +69,8 @@ class PercpuGrouped(Spec):
         "and are left out",
     )
 
-    config = Param(SMP_HOTPLUG, domain=range(len(CONFIG.names)), explore=range(len(CONFIG.names)),
-                   doc="kernel configuration: " + ", ".join(f"{i}={n}" for i, n in enumerate(CONFIG.names)))
+    config = Param(SMP_HOTPLUG, domain=CONFIG, explore=range(len(CONFIG.names)),
+                   doc="kernel configuration (derived from the Kconfig dependencies)")
     grouped = Param(1, domain=(0, 1), explore=(0, 1),
                     doc="1: init_many/destroy_many in 6.6's ladder; 0: f1a7941243c1's per-counter loop")
     counters = Param(4, domain=range(1, 5), explore=(2, 4), doc="NR_MM_COUNTERS (4 in the kernel)")

@@ -53,7 +53,7 @@ def test_text_trace_and_reproduce_line(cli):
     i = lines.index(next(line for line in lines if line.startswith("eager_fold_gt.read_bound violated")))
     assert lines[i + 2].split() == ["1", "cpu0", "add_fast(amount=-1)", "local[0]:", "0", "->", "-1,",
                                     "ops_left[0]:", "3", "->", "2,", "exact:", "0", "->", "-1"]
-    assert any(line.strip().startswith("reproduce: python -m checker verify eager_fold_gt --set ncpus=2")
+    assert any(line.strip().startswith("reproduce: python -m checker verify eager_fold_gt --set variant=B --set ncpus=2")
                for line in lines)
 
 

@@ -57,5 +57,5 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
                                  trace_to(dl) if dl is not None else [])
     init = model.initial_states()[0]
     declared = any(r.symmetric for r in model.info.roles.values())
-    return Exploration(model.name, model.params.as_dict(), symmetry and declared, len(st.parents), st.transitions,
+    return Exploration(model.name, model.params.shown(), symmetry and declared, len(st.parents), st.transitions,
                        st.depth, st.seconds, complete, st.stopped, outcomes, model.state_dict(init))

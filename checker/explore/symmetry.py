@@ -10,8 +10,9 @@ place (a shared variable such as a lock owner, or a per-CPU slot of a CPU
 outside the role), whether that slot points at the CPU. Two CPUs with
 equal keys can be swapped without changing the state, so the sorted order
 is a true orbit representative. A per-CPU CPU-id variable on a symmetric
-CPU would make keys depend on the permutation; then every permutation is
-tried (fine for the small role sizes that are explored).
+CPU would make keys depend on the permutation; in a state where such a
+slot names a CPU, every permutation is tried (fine for the small role
+sizes that are explored).
 
 Soundness is checked, not assumed: ``check_sample`` compares the successors
 of a permuted state with the permuted successors (Stateright trusts the
@@ -23,6 +24,7 @@ import itertools
 from typing import TYPE_CHECKING, Any
 
 from checker.errors import SymmetryError
+from checker.types import NOBODY
 
 if TYPE_CHECKING:
     from checker.spec.compile import Model
@@ -49,6 +51,7 @@ class Symmetry:
                 owners_of[n] = set(model.roles[role]) if role else set(range(model.ncpus_total))
         self.brute = any(o & in_groups for o in owners_of.values())
         self.fixed_cpus = tuple(c for c in range(model.ncpus_total) if c not in in_groups)
+        self.group_cpus = tuple(sorted(in_groups))
         self.active = bool(self.groups)
 
     # -- permutations ------------------------------------------------------------
@@ -71,7 +74,7 @@ class Symmetry:
     def canonical(self, s: tuple) -> tuple:
         if not self.groups:
             return s
-        if self.brute:
+        if self.brute and self._points_into_groups(s):
             return self._canonical_brute(s)
         mapping: dict[int, int] = {}
         scal, cper, fixed = self.cpu_scalar, self.cpu_percpu, self.fixed_cpus
@@ -85,6 +88,10 @@ class Symmetry:
                 if new_id != old_id:
                     mapping[old_id] = new_id
         return self.permute(s, mapping) if mapping else s
+
+    def _points_into_groups(self, s: tuple) -> bool:
+        """A symmetric CPU's per-CPU CPU-id slot names a CPU (else, all NOBODY, the sort key is exact)."""
+        return any(s[p][c] != NOBODY for p in self.cpu_percpu for c in self.group_cpus)
 
     def _canonical_brute(self, s: tuple) -> tuple:
         best = None

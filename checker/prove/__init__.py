@@ -87,12 +87,12 @@ def _bind(cls: type, choice: dict[str, Any]) -> tuple[dict[str, Any], dict[str, 
                 else:
                     values[name] = shown[name] = v
             else:
-                values[name] = shown[name] = p.default
+                values[name], shown[name] = p.default, p.show(p.default)
         else:
             if not p.valid(c):
                 raise UsageError(f"{cls.spec_name}: parameter {name}={c!r} is outside its domain "
                                  f"({p.describe_domain()})")
-            values[name] = shown[name] = c
+            values[name], shown[name] = c, p.show(c)
     return values, shown, constraints, symbolic
 
 
@@ -201,7 +201,7 @@ def _per_n_fallback(cls: type, choice: dict[str, Any], solver: Solver, tag: str,
     for combo in points:
         given = {n: v for n, v in zip(names, combo) if v != "default"}
         model = Model(cls, resolve_params(cls, given))
-        last = model.params.as_dict()
+        last = model.params.shown()
         for name, pr in prove_invariants(PerN(model), list(model.properties), solver, tag).items():
             m = merged.setdefault(name, Proof(name))
             m.obligations += pr.obligations
@@ -236,6 +236,10 @@ def _witness_checks(cls: type, wname: str, fn: Any, sets: dict[str, tuple], run:
     for combo in itertools.product(*(at[n] for n in names)):
         params = resolve_params(cls, dict(zip(names, combo)))
         model = Model(cls, params)
+        present = {q.name for q in model.properties}
+        if not all(n in present for n in (*meta["reaches"], *meta["violates"])):
+            if all(n in si.properties for n in (*meta["reaches"], *meta["violates"])):
+                continue  # a point (set on the command line) where its properties do not apply
         t0 = time.perf_counter()
         r = replay(model, fn)
         dt = time.perf_counter() - t0
@@ -250,7 +254,7 @@ def _witness_checks(cls: type, wname: str, fn: Any, sets: dict[str, tuple], run:
             else:
                 verdict = VIOLATED if not value else INCONCLUSIVE
             check = Check(
-                spec=cls.spec_name, file=p.file, line=p.line, params=params.as_dict(), property=pname, kind=kind,
+                spec=cls.spec_name, file=p.file, line=p.line, params=params.shown(), property=pname, kind=kind,
                 backend="z3", verdict=verdict, expected=p.expect,
                 reason=None if verdict != INCONCLUSIVE else f"witness {wname} did not reach it",
                 seconds=dt, run=run, initial_state=model.state_dict(model.initial_states()[0]), trace=r.trace,
@@ -281,7 +285,7 @@ def bmc_checks(cls: type, params: Any, k: int, *, smt_timeout: float | None = No
         expected = p.expect if p else si.builtin_expect.get(name, HOLDS)
         check = Check(
             spec=cls.spec_name, file=p.file if p else si.file, line=p.line if p else si.line,
-            params=params.as_dict(), property=name, kind=o.kind, backend="z3", verdict=o.verdict,
+            params=params.shown(), property=name, kind=o.kind, backend="z3", verdict=o.verdict,
             expected=expected, reason=o.reason, seconds=dt, run=run, depth=k, initial_state=init, trace=o.trace,
             doc=p.doc if p else "", bug=name in cls.expect_violated,
             extra={"method": "bmc", "exhausted": exhausted, "obligations": solver.queries,

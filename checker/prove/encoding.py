@@ -16,7 +16,7 @@ import z3
 
 from checker.errors import SpecError
 from checker.spec.compile import Model, state_class
-from checker.spec.declare import DISABLED, Between, Step, Uninit
+from checker.spec.declare import DISABLED, Between, Fill, Step, Uninit
 from checker.spec.lint import symbolic_state
 from checker.spec.model import info
 from checker.prove.symstate import NotParametric, SymArray, SymParams, SymRole
@@ -133,10 +133,17 @@ class PerN:
         for name, val in updates.items():
             pos = m.index[name]
             t = m.vars[name].type
-            if name in m.tupled:
+            if name in m.tupled and isinstance(val, Fill):
+                new[pos] = tuple(self._value(name, t, val.value) for _ in new[pos])
+            elif name in m.tupled:
                 row = list(new[pos])
                 for c, v in val.items():
-                    row[c] = self._value(name, t, v)
+                    z = self._value(name, t, v)
+                    if isinstance(c, int):
+                        row[c] = z
+                    else:  # a slot chosen by the state (``{s.on[t]: v}``): every slot may be the one
+                        cz = to_z3_num(c)
+                        row = [Sym(z3.If(cz == k, z.z, to_z3_num(x)), t) for k, x in enumerate(row)]
                 new[pos] = tuple(row)
             else:
                 new[pos] = self._value(name, t, val)
@@ -221,7 +228,7 @@ class AnyN:
         if any(v.kind == "array" or isinstance(v, Uninit) for v in si.vars.values()):
             raise NotParametric("has Array or Uninit variables (the any-N encoding handles scalars and "
                                 "per-CPU variables only)")
-        self.state_cls = state_class(cls.__name__, self.var_names, {}, values, roles, self.params, size)
+        self.state_cls = state_class(cls, self.var_names, {}, values, roles, self.params, size)
         self._wrap = {n: v.type for n, v in si.vars.items() if v.overflow == "wrap" and v.type.bits is not None}
         self.i = Sym(z3.Int("%cpu_i"))
         self.j = Sym(z3.Int("%cpu_j"))
@@ -238,6 +245,15 @@ class AnyN:
         except SymbolicBranch:
             raise NotParametric(f"cannot decide whether {p.name} applies with symbolic parameters "
                                 f"(its `applies` compares them)") from None
+
+    def _action_applies(self, a: Any) -> bool:
+        """Whether the step exists; one that depends on a symbolic parameter is kept (its guard decides)."""
+        from checker.symbolic.term import SymbolicBranch
+
+        try:
+            return bool(a.applies(self.params))
+        except SymbolicBranch:
+            return True
 
     def constraints(self) -> list[z3.BoolRef]:
         return list(self._constraints) + [self.in_range(self.i), self.in_range(self.j)]
@@ -277,6 +293,8 @@ class AnyN:
         for a in self.si.actions.values():
             if a.role is not None and a.role != self.role:
                 continue  # an empty role
+            if a.applies is not None and not self._action_applies(a):
+                continue
             params = list(inspect.signature(a.fn).parameters)[(2 if a.role else 1):]
             choose = dict(a.choose)
             domains = []
@@ -312,7 +330,10 @@ class AnyN:
         for name, val in updates.items():
             pos = self.index[name]
             t = self.vars[name].type
-            if name in self.percpu:
+            if name in self.percpu and isinstance(val, Fill):
+                z = self._value(name, t, val.value)
+                new[pos] = SymArray(z3.K(z3.IntSort(), z), self.N * z, t, name)
+            elif name in self.percpu:
                 arr: SymArray = new[pos]
                 keys = list(val)
                 if len(keys) > 1 and not all(isinstance(k, int) for k in keys):

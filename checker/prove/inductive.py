@@ -56,7 +56,7 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
     """Prove every inductive property and every other invariant expected to hold."""
     inductive = [p for p in properties if p.kind == "invariant" and p.inductive]
     goals = [p for p in properties if p.kind == "invariant" and not p.inductive and p.expect == "holds"
-             and p.name != "no_overflow"]
+             and p.name != "no_overflow" and p.proof]
     proofs: dict[str, Proof] = {p.name: Proof(p.name) for p in inductive + goals}
     proofs["types"] = Proof("types")
     if isinstance(enc, AnyN):
@@ -109,6 +109,9 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
             proofs[p.name].record(solver.obligation(q(f"{p.name}.step.{label}"), post, enc.holds(p, t)),
                                   _cti(enc, tr, s, t, p.name))
 
+    for p in properties:
+        if p.kind == "invariant" and not p.proof:
+            proofs["types"].notes.append(f"{p.name} is not proved here: the spec leaves it to the explorer")
     if never:
         proofs["types"].notes.append("never enabled under the invariant: " + ", ".join(dict.fromkeys(never)))
     # -- Inv => Property ---------------------------------------------------------------
@@ -121,6 +124,14 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
             proofs["types"].notes.append(f"{p.name} is not proved here: it {e} (checked by the explorer)")
             continue
         proofs[p.name].record(solver.obligation(q(f"{p.name}.implied"), hyp, goal), _cti(enc, None, s, s, p.name))
+    # Every step obligation assumed the whole strengthening: with a part of it unproved,
+    # what was "proved" from it is not proved either.
+    support = [n for n in [p.name for p in inductive] + ["types", "sum_lemma"]
+               if n in proofs and proofs[n].verdict != HOLDS]
+    for name, pr in proofs.items():
+        rest = [n for n in support if n != name]
+        if pr.verdict == HOLDS and rest:
+            pr.verdict, pr.reason = INCONCLUSIVE, f"unproved_support: relies on {', '.join(rest)}"
     return proofs
 
 

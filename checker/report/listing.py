@@ -7,13 +7,13 @@ from checker.report.trace import first_paragraph
 from checker.spec.model import all_assumptions, info
 
 
-def _sweep(vals) -> str:
+def _sweep(vals, p) -> str:
     if vals is None:
         return "-"
     vals = list(vals)
-    if len(vals) > 2 and vals == list(range(vals[0], vals[-1] + 1)):
-        return f"{vals[0]}..{vals[-1]}"
-    return ",".join(map(str, vals))
+    if len(vals) > 2 and all(isinstance(v, int) for v in vals) and vals == list(range(vals[0], vals[-1] + 1)):
+        return f"{p.show(vals[0])}..{p.show(vals[-1])}"
+    return ",".join(str(p.show(v)) for v in vals)
 
 
 def describe(cls: type) -> str:
@@ -27,9 +27,9 @@ def describe(cls: type) -> str:
         lines.append(f"  bug spec: expected to violate {', '.join(cls.expect_violated)}")
     lines.append("  parameters:")
     for n, p in si.params.items():
-        default = "derived" if p.derived else str(p.default)
+        default = "derived" if p.derived else str(p.show(p.default))
         lines.append(f"    {n:<12} default {default:<8} domain {p.describe_domain():<14} explore "
-                     f"{_sweep(p.explore):<8} prove {_sweep(p.prove):<8} {p.doc}")
+                     f"{_sweep(p.explore, p):<8} prove {_sweep(p.prove, p):<8} {p.doc}")
     if si.roles:
         lines.append("  cpus: " + "; ".join(
             f"{n} = {r.count}{' (symmetric)' if r.symmetric else ''}" for n, r in si.roles.items()))

@@ -18,9 +18,9 @@ from typing import Any
 
 from checker.errors import SpecError
 from checker.expr import AllOf, And
-from checker.spec.declare import UNINIT, DISABLED, ActionInfo, Between, PropertyInfo, Step, Uninit, UninitRead
+from checker.spec.declare import UNINIT, DISABLED, ActionInfo, Between, Fill, PropertyInfo, Step, Uninit, UninitRead
 from checker.spec.model import Params, Spec, all_assumptions, decl_line, info
-from checker.types import BoolType, CpuIdType
+from checker.types import NOBODY, BoolType, CpuIdType
 
 Label = tuple  # (action index, cpu or None, choice index)
 
@@ -67,7 +67,8 @@ class Model:
         self.uninit_any = [n for n, v in uninit.items() if params.as_dict()[v.mode]]
         self.state_cls = self._make_state_class()
 
-        self.actions = tuple(self._compile_action(i, a) for i, a in enumerate(si.actions.values()))
+        live = [a for a in si.actions.values() if a.applies is None or a.applies(params)]
+        self.actions = tuple(self._compile_action(i, a) for i, a in enumerate(live))
         props = [self._compile_property(p) for p in si.properties.values()
                  if p.applies is None or p.applies(params)]
         self.overflow_property = self._overflow_property()
@@ -86,7 +87,7 @@ class Model:
 
     # -- state -------------------------------------------------------------
     def _make_state_class(self) -> type:
-        return state_class(self.cls.__name__, self.var_names, {n: v.doc for n, v in self.vars.items()},
+        return state_class(self.cls, self.var_names, {n: v.doc for n, v in self.vars.items()},
                            self.params.as_dict(), self.roles, self.params, self.ncpus_total,
                            frozenset(self.uninit_report))
 
@@ -113,7 +114,8 @@ class Model:
                     per = dict(zip(owners, init))
                 else:
                     per = {c: init for c in owners}
-                other = 0 if v.role else init
+                # A slot outside the role holds no value: 0, or no CPU for a CPU-id variable.
+                other = (NOBODY if isinstance(v.type, CpuIdType) else 0) if v.role else init
                 init = tuple(per.get(c, other) for c in range(self.ncpus_total))
                 for x in init:
                     self._check_value(n, x)
@@ -225,6 +227,9 @@ class Model:
             except KeyError:
                 raise self._unknown_var(name, act) from None
             if name in self.tupled:
+                if val.__class__ is Fill:
+                    new[pos] = (self._value(name, val.value, act),) * len(new[pos])
+                    continue
                 if val.__class__ is not dict:
                     raise self._percpu_not_dict(name, val, act)
                 row = list(new[pos])
@@ -367,10 +372,12 @@ def _checked_read(i: int, name: str) -> Any:
     return read
 
 
-def state_class(spec_name: str, var_names: tuple[str, ...], docs: dict[str, str], param_values: dict[str, Any],
+def state_class(spec: type, var_names: tuple[str, ...], docs: dict[str, str], param_values: dict[str, Any],
                 roles: dict[str, Any], params: Any, ncpus_total: Any, uninit: frozenset = frozenset()) -> type:
     """A tuple subclass: ``s.count`` reads a slot, ``s.batch`` a parameter,
-    ``s.adders`` a role's CPU ids. Parameters may be ints or symbolic terms."""
+    ``s.adders`` a role's CPU ids, ``s.spec`` the spec class (so that a helper
+    a bug spec overrides is called as ``s.spec.helper(s, ...)``). Parameters
+    may be ints or symbolic terms."""
     ns: dict[str, Any] = {"__slots__": ()}
     for i, n in enumerate(var_names):
         ns[n] = property(_checked_read(i, n) if n in uninit else itemgetter(i), doc=docs.get(n, ""))
@@ -381,12 +388,13 @@ def state_class(spec_name: str, var_names: tuple[str, ...], docs: dict[str, str]
         ns[k] = r
     ns["params"] = params
     ns["ncpus_total"] = ncpus_total
+    ns["spec"] = spec
 
     def __repr__(s: tuple) -> str:
         return "{" + ", ".join(f"{n}={v!r}" for n, v in zip(var_names, s)) + "}"
 
     ns["__repr__"] = __repr__
-    return type(f"{spec_name}State", (tuple,), ns)
+    return type(f"{spec.__name__}State", (tuple,), ns)
 
 
 def _spec_files(cls: type) -> set[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from checker.types import CpuId, Int, IntType, NOBODY
+from checker.types import CpuId, Enum, Int, IntType, NOBODY
 
 
 class Declaration:
@@ -31,13 +31,18 @@ class Param(Declaration):
     parameter, recomputed from the values set unless set itself).
     ``domain`` is what is valid at all; ``explore`` and ``prove`` are the
     default sweeps of each backend (the default value when not given).
+    ``names`` (an ``Enum``) names the values: ``--set variant=A..C`` works
+    and reports show the name; a domain that is an ``Enum`` is all its values.
     """
 
-    def __init__(self, default: Any, *, domain: Iterable[int] | Callable[[int], bool] | None = None,
+    def __init__(self, default: Any, *, domain: Iterable[int] | Callable[[int], bool] | Enum | None = None,
                  explore: Iterable[int] | None = None, prove: Iterable[int] | None = None,
-                 doc: str = ""):
+                 names: Enum | None = None, doc: str = ""):
+        if isinstance(domain, Enum):
+            names, domain = domain, range(len(domain.names))
         self.default = default
         self.domain = domain
+        self.names = names
         self.explore = tuple(explore) if explore is not None else None
         self.prove = tuple(prove) if prove is not None else None
         self.doc = doc
@@ -56,10 +61,32 @@ class Param(Declaration):
             return bool(d(value))
         return value in d
 
+    def show(self, value: Any) -> Any:
+        return self.names.show(value) if self.names is not None and isinstance(value, int) else value
+
+    def lookup(self, token: int | str) -> list[int]:
+        """The values a command-line token stands for: a number, a name, or NAME..NAME."""
+        if isinstance(token, int):
+            return [token]
+        e = self.names
+        if e is None:
+            raise ValueError(f"{token!r} is not an integer, a range LO..HI or a list")
+        lo, dots, hi = token.partition("..")
+        ends = (lo, hi) if dots else (token, token)
+        for n in ends:
+            if n not in e.names:
+                raise ValueError(f"{n!r} is not one of {', '.join(e.names)}")
+        a, b = e.names.index(ends[0]), e.names.index(ends[1])
+        if b < a:
+            raise ValueError(f"empty range {token}")
+        return list(range(a, b + 1))
+
     def describe_domain(self) -> str:
         d = self.domain
         if d is None:
             return "any int"
+        if self.names is not None and not callable(d):
+            return ", ".join(self.names.show(v) for v in d)
         if isinstance(d, range) and d.step == 1:
             return f"{d.start}..{d.stop - 1}"
         if callable(d):
@@ -183,6 +210,7 @@ class ActionInfo:
     uses: tuple[tuple[str, str], ...] = ()  # (kernel symbol called, "file.c:line function")
     sleeps: bool = False  # the step may sleep (GFP_KERNEL allocation, mutex_lock)
     irq: bool = False  # the step runs in hard-interrupt context on its CPU
+    applies: Callable[[Any], bool] | None = None  # the step exists only where applies(params)
 
 
 @dataclass(frozen=True)
@@ -198,6 +226,7 @@ class PropertyInfo:
     role: str | None = None  # a per-CPU property: holds for every CPU of the role
     inductive: bool = False  # part of the spec's inductive strengthening (Z3 proofs)
     cpu_fn: Callable[..., Any] | None = None  # fn(state, cpu) of a per-CPU property
+    proof: bool = True  # False: the explorer checks it, the Z3 backend does not try
 
 
 def _record(fn: Callable, attr: str, value: Any) -> Callable:
@@ -207,7 +236,7 @@ def _record(fn: Callable, attr: str, value: Any) -> Callable:
 
 def action(fn: Callable | None = None, *, role: str | None = None,
            choose: dict[str, Any] | None = None, uses: dict[str, str] | None = None,
-           sleeps: bool = False, irq: bool = False) -> Any:
+           sleeps: bool = False, irq: bool = False, applies: Callable[[Any], bool] | None = None) -> Any:
     """Mark a method as one atomic kernel step.
 
     ``role`` names the CPUs that may take the step (the method receives the
@@ -219,31 +248,34 @@ def action(fn: Callable | None = None, *, role: str | None = None,
     (a spinlock held, interrupts or preemption off) rejects the spec.
     ``irq=True`` makes it an interrupt handler on its CPU: it can run between
     any two steps of that CPU's task, except while the spec's ``IRQS_OFF``
-    variable for that CPU is set.
+    variable for that CPU is set. ``applies`` (a function of the parameters)
+    keeps the step only where it is true: the code of one variant of a
+    function, of one configuration.
     """
 
     def deco(f: Callable) -> Callable:
         return _record(f, "__countercheck_action__", {"role": role, "choose": dict(choose or {}),
-                                                       "uses": dict(uses or {}), "sleeps": sleeps, "irq": irq})
+                                                       "uses": dict(uses or {}), "sleeps": sleeps, "irq": irq,
+                                                       "applies": applies})
 
     return deco(fn) if fn is not None else deco
 
 
 def _prop(kind: str, fn: Callable | None, expect: str, applies: Callable | None, role: str | None = None,
-          inductive: bool = False) -> Any:
+          inductive: bool = False, proof: bool = True) -> Any:
     if expect not in ("holds", "violated"):
         raise ValueError("expect must be 'holds' or 'violated'")
 
     def deco(f: Callable) -> Callable:
         return _record(f, "__countercheck_property__", {"kind": kind, "expect": expect, "applies": applies,
-                                                         "role": role, "inductive": inductive})
+                                                         "role": role, "inductive": inductive, "proof": proof})
 
     return deco(fn) if fn is not None else deco
 
 
 def invariant(fn: Callable | None = None, *, expect: str = "holds",
               applies: Callable[[Any], bool] | None = None, role: str | None = None,
-              inductive: bool = False) -> Any:
+              inductive: bool = False, proof: bool = True) -> Any:
     """A predicate that must hold in every reachable state.
 
     ``expect="violated"`` ships a claim known to be false (a bug, or a
@@ -252,9 +284,11 @@ def invariant(fn: Callable | None = None, *, expect: str = "holds",
     takes ``(s, cpu)`` and must hold for every CPU of that role (the Z3
     backend proves it for one arbitrary CPU). ``inductive=True`` puts it in
     the spec's inductive strengthening: the invariants that together are
-    preserved by every step, from which the others are proved.
+    preserved by every step, from which the others are proved. ``proof=False``
+    leaves it to the explorer (the Z3 report says so): for a claim the
+    strengthening does not imply and that is not worth strengthening for.
     """
-    return _prop("invariant", fn, expect, applies, role, inductive)
+    return _prop("invariant", fn, expect, applies, role, inductive, proof)
 
 
 def sometimes(fn: Callable | None = None, *, expect: str = "holds",
@@ -307,6 +341,20 @@ class Between:
     def values(self, p: Any) -> range:
         lo, hi = self.bounds(p)
         return range(lo, hi + 1)
+
+
+class Fill:
+    """Every slot of a per-CPU variable or array at once: ``summed=Fill(0)``
+    (what ``for_each_possible_cpu(cpu) *per_cpu_ptr(p, cpu) = 0`` does),
+    which the Z3 backend encodes for any number of CPUs."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"Fill({self.value!r})"
 
 
 class Step:

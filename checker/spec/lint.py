@@ -14,7 +14,8 @@ from typing import Any, Callable
 
 from checker.errors import SpecError, innermost_frame_in
 from checker.spec.compile import Model
-from checker.spec.declare import Step
+from checker.spec.declare import Fill, Step
+from checker.symbolic.term import Sym
 
 _checked: set[tuple[type, Any]] = set()
 
@@ -57,9 +58,13 @@ def lint(model: Model) -> None:
                     if var not in model.index:
                         raise model._unknown_var(var, act)
                     if var in model.tupled:
+                        if isinstance(val, Fill):
+                            continue
                         if not isinstance(val, dict):
                             raise model._percpu_not_dict(var, val, act)
                         for c in val:
+                            if isinstance(c, Sym):
+                                continue  # a CPU computed from the state: the explorer checks its range
                             if not isinstance(c, int) or not 0 <= c < model.arrays.get(var, model.ncpus_total):
                                 raise model._bad_cpu(var, c, act)
                     elif isinstance(val, dict):

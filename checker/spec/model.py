@@ -39,11 +39,12 @@ class Params:
     Role sizes become CPU-id ranges: ``p.adders`` is ``range(0, p.ncpus)``.
     """
 
-    __slots__ = ("_values", "_roles")
+    __slots__ = ("_values", "_roles", "_names")
 
-    def __init__(self, values: dict[str, int], roles: dict[str, range]):
+    def __init__(self, values: dict[str, int], roles: dict[str, range], names: dict[str, Any] | None = None):
         object.__setattr__(self, "_values", dict(values))
         object.__setattr__(self, "_roles", dict(roles))
+        object.__setattr__(self, "_names", dict(names or {}))  # parameter -> Enum naming its values
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -64,6 +65,10 @@ class Params:
     def as_dict(self) -> dict[str, int]:
         return dict(self._values)
 
+    def shown(self) -> dict[str, int | str]:
+        """The values as reports print them: named values by name."""
+        return {k: self._names[k].show(v) if k in self._names else v for k, v in self._values.items()}
+
     def roles(self) -> dict[str, range]:
         return dict(self._roles)
 
@@ -74,7 +79,7 @@ class Params:
         return hash(tuple(sorted(self._values.items())))
 
     def __repr__(self) -> str:
-        return " ".join(f"{k}={v}" for k, v in self._values.items())
+        return " ".join(f"{k}={v}" for k, v in self.shown().items())
 
 
 class SpecInfo:
@@ -105,7 +110,9 @@ class Spec:
     class name in snake_case), ``expect_violated`` (properties this spec is
     expected to violate: a bug spec), ``abstract`` (a base not to check).
     Class attributes: ``kernel`` (the code modelled: version, commit,
-    variant) and ``assumptions`` (added to the defaults).
+    variant), ``assumptions`` (added to the defaults) and ``explore_sweeps``
+    (the default explorer run as a union of cross products: each entry maps
+    parameters to the values that replace their ``explore`` sweep).
     """
 
     __countercheck_info__: ClassVar[SpecInfo]
@@ -114,6 +121,7 @@ class Spec:
     kernel: ClassVar[str] = ""
     expect_violated: ClassVar[tuple[str, ...]] = ()
     assumptions: ClassVar[tuple[str, ...]] = ()
+    explore_sweeps: ClassVar[tuple[dict[str, Any], ...]] = ({},)
 
     def __init_subclass__(cls, *, name: str | None = None, expect_violated: tuple[str, ...] = (),
                           expect_holds: tuple[str, ...] = (), abstract: bool = False, **kw: Any):
@@ -188,13 +196,13 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
                 f, ln = source_of(val)
                 si.actions[attr] = ActionInfo(attr, val, meta["role"], tuple(meta["choose"].items()),
                                               inspect.getdoc(val) or "", f, ln, tuple(meta["uses"].items()),
-                                              meta["sleeps"], meta["irq"])
+                                              meta["sleeps"], meta["irq"], meta["applies"])
             elif callable(val) and hasattr(val, "__countercheck_property__"):
                 meta = val.__countercheck_property__
                 f, ln = source_of(val)
                 si.properties[attr] = PropertyInfo(attr, val, meta["kind"], meta["expect"], meta["applies"],
                                                    inspect.getdoc(val) or "", f, ln, meta["role"],
-                                                   meta["inductive"])
+                                                   meta["inductive"], proof=meta.get("proof", True))
             elif callable(val) and hasattr(val, "__countercheck_witness__"):
                 si.witnesses[attr] = val
             elif callable(val) and hasattr(val, "__countercheck_terminal__"):
@@ -367,7 +375,7 @@ def resolve_params(cls: type, given: dict[str, Any]) -> Params:
         size = ordered[role.count] if isinstance(role.count, str) else role.count
         roles[rname] = range(base, base + size)
         base += size
-    return Params(ordered, roles)
+    return Params(ordered, roles, {n: p.names for n, p in si.params.items() if p.names is not None})
 
 
 def iter_specs(obj: Any) -> Iterator[type]:

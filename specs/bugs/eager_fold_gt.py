@@ -10,28 +10,21 @@ is deliberate there, and its bound is ``ncpus * batch`` accordingly.)
 Shortest counterexample to the read bound: ``ncpus * (batch - 1) + 1``
 fast-path adds (every CPU fills its local to ``batch - 1``, then one more).
 """
-from checker import And, Param, action, when
-from checker.specs.percpu_eager import ADD, PercpuEager, _amounts
+from checker import Param
+from checker.specs.percpu_eager import VARIANT, PercpuEager
 
 
 class EagerFoldGt(PercpuEager, expect_violated=("read_bound", "local_bound")):
-    """percpu_counter_add_batch() with `abs(count) > batch` as the fold test."""
+    """percpu_counter_add_batch() with `abs(count) > batch` as the fold test (variants B and C)."""
 
     kernel = PercpuEager.kernel + "; fold test mutated from >= to >"
+    explore_sweeps = ({}, {"variant": VARIANT.C})
     ops = Param(lambda p: p.batch + 1, domain=range(0, 1 << 16),
                 doc="adds per CPU (default batch + 1: with the bug a fold needs that many)")
     readers = Param(0, domain=(0, 1), doc="CPUs doing one percpu_counter_read / read_positive")
     summers = Param(0, domain=(0, 1), doc="CPUs doing one __percpu_counter_sum")
 
-    @action(role="adders", choose={"amount": _amounts})
-    def add_fast(s, cpu, amount):
-        """add_batch(): this_cpu_add() while |local + amount| <= batch (the bug: should be <)."""
-        c = s.local[cpu] + amount
-        return when(And(s.pc[cpu] == ADD.idle, s.ops_left[cpu] > 0, abs(c) <= s.batch),
-                    local={cpu: c}, ops_left={cpu: s.ops_left[cpu] - 1}, exact=s.exact + amount)
-
-    @action(role="adders", choose={"amount": _amounts})
-    def add_slow(s, cpu, amount):
-        """add_batch(): abs(count) > batch: take the slow path."""
-        return when(And(s.pc[cpu] == ADD.idle, s.ops_left[cpu] > 0, abs(s.local[cpu] + amount) > s.batch),
-                    pc={cpu: ADD.acquire}, pending={cpu: amount}, ops_left={cpu: s.ops_left[cpu] - 1})
+    @staticmethod
+    def folds(s, count):
+        """The bug: abs(count) > batch (should be >=)."""
+        return abs(count) > s.batch

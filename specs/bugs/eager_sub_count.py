@@ -8,8 +8,8 @@ which looks natural) leaves ``-amount`` behind: the amount is counted twice,
 once in ``fbc->count`` and once, negated, in the local. Every fold then
 loses an update: conservation fails after the first slow-path add.
 """
-from checker import Param, action, when
-from checker.specs.percpu_eager import ADD, PercpuEager
+from checker import Param, Select, action, when
+from checker.specs.percpu_eager import ADD, PercpuEager, _on
 
 
 class EagerSubCount(PercpuEager, expect_violated=("conservation", "conservation_through_fold",
@@ -17,12 +17,13 @@ class EagerSubCount(PercpuEager, expect_violated=("conservation", "conservation_
     """__this_cpu_sub(*fbc->counters, count) instead of (count - amount)."""
 
     kernel = PercpuEager.kernel + "; the slow path's __this_cpu_sub mutated from count - amount to count"
+    explore_sweeps = ({},)
     readers = Param(0, domain=(0, 1), doc="CPUs doing one percpu_counter_read / read_positive")
     summers = Param(1, domain=(0, 1), doc="CPUs doing one __percpu_counter_sum (the sum sees the loss too)")
 
     @action(role="adders")
-    def zero(s, cpu):
+    def zero(s, t):
         """add_batch(): (the bug) __this_cpu_sub(*fbc->counters, count), count = local + amount."""
-        c = s.local[cpu] + s.pending[cpu]
-        return when(s.pc[cpu] == ADD.zero, local={cpu: s.local[cpu] - c}, pending={cpu: 0},
-                    pc={cpu: ADD.release})
+        cpu = _on(s, t)
+        return when(s.pc[t] == ADD.zero, local={cpu: Select(s.local, cpu) - (s.seen[t] + s.pending[t])},
+                    pending={t: 0}, seen={t: 0}, pc={t: ADD.release})

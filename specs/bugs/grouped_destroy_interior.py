@@ -9,7 +9,7 @@ already gone). The reference's K-DEBUGOBJ-GROUP is the same mistake reached
 through the debug-objects fixup.
 """
 from checker import Param
-from checker.kernel.config import SMP, SMP_HOTPLUG
+from checker.kernel.config import CONFIG, SMP, SMP_HOTPLUG
 from checker.specs.percpu_grouped import STEP, PercpuGrouped
 from checker import And, If, Select, action, when
 from checker.kernel.memory import NULL
@@ -19,7 +19,7 @@ class GroupedDestroyInterior(PercpuGrouped, expect_violated=("memory_safe", "lis
     """percpu_counter_init_many() in mm_init, percpu_counter_destroy(&rss_stat[i]) in __mmdrop."""
 
     kernel = PercpuGrouped.kernel + "; __mmdrop left with the per-counter destroy loop"
-    config = Param(SMP_HOTPLUG, domain=(SMP, SMP_HOTPLUG), explore=(SMP_HOTPLUG,),
+    config = Param(SMP_HOTPLUG, domain=(SMP, SMP_HOTPLUG), names=CONFIG, explore=(SMP_HOTPLUG,),
                    doc="UP's destroy is empty: the bug needs CONFIG_SMP; with CONFIG_HOTPLUG_CPU the "
                        "second counter is also left on the list in freed memory")
     grouped = Param(1, domain=(1,), doc="grouped init")

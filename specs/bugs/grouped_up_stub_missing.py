@@ -18,7 +18,7 @@ class GroupedUpStubMissing(PercpuGrouped, expect_violated=("builds",)):
     """percpu_counter_init_many / destroy_many provided only with CONFIG_SMP (v2 of the series)."""
 
     kernel = "v2 of 'pcpcntr: add group allocation/free' (no !CONFIG_SMP init_many/destroy_many) with 14ef95be6f55"
-    config = Param(UP, domain=range(len(CONFIG.names)), explore=(UP,),
+    config = Param(UP, domain=CONFIG, explore=(UP,),
                    doc="the configuration the robot built: !CONFIG_SMP")
     grouped = Param(1, domain=(1,), doc="the grouped calls of seed 002")
     api = Api("config", {

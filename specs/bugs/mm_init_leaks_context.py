@@ -9,7 +9,7 @@ Desnoyers, "mm: fix memory leak on mm_init error handling" (Message-ID
 destroy_context(mm) to the unwind.
 """
 from checker import Param, action, when
-from checker.kernel.config import SMP, SMP_HOTPLUG
+from checker.kernel.config import CONFIG, SMP, SMP_HOTPLUG
 from checker.kernel.memory import ptr
 from checker.specs.percpu_grouped import HEAP, SITES, STEP, PercpuGrouped
 
@@ -18,7 +18,7 @@ class MmInitLeaksContext(PercpuGrouped, expect_violated=("no_leak",)):
     """f1a7941243c1's mm_init: fail_pcpu falls through to fail_nocontext."""
 
     kernel = "f1a7941243c1 kernel/fork.c mm_init (v6.2), before 'mm: fix memory leak on mm_init error handling'"
-    config = Param(SMP_HOTPLUG, domain=(SMP, SMP_HOTPLUG), explore=(SMP, SMP_HOTPLUG),
+    config = Param(SMP_HOTPLUG, domain=(SMP, SMP_HOTPLUG), names=CONFIG, explore=(SMP, SMP_HOTPLUG),
                    doc="a counter allocation can fail only with CONFIG_SMP")
     grouped = Param(0, domain=(0,), doc="f1a7941243c1's per-counter loop")
 
