@@ -420,7 +420,7 @@ class PercpuEager(Spec):
         return abs(s.count - s.exact) == s.ncpus * s.batch
 
     @witness(reaches=("read_bound_is_tight",), violates=("read_bound_minus_one",),
-             at={"ncpus": (4, 26, 64, 256)})
+             at={"ncpus": (4, 26, 64, 256)}, applies=lambda p: p.variant == VARIANT.B and not p.limited)
     def every_cpu_fills_its_local(p):
         """Each CPU in turn adds +1 batch - 1 times: every local at batch - 1, count still 0."""
         for c in p.adders:

@@ -235,6 +235,8 @@ def _witness_checks(cls: type, wname: str, fn: Any, sets: dict[str, tuple], run:
     checks = []
     for combo in itertools.product(*(at[n] for n in names)):
         params = resolve_params(cls, dict(zip(names, combo)))
+        if meta.get("applies") is not None and not meta["applies"](params):
+            continue
         model = Model(cls, params)
         present = {q.name for q in model.properties}
         if not all(n in present for n in (*meta["reaches"], *meta["violates"])):

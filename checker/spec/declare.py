@@ -299,7 +299,7 @@ def sometimes(fn: Callable | None = None, *, expect: str = "holds",
 
 
 def witness(*, reaches: tuple[str, ...] = (), violates: tuple[str, ...] = (),
-            at: dict[str, tuple[int, ...]] | None = None) -> Callable:
+            at: dict[str, tuple[int, ...]] | None = None, applies: Callable[[Any], bool] | None = None) -> Callable:
     """A schedule that drives the spec to a state of interest at any size.
 
     The decorated function takes the parameters and yields steps
@@ -307,12 +307,13 @@ def witness(*, reaches: tuple[str, ...] = (), violates: tuple[str, ...] = (),
     through the same actions, at CPU counts far past exhaustive exploration,
     and reports each ``sometimes`` in ``reaches`` as reached and each
     invariant in ``violates`` as violated there, by construction. ``at``
-    gives the parameter values to replay it at (a cross product).
+    gives the parameter values to replay it at (a cross product); ``applies``
+    skips the points where the schedule means nothing (another variant).
     """
 
     def deco(f: Callable) -> Callable:
         return _record(f, "__countercheck_witness__", {"reaches": tuple(reaches), "violates": tuple(violates),
-                                                        "at": dict(at or {})})
+                                                        "at": dict(at or {}), "applies": applies})
 
     return deco
 
