@@ -232,8 +232,9 @@ class AnyN:
         self._wrap = {n: v.type for n, v in si.vars.items() if v.overflow == "wrap" and v.type.bits is not None}
         self.i = Sym(z3.Int("%cpu_i"))
         self.j = Sym(z3.Int("%cpu_j"))
+        # A property left to the explorer is only named in a note: no need to decide where it applies.
         self.properties = [p for p in si.properties.values()
-                           if p.kind == "invariant" and p.expect == "holds" and self._applies(p)]
+                           if p.kind == "invariant" and p.expect == "holds" and (not p.proof or self._applies(p))]
 
     def _applies(self, p: Any) -> bool:
         if p.applies is None:
