@@ -59,8 +59,7 @@ def _overlap(s):
 
 
 class PercpuEager(Spec):
-    """percpu_counter_add_batch() (variants A, B, C), interrupt adders, read(), __percpu_counter_sum(),
-    compare's margin and __percpu_counter_limited_add().
+    """percpu_counter_add_batch() (A, B, C) with interrupts and migration; read, sum, compare, limited_add.
 
     There is one task per CPU, task ``t`` starting on CPU ``t``; each makes
     ``ops`` calls of ``percpu_counter_add_batch(fbc, amount, batch)`` (with

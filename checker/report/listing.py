@@ -30,6 +30,10 @@ def describe(cls: type) -> str:
         default = "derived" if p.derived else str(p.show(p.default))
         lines.append(f"    {n:<12} default {default:<8} domain {p.describe_domain():<14} explore "
                      f"{_sweep(p.explore, p):<8} prove {_sweep(p.prove, p):<8} {p.doc}")
+    if cls.explore_sweeps != ({},):
+        lines.append("  default explorer run: " + "; ".join(
+            " ".join(f"{k}={_sweep(v if isinstance(v, (tuple, list, range)) else (v,), si.params[k])}"
+                     for k, v in e.items()) or "the sweeps above" for e in cls.explore_sweeps))
     if si.roles:
         lines.append("  cpus: " + "; ".join(
             f"{n} = {r.count}{' (symmetric)' if r.symmetric else ''}" for n, r in si.roles.items()))
