@@ -101,7 +101,7 @@ def test_prove_mode_json_validates(cli):
     proof = next(c for c in data["checks"] if c["kind"] == "proof" and c["params"]["batch"] == "symbolic")
     assert proof["states"] is None and proof["backend"] == "z3" and proof["obligations"] > 0
     assert "solver_seconds" in proof
-    assert "proved for ncpus 1..8192" in cli("verify", "percpu_eager", "--mode", "prove").stdout
+    assert "proved for variant B, ncpus 1..8192" in cli("verify", "percpu_eager", "--mode", "prove").stdout
 
 
 def test_solver_timeout_is_inconclusive_never_a_pass(cli):
