@@ -214,6 +214,7 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
 
     _guard_irq_actions(si)
     _add_uninit_check(si, cls)
+    _add_context_check(si)
 
     names: dict[str, str] = {}
     for kind, group in (("parameter", si.params), ("variable", si.vars), ("role", si.roles),
@@ -305,6 +306,29 @@ def _add_uninit_check(si: SpecInfo, cls: type) -> None:
         "no_uninit_read", no_uninit_read, "invariant", "holds",
         lambda p: any(getattr(p, si.vars[n].mode) == 0 for n in uninit),
         f"no step reads an uninitialised variable ({names}) (as KMSAN reports it)", si.file, si.line))
+
+
+def _add_context_check(si: SpecInfo) -> None:
+    """A spec with ``IRQS_OFF`` / ``PREEMPT_COUNT`` per-CPU variables gets ``context_restored``: every
+    finished run has restored interrupts and preemption on every CPU.
+
+    The context rules (checker.kernel.context) reject a spec that breaks it, as lockdep would; a bug
+    spec that declares it ``expect_violated`` gets it as a property instead, with its shortest trace."""
+    from checker.expr import And, Implies
+    from checker.kernel.context import _IrqsOff, _PreemptCount
+
+    ctx = [n for n, v in si.vars.items() if v.kind == "percpu" and isinstance(v.type, (_IrqsOff, _PreemptCount))]
+    if not ctx or si.terminal is None or "context_restored" in si.properties:
+        return
+    finished = si.terminal
+
+    def context_restored(s: Any) -> Any:
+        return Implies(finished(s), And(*[x == 0 for n in ctx for x in getattr(s, n)]))
+
+    si.properties["context_restored"] = PropertyInfo(
+        "context_restored", context_restored, "invariant", "holds", None,
+        f"every finished run has restored {', '.join(ctx)} to 0 on every CPU (every return path re-enables "
+        f"what it disabled)", si.file, si.line)
 
 
 def _guard_irq_actions(si: SpecInfo) -> None:
