@@ -105,7 +105,10 @@ class Spec:
     class name in snake_case), ``expect_violated`` (properties this spec is
     expected to violate: a bug spec), ``abstract`` (a base not to check).
     Class attributes: ``kernel`` (the code modelled: version, commit,
-    variant) and ``assumptions`` (added to the defaults).
+    variant), ``assumptions`` (added to the defaults) and ``bmc``: ``(depth,
+    {parameter: values})`` to bounded-model-check every property with Z3 at
+    those points in every prove run (as ``--bmc depth`` does at the explore
+    points), e.g. so that a bug is found by both backends.
     """
 
     __countercheck_info__: ClassVar[SpecInfo]
@@ -114,6 +117,7 @@ class Spec:
     kernel: ClassVar[str] = ""
     expect_violated: ClassVar[tuple[str, ...]] = ()
     assumptions: ClassVar[tuple[str, ...]] = ()
+    bmc: ClassVar[tuple[int, dict[str, tuple[int, ...]]] | None] = None
 
     def __init_subclass__(cls, *, name: str | None = None, expect_violated: tuple[str, ...] = (),
                           expect_holds: tuple[str, ...] = (), abstract: bool = False, **kw: Any):
