@@ -34,6 +34,7 @@ are explored as well, as real instances of the code.
 from checker import (NOBODY, PREEMPT_COUNT, And, Bool, CpuId, Enum, Ghost, If, Implies, Int, Max, Not, Or, Param, PerCpu,
                      Role, Select, Shared, Spec, Sum, action, invariant, sometimes, terminal, when)
 from checker.kernel.memory import MEM
+from checker.prove.bitvector import WordLemmas
 from checker.types import IntType
 
 #: Where an adder is: lazy_percpu_counter_add() and its slow path, then switch_to_pcpu().
@@ -65,6 +66,11 @@ def decode(word):
     return If(f >= FIELD // 2, f - FIELD, f)
 
 
+def decode_logical(word):
+    """The decode with a logical right shift (a bug): bits 1..55 read as unsigned."""
+    return (word // 2) % FIELD
+
+
 def mod_field(word):
     return word // (1 << MOD_SHIFT)
 
@@ -85,6 +91,38 @@ WORD = _Word("word", None, False)
 
 def _amounts(p):
     return (1, -1) if p.neg else (1,)
+
+
+def switch_read_with(s, cpu, atomic_val):
+    """switch_to_pcpu()'s preempt_disable(); atomic64_read; first copy, with the given decode."""
+    return when(s.pc[cpu] == ADD.sw_read, preempt={cpu: s.preempt[cpu] + 1},
+                v={cpu: If(s.published != NOBODY, 0, s.word)},
+                copy={cpu: If(s.published != NOBODY, 0, atomic_val(s.word))},
+                pc={cpu: If(s.published != NOBODY, ADD.sw_lost, ADD.sw_cmpxchg)})
+
+
+def switch_cmpxchg_with(s, cpu, atomic_val):
+    """switch_to_pcpu()'s publishing cmpxchg; on failure the copy is redone with the given decode."""
+    ok = And(s.published == NOBODY, s.word == s.v[cpu])
+    lost = And(Not(ok), s.published != NOBODY)
+    return when(s.pc[cpu] == ADD.sw_cmpxchg,
+                published=If(ok, cpu, s.published), word=If(ok, 0, s.word),
+                publishes=If(ok, s.publishes + 1, s.publishes),
+                slot={cpu: If(ok, s.copy[cpu], s.slot[cpu])},
+                copy={cpu: If(Or(ok, lost), 0, atomic_val(s.word))},
+                v={cpu: If(Or(ok, lost), 0, s.word)},
+                retried=If(And(Not(ok), Not(lost)), 1, s.retried),
+                preempt={cpu: If(ok, s.preempt[cpu] - 1, s.preempt[cpu])},
+                pc={cpu: If(ok, ADD.idle, If(lost, ADD.sw_lost, ADD.sw_cmpxchg))})
+
+
+def read_with(s, r, atomic_val):
+    """lazy_percpu_counter_read()'s atomic64_read, decoding an atomic-mode word with the given decode."""
+    val = atomic_val(s.word)
+    atomic = s.published == NOBODY
+    return when(s.read_pc[r] == READ.idle, read_pc={r: If(atomic, READ.done, READ.scan)},
+                read_acc={r: If(atomic, val, 0)}, read_overlap=0,
+                read_exact={r: And(atomic, val == s.exact)}, read_ok={r: Or(Not(atomic), val == s.exact)})
 
 
 def _reading(s):
@@ -138,6 +176,10 @@ class PercpuLazy(Spec):
         "adds are process context only (the mm's rss counters are not updated from interrupts)",
         "exit runs when no add is in flight (its callers' guarantee)",
     )
+
+    # What carries the explored word (narrow mod field, small values) over to the kernel's 64-bit
+    # word: proved with Z3 bit-vectors in every prove run (checker/prove/bitvector.py).
+    lemmas = WordLemmas("arithmetic")
 
     ncpus = Param(2, domain=range(1, 4), explore=(2, 3), doc="adder CPUs")
     mod_bits = Param(1, domain=range(0, 9), explore=(0, 1, 2),
@@ -240,27 +282,14 @@ class PercpuLazy(Spec):
     def switch_read(s, cpu):
         """preempt_disable(); v = atomic64_read(&c->v); loop: if pcpu, lost the race; else
         old = v; *this_cpu_ptr(pcpu_v) = atomic_val(v) (storage not yet published)."""
-        return when(s.pc[cpu] == ADD.sw_read, preempt={cpu: s.preempt[cpu] + 1},
-                    v={cpu: If(s.published != NOBODY, 0, s.word)},
-                    copy={cpu: If(s.published != NOBODY, 0, decode(s.word))},
-                    pc={cpu: If(s.published != NOBODY, ADD.sw_lost, ADD.sw_cmpxchg)})
+        return switch_read_with(s, cpu, decode)
 
     @action(role="adders")
     def switch_cmpxchg(s, cpu):
         """v = atomic64_cmpxchg(&c->v, old, pcpu_v | 1): success publishes this CPU's storage (its
         slot holds the copy), then preempt_enable(); on failure the loop copies the word found
         again, or finds it per-CPU."""
-        ok = And(s.published == NOBODY, s.word == s.v[cpu])
-        lost = And(Not(ok), s.published != NOBODY)
-        return when(s.pc[cpu] == ADD.sw_cmpxchg,
-                    published=If(ok, cpu, s.published), word=If(ok, 0, s.word),
-                    publishes=If(ok, s.publishes + 1, s.publishes),
-                    slot={cpu: If(ok, s.copy[cpu], s.slot[cpu])},
-                    copy={cpu: If(Or(ok, lost), 0, decode(s.word))},
-                    v={cpu: If(Or(ok, lost), 0, s.word)},
-                    retried=If(And(Not(ok), Not(lost)), 1, s.retried),
-                    preempt={cpu: If(ok, s.preempt[cpu] - 1, s.preempt[cpu])},
-                    pc={cpu: If(ok, ADD.idle, If(lost, ADD.sw_lost, ADD.sw_cmpxchg))})
+        return switch_cmpxchg_with(s, cpu, decode)
 
     @action(role="adders")
     def switch_lost(s, cpu):
@@ -271,11 +300,7 @@ class PercpuLazy(Spec):
     @action(role="reader")
     def read(s, r):
         """v = atomic64_read(&c->v); atomic: return atomic_val(v); pcpu: sum the possible CPUs' slots."""
-        val = decode(s.word)
-        atomic = s.published == NOBODY
-        return when(s.read_pc[r] == READ.idle, read_pc={r: If(atomic, READ.done, READ.scan)},
-                    read_acc={r: If(atomic, val, 0)}, read_overlap=0,
-                    read_exact={r: And(atomic, val == s.exact)}, read_ok={r: Or(Not(atomic), val == s.exact)})
+        return read_with(s, r, decode)
 
     @action(role="reader", choose={"other": lambda p: p.adders})
     def read_slot(s, r, other):

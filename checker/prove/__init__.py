@@ -112,6 +112,8 @@ def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout
             checks += _prove_point(cls, dict(zip(names, combo)), smt_timeout, emit_dir, run)
     for wname, fn in si.witnesses.items():
         checks += _witness_checks(cls, wname, fn, sets, run)
+    if cls.lemmas is not None:  # lemmas the spec's abstraction rests on (bit-vector facts about a word)
+        checks += cls.lemmas.checks(cls.spec_name, timeout=smt_timeout, run=run)
     if cls.bmc is not None:  # the spec asks for bounded model checking in every prove run
         depth, at = cls.bmc
         at = {k: tuple(sets.get(k, v)) for k, v in at.items()}

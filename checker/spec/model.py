@@ -108,7 +108,9 @@ class Spec:
     variant), ``assumptions`` (added to the defaults) and ``bmc``: ``(depth,
     {parameter: values})`` to bounded-model-check every property with Z3 at
     those points in every prove run (as ``--bmc depth`` does at the explore
-    points), e.g. so that a bug is found by both backends.
+    points), e.g. so that a bug is found by both backends; ``lemmas``: a
+    lemma set (``checker.prove.bitvector.WordLemmas``) proved in every prove
+    run, each lemma a check.
     """
 
     __countercheck_info__: ClassVar[SpecInfo]
@@ -118,6 +120,7 @@ class Spec:
     expect_violated: ClassVar[tuple[str, ...]] = ()
     assumptions: ClassVar[tuple[str, ...]] = ()
     bmc: ClassVar[tuple[int, dict[str, tuple[int, ...]]] | None] = None
+    lemmas: ClassVar[Any] = None
 
     def __init_subclass__(cls, *, name: str | None = None, expect_violated: tuple[str, ...] = (),
                           expect_holds: tuple[str, ...] = (), abstract: bool = False, **kw: Any):
