@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     ls = sub.add_parser("list", help="show specs, parameters, properties and assumptions")
     ls.add_argument("specs", nargs="*", metavar="SPEC")
+
+    from checker import bounds
+    bounds.add_arguments(sub.add_parser("bounds", help="seed 001's rss error margins, each figure proved"))
     return p
 
 
@@ -59,6 +62,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "list":
             return cmd_list(args)
+        if args.command == "bounds":
+            from checker.bounds import main as bounds_main
+            return bounds_main(args)
         return cmd_verify(args)
     except CheckerError as e:
         print(f"error: {e}", file=sys.stderr)

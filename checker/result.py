@@ -123,6 +123,8 @@ class Outcome:
     verdict: str
     reason: str | None = None
     trace: list[Step] = field(default_factory=list)
+    #: The state the trace starts from, when a spec has several (an uninitialised variable's values).
+    initial_state: dict[str, Any] | None = None
 
 
 @dataclass

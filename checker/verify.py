@@ -179,6 +179,7 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
     props = {p.name: p for p in model.properties}
     checks = [build_check(cls, model, run)] if si.api is not None else []
     for name, out in result.outcomes.items():
+        start = out.initial_state or result.initial_state
         if name == DEADLOCK:
             expected = si.builtin_expect.get(DEADLOCK, HOLDS)
             file, line, doc = si.file, si.line, "no state where work is left and nothing is enabled"
@@ -189,9 +190,9 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
             spec=model.name, file=file, line=line, params=params.shown(), property=name, kind=out.kind,
             backend="explore", verdict=out.verdict, expected=expected, reason=out.reason,
             symmetry=result.symmetry, states=result.states, transitions=result.transitions,
-            depth=result.depth, seconds=result.seconds, run=run, initial_state=result.initial_state,
+            depth=result.depth, seconds=result.seconds, run=run, initial_state=start,
             trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=symmetry,
-            trace_text=render_trace(model, result.initial_state, out.trace) if out.trace else []))
+            trace_text=render_trace(model, start, out.trace) if out.trace else []))
     return checks
 
 

@@ -9,7 +9,7 @@ page fault (``check_sync_rss_stat``) and on exit; ``get_mm_counter()`` reads
 the atomic without locks and clamps a negative value to 0.
 """
 from checker import (AllOf, And, AnyOf, Between, Bool, Enum, Ghost, If, Implies, Max, Or, Param, PerCpu, Role, S32, S64,
-                     Shared, Spec, Sum, action, invariant, sometimes, terminal, when)
+                     Shared, Spec, Sum, action, invariant, sometimes, terminal, when, witness)
 
 #: Where a thread is. A fault started from ``idle`` returns there; one
 #: started while exiting (between do_exit's sync and exit_mm) returns to
@@ -241,6 +241,16 @@ class RssSplit(Spec):
     def per_thread_bound_is_tight(s):
         """Some thread holds (T + 2) * U: the deltas of T + 2 faults of U pages each."""
         return AnyOf(s.cache[t] == (s.T + 2) * s.U for t in s.thread)
+
+    @witness(reaches=("read_bound_is_tight", "per_thread_bound_is_tight"),
+             violates=("per_thread_bound_minus_one",), at={"threads": (1, 16, 1024), "T": (64,), "U": (1,)})
+    def every_thread_fills_its_cache(p):
+        """Each thread in turn faults 2T + 3 times, one page each: T + 1 faults fill its first window,
+        the next syncs them (T + 1 pages reach count) and adds one, T + 1 more fill the second window:
+        every cache holds (T + 2) * U and count misses threads * (T + 2) * U."""
+        for t in p.thread:
+            fault = (("check_sync_rss_stat", t, {}), ("add_mm_counter_fast", t, {"amount": p.U}))
+            yield fault, 2 * p.T + 3
 
     @invariant(expect="violated", applies=_full)
     def per_thread_bound_minus_one(s):

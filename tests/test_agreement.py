@@ -14,10 +14,22 @@ import pytest
 
 from checker.loader import builtin_specs
 from checker.prove import bmc_checks
+from checker.spec.compile import Model
 from checker.spec.model import info, resolve_params
 from checker.verify import explore_checks
 
 SPECS = builtin_specs()
+
+#: Specs with runs longer than the explorer's depth at one CPU: a step that fails and retries (a
+#: cmpxchg loop; an allocation that fails and returns) reaches a state that another path reaches in
+#: fewer steps, so BMC at the explorer's depth has not covered every run. (For lazy_decode_logical_shift
+#: at one CPU the runs end 4 steps later, where BMC agrees on every verdict; that unrolling takes a minute.)
+LONGER_RUNS = {"lazy_decode_logical_shift"}
+
+
+def _z3_applies(cls, params):
+    """Reporting the read of an uninitialised variable is the explorer's alone (Z3 leaves it unconstrained)."""
+    return not Model(cls, params).uninit_report
 
 
 def _small(cls, ncpus):
@@ -50,6 +62,8 @@ POINTS = [(name, n) for name, cls in SPECS.items() for n in _sizes(cls)]
 def test_explorer_and_bmc_agree(name, ncpus):
     cls = SPECS[name]
     params = _small(cls, ncpus)
+    if not _z3_applies(cls, params):
+        pytest.skip("reports the read of an uninitialised variable: explorer-only by design")
     explored = {c.property: c for c in explore_checks(cls, params)}
     depth = explored["no_deadlock"].depth
     # Full depth where it is cheap (one CPU, short runs); otherwise a prefix.
@@ -57,11 +71,12 @@ def test_explorer_and_bmc_agree(name, ncpus):
     for c in bmc_checks(cls, params, k, smt_timeout=120):
         e = explored[c.property]
         if c.verdict == "inconclusive":
-            assert k < depth, c.property  # at full depth BMC decides everything
+            assert not c.extra["exhausted"], c.property
+            assert k < depth or name in LONGER_RUNS, c.property  # at full depth BMC decides everything
             continue
         assert c.verdict == e.verdict, (c.property, c.verdict, e.verdict)
         assert len(c.trace) == len(e.trace), (c.property, len(c.trace), len(e.trace))
-        if k >= depth:
+        if k >= depth and name not in LONGER_RUNS:
             assert c.extra["exhausted"]
 
 
@@ -69,8 +84,16 @@ def test_explorer_and_bmc_agree(name, ncpus):
 def test_every_bug_spec_bmc_trace_is_as_short_as_the_explorers(name):
     cls = SPECS[name]
     params = _small(cls, _sizes(cls)[0])
+    if not _z3_applies(cls, params):
+        pytest.skip("reports the read of an uninitialised variable: explorer-only by design")
     explored = {c.property: c for c in explore_checks(cls, params)}
-    for prop in cls.expect_violated:
+    found_here = [p for p in cls.expect_violated
+                  if p in explored and (explored[p].kind == "build" or explored[p].verdict == "violated")]
+    if not found_here:
+        # e.g. a race between two switchers: at two CPUs the shortest trace is 18 steps or more, an
+        # unrolling that takes many minutes; the explorer's verdicts stand there alone
+        pytest.skip("every bug of this spec needs more CPUs")
+    for prop in found_here:
         if explored[prop].kind in ("build", "sometimes"):
             continue  # static, or a state never reached: no trace to unroll
         k = len(explored[prop].trace)

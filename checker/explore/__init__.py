@@ -39,6 +39,14 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
     def trace_to(state: tuple) -> list:
         return steps_and_end(state)[0]
 
+    several = len(model.initial_states()) > 1
+
+    def start_of(state: tuple | None) -> dict | None:
+        """Where the trace starts, when a spec has several initial states."""
+        if state is None or not several:
+            return None
+        return model.state_dict(concrete_trace(model, st.parents, state, canon)[0])
+
     if model.rules.active:  # lockdep-style context rules: a broken one rejects the spec
         model.rules.finish(steps_and_end)
 
@@ -49,12 +57,12 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
         else:
             verdict = HOLDS if hit is not None else (VIOLATED if complete else INCONCLUSIVE)
         outcomes[p.name] = Outcome(p.name, p.kind, verdict, None if verdict != INCONCLUSIVE else st.stopped,
-                                   trace_to(hit) if hit is not None else [])
+                                   trace_to(hit) if hit is not None else [], start_of(hit))
     dl = st.deadlock
     outcomes[DEADLOCK] = Outcome(DEADLOCK, "deadlock",
                                  VIOLATED if dl is not None else (HOLDS if complete else INCONCLUSIVE),
                                  st.stopped if (dl is None and not complete) else None,
-                                 trace_to(dl) if dl is not None else [])
+                                 trace_to(dl) if dl is not None else [], start_of(dl))
     init = model.initial_states()[0]
     declared = any(r.symmetric for r in model.info.roles.values())
     return Exploration(model.name, model.params.shown(), symmetry and declared, len(st.parents), st.transitions,

@@ -14,7 +14,9 @@ allocation, a mutex). Two rules are checked:
   action and the place that made the context atomic.
 
 Either makes the spec rejected (exit 2), as lockdep's splat would stop a
-patch, whatever the properties say.
+patch, whatever the properties say. So does a finished run that left
+interrupts or preemption off; that one is also the property
+``context_restored``, which a bug spec may declare ``expect_violated``.
 """
 from __future__ import annotations
 
@@ -140,7 +142,9 @@ class ContextRules:
                                 f"({a.file}:{a.line}) and with interrupts on by {b.name} ({b.file}:{b.line}) "
                                 f"on cpu{on[1]}: an interrupt on that CPU can deadlock on it (take it with "
                                 f"spin_lock_irqsave)", file=b.file, line=b.line)
-        if self.unbalanced is not None:
+        restored = m.info.properties.get("context_restored")
+        if self.unbalanced is not None and not (restored is not None and restored.expect == "violated"):
+            # (a bug spec that expects it violated gets the property's verdict and trace instead)
             s, cpu, var, v = self.unbalanced
             steps, final = trace_to(s)
             since = self._since(steps, cpu)

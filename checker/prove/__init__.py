@@ -112,6 +112,15 @@ def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout
             checks += _prove_point(cls, dict(zip(names, combo)), smt_timeout, emit_dir, run)
     for wname, fn in si.witnesses.items():
         checks += _witness_checks(cls, wname, fn, sets, run)
+    if cls.lemmas is not None:  # lemmas the spec's abstraction rests on (bit-vector facts about a word)
+        checks += cls.lemmas.checks(cls.spec_name, timeout=smt_timeout, run=run)
+    if cls.bmc is not None:  # the spec asks for bounded model checking in every prove run
+        depth, at = cls.bmc
+        at = {k: tuple(sets.get(k, v)) for k, v in at.items()}
+        names = list(at)
+        for combo in itertools.product(*(at[n] for n in names)):
+            checks += bmc_checks(cls, resolve_params(cls, dict(zip(names, combo))), depth,
+                                 smt_timeout=smt_timeout, run=run)
     return checks
 
 
@@ -285,14 +294,15 @@ def bmc_checks(cls: type, params: Any, k: int, *, smt_timeout: float | None = No
     for name, o in outcomes.items():
         p = props.get(name)
         expected = p.expect if p else si.builtin_expect.get(name, HOLDS)
+        start = o.initial_state or init  # with an uninitialised variable: the value Z3 found
         check = Check(
             spec=cls.spec_name, file=p.file if p else si.file, line=p.line if p else si.line,
             params=params.shown(), property=name, kind=o.kind, backend="z3", verdict=o.verdict,
-            expected=expected, reason=o.reason, seconds=dt, run=run, depth=k, initial_state=init, trace=o.trace,
+            expected=expected, reason=o.reason, seconds=dt, run=run, depth=k, initial_state=start, trace=o.trace,
             doc=p.doc if p else "", bug=name in cls.expect_violated,
             extra={"method": "bmc", "exhausted": exhausted, "obligations": solver.queries,
                    "solver_seconds": round(solver.seconds, 6)})
         if o.trace:
-            check.trace_text = render_trace(model, init, o.trace)
+            check.trace_text = render_trace(model, start, o.trace)
         out.append(check)
     return out

@@ -98,13 +98,15 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, Outcome], bool,
                 if r == z3.sat:
                     p = open_props[name]
                     verdict = HOLDS if p.kind == "sometimes" else VIOLATED
-                    out[name] = Outcome(name, p.kind, verdict, None, trace(z.model(), d))
+                    out[name] = Outcome(name, p.kind, verdict, None, trace(z.model(), d),
+                                        enc.describe(z.model(), states[0]) if model.uninit_any else None)
                 del open_props[name]
         if dl_open:
             enabled = z3.Or([enc.fire(tr, cur)[0] for tr in trs]) if trs else z3.BoolVal(False)
             r = ask([z3.Not(enabled), z3.Not(enc.terminal(cur))])
             if r == z3.sat:
-                out[DEADLOCK] = Outcome(DEADLOCK, "deadlock", VIOLATED, None, trace(z.model(), d))
+                out[DEADLOCK] = Outcome(DEADLOCK, "deadlock", VIOLATED, None, trace(z.model(), d),
+                                        enc.describe(z.model(), states[0]) if model.uninit_any else None)
                 dl_open = False
     # Exhausted? No run of k + 1 steps means every reachable state was seen.
     nxt = enc.fresh(f"@{k + 1}")

@@ -23,25 +23,37 @@ class Replay:
 
 
 def replay(model: Model, schedule_fn: Any) -> Replay:
+    """Run the schedule: each line is ``(action, cpu, choices[, repeat])``, or ``(block, repeat)``
+    with ``block`` a sequence of ``(action, cpu, choices)`` run in order ``repeat`` times (one
+    trace line, its actions joined by ``; ``)."""
     s = model.initial_states()[0]
     actions = {a.info.name: a for a in model.actions}
     trace: list[Step] = []
     total = 0
     for entry in schedule_fn(model.params):
-        name, cpu, choices, repeat = entry if len(entry) == 4 else (*entry, 1)
-        act = actions.get(name)
-        if act is None:
-            raise SpecError(f"witness {schedule_fn.__name__} names the action {name!r}, which "
-                            f"{model.cls.__name__} does not have", file=model.info.file, line=model.info.line)
-        args = tuple(choices[a] for a in act.arg_names)
+        if isinstance(entry[0], (list, tuple)):
+            block, repeat = entry
+        else:
+            name, cpu, choices, repeat = entry if len(entry) == 4 else (*entry, 1)
+            block = ((name, cpu, choices),)
         start = s
         for n in range(repeat):
-            r = act.info.fn(s, cpu, *args) if cpu is not None else act.info.fn(s, *args)
-            if r is DISABLED or not r.guard:
-                raise SpecError(f"witness {schedule_fn.__name__}: step {total + 1} ({name} on cpu{cpu}, "
-                                f"repetition {n + 1} of {repeat}) is not enabled at {model.params}",
-                                file=model.info.file, line=model.info.line)
-            s = model.apply(s, r.updates, act)
-            total += 1
-        trace.append(Step(cpu, model.role_of(cpu), name, dict(choices), model.changes(start, s), repeat))
+            for name, cpu, choices in block:
+                act = actions.get(name)
+                if act is None:
+                    raise SpecError(f"witness {schedule_fn.__name__} names the action {name!r}, which "
+                                    f"{model.cls.__name__} does not have", file=model.info.file, line=model.info.line)
+                args = tuple(choices[a] for a in act.arg_names)
+                r = act.info.fn(s, cpu, *args) if cpu is not None else act.info.fn(s, *args)
+                if r is DISABLED or not r.guard:
+                    raise SpecError(f"witness {schedule_fn.__name__}: step {total + 1} ({name} on cpu{cpu}, "
+                                    f"repetition {n + 1} of {repeat}) is not enabled at {model.params}",
+                                    file=model.info.file, line=model.info.line)
+                s = model.apply(s, r.updates, act)
+                total += 1
+        name = "; ".join(b[0] for b in block)
+        cpus = {b[1] for b in block}
+        cpu = next(iter(cpus)) if len(cpus) == 1 else None
+        choices = {k: v for b in block for k, v in b[2].items()}
+        trace.append(Step(cpu, model.role_of(cpu), name, choices, model.changes(start, s), repeat))
     return Replay(s, total, trace)

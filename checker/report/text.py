@@ -27,6 +27,9 @@ def check_line(c: Check) -> str:
         stats = f"{c.states} states"
     elif c.extra.get("method") == "bmc":
         stats = f"bmc k={c.depth}" + (" (all runs covered)" if c.extra.get("exhausted") else "")
+    elif c.extra.get("method") == "bit-vector":
+        stats = (f"every {c.extra.get('width')}-bit word" if c.verdict == "holds"
+                 else "a concrete word" if c.verdict == "violated" else "")
     elif c.extra.get("method") == "construction":
         final = ", ".join(f"{k}={v}" for k, v in c.extra.get("final", {}).items())
         stats = f"by construction, {c.extra.get('steps')} steps" + (f", ending at {final}" if final else "")
@@ -53,7 +56,9 @@ def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
     n = len(c.trace)
     if c.kind == "build":
         return [f"{c.spec}: the build fails; {params_text(c.params)}"] + ["  " + t for t in c.trace_text]
-    if c.kind == "sometimes":
+    if c.kind == "lemma":
+        head = f"{c.spec}.{c.property} violated by a concrete word"
+    elif c.kind == "sometimes":
         head = f"{c.spec}.{c.property} reached after {n} steps (shortest witness)"
     elif c.kind == "deadlock":
         head = f"{c.spec}: deadlock after {n} steps (shortest)"
@@ -64,7 +69,9 @@ def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
     if c.doc:
         lines.append(f"  claim: {first_paragraph(c.doc)}")
     lines += ["  " + t for t in c.trace_text] or ["  (the initial state)"]
-    lines.append(f"  reproduce: {reproduce(c, spec_arg)}")
+    again = (f"python -m checker verify {shlex.quote(spec_arg or c.spec)} --mode prove" if c.kind == "lemma"
+             else reproduce(c, spec_arg))
+    lines.append(f"  reproduce: {again}")
     return lines
 
 

@@ -11,6 +11,9 @@ def render_trace(model: Model, initial: dict[str, Any], steps: list[Step]) -> li
     """``  3  cpu1  add_fast(amount=+1)   local[1]: 0 -> 1, exact: 1 -> 2``"""
     current = flatten(initial)
     rows = []
+    if model.uninit_any:  # the value the run found in each uninitialised variable
+        rows.append(("0", "-", "(start)", ", ".join(f"{n} = {initial.get(n)} (never assigned)"
+                                                   for n in model.uninit_any)))
     for i, st in enumerate(steps, 1):
         who = "-" if st.cpu is None else f"cpu{st.cpu}"
         if st.role and model.info.roles and st.role != next(iter(model.info.roles)):

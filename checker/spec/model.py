@@ -110,9 +110,14 @@ class Spec:
     class name in snake_case), ``expect_violated`` (properties this spec is
     expected to violate: a bug spec), ``abstract`` (a base not to check).
     Class attributes: ``kernel`` (the code modelled: version, commit,
-    variant), ``assumptions`` (added to the defaults) and ``explore_sweeps``
+    variant), ``assumptions`` (added to the defaults), ``explore_sweeps``
     (the default explorer run as a union of cross products: each entry maps
-    parameters to the values that replace their ``explore`` sweep).
+    parameters to the values that replace their ``explore`` sweep) and ``bmc``: ``(depth,
+    {parameter: values})`` to bounded-model-check every property with Z3 at
+    those points in every prove run (as ``--bmc depth`` does at the explore
+    points), e.g. so that a bug is found by both backends; ``lemmas``: a
+    lemma set (``checker.prove.bitvector.WordLemmas``) proved in every prove
+    run, each lemma a check.
     """
 
     __countercheck_info__: ClassVar[SpecInfo]
@@ -122,6 +127,8 @@ class Spec:
     expect_violated: ClassVar[tuple[str, ...]] = ()
     assumptions: ClassVar[tuple[str, ...]] = ()
     explore_sweeps: ClassVar[tuple[dict[str, Any], ...]] = ({},)
+    bmc: ClassVar[tuple[int, dict[str, tuple[int, ...]]] | None] = None
+    lemmas: ClassVar[Any] = None
 
     def __init_subclass__(cls, *, name: str | None = None, expect_violated: tuple[str, ...] = (),
                           expect_holds: tuple[str, ...] = (), abstract: bool = False, **kw: Any):
@@ -222,6 +229,7 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
 
     _guard_irq_actions(si)
     _add_uninit_check(si, cls)
+    _add_context_check(si)
 
     names: dict[str, str] = {}
     for kind, group in (("parameter", si.params), ("variable", si.vars), ("role", si.roles),
@@ -313,6 +321,29 @@ def _add_uninit_check(si: SpecInfo, cls: type) -> None:
         "no_uninit_read", no_uninit_read, "invariant", "holds",
         lambda p: any(getattr(p, si.vars[n].mode) == 0 for n in uninit),
         f"no step reads an uninitialised variable ({names}) (as KMSAN reports it)", si.file, si.line))
+
+
+def _add_context_check(si: SpecInfo) -> None:
+    """A spec with ``IRQS_OFF`` / ``PREEMPT_COUNT`` per-CPU variables gets ``context_restored``: every
+    finished run has restored interrupts and preemption on every CPU.
+
+    The context rules (checker.kernel.context) reject a spec that breaks it, as lockdep would; a bug
+    spec that declares it ``expect_violated`` gets it as a property instead, with its shortest trace."""
+    from checker.expr import And, Implies
+    from checker.kernel.context import _IrqsOff, _PreemptCount
+
+    ctx = [n for n, v in si.vars.items() if v.kind == "percpu" and isinstance(v.type, (_IrqsOff, _PreemptCount))]
+    if not ctx or si.terminal is None or "context_restored" in si.properties:
+        return
+    finished = si.terminal
+
+    def context_restored(s: Any) -> Any:
+        return Implies(finished(s), And(*[x == 0 for n in ctx for x in getattr(s, n)]))
+
+    si.properties["context_restored"] = PropertyInfo(
+        "context_restored", context_restored, "invariant", "holds", None,
+        f"every finished run has restored {', '.join(ctx)} to 0 on every CPU (every return path re-enables "
+        f"what it disabled)", si.file, si.line)
 
 
 def _guard_irq_actions(si: SpecInfo) -> None:

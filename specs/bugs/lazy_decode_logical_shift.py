@@ -1,0 +1,49 @@
+"""``lazy_percpu_counter_atomic_val()`` with a logical right shift.
+
+The decode relies on ``v`` being an ``s64`` so that ``>>`` shifts
+arithmetically and copies bit 55 (the value's sign) into the top bits::
+
+    static inline s64 lazy_percpu_counter_atomic_val(s64 v)
+    {
+            /* Ensure output is sign extended properly: */
+            return (v << COUNTER_MOD_BITS) >> (COUNTER_MOD_BITS + COUNTER_IS_PCPU_BIT);
+    }
+
+Declared ``u64`` (the type of ``v`` in the callers, ``u64 old, new, v``),
+the shift is logical and every negative value reads as ``2^55 + value``.
+The bit-vector lemmas find it with a concrete word (the lemma set with
+``LShR``), and the explorer finds what it does: the switch copies the wrong
+value into its slot, so the per-CPU counter starts off by 2^55
+(``no_update_lost``), and an atomic-mode read returns it too.
+"""
+from checker import Param, action
+from checker.prove.bitvector import WordLemmas
+from checker.specs.percpu_lazy import PercpuLazy, decode_logical, read_with, switch_cmpxchg_with, switch_read_with
+
+
+class LazyDecodeLogicalShift(PercpuLazy, expect_violated=("no_update_lost", "read_exact_at_quiescence")):
+    """L-K with lazy_percpu_counter_atomic_val() taking a u64: (v << 8) >> 9 shifts logically."""
+
+    kernel = PercpuLazy.kernel + "; lazy_percpu_counter_atomic_val's s64 parameter mutated to u64"
+    lemmas = WordLemmas("logical", expect_violated=("add_round_trip", "add_wraps_at_55_bits", "value_range_is_exact",
+                                                    "sign_extension"))
+
+    ncpus = Param(2, domain=range(1, 4), explore=(2,), doc="adder CPUs")
+    mod_bits = Param(0, domain=range(0, 9), explore=(0,), doc="COUNTER_MOD_BITS (0: every add checks)")
+    neg = Param(1, domain=(0, 1), doc="amounts +1 and -1: the counter must go negative")
+    readers = Param(1, domain=(0, 1), doc="a CPU doing one lazy_percpu_counter_read")
+
+    @action(role="adders")
+    def switch_read(s, cpu):
+        """switch_to_pcpu(): *this_cpu_ptr(pcpu_v) = atomic_val(v), the decode shifting logically."""
+        return switch_read_with(s, cpu, decode_logical)
+
+    @action(role="adders")
+    def switch_cmpxchg(s, cpu):
+        """switch_to_pcpu()'s publishing cmpxchg; a retry copies with the logical decode."""
+        return switch_cmpxchg_with(s, cpu, decode_logical)
+
+    @action(role="reader")
+    def read(s, r):
+        """lazy_percpu_counter_read(): atomic_val(v) with the logical shift."""
+        return read_with(s, r, decode_logical)

@@ -1,0 +1,407 @@
+"""Kent Overstreet's lazy per-CPU counter (L-K): lib/lazy-percpu-counter.c.
+
+The counter is one 64-bit atomic word: bit 0 the mode (0 atomic, 1 per-CPU),
+bits 1..55 the value in two's complement, bits 56..63 a modification count
+that every atomic-mode add bumps. When an add's ``cmpxchg`` replaces a word
+whose modification field is 0 and the last such wrap was less than a second
+ago, the adder allocates per-CPU storage, copies the value into its own slot
+and publishes ``pcpu_v | 1`` with a second ``cmpxchg`` loop; from then on
+adds go to ``this_cpu_add``. Reference section 4.3 restates the code step by
+step; the code itself (koverstreet/bcachefs, the same as ZhangPeng's RFC
+1/3) was read and agrees with it.
+
+The word is kept as the kernel keeps it: ``word`` is the 64-bit value with
+the modification field cut to ``mod_bits`` bits, the encoded add is the
+kernel's ``(i << 1) & ~COUNTER_MOD_MASK | 1 << 56`` added modulo the word,
+and the decode is the kernel's arithmetic shift pair, written with ``//``
+and ``%`` so that the Z3 backend can run it too. A carry out of the value
+field therefore lands in the modification field exactly as in the kernel.
+
+Why a small modification width says something about 8 bits: the value
+arithmetic never reads bits 56 and up (the bit-vector lemmas of
+``checker/prove/bitvector.py`` prove, on the real 64-bit word, that the
+decoded value after an add is the sum and that a carry out of the value
+field changes only the modification field). The width only decides which
+adds run the wrap check, and the check's outcome is a nondeterministic
+choice here. At ``mod_bits=0`` (COUNTER_MOD_MASK = 0: every add sees a
+zero field) every add runs the check, and choosing "not within a second"
+there does what skipping the check does (``last_wrap`` only ever goes from
+unset to set, and the very first add sets it at every width): every run at
+width 8 is a run at width 0 up to the modification field, which nothing
+else reads. So the properties checked at width 0 hold at 8; widths 1 and 2
+are explored as well, as real instances of the code.
+"""
+from checker import (NOBODY, PREEMPT_COUNT, And, Bool, CpuId, Enum, Ghost, If, Implies, Int, Max, Not, Or, Param, PerCpu,
+                     Role, Select, Shared, Spec, Sum, action, invariant, sometimes, terminal, when)
+from checker.kernel.memory import MEM
+from checker.prove.bitvector import WordLemmas
+from checker.types import IntType
+
+#: Where an adder is: lazy_percpu_counter_add() and its slow path, then switch_to_pcpu().
+ADD = Enum("idle", "slow_read", "cmpxchg", "pcpu_add", "wrap_check",
+           "sw_alloc", "sw_read", "sw_cmpxchg", "sw_lost", name="add_pc")
+#: Where the reader is in lazy_percpu_counter_read().
+READ = Enum("idle", "scan", "done", name="read_pc")
+#: The first misuse of per-CPU memory.
+MEMERR = Enum("none", "add_to_dead", "double_free", name="pcpu_error")
+
+VALUE_BITS = 55        # bits 1..55
+MOD_SHIFT = 56         # COUNTER_MOD_BITS_START (64 - COUNTER_MOD_BITS)
+FIELD = 1 << VALUE_BITS
+
+
+def word_modulus(mod_bits):
+    """The word's range: 56 low bits plus the modification field."""
+    return 1 << (MOD_SHIFT + mod_bits)
+
+
+def encode_add(i):
+    """atomic_i = i << 1; atomic_i &= ~COUNTER_MOD_MASK; atomic_i |= 1ULL << COUNTER_MOD_BITS_START."""
+    return (2 * i) % (1 << MOD_SHIFT) + (1 << MOD_SHIFT)
+
+
+def decode(word):
+    """lazy_percpu_counter_atomic_val(): (v << 8) >> 9 on an s64, i.e. bits 1..55 sign-extended."""
+    f = (word // 2) % FIELD
+    return If(f >= FIELD // 2, f - FIELD, f)
+
+
+def decode_logical(word):
+    """The decode with a logical right shift (a bug): bits 1..55 read as unsigned."""
+    return (word // 2) % FIELD
+
+
+def mod_field(word):
+    return word // (1 << MOD_SHIFT)
+
+
+class _Word(IntType):
+    """The atomic word; traces show its fields."""
+
+    def show(self, v):
+        if not isinstance(v, int):
+            return str(v)
+        f = (v // 2) % FIELD
+        val = f - FIELD if f >= FIELD // 2 else f
+        return f"{v:#x} (val {val}, mod {v >> MOD_SHIFT})"
+
+
+WORD = _Word("word", None, False)
+
+
+def _amounts(p):
+    return (1, -1) if p.neg else (1,)
+
+
+def switch_read_with(s, cpu, atomic_val):
+    """switch_to_pcpu()'s preempt_disable(); atomic64_read; first copy, with the given decode."""
+    return when(s.pc[cpu] == ADD.sw_read, preempt={cpu: s.preempt[cpu] + 1},
+                v={cpu: If(s.published != NOBODY, 0, s.word)},
+                copy={cpu: If(s.published != NOBODY, 0, atomic_val(s.word))},
+                pc={cpu: If(s.published != NOBODY, ADD.sw_lost, ADD.sw_cmpxchg)})
+
+
+def switch_cmpxchg_with(s, cpu, atomic_val):
+    """switch_to_pcpu()'s publishing cmpxchg; on failure the copy is redone with the given decode."""
+    ok = And(s.published == NOBODY, s.word == s.v[cpu])
+    lost = And(Not(ok), s.published != NOBODY)
+    return when(s.pc[cpu] == ADD.sw_cmpxchg,
+                published=If(ok, cpu, s.published), word=If(ok, 0, s.word),
+                publishes=If(ok, s.publishes + 1, s.publishes),
+                slot={cpu: If(ok, s.copy[cpu], s.slot[cpu])},
+                copy={cpu: If(Or(ok, lost), 0, atomic_val(s.word))},
+                v={cpu: If(Or(ok, lost), 0, s.word)},
+                retried=If(And(Not(ok), Not(lost)), 1, s.retried),
+                preempt={cpu: If(ok, s.preempt[cpu] - 1, s.preempt[cpu])},
+                pc={cpu: If(ok, ADD.idle, If(lost, ADD.sw_lost, ADD.sw_cmpxchg))})
+
+
+def read_with(s, r, atomic_val):
+    """lazy_percpu_counter_read()'s atomic64_read, decoding an atomic-mode word with the given decode."""
+    val = atomic_val(s.word)
+    atomic = s.published == NOBODY
+    return when(s.read_pc[r] == READ.idle, read_pc={r: If(atomic, READ.done, READ.scan)},
+                read_acc={r: If(atomic, val, 0)}, read_overlap=0,
+                read_exact={r: And(atomic, val == s.exact)}, read_ok={r: Or(Not(atomic), val == s.exact)})
+
+
+def _reading(s):
+    """The reader is summing slots (an add linearised now overlaps its read)."""
+    return s.read_pc[s.reader[0]] == READ.scan if s.readers else False
+
+
+def _free_own(s, cpu, enable):
+    """free_percpu(pcpu_v) of this CPU's own storage; preempt_enable() if ``enable``; return."""
+    bad = s.alloc[cpu] != MEM.live
+    return when(s.pc[cpu] == ADD.sw_lost, alloc={cpu: MEM.freed}, pc={cpu: ADD.idle},
+                preempt={cpu: s.preempt[cpu] - 1 if enable else s.preempt[cpu]},
+                pcpu_error=If(And(bad, s.pcpu_error == MEMERR.none), MEMERR.double_free, s.pcpu_error))
+
+
+class PercpuLazy(Spec):
+    """lazy_percpu_counter_add() (fast path, slow path, switch_to_pcpu), _read(), _exit(): L-K with the fix.
+
+    Each adder CPU makes ``ops`` calls of ``lazy_percpu_counter_add``. The
+    steps are the kernel's shared-memory accesses: the fast path's
+    ``atomic64_read``; the slow path's ``atomic64_read`` and each
+    ``atomic64_cmpxchg`` of its loop; the wrap check (``last_wrap`` and
+    jiffies); in ``switch_to_pcpu`` the ``alloc_percpu_gfp(GFP_ATOMIC)`` that
+    may fail, ``preempt_disable`` with the ``atomic64_read``, each publishing
+    ``cmpxchg``, and the loser's ``free_percpu``; ``this_cpu_add``. A reader
+    runs ``lazy_percpu_counter_read`` (one slot per step); at the end
+    ``lazy_percpu_counter_exit`` frees the storage.
+
+    This spec has the fix: a switch loser leaves through ``preempt_enable()``.
+    ``specs/bugs/lazy_switch_loser_preempt.py`` is the code as posted.
+    """
+
+    kernel = ("koverstreet/bcachefs lib/lazy-percpu-counter.c (79ded5acf1ac) and "
+              "include/linux/lazy-percpu-counter.h, = ZhangPeng RFC 1/3 (20240412092441.3112481-2): "
+              "lazy_percpu_counter_add, _add_slowpath, lazy_percpu_counter_switch_to_pcpu, _read, _exit; "
+              "with the switch loser's `return` replaced by leaving through preempt_enable()")
+    assumptions = (
+        "COUNTER_MOD_BITS is the parameter mod_bits (8 in the kernel); the spec's docstring says why "
+        "results at 0, 1 and 2 carry over to 8",
+        "the test `c->last_wrap && time_after(c->last_wrap + HZ, now)` is a nondeterministic choice once "
+        "last_wrap is set; last_wrap is kept as set or not (jiffies is taken to be non-zero); its read, "
+        "the jiffies read and its plain store are one step (a racing check that read 0 behaves as one "
+        "that read it set and chose 'not within a second')",
+        "each CPU runs one task and tasks do not migrate: outside switch_to_pcpu every access is the "
+        "shared word or a CPU-local atomic (this_cpu_add), so where the task runs does not matter; inside "
+        "it preemption is off",
+        "the pointer a CPU read from the word is the published one: once published it never changes "
+        "(checked: mode_changes_once), so this_cpu_add goes to the published allocation",
+        "a private write to storage not yet published (the copy into this CPU's slot) is merged into the "
+        "shared-memory step before it; preempt_disable() with the atomic64_read after it",
+        "adds are process context only (the mm's rss counters are not updated from interrupts)",
+        "exit runs when no add is in flight (its callers' guarantee)",
+    )
+
+    # What carries the explored word (narrow mod field, small values) over to the kernel's 64-bit
+    # word: proved with Z3 bit-vectors in every prove run (checker/prove/bitvector.py).
+    lemmas = WordLemmas("arithmetic")
+
+    ncpus = Param(2, domain=range(1, 4), explore=(2, 3), doc="adder CPUs")
+    mod_bits = Param(1, domain=range(0, 9), explore=(0, 1, 2),
+                     doc="COUNTER_MOD_BITS (8 in the kernel): 0 makes every add run the wrap check")
+    ops = Param(lambda p: Max(2, -(-((2 << p.mod_bits) + 1) // p.ncpus)), domain=range(0, 64),
+                doc="lazy_percpu_counter_add calls per CPU (default: enough adds in all for two CPUs "
+                    "to race to switch: 2 * 2^mod_bits + 1)")
+    neg = Param(lambda p: 1 if p.ncpus == 2 and p.mod_bits == 0 else 0, domain=(0, 1),
+                doc="1: amounts +1 and -1 (sign extension, carries into the mod field); default 1 at 2 CPUs "
+                    "and mod_bits=0 only, where the state space stays small")
+    readers = Param(lambda p: 1 if p.ncpus == 2 and p.mod_bits <= 1 else 0, domain=(0, 1),
+                    doc="a CPU doing one lazy_percpu_counter_read; default 1 at 2 CPUs and mod_bits <= 1 (elsewhere "
+                        "it multiplies the states by 10 to 50: --set readers=1)")
+
+    adders = Role("ncpus", symmetric=True, doc="CPUs calling lazy_percpu_counter_add")
+    reader = Role("readers", doc="a CPU calling lazy_percpu_counter_read")
+
+    word = Shared(0, type=WORD, doc="c->v in atomic mode (mode bit 0); 0 once published")
+    published = Shared(NOBODY, type=CpuId, doc="c->v in per-CPU mode: whose allocation pcpu_v | 1 points at")
+    last_wrap = Shared(0, type=Bool, doc="c->last_wrap != 0")
+    pc = PerCpu(ADD.idle, type=ADD, role="adders")
+    ops_left = PerCpu(lambda p: p.ops, role="adders", doc="adds this CPU has still to start")
+    amount = PerCpu(0, type=Int, role="adders", doc="i of the add in progress")
+    v = PerCpu(0, type=WORD, role="adders", doc="the slow path's / switch's local v (an atomic-mode word)")
+    preempt = PerCpu(0, type=PREEMPT_COUNT, role="adders", doc="preempt_count()")
+    alloc = PerCpu(MEM.unalloc, type=MEM, role="adders", doc="the per-CPU storage this CPU's switch allocated")
+    copy = PerCpu(0, type=Int, role="adders",
+                  doc="*this_cpu_ptr(pcpu_v) of this CPU's own allocation before it is published")
+    slot = PerCpu(0, type=Int, role="adders", doc="*per_cpu_ptr(published pcpu_v, cpu)")
+    destroyed = Shared(0, type=Bool, doc="lazy_percpu_counter_exit has run")
+    exact = Ghost(0, doc="E: every add past its linearisation point")
+    publishes = Ghost(0, doc="successful publishing cmpxchgs")
+    retried = Ghost(0, type=Bool, doc="a publishing cmpxchg failed on an atomic word and was retried")
+    pcpu_error = Ghost(MEMERR.none, type=MEMERR)
+    slow_found_pcpu = Ghost(0, type=Bool, doc="a slow path found the word per-CPU after its fast path had not")
+
+    read_pc = PerCpu(READ.idle, type=READ, role="reader")
+    read_acc = PerCpu(0, type=Int, role="reader", doc="v in lazy_percpu_counter_read")
+    read_seen = PerCpu(0, type=Bool, role="adders", doc="the reader has read this CPU's slot")
+    read_overlap = Ghost(0, type=Bool, doc="an add was linearised while the read was in progress")
+    read_exact = PerCpu(0, type=Bool, role="reader", doc="ghost: the read returned E")
+    read_ok = PerCpu(0, type=Bool, role="reader", doc="ghost: the read returned E or an add overlapped it")
+
+    # -- lazy_percpu_counter_add() (header fast path) ------------------------------------------
+    @action(role="adders", choose={"i": _amounts})
+    def add(s, cpu, i):
+        """lazy_percpu_counter_add(c, i): v = atomic64_read(&c->v); pcpu? this_cpu_add : slowpath."""
+        return when(And(s.pc[cpu] == ADD.idle, s.ops_left[cpu] > 0, s.destroyed == 0),
+                    ops_left={cpu: s.ops_left[cpu] - 1}, amount={cpu: i},
+                    pc={cpu: If(s.published != NOBODY, ADD.pcpu_add, ADD.slow_read)})
+
+    @action(role="adders")
+    def this_cpu_add(s, cpu):
+        """this_cpu_add(*pcpu_v, i): one CPU-local atomic step; the add's linearisation point."""
+        dead = Select(s.alloc, s.published) != MEM.live
+        return when(s.pc[cpu] == ADD.pcpu_add, slot={cpu: s.slot[cpu] + s.amount[cpu]},
+                    exact=s.exact + s.amount[cpu], amount={cpu: 0}, pc={cpu: ADD.idle},
+                    read_overlap=If(_reading(s), 1, s.read_overlap),
+                    pcpu_error=If(And(dead, s.pcpu_error == MEMERR.none), MEMERR.add_to_dead, s.pcpu_error))
+
+    # -- lazy_percpu_counter_add_slowpath() ----------------------------------------------------
+    @action(role="adders")
+    def slowpath_read(s, cpu):
+        """add_slowpath(): atomic_i = encoded i; v = atomic64_read(&c->v); if pcpu: this_cpu_add."""
+        pcpu = s.published != NOBODY
+        return when(s.pc[cpu] == ADD.slow_read, v={cpu: If(pcpu, 0, s.word)},
+                    slow_found_pcpu=If(pcpu, 1, s.slow_found_pcpu), pc={cpu: If(pcpu, ADD.pcpu_add, ADD.cmpxchg)})
+
+    @action(role="adders")
+    def slowpath_cmpxchg(s, cpu):
+        """old = v; v = atomic64_cmpxchg(&c->v, old, old + atomic_i): success is the linearisation
+        point; on failure v is the word found (per-CPU: this_cpu_add; atomic: retry)."""
+        ok = And(s.published == NOBODY, s.word == s.v[cpu])
+        new = (s.v[cpu] + encode_add(s.amount[cpu])) % word_modulus(s.mod_bits)
+        wrapped = mod_field(s.v[cpu]) == 0  # !(v & COUNTER_MOD_MASK), v the replaced word
+        return when(s.pc[cpu] == ADD.cmpxchg,
+                    word=If(ok, new, s.word), exact=If(ok, s.exact + s.amount[cpu], s.exact),
+                    read_overlap=If(And(ok, _reading(s)), 1, s.read_overlap),
+                    v={cpu: If(Or(ok, s.published != NOBODY), 0, s.word)},
+                    slow_found_pcpu=If(s.published != NOBODY, 1, s.slow_found_pcpu),
+                    amount={cpu: If(ok, 0, s.amount[cpu])},
+                    pc={cpu: If(ok, If(wrapped, ADD.wrap_check, ADD.idle),
+                                If(s.published != NOBODY, ADD.pcpu_add, ADD.cmpxchg))})
+
+    @action(role="adders", choose={"recent": (0, 1)})
+    def wrap_check(s, cpu, recent):
+        """The replaced word's mod field was 0: now = jiffies; if (c->last_wrap &&
+        time_after(c->last_wrap + HZ, now)) switch_to_pcpu(c); else c->last_wrap = now;"""
+        switch = And(s.last_wrap == 1, recent == 1)
+        return when(s.pc[cpu] == ADD.wrap_check, last_wrap=1, pc={cpu: If(switch, ADD.sw_alloc, ADD.idle)})
+
+    # -- lazy_percpu_counter_switch_to_pcpu() ---------------------------------------------------
+    @action(role="adders", choose={"ok": (1, 0)})
+    def switch_alloc(s, cpu, ok):
+        """pcpu_v = alloc_percpu_gfp(u64, GFP_ATOMIC|__GFP_NOWARN) (zeroed); if (!pcpu_v) return;"""
+        return when(s.pc[cpu] == ADD.sw_alloc, alloc={cpu: If(ok, MEM.live, s.alloc[cpu])},
+                    pc={cpu: If(ok, ADD.sw_read, ADD.idle)})
+
+    @action(role="adders")
+    def switch_read(s, cpu):
+        """preempt_disable(); v = atomic64_read(&c->v); loop: if pcpu, lost the race; else
+        old = v; *this_cpu_ptr(pcpu_v) = atomic_val(v) (storage not yet published)."""
+        return switch_read_with(s, cpu, decode)
+
+    @action(role="adders")
+    def switch_cmpxchg(s, cpu):
+        """v = atomic64_cmpxchg(&c->v, old, pcpu_v | 1): success publishes this CPU's storage (its
+        slot holds the copy), then preempt_enable(); on failure the loop copies the word found
+        again, or finds it per-CPU."""
+        return switch_cmpxchg_with(s, cpu, decode)
+
+    @action(role="adders")
+    def switch_lost(s, cpu):
+        """Another CPU switched first: free_percpu(pcpu_v); then (the fix) preempt_enable(); return."""
+        return _free_own(s, cpu, enable=True)
+
+    # -- lazy_percpu_counter_read() --------------------------------------------------------------
+    @action(role="reader")
+    def read(s, r):
+        """v = atomic64_read(&c->v); atomic: return atomic_val(v); pcpu: sum the possible CPUs' slots."""
+        return read_with(s, r, decode)
+
+    @action(role="reader", choose={"other": lambda p: p.adders})
+    def read_slot(s, r, other):
+        """for_each_possible_cpu(cpu) v += *per_cpu_ptr(pcpu_v, cpu); (one plain load per step, any order)"""
+        return when(And(s.read_pc[r] == READ.scan, s.read_seen[other] == 0),
+                    read_acc={r: s.read_acc[r] + s.slot[other]}, read_seen={other: 1})
+
+    @action(role="reader")
+    def read_return(s, r):
+        """return v; (judged against E at the moment of return)"""
+        ret = s.read_acc[r]
+        return when(And(s.read_pc[r] == READ.scan, Sum(s.read_seen) == len(s.adders)),
+                    read_pc={r: READ.done}, read_exact={r: ret == s.exact},
+                    read_ok={r: Or(ret == s.exact, s.read_overlap == 1)})
+
+    # -- lazy_percpu_counter_exit() ------------------------------------------------------------------
+    @action()
+    def exit(s):
+        """lazy_percpu_counter_exit(): free_percpu(is_pcpu(atomic64_read(&c->v))) once no add is in flight."""
+        quiet = And(*[And(s.pc[c] == ADD.idle, s.ops_left[c] == 0) for c in s.adders],
+                    *[s.read_pc[r] == READ.done for r in s.reader])
+        p = s.published
+        bad = And(p != NOBODY, Select(s.alloc, p) != MEM.live)
+        return when(And(quiet, s.destroyed == 0), destroyed=1,
+                    alloc={c: If(p == c, MEM.freed, s.alloc[c]) for c in s.adders},
+                    pcpu_error=If(And(bad, s.pcpu_error == MEMERR.none), MEMERR.double_free, s.pcpu_error))
+
+    @terminal
+    def all_done(s):
+        return s.destroyed == 1
+
+    # -- properties --------------------------------------------------------------------------------
+    @invariant
+    def no_update_lost(s):
+        """LZ-EXACT / LZ-SWITCH: the counter's value (the decoded word in atomic mode, the sum of the
+        published slots in per-CPU mode) is E in every state, so in particular across the switch."""
+        return If(s.published == NOBODY, decode(s.word), Sum(s.slot)) == s.exact
+
+    @invariant
+    def mode_changes_once(s):
+        """LZ-MONO: at most one publishing cmpxchg succeeds; once per-CPU, the word stays per-CPU."""
+        return And(s.publishes <= 1, (s.published != NOBODY) == (s.publishes == 1),
+                   Implies(s.published != NOBODY, s.word == 0))
+
+    @invariant(role="adders")
+    def losers_free_their_storage(s, cpu):
+        """LZ-RES: outside switch_to_pcpu, a CPU's allocation is live only if it is the published one."""
+        inside = Or(s.pc[cpu] == ADD.sw_read, s.pc[cpu] == ADD.sw_cmpxchg, s.pc[cpu] == ADD.sw_lost)
+        return Implies(And(s.alloc[cpu] == MEM.live, Not(inside)), s.published == cpu)
+
+    @invariant
+    def published_storage_live(s):
+        """The published storage stays allocated until exit, and nothing touches freed storage."""
+        live = Select(s.alloc, s.published) == MEM.live
+        return And(Implies(And(s.published != NOBODY, s.destroyed == 0), live), s.pcpu_error == MEMERR.none)
+
+    @invariant
+    def nothing_leaks_at_exit(s):
+        """After lazy_percpu_counter_exit, no per-CPU storage is left allocated."""
+        return Implies(s.destroyed == 1, And(*[s.alloc[c] != MEM.live for c in s.adders]))
+
+    @invariant(role="adders")
+    def preempt_balanced_on_return(s, cpu):
+        """Every return from lazy_percpu_counter_add leaves preempt_count() as it found it (0)."""
+        return Implies(s.pc[cpu] == ADD.idle, s.preempt[cpu] == 0)
+
+    @invariant(applies=lambda p: p.readers > 0)
+    def read_exact_at_quiescence(s):
+        """A lazy_percpu_counter_read that no add overlapped returns E (no batching: it is exact)."""
+        return Or(s.read_pc[s.reader[0]] != READ.done, s.read_ok[s.reader[0]] == 1)
+
+    @sometimes
+    def a_switch_happens(s):
+        """The counter goes per-CPU."""
+        return s.published != NOBODY
+
+    @sometimes
+    def two_cpus_race_to_switch(s):
+        """Two CPUs hold their own fresh per-CPU storage inside switch_to_pcpu at once."""
+        inside = [And(s.alloc[c] == MEM.live, s.published != c,
+                      Or(s.pc[c] == ADD.sw_read, s.pc[c] == ADD.sw_cmpxchg, s.pc[c] == ADD.sw_lost))
+                  for c in s.adders]
+        return Sum(If(x, 1, 0) for x in inside) + If(s.published != NOBODY, 1, 0) >= 2
+
+    @sometimes
+    def a_switch_loser_frees(s):
+        """A CPU that lost the switch race has freed its storage."""
+        return Or(*[s.alloc[c] == MEM.freed for c in s.adders])
+
+    @sometimes
+    def a_publish_retries(s):
+        """An atomic-mode add lands between the switch's copy and its cmpxchg: the copy is redone."""
+        return s.retried == 1
+
+    @sometimes
+    def an_add_finds_the_switch_in_its_slowpath(s):
+        """The fast path read an atomic word, the slow path's cmpxchg found the word per-CPU."""
+        return s.slow_found_pcpu == 1
+
+    @sometimes(applies=lambda p: p.readers > 0)
+    def a_per_cpu_read_is_exact(s):
+        """A read in per-CPU mode returns E."""
+        r = s.reader[0]
+        return And(s.read_pc[r] == READ.done, s.read_exact[r] == 1, s.published != NOBODY)

@@ -1,0 +1,211 @@
+"""Issue 6: the lazy per-CPU counters of seed 001, the __mmdrop index, the word lemmas, the bounds table."""
+import pytest
+
+from checker import And, action, explore, when
+from checker.kernel.memory import MEM_ERROR
+from checker.specs.bugs.lazy_decode_logical_shift import LazyDecodeLogicalShift
+from checker.specs.bugs.lazy_mmdrop_uninit_index import LazyMmdropReadsUninitIndex, LazyMmdropUninitIndex
+from checker.specs.bugs.lazy_rfc_double_init import LazyRfcDoubleInit
+from checker.specs.bugs.lazy_rfc_read_positive import LazyRfcReadPositive
+from checker.specs.bugs.lazy_switch_loser_preempt import LazySwitchLoserPreempt
+from checker.specs.lazy_mmdrop import LazyMmdrop
+from checker.specs.percpu_lazy import ADD, PercpuLazy, decode, encode_add
+from checker.specs.percpu_lazy_rfc import PercpuLazyRfc
+
+
+# -- percpu_lazy (L-K) ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("ncpus,mod_bits,states", [(2, 0, 15383), (2, 1, 5392), (3, 0, 6427), (3, 1, 1612),
+                                                   (3, 2, 4150)])
+def test_lazy_counter_keeps_every_property_at_2_and_3_cpus(ncpus, mod_bits, states):
+    r = explore(PercpuLazy(ncpus=ncpus, mod_bits=mod_bits))
+    assert r.complete and r.states == states
+    assert set(r.verdicts.values()) == {"holds"}, {k: v for k, v in r.verdicts.items() if v != "holds"}
+    # not vacuous: the switch, a race to it, a loser's free and a redone copy all happen
+    for p in ("a_switch_happens", "two_cpus_race_to_switch", "a_switch_loser_frees", "a_publish_retries",
+              "an_add_finds_the_switch_in_its_slowpath", "context_restored"):
+        assert r.verdicts[p] == "holds"
+
+
+def test_posted_switch_loser_returns_with_preemption_off():
+    r = explore(LazySwitchLoserPreempt(ncpus=2, mod_bits=1))
+    out = r.outcomes["preempt_balanced_on_return"]
+    assert out.verdict == "violated" and len(out.trace) == 24
+    # the loser finds the word per-CPU after its preempt_disable() and frees without preempt_enable()
+    assert [s.action for s in out.trace[-4:]] == ["switch_read", "switch_cmpxchg", "switch_read", "switch_lost"]
+    assert out.trace[-2].changes["preempt[1]"] == 1 and "preempt[1]" not in out.trace[-1].changes
+    assert out.trace[-1].changes["alloc[1]"] == 2  # freed: nothing leaks, nothing is lost
+    assert r.outcomes["context_restored"].verdict == "violated"
+    for p in ("no_update_lost", "losers_free_their_storage", "nothing_leaks_at_exit", "published_storage_live"):
+        assert r.verdicts[p] == "holds"
+
+
+def test_posted_switch_is_a_bug_spec_not_a_rejection(cli):
+    r = cli("verify", "lazy_switch_loser_preempt", "--mode", "explore")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "preempt_balanced_on_return violated after 24 steps (shortest)" in r.stdout
+
+
+class PublishWithoutCompare(PercpuLazy):
+    """A mutant: the publishing cmpxchg ignores what the word holds (a plain store)."""
+
+    @action(role="adders")
+    def switch_cmpxchg(s, cpu):
+        return when(And(s.pc[cpu] == ADD.sw_cmpxchg, s.published == -1), published=cpu, word=0,
+                    publishes=s.publishes + 1, slot={cpu: s.copy[cpu]}, copy={cpu: 0}, v={cpu: 0},
+                    preempt={cpu: s.preempt[cpu] - 1}, pc={cpu: ADD.idle})
+
+
+def test_no_update_lost_can_fail():
+    out = explore(PublishWithoutCompare(ncpus=2, mod_bits=0)).outcomes["no_update_lost"]
+    assert out.verdict == "violated" and out.trace[-1].action == "switch_cmpxchg"
+
+
+def test_word_arithmetic_is_the_kernels():
+    assert encode_add(-1) == 0x01FFFFFFFFFFFFFE  # the reference's example
+    assert decode((0x0A + encode_add(-1)) % (1 << 64)) == 4  # value 5, add -1: 0x0200000000000008
+    assert (0x0A + encode_add(-1)) % (1 << 64) == 0x0200000000000008
+    assert decode(0x00FFFFFFFFFFFFFE) == -1
+
+
+def test_logical_shift_decode_is_found_by_the_explorer_and_by_a_concrete_word():
+    r = explore(LazyDecodeLogicalShift())
+    out = r.outcomes["read_exact_at_quiescence"]
+    assert out.verdict == "violated" and len(out.trace) == 4
+    assert out.trace[-1].changes["read_acc[2]"] == (1 << 55) - 1  # -1 read as 2^55 - 1
+    assert r.outcomes["no_update_lost"].verdict == "violated"
+    checks = {c.property: c for c in LazyDecodeLogicalShift.lemmas.checks("x")}
+    bad = checks["sign_extension"]
+    assert bad.verdict == "violated" and bad.status == "ok"
+    assert bad.extra["counterexample"] == {"x": "0xffc0000000000000", "m": "0x0000000000000000"}
+    assert "decodes to 18014398509481984" in bad.trace_text[1]
+
+
+# -- the word lemmas ------------------------------------------------------------------------------------------
+def test_word_lemmas_hold_for_the_arithmetic_decode():
+    checks = PercpuLazy.lemmas.checks("percpu_lazy")
+    assert len(checks) == 11 and all(c.verdict == "holds" for c in checks)
+    b = next(c for c in checks if c.property == "value_range_is_exact").extra["boundaries"]
+    assert (b["largest"], b["smallest"]) == (2 ** 54 - 1, -2 ** 54)
+    assert b["largest_plus_one"] == -2 ** 54 and b["smallest_minus_one"] == 2 ** 54 - 1
+    assert b["minus_one_word"] == "0x00fffffffffffffe" and b["minus_one_decodes_to"] == -1
+
+
+def test_word_lemmas_can_fail_and_the_logical_shift_breaks_exactly_the_sign_lemmas():
+    from checker.prove.bitvector import WordLemmas
+
+    verdicts = {c.property: c.verdict for c in WordLemmas("logical").checks("x")}
+    assert {k for k, v in verdicts.items() if v == "violated"} == {
+        "add_round_trip", "add_wraps_at_55_bits", "value_range_is_exact", "sign_extension"}
+
+
+def test_lemmas_appear_in_the_verify_report(cli):
+    r = cli("verify", "percpu_lazy", "--mode", "prove")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "percpu_lazy.sign_extension (lemma)" in r.stdout and "every 64-bit word" in r.stdout
+
+
+# -- percpu_lazy_rfc (L-Z) -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("ncpus,mod_bits,states", [(2, 0, 1566), (2, 1, 2497), (3, 0, 21152), (3, 1, 3893)])
+def test_lz_with_the_fixes_keeps_every_property(ncpus, mod_bits, states):
+    r = explore(PercpuLazyRfc(ncpus=ncpus, mod_bits=mod_bits))
+    assert r.complete and r.states == states
+    assert set(r.verdicts.values()) == {"holds"}, {k: v for k, v in r.verdicts.items() if v != "holds"}
+
+
+def test_lz_double_init_loses_updates_and_leaks():
+    r = explore(LazyRfcDoubleInit(ncpus=2))
+    assert {k for k, v in r.verdicts.items() if v == "violated"} == {
+        "fbc_initialised_once", "nothing_leaks_at_destroy", "no_update_lost", "unregistered_at_destroy",
+        "read_positive_error_bounded"}
+    out = r.outcomes["fbc_initialised_once"]
+    assert len(out.trace) == 22
+    inits = [s for s in out.trace if s.action == "percpu_counter_init(ok=1)" or s.action == "percpu_counter_init"]
+    assert {s.cpu for s in inits} == {0, 1}  # both CPUs initialise the one embedded fbc
+    lost = r.outcomes["no_update_lost"].trace
+    assert len(lost) == 27 and lost[-1].action == "switch_cmpxchg"
+
+
+def test_lz_read_positive_returns_a_negative_value():
+    out = explore(LazyRfcReadPositive()).outcomes["read_positive_never_negative"]
+    assert out.verdict == "violated"
+    assert [s.action for s in out.trace] == ["add", "slowpath_read", "slowpath_cmpxchg", "read_positive"]
+    assert out.trace[0].choices == {"i": -1}
+
+
+def test_lz_on_preempt_rt_is_rejected(cli):
+    r = cli("verify", "percpu_lazy_rfc", "--set", "preempt_rt=1", "--set", "ncpus=2", "--set", "mod_bits=0",
+            "--mode", "explore")
+    assert r.returncode == 2
+    assert "PercpuLazyRfc.register_lock" in r.stderr and "has interrupts off" in r.stderr
+    assert "list_lock is a spinlock_t, which sleeps on PREEMPT_RT" in r.stderr
+    assert "since PercpuLazyRfc.switch_read" in r.stderr
+
+
+# -- __mmdrop's uninitialised index ------------------------------------------------------------------------
+def test_the_fixed_mmdrop_call_holds():
+    for n in (2, 4):
+        r = explore(LazyMmdrop(counters=n))
+        assert set(r.verdicts.values()) == {"holds"}
+
+
+def test_mmdrop_uninit_index_found_by_the_explorer_with_its_value():
+    r = explore(LazyMmdropUninitIndex(counters=4))
+    out = r.outcomes["memory_safe"]
+    assert out.verdict == "violated" and len(out.trace) == 3
+    assert out.initial_state["i"] == -1  # the first value in the domain that breaks it, in BFS order
+    assert out.trace[-1].changes["heap_error"] == MEM_ERROR.out_of_bounds
+    leak = r.outcomes["no_leak"]
+    assert leak.verdict == "violated" and leak.initial_state["i"] not in (0,)
+    uaf = r.outcomes["fold_never_walks_freed_memory"]
+    assert uaf.verdict == "violated" and uaf.trace[-1].action == "cpu_dead_fold"
+    assert r.verdicts["listed_only_while_alive"] == "violated"
+    assert explore(LazyMmdropReadsUninitIndex(counters=4)).verdicts["no_uninit_read"] == "violated"
+
+
+def test_mmdrop_uninit_index_found_by_z3_with_a_concrete_index():
+    from checker.prove import bmc_checks
+    from checker.spec.model import resolve_params
+
+    checks = {c.property: c for c in bmc_checks(LazyMmdropUninitIndex, resolve_params(
+        LazyMmdropUninitIndex, {"uninit": 1, "counters": 2}), 13)}
+    mem = checks["memory_safe"]
+    assert mem.verdict == "violated" and mem.extra["exhausted"]
+    i = mem.initial_state["i"]
+    assert i not in (0,) and isinstance(i, int)
+    # the index Z3 chose really does read outside rss_stat[0..1] at the step the trace names
+    assert not (0 <= i + (len(mem.trace) - 3) < 2)
+    assert mem.trace_text[0].startswith("0  -") and f"i = {i} (never assigned)" in mem.trace_text[0]
+    assert checks["no_leak"].verdict == "violated" and checks["fold_never_walks_freed_memory"].verdict == "violated"
+    fixed = {c.property: c.verdict for c in bmc_checks(LazyMmdrop, resolve_params(LazyMmdrop, {"counters": 2}), 13)}
+    assert set(fixed.values()) == {"holds"}
+
+
+def test_mmdrop_bugs_are_found_by_both_backends_in_the_default_run(cli):
+    r = cli("verify", "lazy_mmdrop_uninit_index")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "bmc k=13 (all runs covered)" in r.stdout and "(never assigned)" in r.stdout
+
+
+# -- the bounds table ----------------------------------------------------------------------------------------------
+def test_bounds_table_contents():
+    from checker.bounds import build
+
+    t = build(ns=(4, 256), ts=(1, 16))
+    assert t.ok
+    cells = {(r["N"], r["T"]): {k: r[k].value for k in t.columns} for r in t.rows}
+    assert cells[(4, 1)] == {"split rss": 66, "eager percpu": 124, "L-K lazy": 0, "L-Z atomic": 0,
+                             "L-Z percpu": 124}
+    assert cells[(256, 16)]["split rss"] == 16 * 66 and cells[(256, 16)]["eager percpu"] == 130816
+    kinds = {(c.spec, c.property, c.backend) for c in t.checks()}
+    assert ("rss_split", "read_bound", "z3") in kinds and ("percpu_eager", "read_bound", "z3") in kinds
+    assert ("percpu_eager", "read_bound_minus_one", "z3") in kinds  # the witness makes the bound exact
+    assert ("lazy_rfc_read_positive", "read_positive_never_negative", "explore") in kinds
+
+
+def test_bounds_command_prints_the_kernel_batches(cli):
+    r = cli("bounds", "--threads", "1024")
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = [line.split() for line in r.stdout.splitlines() if line.strip()[:1].isdigit() and len(line.split()) >= 7]
+    by_n = {int(x[0]): x for x in rows}
+    assert [by_n[n][3] for n in (4, 26, 64, 256)] == ["124", "1326", "8128", "130816"]
+    assert by_n[4][2] == str(1024 * 66)
