@@ -17,7 +17,7 @@ class EagerSubCount(PercpuEager, expect_violated=("conservation", "conservation_
     """__this_cpu_sub(*fbc->counters, count) instead of (count - amount)."""
 
     kernel = PercpuEager.kernel + "; the slow path's __this_cpu_sub mutated from count - amount to count"
-    explore_sweeps = ({},)
+    explore_sweeps = ({"readers": 0},)  # a reader adds nothing to this bug
     readers = Param(0, domain=(0, 1), doc="CPUs doing one percpu_counter_read / read_positive")
     summers = Param(1, domain=(0, 1), doc="CPUs doing one __percpu_counter_sum (the sum sees the loss too)")
 
