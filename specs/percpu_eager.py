@@ -184,8 +184,9 @@ class PercpuEager(Spec):
 
     @action(role="adders", applies=_variant("B"))
     def acquire(s, t):
-        """B: raw_spin_lock(&fbc->lock) (interrupts already off)."""
-        return when(And(s.pc[t] == ADD.acquire, s.pending[t] < 0 if s.limited else True, s.lock == NOBODY),
+        """B: raw_spin_lock(&fbc->lock) (interrupts already off). A limited_add waiting here (its amount is
+        positive) takes the lock in limited_lock instead."""
+        return when(And(s.pc[t] == ADD.acquire, Or(s.limited == 0, s.pending[t] < 0), s.lock == NOBODY),
                     lock=t, pc={t: ADD.fold})
 
     # -- variant A: preempt_disable(), decision with interrupts on ----------------------
