@@ -62,7 +62,7 @@ def run_call(model, s, cpu, at_rest, only=None, **want):
 
 # -- eager percpu_counter ----------------------------------------------------------------
 _eager_ops = st.lists(st.tuples(st.one_of(st.integers(0, 2), st.integers(0, NCPUS - 1)),
-                                st.sampled_from((-1, 1, 5))), max_size=40)
+                                st.sampled_from((-1, 1, 5))), min_size=20, max_size=40)
 
 
 @FAST
@@ -150,7 +150,7 @@ def test_grouping_cuts_mm_init_locks_from_four_to_one():
 # Most operations land on a few threads, so that some thread passes the threshold and syncs.
 _thread = st.one_of(st.integers(0, 2), st.integers(0, NCPUS - 1))
 _rss_ops = st.lists(st.tuples(st.sampled_from(("fault", "fault", "fault", "fault", "zap", "exit")),
-                              _thread, st.integers(1, 4)), max_size=80)
+                              _thread, st.integers(1, 4)), min_size=30, max_size=80)
 
 
 def _rss_atomics(name, before, after, t):
