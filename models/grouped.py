@@ -37,7 +37,7 @@ class MmInit:
     grouped: bool = True
     with_cid: bool = True          # mm_alloc_cid: 6.6's ladder has it, f1a7941243c1's does not
     hotplug: bool = True           # CONFIG_HOTPLUG_CPU: counters are listed on percpu_counters
-    counters: int = NR_MM_COUNTERS
+    counters: int = NR_MM_COUNTERS  # 0: the rss counters need no per-cpu storage (split, lazy)
 
     def mm_init(self, fail_at: int = 0) -> tuple[Mm | None, Costs]:
         """dup_mm()/mm_alloc() then mm_init(): the mm, or None after the unwind."""
@@ -60,6 +60,8 @@ class MmInit:
                 return self._unwind(mm, cost)
             mm.live.add("cid")
         batch = default_batch(self.alloc.ncpus)
+        if self.counters == 0:  # split rss or lazy counters: mm_init allocates no rss storage
+            return mm, cost
         if self.grouped:
             counters, handle, c = init_many(self.alloc, self.counters, batch, hotplug=self.hotplug, ok=ok())
             cost += c
