@@ -39,6 +39,8 @@ def encode_add(i: int) -> int:
 @dataclass
 class LazyCounter:
     alloc: PercpuAllocator
+    mod_bits: int = MOD_BITS   # COUNTER_MOD_BITS; the spec explores narrower fields (the word is then
+    #                            56 + mod_bits bits wide, and wraps come every 2^mod_bits adds)
     v: int = 0                 # c->v (all-zero: atomic mode, value 0)
     last_wrap: int = 0
     slots: list[int] = field(default_factory=list)  # the published per-cpu u64s, once switched
@@ -47,17 +49,22 @@ class LazyCounter:
     def is_pcpu(self) -> bool:
         return bool(self.v & IS_PCPU)
 
-    def add(self, cpu: int, i: int, now: int = 1) -> Costs:
-        """lazy_percpu_counter_add(c, i) on ``cpu`` at jiffies ``now`` (>= 1)."""
+    def recent_wrap(self, now: int) -> bool:
+        """c->last_wrap && time_after(c->last_wrap + HZ, now)."""
+        return bool(self.last_wrap) and now < self.last_wrap + HZ
+
+    def add(self, cpu: int, i: int, now: int = 1, alloc_ok: bool = True) -> Costs:
+        """lazy_percpu_counter_add(c, i) on ``cpu`` at jiffies ``now`` (>= 1); ``alloc_ok`` False makes
+        a switch's GFP_ATOMIC allocation fail."""
         if self.is_pcpu:
             self.slots[cpu] = (self.slots[cpu] + i) & _U64
             return Costs(local_ops=1)
         old = self.v
-        self.v = (old + encode_add(i)) & _U64
+        self.v = (old + encode_add(i)) % (1 << (MOD_START + self.mod_bits))
         cost = Costs(shared_rmw=1)
-        if old & MOD_MASK == 0:  # the pre-add modification count was 0: a wrap
-            if self.last_wrap and now < self.last_wrap + HZ:
-                cost += self.switch_to_pcpu(cpu)
+        if old >> MOD_START == 0:  # the pre-add modification count was 0: a wrap
+            if self.recent_wrap(now):
+                cost += self.switch_to_pcpu(cpu, alloc_ok)
             else:
                 self.last_wrap = now
         return cost

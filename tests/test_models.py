@@ -12,8 +12,11 @@ from hypothesis import strategies as st
 from checker.spec.compile import Model
 from checker.spec.declare import DISABLED
 from checker.specs.percpu_eager import ADD, SUM, VARIANT, PercpuEager
+from checker.specs.percpu_lazy import ADD as LADD
+from checker.specs.percpu_lazy import PercpuLazy
 from checker.specs.percpu_grouped import HEAP, STEP, PercpuGrouped
 from checker.specs.rss_split import THREAD, RssSplit
+from checker.types import NOBODY
 from models.costs import FBC_LOCK, PCPU_ALLOC_MUTEX, PCPU_LOCK, PERCPU_COUNTERS_LOCK
 from models.eager import EagerCounter
 from models.grouped import MmInit
@@ -36,7 +39,7 @@ def cpu_steps(model, s, cpu, only=None, **want):
             kw = dict(zip(act.arg_names, args))
             if any(k in kw and kw[k] != v for k, v in want.items()):
                 continue
-            r = act.info.fn(s, cpu, *args)
+            r = act.info.fn(s, cpu, *args) if cpu is not None else act.info.fn(s, *args)
             if r is DISABLED or not r.guard:
                 continue
             out.append((act.info.name, model.apply(s, r.updates, act)))
@@ -204,3 +207,49 @@ def test_lazy_word_encoding_examples_from_the_reference():
     assert decode(0x00FFFFFFFFFFFFFE) == -1
     assert encode_add(-1) == 0x01FFFFFFFFFFFFFE
     assert decode((0xA + encode_add(-1)) % (1 << 64)) == 4
+
+
+def _signed(u):
+    return u - (1 << 64) if u >> 63 else u
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@given(st.sampled_from((1, 2)),
+       st.lists(st.tuples(st.integers(0, 2), st.sampled_from((1, -1)), st.sampled_from((0, 1, 2000)),
+                          st.sampled_from((True, True, True, False))), min_size=10, max_size=60))
+def test_lazy_add_matches_the_spec_across_the_switch(mod_bits, adds):
+    """L-K at the spec's widest point (3 CPUs; mod_bits 1 and 2 make wraps come every 2 and 4 adds).
+    ``gap`` is the jiffies since the previous add: 2000 (> HZ) makes a wrap not recent."""
+    spec = Model(PercpuLazy, PercpuLazy(ncpus=3, mod_bits=mod_bits, ops=60, neg=1, readers=0).params)
+    s = spec.initial_states()[0]
+    alloc = PercpuAllocator(3)
+    ctr = LazyCounter(alloc, mod_bits=mod_bits)
+    now = 1
+    for cpu, i, gap, ok in adds:
+        now += gap
+        recent = int(ctr.recent_wrap(now))
+        cost = ctr.add(cpu, i, now, alloc_ok=ok)
+        names, states = run_call(spec, s, cpu, lambda x: x.pc[cpu] == LADD.idle, i=i, recent=recent, ok=int(ok))
+        s = states[-1]
+        assert ctr.is_pcpu == (s.published != NOBODY)
+        if ctr.is_pcpu:
+            assert [_signed(x) for x in ctr.slots] == list(s.slot)
+        else:
+            assert ctr.v == s.word
+        # every RMW on the shared word is a cmpxchg; the rest are the allocator's lock acquisitions
+        lock_rmws = sum(cost.locks.values())
+        assert cost.shared_rmw - lock_rmws == sum(n in ("slowpath_cmpxchg", "switch_cmpxchg") for n in names)
+        assert cost.pcpu_allocs == cost.locks[PCPU_LOCK] == names.count("switch_alloc")
+        assert cost.locks[PCPU_ALLOC_MUTEX] == 0  # GFP_ATOMIC: no pcpu_alloc_mutex
+    assert ctr.read()[0] == s.exact
+    # The spec's exit needs every CPU's adds used up; the model's frees exactly the published storage.
+    assert ctr.exit().pcpu_frees == int(s.published != NOBODY) and not alloc.areas
+
+
+def test_lazy_wrap_is_recent_strictly_within_hz():
+    """time_after(last_wrap + HZ, now): the spec abstracts jiffies as a choice, so the edge is pinned here."""
+    from models.lazy import HZ
+    ctr = LazyCounter(PercpuAllocator(4))
+    ctr.add(0, 1, now=100)
+    assert ctr.last_wrap == 100
+    assert ctr.recent_wrap(100 + HZ - 1) and not ctr.recent_wrap(100 + HZ)
