@@ -134,7 +134,7 @@ def iteration(workload: str, variant: str, ncpus: int, priors: dict) -> Costs:
         live = priors["clone_live_children"]
         cache = StackCache(ncpus, find_vm_area=variant == "find_vm_area")
         clone_burst(cache, 0, live)  # warm the cache: the steady state, not the first burst
-        return clone_burst(cache, 0, live) * 1  # per `live` clones; divided by the caller
+        return clone_burst(cache, 0, live)  # `live` clones: ops_per_iteration() says so
     faults, pages = priors["faults"][workload], priors["pages_freed"][workload]
     rss = "grouped" if workload == "doexec-shared" else variant
     cost = Costs()
