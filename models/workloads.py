@@ -14,6 +14,7 @@ whose child keeps its vmapped stack until reaped.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from models.costs import I_MMAP_RWSEM, LRUVEC_LOCK, Costs
@@ -91,11 +92,30 @@ def _release_pages(pages: int) -> Costs:
     return cost
 
 
-def _file_vmas(shared: tuple[str, ...], vmas: int, batched: bool) -> Costs:
-    """mmap of the shared objects (one i_mmap_rwsem write per vma linked), then their unlink."""
+def doexec_layout(shared: tuple[str, ...], vmas: int) -> list[str | None]:
+    """The file vmas of one doexec process in address order: its own binary (4 vmas), then each shared
+    object's run, separated by an anonymous vma (bss, heap or a gap mapping)."""
     layout: list[str | None] = elf_layout("binary", 4)
     for f in shared:
         layout += [None] + elf_layout(f, vmas)
+    return layout
+
+
+def batch_histograms(vmas: int = 5) -> dict[str, dict]:
+    """unlink_file_vma batch sizes and i_mmap_rwsem acquisitions for the static and dynamic doexec."""
+    out = {}
+    for name, w in (("static", "doexec-static"), ("dynamic", "doexec-shared")):
+        layout = doexec_layout(WORKLOADS[w].shared_files, vmas)
+        sizes, _ = unlink_batched(layout)
+        out[name] = {"batch_sizes": dict(sorted(Counter(sizes).items())),
+                     "acquisitions_unbatched": sum(f is not None for f in layout),
+                     "acquisitions_batched": len(sizes)}
+    return out
+
+
+def _file_vmas(shared: tuple[str, ...], vmas: int, batched: bool) -> Costs:
+    """mmap of the shared objects (one i_mmap_rwsem write per vma linked), then their unlink."""
+    layout = doexec_layout(shared, vmas)
     cost = Costs()
     for f in layout:
         if f is not None:

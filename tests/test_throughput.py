@@ -96,3 +96,12 @@ def test_plot_without_matplotlib_says_how_to_install_it(capsys, tmp_path):
     assert main(["throughput", "--plot", str(tmp_path / "out.png")]) == 2
     assert "pip install 'countercheck[plot]'" in capsys.readouterr().err
     assert not (tmp_path / "out.png").exists()
+
+
+def test_doexec_batch_histograms_and_the_seed_004_comparison(capsys):
+    from models.workloads import batch_histograms
+    h = batch_histograms()
+    assert h["dynamic"] == {"batch_sizes": {4: 1, 5: 2}, "acquisitions_unbatched": 14, "acquisitions_batched": 3}
+    assert h["static"]["batch_sizes"] == {4: 1}
+    assert main(["throughput", "--workload", "doexec-shared", "--cores", "20"]) == 0
+    assert "a whole kernel build, not doexec" in capsys.readouterr().out
