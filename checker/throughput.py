@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from checker.errors import CheckerError
-from models.throughput import (Point, calibrate, free_parameters, largest_measured_cores, load, measured_points,
+from models.throughput import (calibrate, free_parameters, largest_measured_cores, load, measured_points,
                                solve, validation)
 from models.vma_unlink import SEED_004_HISTOGRAM
 from models.workloads import WORKLOADS, batch_histograms

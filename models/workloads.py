@@ -18,7 +18,6 @@ from collections import Counter
 from dataclasses import dataclass
 
 from models.costs import I_MMAP_RWSEM, LRUVEC_LOCK, Costs
-from models.eager import EagerCounter
 from models.grouped import MmInit
 from models.lazy import LazyCounter
 from models.percpu_alloc import PercpuAllocator
