@@ -54,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from checker import bounds
     bounds.add_arguments(sub.add_parser("bounds", help="seed 001's rss error margins, each figure proved"))
+    from checker import throughput
+    throughput.add_arguments(sub.add_parser("throughput", help="predicted ops/s against cores for a workload"))
     return p
 
 
@@ -65,6 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "bounds":
             from checker.bounds import main as bounds_main
             return bounds_main(args)
+        if args.command == "throughput":
+            from checker.throughput import main as throughput_main
+            return throughput_main(args)
         return cmd_verify(args)
     except CheckerError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -1,0 +1,85 @@
+"""The eager percpu_counter (lib/percpu_counter.c) on concrete values.
+
+One object per ``struct percpu_counter``: ``count`` (fbc->count) and one
+local per possible CPU. Each method is one whole call made by one CPU
+without interleaving, and returns the costs it incurred; the spec
+(specs/percpu_eager.py) splits the same call into its atomic steps, and
+tests/test_models.py checks that both end in the same state with the same
+lock acquisitions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from models.costs import FBC_LOCK, PERCPU_COUNTERS_LOCK, Costs
+from models.percpu_alloc import PercpuAllocator
+
+VARIANTS = ("A", "B", "C")
+
+
+def default_batch(ncpus: int) -> int:
+    """percpu_counter_batch = max(32, 2 * num_online_cpus())."""
+    return max(32, 2 * ncpus)
+
+
+@dataclass
+class EagerCounter:
+    ncpus: int
+    batch: int
+    variant: str = "B"
+    count: int = 0
+    local: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.variant not in VARIANTS:
+            raise ValueError(f"variant {self.variant!r}: one of {', '.join(VARIANTS)}")
+        if not self.local:
+            self.local = [0] * self.ncpus
+
+    def add(self, cpu: int, amount: int) -> Costs:
+        """percpu_counter_add_batch(fbc, amount, batch) on ``cpu``: a local add while
+        |local + amount| < batch, else fold local + amount into count under fbc->lock."""
+        c = self.local[cpu] + amount
+        if abs(c) < self.batch:
+            self.local[cpu] = c
+            # A: this_cpu_add; B: the add inside local_irq_save; C: a non-LOCKed this_cpu_cmpxchg.
+            return Costs(local_ops=1)
+        cost = Costs(local_ops=2).lock(FBC_LOCK)  # the read, the lock, then __this_cpu_sub
+        self.count += c
+        self.local[cpu] = 0
+        return cost
+
+    def read(self) -> int:
+        """percpu_counter_read(): one load of fbc->count."""
+        return self.count
+
+    def sum(self) -> tuple[int, Costs]:
+        """__percpu_counter_sum(): count plus every CPU's local, under fbc->lock."""
+        cost = Costs(cpu_work=self.ncpus).lock(FBC_LOCK, work=self.ncpus)
+        return self.count + sum(self.local), cost
+
+    def exact(self) -> int:
+        return self.count + sum(self.local)
+
+
+def init_many(alloc: PercpuAllocator, n: int, batch: int, *, hotplug: bool = True,
+              ok: bool = True) -> tuple[list[EagerCounter] | None, int | None, Costs]:
+    """__percpu_counter_init_many(fbc, 0, GFP_KERNEL, n): one allocation of n s32 per CPU, then
+    (CONFIG_HOTPLUG_CPU) one percpu_counters_lock section listing all n. All or nothing."""
+    handle, cost = alloc.alloc(n, ok=ok)
+    if handle is None:
+        return None, None, cost
+    if hotplug:
+        cost.lock(PERCPU_COUNTERS_LOCK, work=n)
+    return [EagerCounter(alloc.ncpus, batch) for _ in range(n)], handle, cost
+
+
+def destroy_many(alloc: PercpuAllocator, handle: int | None, n: int, *, hotplug: bool = True) -> Costs:
+    """percpu_counter_destroy_many(fbc, n): nothing if fbc[0].counters is NULL; else unlist all n in
+    one percpu_counters_lock section, then one free_percpu of the base."""
+    if handle is None:
+        return Costs()
+    cost = Costs()
+    if hotplug:
+        cost.lock(PERCPU_COUNTERS_LOCK, work=n)
+    return cost + alloc.free(handle)
