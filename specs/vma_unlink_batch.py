@@ -212,6 +212,11 @@ def _tables(k: int) -> dict:
         "group": group_of(lay),
         "ngroups": len(groups(lay)),
         "reference": unbatched_reference(lay),
+        "vma_var": tuple(HEAP.var_name(f"vma{v}") for v in range(len(lay.vmas))),
+        "pgt_var": tuple(HEAP.var_name(f"pgt{g}") for g in group_of(lay)),
+        "group_vars": tuple(HEAP.var_name(f"pgt{g}") for g in range(len(groups(lay)))),
+        "setup": {**{HEAP.var_name(f"vma{v}"): MEM.live for v in range(len(lay.vmas))},
+                  **{HEAP.var_name(f"pgt{g}"): MEM.live for g in range(len(groups(lay)))}},
     }
 
 
@@ -247,12 +252,30 @@ def _pgt(s, v):
 
 def _vma_mem(s, v: int):
     """The allocation state of vma number ``v`` (a plain index)."""
-    return getattr(s, HEAP.var_name(f"vma{v}"))
+    return getattr(s, _tables(s.layout)["vma_var"][v])
 
 
 def _pgt_mem(s, v: int):
     """The allocation state of the page tables under vma number ``v`` (a plain index)."""
-    return getattr(s, HEAP.var_name(f"pgt{_tables(s.layout)['group'][v]}"))
+    return getattr(s, _tables(s.layout)["pgt_var"][v])
+
+
+def _free(s, names: tuple[str, ...], k) -> dict:
+    """``HEAP.free()`` of the object ``names[k]`` (``k`` a state value): the same updates and the same
+    misuse check (a second free is a double free), computed over only the objects it can be."""
+    err = HEAP.error_var
+    state = Select(tuple(getattr(s, n) for n in names), k)
+    out = {n: If(And(k == j, state == MEM.live), MEM.freed, getattr(s, n)) for j, n in enumerate(names)}
+    e = getattr(s, err)
+    out[err] = If(e != MEM_ERROR.none, e, If(state == MEM.freed, MEM_ERROR.double_free,
+                                             If(state == MEM.unalloc, MEM_ERROR.invalid_free, MEM_ERROR.none)))
+    return out
+
+
+def _free_pgt(s, v):
+    """free_pgd_range() of the group of vma ``v`` (a state value)."""
+    tab = _tables(s.layout)
+    return _free(s, tab["group_vars"], Select(tab["group"], v))
 
 
 def _writable_init(p):
@@ -294,7 +317,7 @@ class VmaUnlinkBatch(Spec):
     layout = Param(1, domain=range(len(LAYOUTS)), explore=range(len(LAYOUTS)),
                    doc="; ".join(f"{i}: {x.name}" for i, x in enumerate(LAYOUTS)))
     size = Param(8, domain=range(1, 17), explore=(2, 8), doc="ARRAY_SIZE(vb->vmas) (8 in the kernel)")
-    batched = Param(1, domain=(0, 1), explore=(0, 1), doc="1: seed 004's batch; 0: unlink_file_vma per vma (the code before)")
+    batched = Param(1, domain=(0, 1), doc="1: seed 004's batch; 0: unlink_file_vma per vma (the code before)")
     walkers = Param(1, domain=range(0, 3), doc="CPUs running one rmap_walk_file each")
     nvmas = Param(lambda p: len(LAYOUTS[p.layout].vmas), domain=range(1, MAXV + 1), doc="vmas of the layout")
     nmaps = Param(lambda p: LAYOUTS[p.layout].nmaps, domain=range(1, 8), doc="address_spaces of the layout")
@@ -336,11 +359,7 @@ class VmaUnlinkBatch(Spec):
         """(setup) The process's mmap()s, done before exit: every vma and its page tables allocated,
         every file vma in its mapping's i_mmap (vma_link_file)."""
         lay = _layout(s)
-        mem = {}
-        for v, _ in enumerate(lay.vmas):
-            mem.update(HEAP.alloc(s, f"vma{v}", True)[0])
-        for g in range(len(groups(lay))):
-            mem.update(HEAP.alloc(s, f"pgt{g}", True)[0])
+        mem = _tables(s.layout)["setup"]
         return when(s.pc == PC.setup, pc=PC.top, linked={v: 1 if x.file else 0 for v, x in enumerate(lay.vmas)},
                     **mem)
 
@@ -448,14 +467,14 @@ class VmaUnlinkBatch(Spec):
         the group's page tables are freed; vma = next; } while (vma);"""
         nxt = s.vma + 1
         return when(s.pc == PC.free_pgd, vma=If(nxt < s.nvmas, nxt, 0),
-                    pc=If(nxt < s.nvmas, PC.top, PC.remove_vma), **HEAP.free(s, _pgt(s, s.addr)))
+                    pc=If(nxt < s.nvmas, PC.top, PC.remove_vma), **_free_pgt(s, s.addr))
 
     @action(role="task")
     def hugetlb_free_pgd_range(s, cpu):
         """free_pgtables(): hugetlb_free_pgd_range(tlb, addr, vma->vm_end, floor, ...); vma = next;"""
         nxt = s.vma + 1
         return when(s.pc == PC.hugetlb_free, vma=If(nxt < s.nvmas, nxt, 0), ret=PC.done,
-                    pc=If(nxt < s.nvmas, PC.top, PC.remove_vma), **HEAP.free(s, _pgt(s, s.addr)))
+                    pc=If(nxt < s.nvmas, PC.top, PC.remove_vma), **_free_pgt(s, s.addr))
 
     @action(role="task")
     def remove_vma(s, cpu):
@@ -463,7 +482,7 @@ class VmaUnlinkBatch(Spec):
         } while ((vma = mas_find(&vmi.mas, ULONG_MAX)));"""
         nxt = s.vma + 1
         return when(s.pc == PC.remove_vma, vma=If(nxt < s.nvmas, nxt, s.vma),
-                    pc=If(nxt < s.nvmas, PC.remove_vma, PC.done), **HEAP.free(s, ptr(VMA_SITE + s.vma)))
+                    pc=If(nxt < s.nvmas, PC.remove_vma, PC.done), **_free(s, _tables(s.layout)["vma_var"], s.vma))
 
     # -- rmap_walk_file() on other CPUs ----------------------------------------------------
     @action(role="walker", choose={"m": lambda p: range(p.nmaps)})
@@ -560,13 +579,17 @@ class VmaUnlinkBatch(Spec):
 
     @sometimes(applies=lambda p: p.batched == 1 and _run_at_least(LAYOUTS[p.layout], p.size + 1))
     def a_full_batch_is_flushed(s):
-        """unlink_file_vma_batch_add() flushes because the batch is full."""
-        return And(s.pc == PC.lock, s.ret == PC.append, s.vb_count == s.size)
+        """unlink_file_vma_batch_add() flushes a full batch of the vma's own file (being full is the only
+        reason)."""
+        return And(s.pc == PC.lock, s.ret == PC.append, s.vb_count == s.size,
+                   _file_of(s, Select(s.vb_vmas, 0)) == _file_of(s, s.vma))
 
     @sometimes(applies=lambda p: p.batched == 1 and _file_change_in_group(LAYOUTS[p.layout]))
     def a_batch_is_flushed_by_a_file_change(s):
-        """unlink_file_vma_batch_add() flushes a batch that is not full: the vma's vm_file differs."""
-        return And(s.pc == PC.lock, s.ret == PC.append, s.vb_count < s.size)
+        """unlink_file_vma_batch_add() flushes a batch that is not full: the vma's vm_file differs from the
+        batch's (the change of file is the only reason)."""
+        return And(s.pc == PC.lock, s.ret == PC.append, s.vb_count < s.size,
+                   _file_of(s, Select(s.vb_vmas, 0)) != _file_of(s, s.vma))
 
     @sometimes(applies=lambda p: p.walkers > 0)
     def a_walker_finds_a_vma(s):
