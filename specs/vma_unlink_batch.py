@@ -76,9 +76,10 @@ def _exe(f):
     return (Vma("exe r--p", f), Vma("exe r-xp", f), Vma("exe r--p", f), Vma("exe rw-p", f))
 
 
-def _dso(f, lib):
-    """A shared object as ld.so maps it: headers, text, rodata, relro, data."""
-    return (Vma(f"{lib} r--p", f), Vma(f"{lib} r-xp", f), Vma(f"{lib} r--p", f), Vma(f"{lib} r--p relro", f),
+def _dso(f, lib, far=False):
+    """A shared object as ld.so maps it: headers, text, rodata, relro, data (``far``: the first starts
+    more than PMD_SIZE after the previous vma, as the mmap area is far from the heap)."""
+    return (Vma(f"{lib} r--p", f, far=far), Vma(f"{lib} r-xp", f), Vma(f"{lib} r--p", f), Vma(f"{lib} r--p relro", f),
             Vma(f"{lib} rw-p", f))
 
 
@@ -88,7 +89,7 @@ LAYOUTS = (
         *_exe(EXE), Vma("[heap]"), Vma("[stack]", far=True)), {EXE: 0}),
     Layout("dynamic: exe x4 and heap; libc x5, its bss and ld.so x5; the stack", (
         *_exe(EXE), Vma("[heap]"),
-        *_dso(LIBC, "libc.so.6")[:1], *_dso(LIBC, "libc.so.6")[1:], Vma("libc bss"), *_dso(LD, "ld-linux.so.2"),
+        *_dso(LIBC, "libc.so.6", far=True), Vma("libc bss"), *_dso(LD, "ld-linux.so.2"),
         Vma("[stack]", far=True)), {EXE: 0, LIBC: 1, LD: 2}),
     Layout("pieces: one MAP_SHARED file in 9 consecutive vmas, an anonymous one, the same file past a gap", (
         *(Vma(f"data{i}", DATA, shared=True) for i in range(9)), Vma("anon"),

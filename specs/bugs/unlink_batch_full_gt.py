@@ -8,8 +8,7 @@ free_pgtables' stack frame. The model keeps that word, so the removals still
 happen (as they would if nothing else lived there); the bound is what breaks,
 and one lock acquisition per ARRAY_SIZE + 1 vmas instead of ARRAY_SIZE (no
 batch is ever flushed when exactly full: ``a_full_batch_is_flushed`` fails). Found
-at the kernel's ARRAY_SIZE of 8 with the nine-piece layout, and at 2 with
-ld.so's five vmas.
+at the kernel's ARRAY_SIZE of 8 with the nine-piece layout (and at 2).
 """
 from checker import And, If, Not, Or, Param, Select, action, when
 from checker.specs.vma_unlink_batch import PC, VmaUnlinkBatch, _append, _file_of
@@ -20,9 +19,8 @@ class UnlinkBatchFullGt(VmaUnlinkBatch, expect_violated=(
     """unlink_file_vma_batch_add() with vb->count > ARRAY_SIZE(vb->vmas) as the full test."""
 
     kernel = VmaUnlinkBatch.kernel + "; the full test written vb->count > ARRAY_SIZE(vb->vmas)"
-    layout = Param(2, domain=(1, 2), explore=(1, 2), doc="1: dynamic (exe, libc, ld.so); 2: one file in 9 pieces")
-    size = Param(lambda p: 8 if p.layout == 2 else 2, domain=range(1, 17),
-                 doc="ARRAY_SIZE(vb->vmas): the kernel's 8 for the nine pieces, 2 for ld.so's five vmas")
+    layout = Param(2, domain=(1, 2), doc="1: dynamic (exe, libc, ld.so); 2: one file in 9 pieces")
+    size = Param(8, domain=range(1, 17), explore=(2, 8), doc="ARRAY_SIZE(vb->vmas) (8 in the kernel)")
     batched = Param(1, domain=(1,), doc="the batched code (the bug is in it)")
 
     @action(role="task")
