@@ -69,9 +69,6 @@ def _stack_ptr(k):
     return If(k == 0, 0, ptr(k - 1))
 
 
-_VARS = (None,) + tuple(HEAP.var_name(f"stack{k}") for k in range(1, MAX_STACKS + 1))
-
-
 def _mem(s, k: int):
     """The allocation state of stack ``k`` (a plain number)."""
     return getattr(s, _VARS[k])
@@ -455,6 +452,10 @@ class StackCache(Spec):
     def a_dead_cpus_cache_is_freed(s):
         """free_vm_stack_cache frees a cached stack of a dead CPU."""
         return s.torn_freed == 1
+
+
+#: The heap's variable for stack k (the heap is named once the class has been created).
+_VARS = (None,) + tuple(HEAP.var_name(f"stack{k}") for k in range(1, MAX_STACKS + 1))
 
 
 # -- helpers of the properties ------------------------------------------------------------------------
