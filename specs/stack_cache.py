@@ -41,13 +41,17 @@ from checker import (And, Array, Bool, CpuId, Enum, Ghost, If, Implies, Not, Or,
                      Shared, Spec, action, invariant, sometimes, terminal, when)
 from checker.kernel.memory import MEM, MEM_ERROR, Heap, ptr
 
-#: Where a task is. "zero" is only used by variants that charge before zeroing.
-TASK = Enum("idle", "alloc", "reuse", "zero", "vmalloc", "charge", "live", "dead", "free", "delayed", "clear",
+#: Where a task is. "zero" and "write" are only used by variants (charging before zeroing; a release
+#: split into a read and a write).
+TASK = Enum("idle", "alloc", "reuse", "zero", "vmalloc", "charge", "live", "dead", "free", "write", "delayed", "clear",
             "released", "failed", name="task")
 #: Task states that own their stack (tsk->stack_vm_area) as a live or dead-not-released task.
 OWNING = (TASK.live, TASK.dead)
 #: Task states inside free_thread_stack() in task context (preemption off).
-FREEING = (TASK.free, TASK.delayed, TASK.clear)
+FREEING = (TASK.free, TASK.write, TASK.delayed, TASK.clear)
+#: ... of those, the ones that still use tsk->stack_vm_area / tsk->stack (in "clear" the stack has been
+#: handed to a slot, an RCU callback or vfree, and the fields are only about to be set to NULL).
+RELEASING = (TASK.free, TASK.write, TASK.delayed)
 #: Task states that hold a stack in a local (s, stack, vm) during alloc_thread_stack_node().
 HOLDING = (TASK.reuse, TASK.zero, TASK.charge)
 #: Task states at an operation boundary.
@@ -128,9 +132,9 @@ class StackCache(Spec):
         "allows, none fewer)",
         "the RCU path (both slots full at release) needs more live stacks than slots: it is reached when "
         "ntasks > nr_cached",
-        "migration happens where preemption is enabled and it matters: between the this_cpu_xchg steps of "
-        "alloc_thread_stack_node, and while the child runs (which decides where it is released); a budget "
-        "(migrations) bounds it",
+        "migration happens where preemption is enabled and it matters: before the fork (which CPU's cache it "
+        "tries), between the this_cpu_xchg steps of alloc_thread_stack_node, and while the child runs "
+        "(which decides where it is released); a budget (migrations) bounds it",
         "a task-context step on a CPU waits while another task is in finish_task_switch's preempt-off "
         "free_thread_stack there; softirqs may run inside that section",
         "a dying CPU has no task in a preempt-off section; its tasks move to another online CPU; the teardown "
@@ -233,8 +237,9 @@ class StackCache(Spec):
 
     @action(role="tasks", choose={"dest": lambda p: p.cpus})
     def migrate(s, t, dest):
-        """The scheduler moves the task (preemptible: between this_cpu_xchg steps, or while it runs)."""
-        return when(And(_in(s.pc[t], (TASK.alloc, TASK.live)), s.moves > 0, s.on[t] != dest,
+        """The scheduler moves the task (preemptible: before the fork, between this_cpu_xchg steps, or while
+        the child runs)."""
+        return when(And(_in(s.pc[t], (TASK.idle, TASK.alloc, TASK.live)), s.moves > 0, s.on[t] != dest,
                         Select(s.online, dest) == 1, _task_ok(s, t)),
                     on={t: dest}, moves=s.moves - 1)
 
@@ -375,7 +380,7 @@ class StackCache(Spec):
             for _, k in _slots(s, c):
                 out.append(Implies(k != 0, _state(s, k) == MEM.live))
         for t in s.tasks:
-            out.append(Implies(_in(s.pc[t], OWNING + FREEING), _state(s, s.tvm[t]) == MEM.live))
+            out.append(Implies(_in(s.pc[t], OWNING + RELEASING), _state(s, s.tvm[t]) == MEM.live))
             out.append(Implies(_in(s.pc[t], HOLDING), _state(s, s.held[t]) == MEM.live))
         for k in range(1, s.stacks + 1):
             out.append(Implies(s.pending[k - 1] == 1, _mem(s, k) == MEM.live))
@@ -407,14 +412,16 @@ class StackCache(Spec):
 
     @invariant
     def failed_charge_frees_its_stack(s):
-        """ST-FAIL: after a fork failed with a stack in hand, that stack is freed or cached (not leaked,
-        not left to the task), and the task's fields point at nothing."""
+        """ST-FAIL: after a fork failed with a stack in hand, the task's fields point at nothing and that
+        stack was released: freed, or in a place (a slot, a pending callback, or taken on from there by
+        another fork), never left live and unreachable."""
         out = []
         for t in s.tasks:
             k = s.got[t]
-            gone = Or(_state(s, k) == MEM.freed, _cached(s, k), Select(s.pending, k - 1) == 1)
+            released = And(*[Implies(k == j, Or(_mem(s, j) == MEM.freed, _places(s, j) + _in_flight(s, j) >= 1))
+                             for j in range(1, s.stacks + 1)])
             out.append(Implies(And(s.pc[t] == TASK.failed, k != 0),
-                               And(gone, s.tvm[t] != k, Or(s.taddr[t] == 0, s.taddr[t] == STALE))))
+                               And(released, s.tvm[t] != k, Or(s.taddr[t] == 0, s.taddr[t] == STALE))))
         return And(*out)
 
     @sometimes
@@ -481,7 +488,7 @@ def _places(s, k: int):
 
 def _in_flight(s, k: int):
     """References to stack ``k`` from operations in flight: alloc's local, a task-context free's fields."""
-    return sum(If(Or(And(_in(s.pc[t], HOLDING), s.held[t] == k), And(_in(s.pc[t], FREEING), s.tvm[t] == k)), 1, 0)
+    return sum(If(Or(And(_in(s.pc[t], HOLDING), s.held[t] == k), And(_in(s.pc[t], RELEASING), s.tvm[t] == k)), 1, 0)
                for t in s.tasks)
 
 
