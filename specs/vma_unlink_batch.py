@@ -453,7 +453,7 @@ class VmaUnlinkBatch(Spec):
 
     @action(role="task")
     def unlink_file_vma_remove(s, cpu):
-        """unlink_file_vma(): __remove_shared_vm_struct(vma, file, mapping);"""
+        """unlink_file_vma(): __remove_shared_vm_struct(vma, mapping);"""
         return when(s.pc == PC.unlink_remove, pc=PC.unlink_unlock, **_remove(s, s.vma, s.mapping))
 
     @action(role="task")
