@@ -1,0 +1,33 @@
+"""free_vm_stack_cache() that frees a dead CPU's cached stacks but leaves the pointers in the slots.
+
+A realistic slip in the teardown: ``vfree(vm_stack->addr);`` without
+``cached_vm_stacks[i] = NULL;``. Nothing looks at a dead CPU's slots, until
+the CPU comes back online: the first fork there ``this_cpu_xchg``es the
+freed stack out of the slot and zeroes it (a use after free), and it is
+handed to the new task. Found with one CPU going down and up (ST-NOUAF).
+"""
+from checker import And, If, Or, Param, action, when
+from checker.specs.stack_cache import StackCache, _free_if
+
+
+class StackTeardownKeepsPointer(StackCache, expect_violated=(
+        "freed_never_handed_out", "dead_cpu_cache_empty", "stack_in_one_place", "memory_safe")):
+    """free_vm_stack_cache() without cached_vm_stacks[i] = NULL."""
+
+    kernel = StackCache.kernel + "; free_vm_stack_cache() without cached_vm_stacks[i] = NULL"
+    hotplug = Param(1, domain=(1,), doc="one CPU goes down and comes back up")
+    nr_cached = Param(1, domain=(1, 2), explore=(1,), doc="NR_CACHED_STACKS")
+    failures = Param(0, domain=(0, 1), doc="1: vmalloc and the memcg charge may fail (not needed here)")
+
+    @action(role="cpus")
+    def free_vm_stack_cache(s, cpu):
+        """(the bug) for (i = 0; i < NR_CACHED_STACKS; i++) { vm_stack = cached_vm_stacks[i];
+        if (!vm_stack) continue; vfree(vm_stack->addr); }  -- the slot keeps the pointer."""
+        frees = {}
+        for i in range(s.nr_cached):
+            k = getattr(s, f"slot{i}")[cpu]
+            frees = _free_if(s, k != 0, k, after=frees)
+        any_freed = Or(*[getattr(s, f"slot{i}")[cpu] != 0 for i in range(s.nr_cached)])
+        return when(And(s.online[cpu] == 0, s.torn[cpu] == 0), torn={cpu: 1},
+                    torn_freed=If(any_freed, 1, s.torn_freed),
+                    **frees)

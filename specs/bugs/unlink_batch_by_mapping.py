@@ -1,0 +1,30 @@
+"""unlink_file_vma_batch_add() batching by f_mapping instead of vm_file: safe, but not the patch.
+
+A variant a reviewer could propose (the lock is per mapping, so two
+``struct file``s of one inode could share a batch). It keeps every safety
+property: each vma is still removed under its own mapping's write lock. It is
+not the merged behaviour: with two opens of one inode in one group it takes
+fewer locks than the closed formula of the merged code, and the lock-count
+property says so (and no batch is flushed by a change of vm_file). This spec shows that the
+lock-count property tells the variants apart.
+"""
+from checker import And, If, Not, Or, Param, Select, action, when
+from checker.specs.vma_unlink_batch import PC, VmaUnlinkBatch, _append, _file_of, _map_of
+
+
+class UnlinkBatchByMapping(VmaUnlinkBatch, expect_violated=(
+        "write_locks_match_formula", "a_batch_is_flushed_by_a_file_change")):
+    """unlink_file_vma_batch_add() comparing vb->vmas[0]->vm_file->f_mapping with vma->vm_file->f_mapping."""
+
+    kernel = VmaUnlinkBatch.kernel + "; the batch compares f_mapping instead of vm_file"
+    layout = Param(3, domain=(3,), doc="3: two opens of one inode around a hugetlbfs vma")
+    batched = Param(1, domain=(1,), doc="the batched code (the variant is in it)")
+
+    @action(role="task")
+    def batch_add(s, cpu):
+        """(the variant) if ((vb->count > 0 && vb->vmas[0]->vm_file->f_mapping != vma->vm_file->f_mapping)
+        || vb->count == ARRAY_SIZE(vb->vmas)) unlink_file_vma_batch_process(vb); ..."""
+        anon = _file_of(s, s.vma) == 0
+        flush = Or(And(s.vb_count > 0, _map_of(s, Select(s.vb_vmas, 0)) != _map_of(s, s.vma)), s.vb_count == s.size)
+        return when(s.pc == PC.add, pc=If(anon, PC.loop, If(flush, PC.lock, PC.loop)),
+                    ret=If(And(Not(anon), flush), PC.append, s.ret), **_append(s, And(Not(anon), Not(flush))))

@@ -1,0 +1,530 @@
+"""The per-CPU cache of vmapped thread stacks (seed 003; kernel/fork.c, CONFIG_VMAP_STACK).
+
+kernel/fork.c as of 5.18 through 2024 (reference sections 5.2 to 5.4):
+``alloc_thread_stack_node()`` takes a stack from this CPU's
+``cached_stacks[]`` with ``this_cpu_xchg``, zeroes it and charges it to the
+memcg (a failed charge: ``vfree`` and ``-ENOMEM``), else ``vmalloc``s a
+fresh one (which may fail) and charges it; ``exit_task_stack_account()``
+uncharges it when the task exits; ``free_thread_stack()`` returns it to an
+empty slot with ``this_cpu_cmpxchg(cached_stacks[i], NULL, vm)``, else
+``thread_stack_delayed_free()`` writes a ``struct vm_stack`` into the dead
+stack and ``call_rcu``s ``thread_stack_free_rcu()``, which tries the cache
+again on the CPU where it runs and else ``vfree``s; the CPU-hotplug teardown
+``free_vm_stack_cache()`` frees a dead CPU's slots. Seed 003 (Khlebnikov,
+2018) is the structure these came from: its ``alloc_thread_stack_node``
+still zeroed only under ``CONFIG_DEBUG_KMEMLEAK`` (K-STACK-STALE) and had no
+memcg charge; the 2018-19 structure with the charge in ``dup_task_struct``
+is ``stack_cache_2019``.
+
+Who runs what. A *task* of the role ``tasks`` is one child's stack life:
+its parent forks it (``alloc_thread_stack_node``, task context, preemptible
+and may sleep, so it can migrate between the per-slot ``this_cpu_xchg``s),
+it runs and exits (``exit_task_stack_account``), and its stack is released
+(``put_task_stack``) either by ``finish_task_switch`` on the CPU it died on
+(task context, preemption disabled: no other task runs there, but a softirq
+can) or by the RCU callback ``delayed_put_task_struct`` (softirq, on any
+online CPU; one atomic step, since nothing else touches that CPU's slots
+while a softirq runs on it). ``thread_stack_free_rcu`` is a softirq on any
+online CPU (the CPU that queued it, or the one its callbacks migrated to
+when that CPU died). A CPU may go down (tasks migrate off, the teardown runs
+on a control CPU) and come back.
+
+The stacks are allocation sites of a heap (``vmalloc`` returns the next
+site never used), so ``memory_safe`` reports a use or a free of a freed
+stack; which place each stack is in is computed from the kernel state (the
+slots, the tasks' fields and locals, the pending RCU callbacks), not kept
+as a ghost.
+"""
+from __future__ import annotations
+
+from checker import (And, Array, Bool, CpuId, Enum, Ghost, If, Implies, Not, Or, Param, PerCpu, Role, Select,
+                     Shared, Spec, action, invariant, sometimes, terminal, when)
+from checker.kernel.memory import MEM, MEM_ERROR, Heap, ptr
+
+#: Where a task is. "zero" and "write" are only used by variants (charging before zeroing; a release
+#: split into a read and a write).
+TASK = Enum("idle", "alloc", "reuse", "zero", "vmalloc", "charge", "live", "dead", "free", "write", "delayed", "clear",
+            "released", "failed", name="task")
+#: Task states that own their stack (tsk->stack_vm_area) as a live or dead-not-released task.
+OWNING = (TASK.live, TASK.dead)
+#: Task states inside free_thread_stack() in task context (preemption off).
+FREEING = (TASK.free, TASK.write, TASK.delayed, TASK.clear)
+#: ... of those, the ones that still use tsk->stack_vm_area / tsk->stack (in "clear" the stack has been
+#: handed to a slot, an RCU callback or vfree, and the fields are only about to be set to NULL).
+RELEASING = (TASK.free, TASK.write, TASK.delayed)
+#: Task states that hold a stack in a local (s, stack, vm) during alloc_thread_stack_node().
+HOLDING = (TASK.reuse, TASK.zero, TASK.charge)
+#: Task states at an operation boundary.
+AT_REST = (TASK.idle, TASK.live, TASK.dead, TASK.released, TASK.failed)
+
+MAX_STACKS = 4
+HEAP = Heap(*[f"stack{k}" for k in range(1, MAX_STACKS + 1)],
+            survive=tuple(f"stack{k}" for k in range(1, MAX_STACKS + 1)))
+#: tsk->stack of a task_struct fresh from kmem_cache_alloc (not yet written by this fork): garbage.
+STALE = -1
+
+
+def _in(x, values):
+    return Or(*[x == v for v in values])
+
+
+def _stack_ptr(k):
+    """The vm_struct / stack base of stack ``k`` (1..MAX_STACKS; 0 is NULL)."""
+    return If(k == 0, 0, ptr(k - 1))
+
+
+def _mem(s, k: int):
+    """The allocation state of stack ``k`` (a plain number)."""
+    return getattr(s, _VARS[k])
+
+
+def _slots(s, c):
+    """cached_stacks[0..NR_CACHED_STACKS-1] of CPU ``c``, as (name, value) pairs."""
+    return [(f"slot{i}", getattr(s, f"slot{i}")[c]) for i in range(s.nr_cached)]
+
+
+def _task_ok(s, t):
+    """Task ``t`` can take a task-context step: its CPU is not inside another task's preempt-off section
+    (at most one task is inside one per CPU, so a task in free_thread_stack is the one there)."""
+    return Or(Select(s.busy, s.on[t]) == 0, _in(s.pc[t], FREEING))
+
+
+def _set_k(s, name, k, value):
+    """Array ``name``[k - 1] = value, for a stack number ``k`` that is a state value (0: nothing)."""
+    arr = getattr(s, name)
+    return {j: If(k == j + 1, value, arr[j]) for j in range(s.stacks)}
+
+
+def _try_cache(s, c, k):
+    """try_release_thread_stack_to_cache(vm) run to the end on CPU ``c``: for i in 0..NR-1,
+    this_cpu_cmpxchg(cached_stacks[i], NULL, vm). Returns (updates of the slots, cached?)."""
+    done = False
+    out = {}
+    for i in range(s.nr_cached):
+        var = getattr(s, f"slot{i}")
+        free_here = And(Not(done), var[c] == 0)
+        out[f"slot{i}"] = {c: If(free_here, k, var[c])}
+        done = Or(done, free_here)
+    return out, done
+
+
+class StackCache(Spec):
+    """alloc_thread_stack_node / free_thread_stack / free_vm_stack_cache with NR_CACHED_STACKS slots per CPU."""
+
+    kernel = ("kernel/fork.c, 5.18 to 2024 (Sebastian Andrzej Siewior's rework; this_cpu_try_cmpxchg in 2024 is "
+              "the same step): alloc_thread_stack_node, memcg_charge_kernel_stack, exit_task_stack_account, "
+              "free_thread_stack, try_release_thread_stack_to_cache, thread_stack_delayed_free, "
+              "thread_stack_free_rcu, free_vm_stack_cache (CPUHP_BP_PREPARE_DYN teardown)")
+    assumptions = (
+        "a stack's memcg charge is one unit: memcg_charge_kernel_stack charges THREAD_SIZE/PAGE_SIZE pages and "
+        "rolls back the ones it charged on failure, so it ends all or nothing, as modelled",
+        "vmalloc returns a stack never used before (an address reused after vfree is a new object) and zeroed "
+        "memory (THREADINFO_GFP has __GFP_ZERO)",
+        "KASAN unpoisoning and tag reset, and find_vm_area, are not modelled (no effect on ownership)",
+        "put_task_stack runs either in finish_task_switch on the CPU the task died on (task context, preemption "
+        "off, one step per this_cpu_cmpxchg) or from delayed_put_task_struct (softirq, on any online CPU, one "
+        "step: nothing else touches that CPU's slots while the softirq runs); a dead task may wait there for "
+        "any time, and if its CPU goes down it is released on the CPU its work moved to",
+        "thread_stack_free_rcu runs as one step on any online CPU: the CPU that queued it or, after that CPU "
+        "died, the one rcutree_migrate_callbacks moved it to; the grace period is modelled only as far as it "
+        "matters here: the callback waits until the free_thread_stack that queued it has left its "
+        "preempt-off (so RCU read-side) section, and may otherwise run at once (more orders than the kernel "
+        "allows, none fewer)",
+        "the RCU path (both slots full at release) needs more live stacks than slots: it is reached when "
+        "ntasks > nr_cached",
+        "migration happens where preemption is enabled and it matters: before the fork (which CPU's cache it "
+        "tries), between the this_cpu_xchg steps of alloc_thread_stack_node, and while the child runs "
+        "(which decides where it is released); a budget (migrations) bounds it",
+        "a task-context step on a CPU waits while another task is in finish_task_switch's preempt-off "
+        "free_thread_stack there; softirqs may run inside that section",
+        "a dying CPU has no task in a preempt-off section; its tasks move to another online CPU; the teardown "
+        "free_vm_stack_cache runs after it is dead (plain accesses: nothing else touches that CPU's slots)",
+        "the cached stacks are live at the end by design, so the heap's no_leak is vacuous here; leaks are "
+        "caught by stack_in_one_place (a live stack in no place) and dead_cpu_cache_empty",
+    )
+
+    ncpus = Param(2, domain=range(1, 4), doc="CPUs")
+    ntasks = Param(2, domain=range(1, 4), doc="children forked (each: alloc, run, exit, release)")
+    nr_cached = Param(2, domain=(1, 2), explore=(1, 2), doc="NR_CACHED_STACKS (2 in the kernel)")
+    stacks = Param(lambda p: p.ntasks, domain=range(1, MAX_STACKS + 1),
+                   doc="distinct stacks vmalloc can return (one per fork is enough: a fork vmallocs at most once)")
+    failures = Param(1, domain=(0, 1), doc="1: vmalloc and the memcg charge may fail")
+    migrations = Param(1, domain=range(0, 4), doc="task migrations allowed (a budget)")
+    hotplug = Param(0, domain=(0, 1), explore=(0, 1), doc="1: one CPU may go down (and come back up)")
+
+    cpus = Role("ncpus", symmetric=True, doc="CPUs: their slots, softirqs (RCU callbacks), hotplug")
+    tasks = Role("ntasks", symmetric=True, doc="one child each: forked, runs, exits, its stack released")
+
+    heap = HEAP
+
+    slot0 = PerCpu(0, role="cpus", doc="cached_stacks[0]: a stack number, 0 for NULL")
+    slot1 = PerCpu(0, role="cpus", doc="cached_stacks[1] (with NR_CACHED_STACKS = 2)")
+    online = PerCpu(1, type=Bool, role="cpus", doc="in cpu_online_mask")
+    torn = PerCpu(0, type=Bool, role="cpus", doc="dead, and free_vm_stack_cache has run for it")
+    busy = PerCpu(0, type=Bool, role="cpus", doc="a task is in finish_task_switch's preempt-off free_thread_stack here")
+
+    pc = PerCpu(TASK.idle, type=TASK, role="tasks")
+    on = PerCpu(0, type=CpuId, role="tasks", doc="the CPU the task's current step runs on")
+    ti = PerCpu(0, role="tasks", doc="the loop index i over cached_stacks[]")
+    held = PerCpu(0, role="tasks", doc="the local s / vm of alloc_thread_stack_node: a stack number or 0")
+    tvm = PerCpu(0, role="tasks", doc="tsk->stack_vm_area: a stack number or 0")
+    taddr = PerCpu(0, role="tasks", doc="tsk->stack: a stack number, 0, or STALE (garbage)")
+    got = PerCpu(0, role="tasks", doc="ghost: the stack this fork obtained (for the failure property)")
+    cached_got = PerCpu(0, type=Bool, role="tasks", doc="ghost: this fork took its stack from the cache")
+
+    pending = Array("stacks", 0, type=Bool, doc="an RCU callback thread_stack_free_rcu is queued on this stack")
+    dirty = Array("stacks", 0, type=Bool, doc="ghost: the stack holds a previous user's data")
+    charged = Array("stacks", 0, type=Bool, doc="the stack's pages are charged to a memcg")
+
+    next_vm = Shared(1, doc="the stack vmalloc returns next")
+    moves = Shared(lambda p: p.migrations, doc="migrations left")
+    downs = Shared(lambda p: p.hotplug, doc="CPU offline events left")
+    reused = Ghost(0, type=Bool, doc="a stack was taken from the cache")
+    rcu_cached = Ghost(0, type=Bool, doc="an RCU callback put its stack into the cache")
+    rcu_freed = Ghost(0, type=Bool, doc="an RCU callback vfree'd its stack")
+    torn_freed = Ghost(0, type=Bool, doc="free_vm_stack_cache freed a stack")
+    nested = Ghost(0, type=Bool, doc="a softirq used the slots inside a task-context free_thread_stack there")
+
+    # -- alloc_thread_stack_node() -----------------------------------------------------------
+    @action(role="tasks")
+    def this_cpu_xchg(s, t):
+        """alloc_thread_stack_node(): for (i = 0; i < NR_CACHED_STACKS; i++) { s = this_cpu_xchg(
+        cached_stacks[i], NULL); if (!s) continue; ...  -- one slot of this CPU; after the last empty slot,
+        on to __vmalloc_node_range."""
+        c = s.on[t]
+        i = s.ti[t]
+        cur = Select([Select(getattr(s, f"slot{j}"), c) for j in range(s.nr_cached)], i)
+        last = i + 1 >= s.nr_cached
+        upd = {f"slot{j}": {x: If(And(i == j, c == x), 0, getattr(s, f"slot{j}")[x]) for x in s.cpus}
+               for j in range(s.nr_cached)}
+        return when(And(_in(s.pc[t], (TASK.idle, TASK.alloc)), _task_ok(s, t)),
+                    held={t: cur}, got={t: cur}, cached_got={t: cur != 0}, ti={t: If(cur != 0, i, i + 1)},
+                    pc={t: If(cur != 0, TASK.reuse, If(last, TASK.vmalloc, TASK.alloc))},
+                    reused=If(cur != 0, 1, s.reused), **upd)
+
+    @action(role="tasks")
+    def clear_reused_stack(s, t):
+        """alloc_thread_stack_node(): kasan_unpoison_range(s->addr, THREAD_SIZE); stack =
+        kasan_reset_tag(s->addr); /* Clear stale pointers from reused stack. */ memset(stack, 0, THREAD_SIZE);"""
+        k = s.held[t]
+        return when(And(s.pc[t] == TASK.reuse, _task_ok(s, t)), pc={t: TASK.charge},
+                    dirty=_set_k(s, "dirty", k, 0), **HEAP.access(s, _stack_ptr(k)))
+
+    @action(role="tasks", choose={"ok": (True, False)}, sleeps=True)
+    def vmalloc_stack(s, t, ok):
+        """alloc_thread_stack_node(): stack = __vmalloc_node_range(THREAD_SIZE, THREAD_ALIGN, ...,
+        THREADINFO_GFP & ~__GFP_ACCOUNT, ...); if (!stack) return -ENOMEM;  vm = find_vm_area(stack);"""
+        k = s.next_vm
+        ok = And(ok, k <= s.stacks)  # the model has `stacks` of them; past that vmalloc fails
+        updates = {}
+        for j in range(1, s.stacks + 1):
+            updates[_VARS[j]] = If(And(ok, k == j), MEM.live, _mem(s, j))
+        return when(And(s.pc[t] == TASK.vmalloc, _task_ok(s, t), Or(ok, s.failures == 1)),
+                    pc={t: If(ok, TASK.charge, TASK.failed)}, held={t: If(ok, k, 0)}, got={t: If(ok, k, 0)},
+                    next_vm=If(ok, k + 1, k), **updates)
+
+    @action(role="tasks", choose={"ok": (True, False)}, sleeps=True)
+    def memcg_charge_kernel_stack(s, t, ok):
+        """alloc_thread_stack_node(): if (memcg_charge_kernel_stack(vm)) { vfree(vm->addr); return -ENOMEM; }
+        tsk->stack_vm_area = vm; tsk->stack = stack; return 0;  (the same for a reused s)"""
+        k = s.held[t]
+        fail = Not(ok)
+        return when(And(s.pc[t] == TASK.charge, _task_ok(s, t), Or(ok, s.failures == 1)),
+                    pc={t: If(ok, TASK.live, TASK.failed)}, held={t: 0},
+                    tvm={t: If(ok, k, s.tvm[t])}, taddr={t: If(ok, k, s.taddr[t])},
+                    charged=_set_k(s, "charged", k, If(ok, 1, 0)),
+                    **_free_if(s, fail, k))
+
+    @action(role="tasks", choose={"dest": lambda p: p.cpus})
+    def migrate(s, t, dest):
+        """The scheduler moves the task (preemptible: before the fork, between this_cpu_xchg steps, or while
+        the child runs)."""
+        return when(And(_in(s.pc[t], (TASK.idle, TASK.alloc, TASK.live)), s.moves > 0, s.on[t] != dest,
+                        Select(s.online, dest) == 1, _task_ok(s, t)),
+                    on={t: dest}, moves=s.moves - 1)
+
+    # -- the child runs and exits --------------------------------------------------------------
+    @action(role="tasks")
+    def exit_task_stack_account(s, t):
+        """The child runs on its stack (its data is there now), then do_exit(): exit_task_stack_account(tsk):
+        memcg_kmem_uncharge_page() for each page of the stack; ... TASK_DEAD."""
+        k = s.tvm[t]
+        return when(And(s.pc[t] == TASK.live, _task_ok(s, t)), pc={t: TASK.dead},
+                    dirty=_set_k(s, "dirty", k, 1), charged=_set_k(s, "charged", k, 0),
+                    **HEAP.access(s, _stack_ptr(k)))
+
+    # -- free_thread_stack() from finish_task_switch (task context, preemption off) ---------------------
+    @action(role="tasks")
+    def this_cpu_cmpxchg(s, t):
+        """finish_task_switch() -> put_task_stack() -> release_task_stack() -> free_thread_stack():
+        try_release_thread_stack_to_cache(tsk->stack_vm_area): for (i = 0; i < NR_CACHED_STACKS; i++)
+        if (this_cpu_cmpxchg(cached_stacks[i], NULL, vm) == NULL) return true;  -- one slot (preempt off)."""
+        c = s.on[t]
+        start = s.pc[t] == TASK.dead
+        i = If(start, 0, s.ti[t])
+        cur = Select([Select(getattr(s, f"slot{j}"), c) for j in range(s.nr_cached)], i)
+        hit = cur == 0
+        last = i + 1 >= s.nr_cached
+        upd = {f"slot{j}": {x: If(And(hit, i == j, c == x), s.tvm[t], getattr(s, f"slot{j}")[x]) for x in s.cpus}
+               for j in range(s.nr_cached)}
+        return when(And(_in(s.pc[t], (TASK.dead, TASK.free)), _task_ok(s, t)),
+                    busy={x: If(c == x, 1, s.busy[x]) for x in s.cpus}, ti={t: If(hit, i, i + 1)},
+                    pc={t: If(hit, TASK.clear, If(last, TASK.delayed, TASK.free))}, **upd)
+
+    @action(role="tasks")
+    def thread_stack_delayed_free(s, t):
+        """free_thread_stack(): thread_stack_delayed_free(tsk): vm_stack = tsk->stack;
+        vm_stack->stack_vm_area = tsk->stack_vm_area; call_rcu(&vm_stack->rcu, thread_stack_free_rcu);"""
+        a = s.taddr[t]
+        return when(s.pc[t] == TASK.delayed, pc={t: TASK.clear}, pending=_set_k(s, "pending", a, 1),
+                    dirty=_set_k(s, "dirty", a, 1), **HEAP.access(s, _stack_ptr(a)))
+
+    @action(role="tasks")
+    def free_thread_stack_clear(s, t):
+        """free_thread_stack(): tsk->stack = NULL; tsk->stack_vm_area = NULL;  (and preempt_enable in
+        finish_task_switch)"""
+        return when(s.pc[t] == TASK.clear, pc={t: TASK.released}, tvm={t: 0}, taddr={t: 0},
+                    busy=_unbusy(s, t))
+
+    # -- free_thread_stack() from delayed_put_task_struct (softirq) ------------------------------------
+    @action(role="tasks", choose={"cpu": lambda p: p.cpus})
+    def free_thread_stack_softirq(s, t, cpu):
+        """delayed_put_task_struct() (RCU callback, softirq on ``cpu``) -> put_task_stack() ->
+        free_thread_stack(): the cmpxchg loop on that CPU's slots, else thread_stack_delayed_free(); then
+        tsk->stack = NULL; tsk->stack_vm_area = NULL.  One step: nothing else uses those slots meanwhile."""
+        k = s.tvm[t]
+        slots, cached = _try_cache(s, cpu, k)
+        a = s.taddr[t]
+        return when(And(s.pc[t] == TASK.dead, Select(s.online, cpu) == 1),
+                    pc={t: TASK.released}, tvm={t: 0}, taddr={t: 0},
+                    pending=_set_k(s, "pending", a, If(cached, Select(s.pending, a - 1), 1)),
+                    dirty=_set_k(s, "dirty", a, If(cached, Select(s.dirty, a - 1), 1)),
+                    nested=If(Select(s.busy, cpu) == 1, 1, s.nested),
+                    **_access_if(s, Not(cached), a), **slots)
+
+    # -- softirq and hotplug on the CPUs ---------------------------------------------------------------
+    @action(role="cpus", choose={"k": lambda p: range(1, p.stacks + 1)}, irq=True)
+    def thread_stack_free_rcu(s, cpu, k):
+        """thread_stack_free_rcu(rh) (softirq on this CPU): vm_stack = container_of(rh, ...);
+        if (try_release_thread_stack_to_cache(vm_stack->stack_vm_area)) return; vfree(vm_stack);"""
+        slots, cached = _try_cache(s, cpu, k)
+        mem = HEAP.access(s, ptr(k - 1))
+        freed = _free_if(s, Not(cached), k, after=mem)
+        # the grace period: not before the free_thread_stack that queued it has left its preempt-off section
+        queuer_done = And(*[Not(And(_in(s.pc[t], FREEING), s.taddr[t] == k)) for t in s.tasks])
+        return when(And(s.pending[k - 1] == 1, s.online[cpu] == 1, queuer_done), pending={k - 1: 0},
+                    rcu_cached=If(cached, 1, s.rcu_cached), rcu_freed=If(cached, s.rcu_freed, 1), nested=If(s.busy[cpu] == 1, 1, s.nested),
+                    **{**mem, **freed}, **slots)
+
+    @action(role="cpus", choose={"dest": lambda p: p.cpus})
+    def cpu_down(s, cpu, dest):
+        """takedown_cpu(): the CPU leaves cpu_online_mask; its tasks are migrated to ``dest``
+        (not while a task is in a preempt-off section on it: stop_machine needs preemption)."""
+        return when(And(s.online[cpu] == 1, s.downs > 0, dest != cpu, s.online[dest] == 1, s.busy[cpu] == 0),
+                    online={cpu: 0}, downs=s.downs - 1, on={t: If(s.on[t] == cpu, dest, s.on[t]) for t in s.tasks})
+
+    @action(role="cpus")
+    def free_vm_stack_cache(s, cpu):
+        """free_vm_stack_cache(cpu) on a control CPU after ``cpu`` is dead: for (i = 0; i < NR_CACHED_STACKS;
+        i++) { vm_stack = cached_vm_stacks[i]; if (!vm_stack) continue; vfree(vm_stack->addr);
+        cached_vm_stacks[i] = NULL; }"""
+        frees = {}
+        upd = {}
+        for i in range(s.nr_cached):
+            k = getattr(s, f"slot{i}")[cpu]
+            frees = _free_if(s, k != 0, k, after=frees)
+            upd[f"slot{i}"] = {cpu: 0}
+        any_freed = Or(*[getattr(s, f"slot{i}")[cpu] != 0 for i in range(s.nr_cached)])
+        return when(And(s.online[cpu] == 0, s.torn[cpu] == 0), torn={cpu: 1},
+                    torn_freed=If(any_freed, 1, s.torn_freed), **frees, **upd)
+
+    @action(role="cpus")
+    def cpu_up(s, cpu):
+        """The CPU comes back online (its slots as the teardown left them)."""
+        return when(And(s.online[cpu] == 0, s.torn[cpu] == 1), online={cpu: 1}, torn={cpu: 0})
+
+    @terminal
+    def finished(s):
+        return And(*[_in(s.pc[t], (TASK.released, TASK.failed)) for t in s.tasks],
+                   *[s.pending[j] == 0 for j in range(s.stacks)],
+                   *[Or(s.online[c] == 1, s.torn[c] == 1) for c in s.cpus])
+
+    # -- properties ------------------------------------------------------------------------------------
+    @invariant
+    def never_two_live_owners(s):
+        """ST-OWN: no stack is the stack of two tasks that are alive (running, or dead and not released)."""
+        return And(*[_owners(s, k) <= 1 for k in range(1, s.stacks + 1)])
+
+    @invariant
+    def stack_in_one_place(s):
+        """ST-OWN/ST-NOLEAK: a live stack is in at most one place (a slot, a live task, a pending RCU
+        callback) and, with the operation in flight on a CPU that may also hold it, in at least one; at an
+        operation boundary (no alloc or task-context free in flight) in exactly one. A freed stack is in
+        none."""
+        rest = _at_rest(s)
+        out = []
+        for k in range(1, s.stacks + 1):
+            places = _places(s, k)
+            flight = _in_flight(s, k)
+            live = _mem(s, k) == MEM.live
+            out.append(Implies(live, And(places <= 1, places + flight >= 1, flight <= 1,
+                                         Implies(rest, places == 1))))
+            out.append(Implies(_mem(s, k) == MEM.freed, places == 0))
+        return And(*out)
+
+    @invariant
+    def freed_never_handed_out(s):
+        """ST-NOUAF: no slot, task field or pending callback refers to a freed stack."""
+        out = []
+        for c in s.cpus:
+            for _, k in _slots(s, c):
+                out.append(Implies(k != 0, _state(s, k) == MEM.live))
+        for t in s.tasks:
+            out.append(Implies(_in(s.pc[t], OWNING + RELEASING), _state(s, s.tvm[t]) == MEM.live))
+            out.append(Implies(_in(s.pc[t], HOLDING), _state(s, s.held[t]) == MEM.live))
+        for k in range(1, s.stacks + 1):
+            out.append(Implies(s.pending[k - 1] == 1, _mem(s, k) == MEM.live))
+        return And(*out)
+
+    @invariant
+    def reused_stack_zeroed(s):
+        """ST-ZERO: a task starting on its stack finds it zeroed (no previous user's data)."""
+        return And(*[Implies(s.pc[t] == TASK.live, Select(s.dirty, s.tvm[t] - 1) == 0) for t in s.tasks])
+
+    @invariant
+    def dead_cpu_cache_empty(s):
+        """ST-NOLEAK at CPU death: once free_vm_stack_cache has run for a dead CPU, its slots are empty."""
+        return And(*[Implies(s.torn[c] == 1, And(*[k == 0 for _, k in _slots(s, c)])) for c in s.cpus])
+
+    @invariant
+    def memcg_charge_balanced(s):
+        """ST-FAIL (memcg): at an operation boundary a stack is charged exactly while it is owned by a live
+        task (charged when the task gets it, uncharged at exit); in between only a stack an operation
+        holds may be charged without such an owner."""
+        rest = _at_rest(s)
+        out = []
+        for k in range(1, s.stacks + 1):
+            owned = Or(*[And(s.pc[t] == TASK.live, s.tvm[t] == k) for t in s.tasks])
+            charged = s.charged[k - 1] == 1
+            out.append(Implies(rest, charged == owned))
+            out.append(Implies(charged, Or(owned, _in_flight(s, k) >= 1)))
+        return And(*out)
+
+    @invariant
+    def failed_charge_frees_its_stack(s):
+        """ST-FAIL: after a fork failed with a stack in hand, the task's fields point at nothing and that
+        stack was released: freed, or in a place (a slot, a pending callback, or taken on from there by
+        another fork), never left live and unreachable."""
+        out = []
+        for t in s.tasks:
+            k = s.got[t]
+            released = And(*[Implies(k == j, Or(_mem(s, j) == MEM.freed, _places(s, j) + _in_flight(s, j) >= 1))
+                             for j in range(1, s.stacks + 1)])
+            out.append(Implies(And(s.pc[t] == TASK.failed, k != 0),
+                               And(released, s.tvm[t] != k, Or(s.taddr[t] == 0, s.taddr[t] == STALE))))
+        return And(*out)
+
+    @sometimes
+    def a_stack_is_reused(s):
+        """A fork takes its stack from the cache."""
+        return s.reused == 1
+
+    @sometimes
+    def a_reused_stack_goes_to_a_new_task(s):
+        """A task runs on a stack that an earlier task used (the zeroing matters)."""
+        return Or(*[And(s.pc[t] == TASK.live, _born_reused(s, t)) for t in s.tasks])
+
+    @sometimes(applies=lambda p: p.ntasks > p.nr_cached)
+    def an_rcu_callback_caches_its_stack(s):
+        """thread_stack_free_rcu finds an empty slot on the CPU where it runs."""
+        return s.rcu_cached == 1
+
+    @sometimes(applies=lambda p: p.ntasks > p.nr_cached)
+    def an_rcu_callback_frees_its_stack(s):
+        """The slots are full at release time and again in the callback: the stack is vfree'd."""
+        return s.rcu_freed == 1
+
+    @sometimes(applies=lambda p: p.failures == 1)
+    def a_charge_fails_with_a_stack_in_hand(s):
+        """memcg_charge_kernel_stack fails and the fork returns -ENOMEM."""
+        return Or(*[And(s.pc[t] == TASK.failed, s.got[t] != 0) for t in s.tasks])
+
+    @sometimes(applies=lambda p: p.ncpus >= 2 and p.ntasks >= 2)
+    def a_softirq_frees_inside_a_task_free(s):
+        """ST-CTX: a softirq uses a CPU's slots while a task-context free_thread_stack is between its
+        this_cpu_cmpxchg steps there."""
+        return s.nested == 1
+
+    @sometimes(applies=lambda p: p.hotplug == 1 and p.ncpus >= 2)
+    def a_dead_cpus_cache_is_freed(s):
+        """free_vm_stack_cache frees a cached stack of a dead CPU."""
+        return s.torn_freed == 1
+
+
+#: The heap's variable for stack k (the heap is named once the class has been created).
+_VARS = (None,) + tuple(HEAP.var_name(f"stack{k}") for k in range(1, MAX_STACKS + 1))
+
+
+# -- helpers of the properties ------------------------------------------------------------------------
+
+def _state(s, k):
+    """The allocation state of stack ``k`` (a state value; 0 and STALE are no stack: unalloc)."""
+    return Select(tuple([MEM.unalloc] + [_mem(s, j) for j in range(1, s.stacks + 1)]), k)
+
+
+def _cached(s, k):
+    return Or(*[v == k for c in s.cpus for _, v in _slots(s, c)])
+
+
+def _owners(s, k: int):
+    return sum(If(And(_in(s.pc[t], OWNING), s.tvm[t] == k), 1, 0) for t in s.tasks)
+
+
+def _places(s, k: int):
+    """The places stack ``k`` is in: slots, live or dead-unreleased tasks, pending callbacks."""
+    slots = sum(If(v == k, 1, 0) for c in s.cpus for _, v in _slots(s, c))
+    return slots + _owners(s, k) + s.pending[k - 1]
+
+
+def _in_flight(s, k: int):
+    """References to stack ``k`` from operations in flight: alloc's local, a task-context free's fields."""
+    return sum(If(Or(And(_in(s.pc[t], HOLDING), s.held[t] == k), And(_in(s.pc[t], RELEASING), s.tvm[t] == k)), 1, 0)
+               for t in s.tasks)
+
+
+def _at_rest(s):
+    return And(*[_in(s.pc[t], AT_REST) for t in s.tasks])
+
+
+def _born_reused(s, t):
+    return s.cached_got[t] == 1
+
+
+def _unbusy(s, t):
+    return {c: If(s.on[t] == c, 0, s.busy[c]) for c in s.cpus}
+
+
+def _free_if(s, cond, k, after=None):
+    """vfree(stack k) when ``cond`` (``after``: updates of earlier frees/accesses in the same step)."""
+    base = dict(after or {})
+    err = HEAP.error_var
+    e = base.get(err, getattr(s, err))
+    out = dict(base)
+    for j in range(1, s.stacks + 1):
+        var = _VARS[j]
+        cur = base.get(var, getattr(s, var))
+        here = And(cond, k == j)
+        e = If(And(here, e == MEM_ERROR.none, cur != MEM.live),
+               If(cur == MEM.freed, MEM_ERROR.double_free, MEM_ERROR.invalid_free), e)
+        out[var] = If(here, MEM.freed, cur)
+    # a pointer that is no stack at all (STALE garbage): the allocator never returned it
+    e = If(And(cond, e == MEM_ERROR.none, Or(k < 1, k > s.stacks)), MEM_ERROR.invalid_free, e)
+    out[err] = e
+    return out
+
+
+def _access_if(s, cond, k):
+    """A read or write of stack ``k``'s memory when ``cond``."""
+    err = HEAP.error_var
+    e = getattr(s, err)
+    return {err: If(And(cond, e == MEM_ERROR.none, _state(s, k) != MEM.live), MEM_ERROR.use_after_free, e)}

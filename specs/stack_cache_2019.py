@@ -1,0 +1,161 @@
+"""The stack cache in its 2018-19 structure: the memcg charge in dup_task_struct (K-STACK-MEMCG's code).
+
+kernel/fork.c after Roman Gushchin's 9b6f7e163cd0 ("mm: rework memcg kernel
+stack accounting", 2019) and before the 5.18 rework:
+``alloc_thread_stack_node()`` returns the stack address and sets
+``tsk->stack_vm_area`` (the cached path after the 2018 unconditional memset);
+``dup_task_struct()`` then calls ``memcg_charge_kernel_stack(tsk)`` and on
+failure ``goto free_stack``: ``free_thread_stack(tsk)``, which uncharges the
+pages, tries ``this_cpu_cmpxchg(cached_stacks[i], NULL,
+tsk->stack_vm_area)`` and else ``vfree_atomic(tsk->stack)``; on success
+``tsk->stack = stack`` after ``arch_dup_task_struct()``. The task_struct
+comes from ``kmem_cache_alloc`` uninitialised, so until something writes it
+``tsk->stack`` is garbage (``STALE`` here). There is no RCU-delayed free and
+no ``exit_task_stack_account``: the stack stays charged until
+``free_thread_stack``.
+
+``fixes`` selects the two fixes of K-STACK-MEMCG: 1 adds Rik van Riel's
+5eed6f1dff87 (``tsk->stack = stack`` where the stack is vmalloc'ed), 2 adds
+Shakeel Butt's ba4a45746c36 (``tsk->stack = s->addr`` for a cached stack).
+With both (the default) every property holds; the bug spec
+``stack_memcg_charge_fail`` explores 0 and 1.
+"""
+from checker import And, If, Implies, Not, Or, Param, PerCpu, Select, action, invariant, sometimes, when
+from checker.kernel.memory import MEM
+from checker.specs.stack_cache import (_VARS, HEAP, OWNING, STALE, TASK, StackCache, _at_rest, _free_if, _in,
+                                       _in_flight, _mem, _set_k, _stack_ptr, _task_ok, _try_cache, _unbusy)
+
+
+class StackCache2019(StackCache, name="stack_cache_2019"):
+    """alloc_thread_stack_node / dup_task_struct's memcg charge / free_thread_stack, 2019 (with fixes)."""
+
+    kernel = ("kernel/fork.c 2019 (v5.2-v5.17 structure): alloc_thread_stack_node returning the address, "
+              "dup_task_struct with memcg_charge_kernel_stack(tsk) and its free_stack label, free_thread_stack "
+              "with the uncharge, the cmpxchg loop and vfree_atomic(tsk->stack); with fixes=2 both "
+              "5eed6f1dff87 and ba4a45746c36")
+    assumptions = (
+        "tsk->stack of a fresh task_struct is garbage (kmem_cache_alloc does not zero it): a pointer the "
+        "allocator never returned, so vfree_atomic of it is an invalid free",
+        "vfree_atomic frees at once (its deferral to a work item does not change who owns the stack)",
+    )
+
+    fixes = Param(2, domain=(0, 1, 2), doc="0: 9b6f7e163cd0 alone; 1: + 5eed6f1dff87; 2: + ba4a45746c36")
+    hotplug = Param(0, domain=(0, 1), doc="1: one CPU may go down (and come back up)")
+    taddr = PerCpu(STALE, role="tasks", doc="tsk->stack: STALE (slab garbage) until written")
+    failing = PerCpu(0, role="tasks", doc="free_thread_stack is running on dup_task_struct's free_stack path")
+
+    @action(role="tasks")
+    def clear_reused_stack(s, t):
+        """alloc_thread_stack_node(): memset(s->addr, 0, THREAD_SIZE); tsk->stack_vm_area = s;
+        [ba4a45746c36: tsk->stack = s->addr;] return s->addr;"""
+        k = s.held[t]
+        return when(And(s.pc[t] == TASK.reuse, _task_ok(s, t)), pc={t: TASK.charge}, tvm={t: k},
+                    taddr={t: k if s.fixes >= 2 else s.taddr[t]},
+                    dirty=_set_k(s, "dirty", k, 0), **HEAP.access(s, _stack_ptr(k)))
+
+    @action(role="tasks", choose={"ok": (True, False)}, sleeps=True)
+    def vmalloc_stack(s, t, ok):
+        """alloc_thread_stack_node(): stack = __vmalloc_node_range(...); if (stack) {
+        tsk->stack_vm_area = find_vm_area(stack); [5eed6f1dff87: tsk->stack = stack;] } return stack;"""
+        k = s.next_vm
+        ok = And(ok, k <= s.stacks)
+        updates = {_VARS[j]: If(And(ok, k == j), MEM.live, _mem(s, j)) for j in range(1, s.stacks + 1)}
+        return when(And(s.pc[t] == TASK.vmalloc, _task_ok(s, t), Or(ok, s.failures == 1)),
+                    pc={t: If(ok, TASK.charge, TASK.failed)}, held={t: If(ok, k, 0)}, got={t: If(ok, k, 0)},
+                    tvm={t: If(ok, k, s.tvm[t])}, taddr={t: If(ok, k, s.taddr[t]) if s.fixes >= 1 else s.taddr[t]},
+                    next_vm=If(ok, k + 1, k), **updates)
+
+    @action(role="tasks", choose={"ok": (True, False)}, sleeps=True)
+    def memcg_charge_kernel_stack(s, t, ok):
+        """dup_task_struct(): if (memcg_charge_kernel_stack(tsk)) goto free_stack;  ... arch_dup_task_struct();
+        tsk->stack = stack; tsk->stack_vm_area = stack_vm_area;  (free_stack: free_thread_stack(tsk))"""
+        k = s.held[t]
+        return when(And(s.pc[t] == TASK.charge, _task_ok(s, t), Or(ok, s.failures == 1)),
+                    pc={t: If(ok, TASK.live, TASK.free)}, held={t: 0}, ti={t: 0}, failing={t: If(ok, 0, 1)},
+                    taddr={t: If(ok, k, s.taddr[t])}, charged=_set_k(s, "charged", k, If(ok, 1, 0)))
+
+    @action(role="tasks")
+    def exit_task_stack_account(s, t):
+        """The child runs on its stack and exits (2019: no exit_task_stack_account; the stack stays charged)."""
+        k = s.tvm[t]
+        return when(And(s.pc[t] == TASK.live, _task_ok(s, t)), pc={t: TASK.dead},
+                    dirty=_set_k(s, "dirty", k, 1), **HEAP.access(s, _stack_ptr(k)))
+
+    @action(role="tasks")
+    def this_cpu_cmpxchg(s, t):
+        """free_thread_stack(): vm = task_stack_vm_area(tsk); if (vm) { memcg_kmem_uncharge() each page;
+        for (i = 0; i < NR_CACHED_STACKS; i++) { if (this_cpu_cmpxchg(cached_stacks[i], NULL,
+        tsk->stack_vm_area) != NULL) continue; return; } ...  -- one slot; preemption off when called from
+        finish_task_switch, on in dup_task_struct's free_stack path."""
+        c = s.on[t]
+        start = Or(s.pc[t] == TASK.dead, And(s.failing[t] == 1, s.ti[t] == 0))
+        i = If(s.pc[t] == TASK.dead, 0, s.ti[t])
+        cur = Select([Select(getattr(s, f"slot{j}"), c) for j in range(s.nr_cached)], i)
+        hit = cur == 0
+        last = i + 1 >= s.nr_cached
+        upd = {f"slot{j}": {x: If(And(hit, i == j, c == x), s.tvm[t], getattr(s, f"slot{j}")[x]) for x in s.cpus}
+               for j in range(s.nr_cached)}
+        return when(And(_in(s.pc[t], (TASK.dead, TASK.free)), _task_ok(s, t)),
+                    busy={x: If(And(c == x, s.failing[t] == 0), 1, s.busy[x]) for x in s.cpus},
+                    ti={t: If(hit, i, i + 1)},
+                    charged={j: If(And(start, s.tvm[t] == j + 1), 0, s.charged[j]) for j in range(s.stacks)},
+                    pc={t: If(hit, TASK.clear, If(last, TASK.delayed, TASK.free))}, **upd)
+
+    @action(role="tasks")
+    def thread_stack_delayed_free(s, t):
+        """free_thread_stack(): vfree_atomic(tsk->stack); return;"""
+        return when(s.pc[t] == TASK.delayed, pc={t: TASK.clear}, **_free_if(s, True, s.taddr[t]))
+
+    @action(role="tasks")
+    def free_thread_stack_clear(s, t):
+        """release_task_stack(): tsk->stack = NULL; tsk->stack_vm_area = NULL;  (free_stack path:
+        free_task_struct(tsk), the fork returns -ENOMEM)"""
+        return when(s.pc[t] == TASK.clear, pc={t: If(s.failing[t] == 1, TASK.failed, TASK.released)},
+                    tvm={t: 0}, taddr={t: 0}, failing={t: 0}, busy=_unbusy(s, t))
+
+    @action(role="tasks", choose={"cpu": lambda p: p.cpus})
+    def free_thread_stack_softirq(s, t, cpu):
+        """delayed_put_task_struct() (softirq on ``cpu``) -> put_task_stack() -> free_thread_stack(): uncharge,
+        the cmpxchg loop on that CPU's slots, else vfree_atomic(tsk->stack); tsk->stack = NULL; ..."""
+        k = s.tvm[t]
+        slots, cached = _try_cache(s, cpu, k)
+        return when(And(s.pc[t] == TASK.dead, Select(s.online, cpu) == 1),
+                    pc={t: TASK.released}, tvm={t: 0}, taddr={t: 0},
+                    charged={j: If(k == j + 1, 0, s.charged[j]) for j in range(s.stacks)},
+                    nested=If(Select(s.busy, cpu) == 1, 1, s.nested),
+                    **_free_if(s, Not(cached), s.taddr[t]), **slots)
+
+    @action(role="cpus", choose={"k": lambda p: range(1, p.stacks + 1)}, irq=True)
+    def thread_stack_free_rcu(s, cpu, k):
+        """(no RCU-delayed free before 5.18)"""
+        return when(False)
+
+    @invariant
+    def memcg_charge_balanced(s):
+        """ST-FAIL (memcg), 2019 form: at an operation boundary a stack is charged exactly while it is the
+        stack of a task not yet released (charged in dup_task_struct, uncharged in free_thread_stack)."""
+        rest = _at_rest(s)
+        out = []
+        for k in range(1, s.stacks + 1):
+            owned = Or(*[And(_in(s.pc[t], OWNING), s.tvm[t] == k) for t in s.tasks])
+            charged = s.charged[k - 1] == 1
+            out.append(Implies(rest, charged == owned))
+            out.append(Implies(charged, Or(owned, _in_flight(s, k) >= 1)))
+        return And(*out)
+
+    @sometimes(applies=lambda p: False)
+    def an_rcu_callback_caches_its_stack(s):
+        """(no RCU-delayed free before 5.18)"""
+        return s.rcu_cached == 1
+
+    @sometimes(applies=lambda p: False)
+    def an_rcu_callback_frees_its_stack(s):
+        """(no RCU-delayed free before 5.18)"""
+        return s.rcu_freed == 1
+
+    @sometimes(applies=lambda p: p.failures == 1)
+    def a_failed_fork_returns_its_stack_to_the_cache(s):
+        """dup_task_struct's free_stack path caches the stack it could not charge."""
+        return Or(*[And(s.pc[t] == TASK.failed, s.got[t] != 0,
+                        Or(*[v == s.got[t] for c in s.cpus for v in (s.slot0[c], s.slot1[c])])) for t in s.tasks])
+

@@ -1,0 +1,126 @@
+"""stack_cache (seed 003, kernel/fork.c 5.18-2024), its 2018-19 structure, and their bug specs.
+
+Pinned: state counts, the shortest counterexamples of the known bugs
+(K-STACK-STALE, K-STACK-MEMCG before each of its two fixes) and of the
+realistic mutants, and that the equivalent mutant reaches exactly the
+states of the real code and is not reported.
+"""
+import pytest
+
+from checker import explore
+from checker.kernel.memory import MEM_ERROR
+from checker.specs.bugs.stack_charge_before_zeroing import StackChargeBeforeZeroing
+from checker.specs.bugs.stack_memcg_charge_fail import StackMemcgChargeFail
+from checker.specs.bugs.stack_release_read_write import StackReleaseReadWrite
+from checker.specs.bugs.stack_stale import StackStale
+from checker.specs.bugs.stack_teardown_keeps_pointer import StackTeardownKeepsPointer
+from checker.specs.stack_cache import StackCache
+from checker.specs.stack_cache_2019 import StackCache2019
+
+#: (nr_cached, hotplug, ntasks) -> distinct states (2 CPUs, one migration, failures on).
+STATES = {(1, 0, 2): 394, (1, 1, 2): 2733, (2, 0, 2): 383, (2, 1, 2): 2615, (2, 0, 3): 7014}
+
+
+@pytest.mark.parametrize("nr, hotplug, ntasks", sorted(STATES))
+def test_every_property_holds_with_pinned_state_counts(nr, hotplug, ntasks):
+    e = explore(StackCache(nr_cached=nr, hotplug=hotplug, ntasks=ntasks))
+    assert e.complete
+    assert set(e.verdicts.values()) == {"holds"}, {k: v for k, v in e.verdicts.items() if v != "holds"}
+    assert e.states == STATES[nr, hotplug, ntasks]
+
+
+def test_the_rcu_path_at_the_kernels_two_slots_needs_a_third_task():
+    two = explore(StackCache(nr_cached=2, ntasks=2))
+    assert "an_rcu_callback_caches_its_stack" not in two.verdicts  # does not apply: the slots never fill
+    three = explore(StackCache(nr_cached=2, ntasks=3))
+    assert three.verdicts["an_rcu_callback_caches_its_stack"] == "holds"
+    assert three.verdicts["an_rcu_callback_frees_its_stack"] == "holds"
+    # release with both slots full: through thread_stack_delayed_free to the callback
+    t = three.outcomes["an_rcu_callback_frees_its_stack"].trace
+    assert t[-1].action == "thread_stack_free_rcu"
+
+
+def test_softirq_release_inside_a_task_context_release_is_explored():
+    e = explore(StackCache(nr_cached=1))
+    t = e.outcomes["a_softirq_frees_inside_a_task_free"].trace
+    assert [s.action for s in t[-2:]] == ["this_cpu_cmpxchg", "free_thread_stack_softirq"]
+
+
+def test_a_dead_cpus_cache_is_freed_and_nothing_leaks():
+    e = explore(StackCache(nr_cached=1, hotplug=1))
+    t = e.outcomes["a_dead_cpus_cache_is_freed"].trace
+    assert [s.action for s in t[-2:]] == ["cpu_down", "free_vm_stack_cache"]
+    assert e.verdicts["dead_cpu_cache_empty"] == "holds" and e.verdicts["stack_in_one_place"] == "holds"
+
+
+# -- K-STACK-STALE ------------------------------------------------------------------------------------------
+
+def test_stale_stack_reaches_a_new_task_in_eight_steps():
+    e = explore(StackStale(nr_cached=1))
+    t = e.outcomes["reused_stack_zeroed"].trace
+    assert [(s.action, s.cpu) for s in t] == [
+        ("this_cpu_xchg", 2), ("vmalloc_stack", 2), ("memcg_charge_kernel_stack", 2),
+        ("exit_task_stack_account", 2), ("free_thread_stack_softirq", 2),
+        ("this_cpu_xchg", 3), ("clear_reused_stack", 3), ("memcg_charge_kernel_stack", 3)]
+    assert {k for k, v in e.verdicts.items() if v == "violated"} == {"reused_stack_zeroed"}
+
+
+# -- K-STACK-MEMCG ------------------------------------------------------------------------------------------
+
+def test_memcg_charge_failure_before_the_first_fix_frees_garbage():
+    e = explore(StackMemcgChargeFail(fixes=0))
+    t = e.outcomes["memory_safe"].trace
+    assert len(t) == 9
+    assert [s.choices.get("ok") for s in t if s.action == "memcg_charge_kernel_stack"] == [False, False]
+    assert t[-1].action == "thread_stack_delayed_free"  # vfree_atomic(tsk->stack)
+    assert t[-1].changes["heap_error"] == MEM_ERROR.invalid_free
+    assert len(e.outcomes["failed_charge_frees_its_stack"].trace) == 10  # and the fresh stack is leaked
+
+
+def test_memcg_charge_failure_between_the_fixes_needs_a_cached_stack():
+    e = explore(StackMemcgChargeFail(fixes=1))
+    t = e.outcomes["memory_safe"].trace
+    assert len(t) == 13
+    failing = next(s.cpu for s in t if s.action == "clear_reused_stack")  # took its stack from the cache
+    assert t[-1].cpu == failing and t[-1].action == "thread_stack_delayed_free"
+    assert t[-1].changes["heap_error"] == MEM_ERROR.invalid_free
+
+
+@pytest.mark.parametrize("params", [dict(), dict(nr_cached=2),
+                                    dict(ncpus=1, ntasks=3, nr_cached=1, migrations=0)])
+def test_the_2019_structure_with_both_fixes_passes(params):
+    e = explore(StackCache2019(fixes=2, **params))
+    assert set(e.verdicts.values()) == {"holds"}
+
+
+# -- realistic mutants ---------------------------------------------------------------------------------------
+
+def test_teardown_that_keeps_the_pointer_hands_a_freed_stack_out_after_cpu_up():
+    e = explore(StackTeardownKeepsPointer())
+    assert len(e.outcomes["freed_never_handed_out"].trace) == 7
+    t = e.outcomes["memory_safe"].trace
+    assert [s.action for s in t[-5:]] == ["free_vm_stack_cache", "cpu_up", "migrate", "this_cpu_xchg",
+                                          "clear_reused_stack"]
+    assert t[-1].changes["heap_error"] == MEM_ERROR.use_after_free
+
+
+def test_release_by_read_and_write_loses_a_stack_to_a_softirq():
+    e = explore(StackReleaseReadWrite(nr_cached=1))
+    t = e.outcomes["stack_in_one_place"].trace
+    assert len(t) == 11
+    assert [s.action for s in t[-3:]] == ["this_cpu_cmpxchg", "free_thread_stack_softirq", "this_cpu_write_slot"]
+    assert t[-2].changes["nested"] == 1  # the softirq ran inside the task's preempt-off section
+
+
+@pytest.mark.parametrize("nr, hotplug", [(1, 0), (1, 1), (2, 0), (2, 1)])
+def test_equivalent_mutant_is_not_reported_and_reaches_as_many_states(nr, hotplug):
+    base = explore(StackCache(nr_cached=nr, hotplug=hotplug))
+    mutant = explore(StackChargeBeforeZeroing(nr_cached=nr, hotplug=hotplug))
+    assert set(mutant.verdicts.values()) == {"holds"}
+    assert mutant.states == base.states == STATES[nr, hotplug, 2]
+
+
+def test_verify_passes_on_the_family(cli):
+    r = cli("verify", "stack_cache", "stack_cache_2019", "stack_stale", "stack_teardown_keeps_pointer",
+            "stack_release_read_write", "stack_charge_before_zeroing", "stack_memcg_charge_fail", "--mode", "explore")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
