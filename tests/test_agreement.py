@@ -131,10 +131,11 @@ def test_explorer_and_bmc_agree(name, ncpus):
     depth = explored["no_deadlock"].depth
     # Full depth where it is cheap (one CPU, short runs): the longest run, which covers every reachable
     # state and after which no run goes on; otherwise a prefix.
-    longest = _longest_run(cls, params, 20000) if (ncpus == 1 and depth <= 18) else None
-    full = longest is not None and longest <= 18
-    k = longest if full else min(depth, 5 if ncpus > 1 else 10)
-    depth = longest if full else depth
+    k = min(depth, 5 if ncpus > 1 else 10)
+    if ncpus == 1 and depth <= 18:
+        longest = depth if name in LONGER_RUNS else _longest_run(cls, params, 20000)
+        if longest is not None and longest <= 18:
+            k = depth = longest
     for c in bmc_checks(cls, params, k, smt_timeout=120):
         e = explored[c.property]
         if c.verdict == "inconclusive":
