@@ -4,11 +4,16 @@ Unbatched: one i_mmap_rwsem write acquisition per file vma. Batched
 (``unlink_file_vma_batch_*``): consecutive vmas of one file share an
 acquisition, up to the batch array's size (8), so a run of n same-file vmas
 costs ceil(n / 8). The batch is flushed when a vma of another file comes or
-the array is full; anonymous vmas are skipped without flushing.
+the array is full; anonymous vmas are skipped without flushing. free_pgtables()
+also flushes it (``unlink_file_vma_batch_final``) at the end of each group of
+vmas it frees page tables for: a group ends before a vma more than PMD_SIZE
+past the previous one (``starts``) and around a hugetlb vma (``huge``), which
+is unlinked unbatched (one acquisition, no batch).
 """
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 
 from models.costs import I_MMAP_RWSEM, Costs
 
@@ -17,8 +22,12 @@ BATCH_SIZE = 8
 SEED_004_HISTOGRAM = {1: 799579, 2: 0, 3: 3009, 4: 3009, 5: 326442}
 
 
-def unlink_batched(files: list[str | None]) -> tuple[list[int], dict[str, Costs]]:
-    """The batch sizes at each flush, and the costs per file (None: an anonymous vma)."""
+def unlink_batched(files: list[str | None], size: int = BATCH_SIZE, starts: Iterable[int] = (),
+                   huge: Iterable[int] = ()) -> tuple[list[int], dict[str, Costs]]:
+    """The batch sizes at each flush, and the costs per file (None: an anonymous vma). ``starts``: indexes
+    of vmas that start a new free_pgtables group (a gap of more than PMD_SIZE before them); ``huge``:
+    indexes of hugetlb vmas (a group of their own, unlink_file_vma: not a batch)."""
+    starts, huge = set(starts), set(huge)
     sizes: list[int] = []
     costs: dict[str, Costs] = {}
     batch: list[str] = []
@@ -28,10 +37,16 @@ def unlink_batched(files: list[str | None]) -> tuple[list[int], dict[str, Costs]
         sizes.append(len(batch))
         batch.clear()
 
-    for f in files:
+    for v, f in enumerate(files):
+        if batch and (v in starts or v in huge):  # unlink_file_vma_batch_final() of the group before
+            process()
+        if v in huge:
+            if f is not None:
+                costs.setdefault(f, Costs()).lock(I_MMAP_RWSEM)
+            continue
         if f is None:
             continue
-        if batch and (batch[0] != f or len(batch) == BATCH_SIZE):
+        if batch and (batch[0] != f or len(batch) == size):
             process()
         batch.append(f)
     if batch:
@@ -48,11 +63,13 @@ def unlink_unbatched(files: list[str | None]) -> dict[str, Costs]:
     return costs
 
 
-def histogram(layouts: list[list[str | None]]) -> Counter:
-    """Batch sizes over several address spaces' teardowns, as seed 004's bpftrace lhist counts them."""
+def histogram(layouts: list, size: int = BATCH_SIZE) -> Counter:
+    """Batch sizes over several address spaces' teardowns, as seed 004's bpftrace lhist counts them. A
+    layout is a list of files, or (files, starts, huge) as unlink_batched takes them."""
     h: Counter = Counter()
-    for files in layouts:
-        h.update(unlink_batched(files)[0])
+    for lay in layouts:
+        files, starts, huge = lay if isinstance(lay, tuple) else (lay, (), ())
+        h.update(unlink_batched(files, size, starts, huge)[0])
     return h
 
 
