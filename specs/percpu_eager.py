@@ -36,6 +36,8 @@ def _amounts(p):
 
 def _on(s, t):
     """The CPU task ``t`` runs on: its own unless the scheduler moved it."""
+    if s.variant != VARIANT.C or not s.migrations:
+        return t  # only variant C's tasks migrate
     to = Select(s.moved_to, t)
     return If(to == NOBODY, t, to)
 
