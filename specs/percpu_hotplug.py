@@ -18,8 +18,8 @@ three designs' era). ``percpu_counter_batch`` is recomputed by
 num_online_cpus())`` (``batch_floor`` is 32 in the kernel; explored smaller so
 that the batch changes with 2 or 3 CPUs, as it does above 16 in the kernel).
 """
-from checker import (NOBODY, S32, S64, AllOf, And, Between, Bool, Enum, Fill, Ghost, If, Implies, Int, Lock, Max,
-                     Or, Param, PerCpu, Role, Select, Shared, Spec, Sum, action, invariant, sometimes, terminal, when)
+from checker import (NOBODY, S32, S64, AllOf, And, Bool, Enum, Fill, Ghost, If, Int, Lock, Max, Or, Param, PerCpu,
+                     Role, Shared, Spec, Sum, action, invariant, sometimes, terminal, when)
 
 #: The hotplug designs of reference section 1.4.
 DESIGN = Enum("H1", "H2", "H3", name="design")

@@ -81,7 +81,7 @@ def _longest_run(cls, params, bound):
     from checker.spec.compile import Model
 
     m = Model(cls, params)
-    succ, order, seen = {}, [], set()
+    succ, seen = {}, set()
     stack = list(m.initial_states())
     while stack:
         s = stack.pop()

@@ -11,7 +11,7 @@ on the list as far as we know; latent (it needs >16 CPUs, a cpu_down, and
 locals near the old batch).
 """
 from checker import Param, invariant
-from checker.specs.percpu_hotplug import DESIGN, PercpuHotplug, compare_margin_covers
+from checker.specs.percpu_hotplug import PercpuHotplug, compare_margin_covers
 
 
 class HotplugCompareShrink(PercpuHotplug, expect_violated=("compare_margin_sound",)):
