@@ -39,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--no-symmetry", action="store_true", help="turn CPU-symmetry reduction off")
     v.add_argument("--max-states", type=int, metavar="N", help="stop each exploration after N distinct states")
     v.add_argument("--timeout", type=float, metavar="S", help="stop each exploration after S seconds")
+    v.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="explore each point on N processes (the same states, verdicts and traces as 1)")
     v.add_argument("--traces", choices=("none", "failed", "bugs", "all"), default="bugs",
                    help="which traces the text report prints (default: failures and bugs found)")
     v.add_argument("--mode", choices=("explore", "prove", "all"), default="all",
@@ -85,6 +87,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         raise CheckerError("--max-states must be at least 1")
     if args.timeout is not None and args.timeout <= 0:
         raise CheckerError("--timeout must be positive")
+    if args.jobs < 1:
+        raise CheckerError("--jobs must be at least 1")
     report = Report()
     spec_args: dict[str, str] = {}
     try:
@@ -99,7 +103,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             raise CheckerError("--smt-timeout must be positive")
         report = verify(classes, sets=sets, symmetry=not args.no_symmetry, max_states=args.max_states,
                         timeout=args.timeout, mode=args.mode, bmc=args.bmc, smt_timeout=args.smt_timeout,
-                        emit_smt=Path(args.emit_smt) if args.emit_smt else None)
+                        emit_smt=Path(args.emit_smt) if args.emit_smt else None, jobs=args.jobs)
     except CheckerError as e:
         report.errors.append(ErrorInfo(e.message, e.file, e.line))
 
