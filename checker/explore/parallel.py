@@ -56,6 +56,7 @@ class _Worker:
         self.parent: list[Any] = []  # local id -> (owner, local id, label) or None
         self.level: list[tuple[int, int]] = []  # (rank, local id) of the current level, by rank
         self.fresh: list[tuple[Key, tuple, Any]] = []  # this level's new states before ranking
+        self.own: list = []  # this level's successors owned here
         self.invariants = list(model.invariants)
         self.sometimes = list(model.sometimes)
 
@@ -100,7 +101,9 @@ class _Worker:
             raise
         except Exception as e:
             raise _spec_exception(model, e, current) from None
-        return [pickle.dumps(b, pickle.HIGHEST_PROTOCOL) for b in buckets], nsucc, deadlock
+        self.own = buckets[self.wid]  # successors this worker owns stay here, unpickled
+        return [None if w == self.wid else pickle.dumps(b, pickle.HIGHEST_PROTOCOL)
+                for w, b in enumerate(buckets)], nsucc, deadlock
 
     def receive(self, blobs: list[bytes]) -> list[Key]:
         """Keep each successor not seen before, with its least key; return the
@@ -108,7 +111,7 @@ class _Worker:
         index = self.index
         best: dict[tuple, list] = {}
         for blob in blobs:
-            for c, rank, i, ref, label in pickle.loads(blob):
+            for c, rank, i, ref, label in (self.own if blob is None else pickle.loads(blob)):
                 if c in index:
                     continue
                 key = (rank, i)
@@ -117,6 +120,7 @@ class _Worker:
                     best[c] = [key, ref, label]
                 elif key < cur[0]:
                     cur[0], cur[1], cur[2] = key, ref, label
+        self.own = []
         self.fresh = [(v[0], c, (v[1][0], v[1][1], v[2])) for c, v in best.items()]
         return [k for k, _, _ in self.fresh]
 

@@ -78,6 +78,7 @@ class Model:
         self.invariants = tuple(p for p in props if p.kind == "invariant")
         self.sometimes = tuple(p for p in props if p.kind == "sometimes")
         self.terminal = si.terminal
+        self._reads: dict[str, tuple[int, ...] | None] | None = None
 
         from checker.explore.symmetry import Symmetry  # the canonical form is a declared-role matter
         from checker.kernel.context import ContextRules
@@ -283,6 +284,46 @@ class Model:
             return AllOf([fn(s, c) for c in cpus])
 
         return dataclasses.replace(p, fn=every_cpu, cpu_fn=fn)
+
+    def property_reads(self) -> dict[str, tuple[int, ...] | None]:
+        """For each property, the positions of the state variables it reads
+        (``None``: unknown, always evaluate). A property's code cannot branch
+        on a state value (the load-time run on symbols rejects ``if``/``and``
+        on one), so one run on an initial state reads every variable any run
+        reads. The explorer uses this to skip a property in a state that
+        differs from its parent only in variables the property never reads."""
+        if self._reads is None:
+            seen: set[int] = set()
+
+            def recorder(i: int) -> property:
+                def read(s: tuple) -> Any:
+                    seen.add(i)
+                    return tuple.__getitem__(s, i)
+                return property(read)
+
+            every = range(len(self.var_names))
+
+            def getitem(s: tuple, i: Any) -> Any:  # engine-written properties index the tuple
+                seen.update(every[i] if isinstance(i, slice) else (every[i],))
+                return tuple.__getitem__(s, i)
+
+            def iterate(s: tuple) -> Any:
+                seen.update(every)
+                return tuple.__iter__(s)
+
+            ns: dict[str, Any] = {n: recorder(i) for i, n in enumerate(self.var_names)}
+            ns.update(__getitem__=getitem, __iter__=iterate)
+            rec = type("Recording", (self.state_cls,), ns)
+            self._reads = {}
+            for p in self.properties:
+                seen.clear()
+                try:
+                    for s0 in self.initial_states():
+                        p.fn(rec(s0))
+                    self._reads[p.name] = tuple(sorted(seen))
+                except Exception:  # an uninitialised read, say: evaluate it everywhere
+                    self._reads[p.name] = None
+        return self._reads
 
     def is_terminal(self, s: tuple) -> bool:
         if self.uninit_report and s[self.index["uninit_read"]]:
