@@ -73,18 +73,30 @@ def pytest_configure(config: pytest.Config) -> None:
 _SETS = pytest.StashKey[dict]()
 
 
-def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    config = parent.config
+def _is_spec_candidate(file_path: Path, config: pytest.Config) -> bool:
     if not config.getoption("countercheck") or file_path.suffix != ".py" or file_path.name == "conftest.py":
-        return None
+        return False
     if any(fnmatch.fnmatch(file_path.name, pat) for pat in config.getini("python_files")):
-        return None  # a test module: pytest's own collector imports it
+        return False  # a test module: pytest's own collector imports it
     try:  # cheap filter before importing: a spec file imports from checker
-        if "checker" not in file_path.read_text(encoding="utf-8", errors="replace"):
-            return None
+        return "checker" in file_path.read_text(encoding="utf-8", errors="replace")
     except OSError:
+        return False
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    # A file named on the command line goes through pytest_pycollect_makemodule below instead.
+    if parent.session.isinitpath(file_path) or not _is_spec_candidate(file_path, parent.config):
         return None
     return SpecFile.from_parent(parent, path=file_path)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """pytest imports a file named on the command line as a test module; a spec file is ours instead."""
+    if _is_spec_candidate(module_path, parent.config):
+        return SpecFile.from_parent(parent, path=module_path)
+    return None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

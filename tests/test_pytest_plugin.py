@@ -53,8 +53,8 @@ def test_without_the_flag_nothing_is_collected_but_tests(specs):
 
 
 def test_one_item_per_property_a_violation_fails_with_its_trace(specs):
-    r = run(specs, "--countercheck", "tiny_spec.py", "-v")
-    r.assert_outcomes(passed=6, failed=2)
+    r = run(specs, "--countercheck", ".", "-v")  # a directory: its spec files and its tests
+    r.assert_outcomes(passed=7, failed=2)
     out = r.stdout.str()
     assert "tiny_spec.py::tiny::below_two FAILED" in out and "tiny_spec.py::tiny::counted PASSED" in out
     assert "tiny_spec.py::tiny_bug::below_two PASSED" in out  # the expected bug is found
@@ -89,6 +89,14 @@ def test_a_parameter_no_spec_has_is_a_usage_error(specs):
     r = run(specs, "--countercheck", "tiny_spec.py", "--countercheck-set", "bogus=1")
     assert r.ret == pytest.ExitCode.USAGE_ERROR
     r.stderr.fnmatch_lines(["*--countercheck-set: no selected spec has a parameter 'bogus'*"])
+
+
+def test_a_malformed_spec_is_a_collection_error_without_a_traceback(specs):
+    specs.makepyfile(broken_spec="from checker import Spec\n\n\nclass Broken(Spec)\n    pass\n")
+    r = run(specs, "--countercheck", "broken_spec.py")
+    assert r.ret == pytest.ExitCode.INTERRUPTED
+    r.stdout.fnmatch_lines(["*ERROR collecting broken_spec.py*", "*broken_spec.py:4: syntax error: expected ':'"])
+    assert "Traceback" not in r.stdout.str() and "importlib" not in r.stdout.str()
 
 
 def test_a_builtin_bug_spec_passes_when_its_bug_is_found():
