@@ -191,8 +191,9 @@ def check_names(cls: type, mode: str, sets: dict[str, tuple]) -> list[str]:
         if points:  # the engine's checks: a typed variable's no_overflow, deadlock, the build
             names += [p.name for p in Model(cls, points[0]).properties]
         names += [DEADLOCK] + (["builds"] if si.api is not None else [])
-    if mode in ("prove", "all"):
-        names += list(si.properties) + ["types"] + (["sum_lemma"] if si.sum_bounds else [])
+    if mode in ("prove", "all"):  # the induction's own obligations where prove_checks runs an induction
+        inductive = any(p.inductive for p in si.properties.values()) and not cls.expect_violated
+        names += list(si.properties) + (["types"] + (["sum_lemma"] if si.sum_bounds else []) if inductive else [])
         names += [lm.name for lm in cls.lemmas.lemmas] if cls.lemmas is not None else []
     return list(dict.fromkeys(names))
 
@@ -227,7 +228,9 @@ class PropertyItem(pytest.Item):
             pytest.skip(f"inconclusive: {summary(undecided[0])}"
                         + (f" (and {len(undecided) - 1} more checks)" if len(undecided) > 1 else ""))
         if not checks:
-            pytest.skip(f"no check of {self.name} ran (it applies at no point of this run)")
+            mode = self.config.getoption("countercheck_mode")
+            pytest.skip(f"{self.name} was not checked: it applies at no point of this run (mode {mode}), or "
+                        f"this mode's backend does not check it")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, CheckFailed):
