@@ -151,10 +151,18 @@ def test_inconclusive_is_an_error_and_a_warning_never_a_pass(cli, tmp_path):
     assert phys["region"]["startLine"] == line_of(src, "def read_bound(") - 1
 
 
-def test_an_error_is_a_junit_error_case(cli):
-    r = cli("verify", str(FIXTURES / "malformed.py") + ":PythonIf", "--format", "junit")
+def test_an_error_is_a_junit_error_case_and_a_sarif_notification(cli, tmp_path):
+    r = cli("verify", str(FIXTURES / "malformed.py") + ":PythonIf", "--format", "junit",
+            "--sarif", str(tmp_path / "s.sarif"))
     assert r.returncode == 2
     JUNIT_XSD.validate(r.stdout)
     (case,) = ET.fromstring(r.stdout).iter("testcase")
     assert case.get("classname") == "countercheck.errors"
     assert "asks Python for the truth" in case.find("error").get("message")
+    data = json.loads((tmp_path / "s.sarif").read_text())
+    validate_sarif(data)
+    (inv,) = data["runs"][0]["invocations"]
+    assert inv["executionSuccessful"] is False and inv["exitCode"] == 2
+    (note,) = inv["toolExecutionNotifications"]
+    loc = note["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"] == {"uri": "tests/fixtures/malformed.py", "uriBaseId": "SRCROOT"}
