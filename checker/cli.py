@@ -39,8 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--format", choices=FORMATS, default="text")
     v.add_argument("--output", metavar="FILE", help="write the --format output to FILE; stdout keeps the "
                    "human summary")
-    for fmt in ("junit", "sarif", "json"):  # CI artifacts beside the log: --format text --junit F --sarif F
-        v.add_argument(f"--{fmt}", metavar="FILE", help=f"also write the {fmt.upper()} report to FILE")
+    for fmt, what in (("junit", "JUnit XML"), ("sarif", "SARIF 2.1.0"), ("json", "JSON")):
+        # CI artifacts beside the log: --format text --junit F --sarif F
+        v.add_argument(f"--{fmt}", metavar="FILE", help=f"also write the {what} report to FILE")
     v.add_argument("--no-symmetry", action="store_true", help="turn CPU-symmetry reduction off")
     v.add_argument("--max-states", type=int, metavar="N", help="stop each exploration after N distinct states")
     v.add_argument("--timeout", type=float, metavar="S", help="stop each exploration after S seconds")
