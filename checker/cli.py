@@ -14,6 +14,9 @@ from typing import Sequence
 from checker.errors import CheckerError
 from checker.verify import ErrorInfo, Report
 
+#: --format: the human report, the JSON contract, JUnit XML, SARIF 2.1.0.
+FORMATS = ("text", "json", "junit", "sarif")
+
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse's own errors are usage errors: exit 2
@@ -33,9 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="set a parameter: NAME=V, NAME=LO..HI (inclusive) or NAME=A,B; several form a "
                         "cross product")
-    v.add_argument("--format", choices=("text", "json"), default="text")
+    v.add_argument("--format", choices=FORMATS, default="text")
     v.add_argument("--output", metavar="FILE", help="write the --format output to FILE; stdout keeps the "
                    "human summary")
+    for fmt, what in (("junit", "JUnit XML"), ("sarif", "SARIF 2.1.0"), ("json", "JSON")):
+        # CI artifacts beside the log: --format text --junit F --sarif F
+        v.add_argument(f"--{fmt}", metavar="FILE", help=f"also write the {what} report to FILE")
     v.add_argument("--no-symmetry", action="store_true", help="turn CPU-symmetry reduction off")
     v.add_argument("--max-states", type=int, metavar="N", help="stop each exploration after N distinct states")
     v.add_argument("--timeout", type=float, metavar="S", help="stop each exploration after S seconds")
@@ -109,8 +115,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     to_file = args.output is not None
     human = text.render(report, traces=args.traces, spec_args=spec_args, errors=to_file)
-    if args.format == "json":
-        payload = json.dumps(report.to_json(), indent=2) + "\n"
+    for fmt in ("junit", "sarif", "json"):
+        if getattr(args, fmt):
+            _write(getattr(args, fmt), render_as(fmt, report, spec_args))
+    if args.format != "text":
+        payload = render_as(args.format, report, spec_args)
         if args.output:
             _write(args.output, payload)
             sys.stdout.write(human)
@@ -127,6 +136,17 @@ def cmd_verify(args: argparse.Namespace) -> int:
         for e in report.errors:
             print(f"error: {_where(e)}{e.message}", file=sys.stderr)
     return report.exit_code
+
+
+def render_as(fmt: str, report: Report, spec_args: dict[str, str]) -> str:
+    """A machine-readable rendering of the report: the JSON contract, JUnit XML or SARIF."""
+    if fmt == "junit":
+        from checker.report import junit
+        return junit.render(report, spec_args=spec_args)
+    if fmt == "sarif":
+        from checker.report import sarif
+        return json.dumps(sarif.render(report, spec_args=spec_args), indent=2) + "\n"
+    return json.dumps(report.to_json(), indent=2) + "\n"
 
 
 def _where(e: ErrorInfo) -> str:

@@ -6,19 +6,19 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from checker.errors import CheckerError, SpecError, UsageError
 from checker.explore import DEADLOCK, explore
-from checker.result import HOLDS, VERDICTS, Check
+from checker.result import HOLDS, VERDICTS, Check, Step
 from checker.report.trace import render_trace
 from checker.spec.compile import Model
 from checker.spec.lint import lint
 from checker.spec.model import Params, all_assumptions, info, resolve_params
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: steps may carry the file and line of their action
 
 
 @dataclass
@@ -214,6 +214,15 @@ def build_check(cls: type, model: Model, run: int) -> Check:
     return c
 
 
+def with_sources(steps: list[Step], actions: dict[str, Any]) -> list[Step]:
+    """Each step with the file and first line of its action's definition, where Python knows them."""
+    out = []
+    for st in steps:
+        a = actions.get(st.action)
+        out.append(replace(st, file=a.file, line=a.line) if a is not None and a.line is not None else st)
+    return out
+
+
 def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = None, symmetry: bool = True,
            max_states: int | None = None, timeout: float | None = None, mode: str = "all",
            bmc: int | None = None, smt_timeout: float | None = DEFAULT_SMT_TIMEOUT, emit_smt: Path | None = None,
@@ -231,6 +240,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
 
     def add(checks: list[Check]) -> None:
         for c in checks:
+            if c.trace:
+                c.trace = with_sources(c.trace, info(cls).actions)
             report.checks.append(c)
             if on_check:
                 on_check(c)
