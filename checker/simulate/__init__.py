@@ -28,8 +28,8 @@ from checker.simulate.shrink import Replayer, shrink
 from checker.simulate.walk import DEADLOCK, Found, Walks, walk
 from checker.spec.compile import Model
 
-#: Replays the shrinker may spend per property.
-SHRINK_BUDGET = 3000
+#: Steps the shrinker may fire per property (over all its replays).
+SHRINK_BUDGET = 100_000
 
 
 @dataclass

@@ -11,8 +11,9 @@ ever shortening:
 2. delta debugging (Zeller's ddmin): drop chunks, halving down to single steps;
 3. lower each step's choice to an earlier declared value.
 
-The number of replays is bounded (``budget``), so shrinking a long trace
-stops with the shortest found so far: still a real trace, only less short.
+The steps fired over all replays are bounded (``budget``), so shrinking a
+long trace stops with the shortest found so far: still a real trace, only
+less short. The bound is a count, not a time, so shrinking is deterministic.
 """
 from __future__ import annotations
 
@@ -25,18 +26,17 @@ Decides = Callable[[tuple], bool]
 
 
 class Replayer:
-    """Replays label sequences from one initial state; counts its replays."""
+    """Replays label sequences from one initial state; counts the steps it fires."""
 
     def __init__(self, model: Model, initial: tuple, decides: Decides, *, at_end_only: bool = False):
         self.model = model
         self.initial = initial
         self.decides = decides
         self.at_end_only = at_end_only  # a deadlock is decided by the last state only
-        self.replays = 0
+        self.fired = 0  # steps fired over all replays: what the budget bounds
 
     def run(self, labels: list[Label]) -> list[Label] | None:
         """The steps that ran, up to the first deciding state; None if no state decides."""
-        self.replays += 1
         model = self.model
         s = self.initial
         done: list[Label] = []
@@ -46,6 +46,7 @@ class Replayer:
             ai, cpu, ci = label
             act = model.actions[ai]
             t = model.fire(s, act, cpu, act.choices[ci])
+            self.fired += 1
             if t is None:
                 continue
             s = t
@@ -69,7 +70,7 @@ class Replayer:
         return out
 
 
-def shrink(rp: Replayer, labels: list[Label], *, budget: int = 3000) -> list[Label]:
+def shrink(rp: Replayer, labels: list[Label], *, budget: int = 100_000) -> list[Label]:
     """A short label sequence that, replayed strictly, reaches a deciding state at its end."""
     best = rp.run(labels)
     if best is None:
@@ -77,7 +78,7 @@ def shrink(rp: Replayer, labels: list[Label], *, budget: int = 3000) -> list[Lab
 
     def attempt(cand: list[Label]) -> bool:
         nonlocal best
-        if rp.replays >= budget:
+        if rp.fired >= budget:
             return False
         got = rp.run(cand)
         if got is not None and len(got) < len(best):
@@ -88,24 +89,22 @@ def shrink(rp: Replayer, labels: list[Label], *, budget: int = 3000) -> list[Lab
     # 1. one CPU's steps at a time (CPU ids ascending, steps without a CPU first).
     for cpu in sorted({lab[1] for lab in best}, key=lambda c: -1 if c is None else c):
         attempt([lab for lab in best if lab[1] != cpu])
-    # 2. ddmin: chunks of len/n, n doubling when no chunk can go.
-    n = 2
-    while len(best) >= 2 and rp.replays < budget:
-        size = -(-len(best) // n)
-        for i in range(0, len(best), size):
-            if attempt(best[:i] + best[i + size:]):
-                n = max(n - 1, 2)
-                break
-        else:
-            if size == 1:
-                break
-            n = min(2 * n, len(best))
+    # 2. ddmin, one pass per chunk size (halving): after a removal the next chunk starts where the
+    # removed one did, so a pass costs about len/size replays and all passes about 2 * len, not
+    # the len^2 of restarting from the front after every success.
+    size = len(best) // 2
+    while size >= 1 and rp.fired < budget:
+        i = 0
+        while i < len(best) and rp.fired < budget:
+            if not attempt(best[:i] + best[i + size:]):
+                i += size
+        size //= 2
     # 3. earlier choices, step by step (a trace of the same length with smaller values).
     i = 0
     while i < len(best):
         ai, cpu, ci = best[i]
         for lower in range(ci):
-            if rp.replays >= budget:
+            if rp.fired >= budget:
                 break
             cand = best[:i] + [(ai, cpu, lower)] + best[i + 1:]
             got = rp.run(cand)

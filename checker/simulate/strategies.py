@@ -124,8 +124,12 @@ class Swarm(Strategy):
         for a in self.steps.model.actions:
             if a.index in self.mask:
                 kept = self.mask[a.index]
-                names.append(a.info.name if len(kept) == len(a.choices) else
-                             f"{a.info.name}[{'|'.join(_show(a, c) for c in kept)}]")
+                if len(kept) == len(a.choices):
+                    names.append(a.info.name)
+                elif len(kept) <= 2:
+                    names.append(f"{a.info.name}[{'|'.join(_show(a, c) for c in kept)}]")
+                else:
+                    names.append(f"{a.info.name}[{len(kept)}/{len(a.choices)} choices]")
         return f"swarm ({len(self.cpus)} CPUs; {', '.join(names)})"
 
 

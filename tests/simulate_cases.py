@@ -1,0 +1,32 @@
+"""The committed simulation cases: (bug spec, parameters, runs, depth, seed, property expected violated).
+
+Each is found by ``verify --simulate RUNS --depth D --seed S`` with these parameters (tests/test_simulate.py).
+Where the spec's domain allows it, the CPU count is 64 with a small batch and few adds, so that the bug is
+reachable in a short walk; the lazy counter and stack cache specs stop at 3 CPUs (their ``ncpus`` domain),
+and the grouped, vma and UP specs have no CPU count. ``runs`` is the first run that finds the bug, plus
+one: each case costs about a second. Cases tried and not committed are listed in docs/simulate.md.
+"""
+
+CASES = [
+    ("eager_fold_gt", {"variant": "B", "ncpus": 64, "batch": 2, "ops": 2}, 2, 200, 0, "read_bound"),
+    ("eager_sub_count", {"ncpus": 64, "batch": 2, "ops": 2}, 1, 300, 0, "conservation"),
+    ("eager_cmpxchg_paren", {"ncpus": 64, "batch": 2, "ops": 2}, 1, 300, 0, "local_bound"),
+    ("eager_irq_add", {"ncpus": 64, "batch": 2, "ops": 2}, 1, 300, 0, "local_bound"),
+    ("eager_sum_unlocked", {"ncpus": 64, "batch": 2, "ops": 2}, 2, 400, 0, "sum_exact_without_overlap"),
+    ("rss_exit_without_sync", {"threads": 64, "T": 2, "U": 2}, 1, 150, 0, "no_lost_update"),
+    ("up_add_race", {"ops": 1, "irq": 1}, 1, 50, 0, "read_is_exact"),
+    ("lazy_decode_logical_shift", {"ncpus": 3}, 8, 100, 0, "no_update_lost"),
+    ("lazy_rfc_double_init", {"ncpus": 3}, 8, 100, 0, "fbc_initialised_once"),
+    ("lazy_rfc_read_positive", {"ncpus": 3}, 8, 100, 0, "read_positive_never_negative"),
+    ("lazy_switch_loser_preempt", {"ncpus": 3}, 8, 100, 0, "preempt_balanced_on_return"),
+    ("lazy_mmdrop_uninit_index", {"counters": 2}, 8, 100, 0, "memory_safe"),
+    ("stack_stale", {"ncpus": 3, "nr_cached": 1}, 20, 300, 0, "reused_stack_zeroed"),
+    ("stack_teardown_keeps_pointer", {"ncpus": 3}, 8, 300, 0, "stack_in_one_place"),
+    ("grouped_destroy_interior", {"counters": 2}, 54, 300, 0, "memory_safe"),
+    ("mm_init_leaks_context", {"config": "SMP", "counters": 2}, 8, 100, 0, "no_leak"),
+    ("unlink_batch_no_final", {"layout": 0}, 8, 300, 0, "removed_exactly_once"),
+    ("unlink_batch_full_gt", {"size": 2}, 8, 300, 0, "batch_within_array"),
+    ("unlink_batch_no_file_check", {}, 8, 300, 0, "removed_under_own_write_lock"),
+    ("unlink_batch_free_before_final", {"size": 2}, 8, 300, 0, "removed_before_free_pgd_range"),
+    ("unlink_batch_by_mapping", {"size": 2}, 8, 300, 0, "write_locks_match_formula"),
+]

@@ -1,0 +1,109 @@
+"""Random simulation (verify --simulate): bugs found at 64 CPUs from a committed seed, traces that
+replay, the same seed giving the same trace, and never `holds` for an invariant."""
+import json
+import re
+
+import pytest
+from simulate_cases import CASES
+
+from checker import loader
+from checker.result import HOLDS, VIOLATED
+from checker.simulate import simulate
+from checker.simulate.checks import SimulateOptions
+from checker.spec.compile import Model
+from checker.spec.model import resolve_params
+from checker.verify import verify
+
+
+def replay(model, initial, steps):
+    """Fire each reported step in turn (by action, CPU and choices); every one must be enabled
+    and change exactly what the report says. Returns the final state."""
+    acts = {a.info.name: a for a in model.actions}
+    s = initial
+    for i, st in enumerate(steps, 1):
+        act = acts[st.action]
+        args = tuple(st.choices[n] for n in act.arg_names)
+        t = model.fire(s, act, st.cpu, args)
+        assert t is not None, f"step {i} ({st.action} on cpu{st.cpu}) is not enabled"
+        assert model.changes(s, t) == st.changes, f"step {i} changes differ"
+        s = t
+    return s
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}.{c[5]}" for c in CASES])
+def test_committed_bug_is_found_replays_and_repeats(case):
+    name, params, runs, depth, seed, prop = case
+    cls = loader.resolve([name])[0]
+    opts = SimulateOptions(runs, depth, seed)
+    sets = {k: (v,) for k, v in params.items()}
+    first = verify([cls], sets=sets, simulate=opts)
+    assert not first.errors, first.errors
+    check = next(c for c in first.checks if c.property == prop)
+    assert (check.backend, check.verdict, check.status, check.bug) == ("simulate", VIOLATED, "ok", True)
+    assert 0 < len(check.trace) <= check.extra["original_steps"]
+    model = Model(cls, resolve_params(cls, params))
+    end = replay(model, model.initial_states()[0], check.trace)
+    p = next(p for p in model.properties if p.name == prop)
+    assert not p.fn(end)
+    again = next(c for c in verify([cls], sets=sets, simulate=opts).checks if c.property == prop)
+    assert again.trace == check.trace and again.extra == check.extra
+
+
+SMALL_EAGER = ("percpu_eager", "--set", "variant=B", "--set", "ncpus=3", "--set", "batch=2", "--set", "ops=2")
+
+
+def test_a_correct_spec_is_inconclusive_with_coverage_never_holds(cli):
+    r = cli("verify", *SMALL_EAGER, "--simulate", "4", "--depth", "30", "--format", "json")
+    assert r.returncode == 3, r.stdout + r.stderr
+    checks = json.loads(r.stdout)["checks"]
+    invariants = [c for c in checks if c["kind"] == "invariant"]
+    assert invariants and all(c["backend"] == "simulate" for c in checks)
+    assert all(c["verdict"] != HOLDS for c in invariants)
+    unsure = [c for c in invariants if c["expected"] == HOLDS]
+    assert unsure and all(c["verdict"] == "inconclusive" for c in unsure)
+    reason = unsure[0]["reason"]
+    m = re.fullmatch(r"simulated: 4 runs x depth 30, (\d+) distinct states, (\d+)/(\d+) actions seen", reason)
+    assert m and int(m[1]) > 10 and 0 < int(m[2]) <= int(m[3])
+    # A sometimes seen holds, with a witness that ends where it holds.
+    seen = [c for c in checks if c["kind"] == "sometimes" and c["verdict"] == HOLDS]
+    assert seen and all(c["trace"] for c in seen)
+
+
+def test_same_seed_same_report_other_seed_other_runs(cli):
+    args = ("verify", *SMALL_EAGER, "--simulate", "3", "--depth", "40", "--format", "json")
+
+    def traces(*extra):
+        checks = json.loads(cli(*args, *extra).stdout)["checks"]
+        return [(c["property"], c["verdict"], c["reason"], c["trace"]) for c in checks]
+
+    assert traces("--seed", "5") == traces("--seed", "5")
+    assert traces("--seed", "5") != traces("--seed", "6")
+
+
+def test_the_reproduce_line_repeats_the_simulation(cli):
+    r = cli("verify", "eager_fold_gt", "--set", "variant=B", "--set", "ncpus=3", "--set", "batch=2",
+            "--simulate", "2", "--depth", "20", "--seed", "1")
+    assert r.returncode == 3, r.stdout + r.stderr  # the bug found; other invariants not decided
+    line = next(x for x in r.stdout.splitlines() if "local_bound violated after" in x)
+    assert re.search(r"violated after \d+ steps \(shrunk from \d+; simulation run \d+, strategy ", line)
+    again = next(x for x in r.stdout.splitlines() if x.strip().startswith("reproduce:"))
+    assert again.endswith("--simulate 2 --depth 20 --seed 1")
+
+
+def test_shrinking_removes_bystander_cpus():
+    cls = loader.resolve(["eager_fold_gt"])[0]
+    model = Model(cls, resolve_params(cls, {"variant": 1, "ncpus": 64, "batch": 2, "ops": 2}))
+    sim = simulate(model, runs=1, depth=200, seed=0)
+    found = sim.found["local_bound"]
+    assert found["original_steps"] > found["shrunk_steps"] == 2  # one CPU's two adds
+    assert len({s.cpu for s in sim.outcomes["local_bound"].trace}) == 1
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--depth", "5"), "--depth and --seed go with --simulate"),
+    (("--simulate", "0"), "--simulate must be at least 1"),
+    (("--simulate", "2", "--depth", "0"), "--depth must be at least 1"),
+])
+def test_simulate_usage_errors_exit_2(cli, args, message):
+    r = cli("verify", "percpu_up", *args)
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
