@@ -7,12 +7,13 @@ import pytest
 from simulate_cases import CASES
 
 from checker import loader
+from checker.cli import main
 from checker.result import HOLDS, VIOLATED
 from checker.simulate import simulate
 from checker.simulate.checks import SimulateOptions
 from checker.spec.compile import Model
 from checker.spec.model import resolve_params
-from checker.verify import verify
+from checker.verify import own_sets, param_points, verify
 
 
 def replay(model, initial, steps):
@@ -36,57 +37,68 @@ def test_committed_bug_is_found_replays_and_repeats(case):
     cls = loader.resolve([name])[0]
     opts = SimulateOptions(runs, depth, seed)
     sets = {k: (v,) for k, v in params.items()}
+    points = param_points(cls, own_sets(cls, sets))
+    assert len(points) == 1  # every swept parameter is set: one simulation
     first = verify([cls], sets=sets, simulate=opts)
     assert not first.errors, first.errors
     check = next(c for c in first.checks if c.property == prop)
     assert (check.backend, check.verdict, check.status, check.bug) == ("simulate", VIOLATED, "ok", True)
     assert 0 < len(check.trace) <= check.extra["original_steps"]
-    model = Model(cls, resolve_params(cls, params))
-    end = replay(model, model.initial_states()[0], check.trace)
+    model = Model(cls, points[0])
+    start = next(s for s in model.initial_states() if model.state_dict(s) == check.initial_state)
+    end = replay(model, start, check.trace)
     p = next(p for p in model.properties if p.name == prop)
     assert not p.fn(end)
     again = next(c for c in verify([cls], sets=sets, simulate=opts).checks if c.property == prop)
     assert again.trace == check.trace and again.extra == check.extra
 
 
-SMALL_EAGER = ("percpu_eager", "--set", "variant=B", "--set", "ncpus=3", "--set", "batch=2", "--set", "ops=2")
+SMALL_EAGER = ["percpu_eager", "--set", "variant=B", "--set", "ncpus=3", "--set", "batch=2", "--set", "ops=2"]
 
 
-def test_a_correct_spec_is_inconclusive_with_coverage_never_holds(cli):
-    r = cli("verify", *SMALL_EAGER, "--simulate", "4", "--depth", "30", "--format", "json")
-    assert r.returncode == 3, r.stdout + r.stderr
-    checks = json.loads(r.stdout)["checks"]
+def run_cli(capsys, *args):
+    """The command line in this process (a fresh interpreter would load every spec again)."""
+    code = main(["verify", *args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_a_correct_spec_is_inconclusive_with_coverage_never_holds(capsys):
+    code, out, err = run_cli(capsys, *SMALL_EAGER, "--simulate", "4", "--depth", "30", "--format", "json")
+    assert code == 3, out + err
+    checks = json.loads(out)["checks"]
     invariants = [c for c in checks if c["kind"] == "invariant"]
     assert invariants and all(c["backend"] == "simulate" for c in checks)
     assert all(c["verdict"] != HOLDS for c in invariants)
     unsure = [c for c in invariants if c["expected"] == HOLDS]
     assert unsure and all(c["verdict"] == "inconclusive" for c in unsure)
-    reason = unsure[0]["reason"]
-    m = re.fullmatch(r"simulated: 4 runs x depth 30, (\d+) distinct states, (\d+)/(\d+) actions seen", reason)
+    m = re.fullmatch(r"simulated: 4 runs x depth 30, (\d+) distinct states, (\d+)/(\d+) actions seen",
+                     unsure[0]["reason"])
     assert m and int(m[1]) > 10 and 0 < int(m[2]) <= int(m[3])
-    # A sometimes seen holds, with a witness that ends where it holds.
+    # A sometimes seen holds, with a witness.
     seen = [c for c in checks if c["kind"] == "sometimes" and c["verdict"] == HOLDS]
     assert seen and all(c["trace"] for c in seen)
 
 
-def test_same_seed_same_report_other_seed_other_runs(cli):
-    args = ("verify", *SMALL_EAGER, "--simulate", "3", "--depth", "40", "--format", "json")
+def test_same_seed_same_report_other_seed_other_runs():
+    cls = loader.resolve(["percpu_eager"])[0]
+    sets = {"variant": ("B",), "ncpus": (3,), "batch": (2,), "ops": (2,)}
 
-    def traces(*extra):
-        checks = json.loads(cli(*args, *extra).stdout)["checks"]
-        return [(c["property"], c["verdict"], c["reason"], c["trace"]) for c in checks]
+    def outcome(seed):
+        report = verify([cls], sets=sets, simulate=SimulateOptions(3, 40, seed))
+        return [(c.property, c.verdict, c.reason, c.trace) for c in report.checks]
 
-    assert traces("--seed", "5") == traces("--seed", "5")
-    assert traces("--seed", "5") != traces("--seed", "6")
+    assert outcome(5) == outcome(5)
+    assert outcome(5) != outcome(6)
 
 
-def test_the_reproduce_line_repeats_the_simulation(cli):
-    r = cli("verify", "eager_fold_gt", "--set", "variant=B", "--set", "ncpus=3", "--set", "batch=2",
-            "--simulate", "2", "--depth", "20", "--seed", "1")
-    assert r.returncode == 3, r.stdout + r.stderr  # the bug found; other invariants not decided
-    line = next(x for x in r.stdout.splitlines() if "local_bound violated after" in x)
-    assert re.search(r"violated after \d+ steps \(shrunk from \d+; simulation run \d+, strategy ", line)
-    again = next(x for x in r.stdout.splitlines() if x.strip().startswith("reproduce:"))
+def test_the_reproduce_line_repeats_the_simulation(capsys):
+    code, out, err = run_cli(capsys, "eager_fold_gt", "--set", "variant=B", "--set", "ncpus=3", "--set", "batch=2",
+                             "--simulate", "2", "--depth", "20", "--seed", "1")
+    assert code == 3, out + err  # the bug found; the other invariants not decided
+    head = next(x for x in out.splitlines() if "local_bound violated after" in x)
+    assert re.search(r"violated after \d+ steps \(shrunk from \d+; simulation run \d+, strategy ", head)
+    again = next(x for x in out.splitlines() if x.strip().startswith("reproduce:"))
     assert again.endswith("--simulate 2 --depth 20 --seed 1")
 
 
@@ -104,6 +116,6 @@ def test_shrinking_removes_bystander_cpus():
     (("--simulate", "0"), "--simulate must be at least 1"),
     (("--simulate", "2", "--depth", "0"), "--depth must be at least 1"),
 ])
-def test_simulate_usage_errors_exit_2(cli, args, message):
-    r = cli("verify", "percpu_up", *args)
-    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+def test_simulate_usage_errors_exit_2(capsys, args, message):
+    code, out, err = run_cli(capsys, "percpu_up", *args)
+    assert code == 2 and message in err
