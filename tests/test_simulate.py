@@ -4,6 +4,7 @@ import json
 import re
 
 import pytest
+from malformed import Overflows, Stuck
 from simulate_cases import CASES
 
 from checker import loader
@@ -109,6 +110,14 @@ def test_shrinking_removes_bystander_cpus():
     found = sim.found["local_bound"]
     assert found["original_steps"] > found["shrunk_steps"] == 2  # one CPU's two adds
     assert len({s.cpu for s in sim.outcomes["local_bound"].trace}) == 1
+
+
+def test_a_deadlock_and_an_overflow_are_found_with_short_traces():
+    stuck = simulate(Model(Stuck, Stuck(ncpus=4).params), runs=1, depth=50, seed=0)
+    dead = stuck.outcomes["no_deadlock"]
+    assert dead.verdict == VIOLATED and [s.action for s in dead.trace] == ["take"]
+    over = simulate(Model(Overflows, Overflows(n=2).params), runs=1, depth=50, seed=0)
+    assert over.outcomes["no_overflow"].verdict == VIOLATED and len(over.outcomes["no_overflow"].trace) == 2
 
 
 @pytest.mark.parametrize("args, message", [
