@@ -143,6 +143,10 @@ def _simulate_options(args: argparse.Namespace) -> "SimulateOptions | None":
         return None
     if args.simulate < 1:
         raise CheckerError("--simulate must be at least 1 (the number of random walks)")
+    for flag, value in (("--bmc", args.bmc), ("--max-states", args.max_states), ("--emit-smt", args.emit_smt)):
+        if value is not None:
+            raise CheckerError(f"{flag} is for exploring and proving; --simulate replaces both (use --depth, "
+                               f"--seed and --timeout with it)")
     if args.depth is not None and args.depth < 1:
         raise CheckerError("--depth must be at least 1")
     if args.seed is not None and args.seed < 0:

@@ -3,7 +3,9 @@ replay, the same seed giving the same trace, and never `holds` for an invariant.
 import json
 import re
 
+import jsonschema
 import pytest
+from conftest import ROOT
 from malformed import Overflows, Stuck
 from simulate_cases import CASES
 
@@ -67,7 +69,9 @@ def run_cli(capsys, *args):
 def test_a_correct_spec_is_inconclusive_with_coverage_never_holds(capsys):
     code, out, err = run_cli(capsys, *SMALL_EAGER, "--simulate", "4", "--depth", "30", "--format", "json")
     assert code == 3, out + err
-    checks = json.loads(out)["checks"]
+    data = json.loads(out)
+    jsonschema.validate(data, json.loads((ROOT / "checker" / "report" / "schema.json").read_text()))
+    checks = data["checks"]
     invariants = [c for c in checks if c["kind"] == "invariant"]
     assert invariants and all(c["backend"] == "simulate" for c in checks)
     assert all(c["verdict"] != HOLDS for c in invariants)
@@ -124,6 +128,7 @@ def test_a_deadlock_and_an_overflow_are_found_with_short_traces():
     (("--depth", "5"), "--depth and --seed go with --simulate"),
     (("--simulate", "0"), "--simulate must be at least 1"),
     (("--simulate", "2", "--depth", "0"), "--depth must be at least 1"),
+    (("--simulate", "2", "--bmc", "3"), "--bmc is for exploring and proving"),
 ])
 def test_simulate_usage_errors_exit_2(capsys, args, message):
     code, out, err = run_cli(capsys, "percpu_up", *args)

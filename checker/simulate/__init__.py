@@ -19,6 +19,7 @@ spec, not a run); distinct states are counted by fingerprint (Python's
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +47,8 @@ class Simulation:
     outcomes: dict[str, Outcome]
     #: property -> how it was found: run, strategy, trace length before and after shrinking.
     found: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Walking and shrinking.
+    seconds: float = 0.0
 
     @property
     def coverage(self) -> str:
@@ -57,6 +60,7 @@ class Simulation:
 
 def simulate(model: Model, *, runs: int, depth: int, seed: int = 0, timeout: float | None = None) -> Simulation:
     """Random walks of ``model``; see the module docstring for what the verdicts mean."""
+    t0 = time.perf_counter()
     w = walk(model, runs=runs, depth=depth, seed=seed, timeout=timeout)
     sim = Simulation(model.name, model.params.shown(), runs, depth, seed, w, len(model.actions), {})
     several = len(model.initial_states()) > 1
@@ -71,6 +75,7 @@ def simulate(model: Model, *, runs: int, depth: int, seed: int = 0, timeout: flo
                                      model.state_dict(start) if several else None)
         sim.found[name] = {"found_in_run": hit.run, "strategy": hit.strategy,
                            "original_steps": len(hit.labels), "shrunk_steps": len(steps)}
+    sim.seconds = time.perf_counter() - t0
     return sim
 
 

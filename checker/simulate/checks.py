@@ -48,7 +48,7 @@ def simulate_checks(cls: type, params: Params, opts: SimulateOptions, *, timeout
             spec=model.name, file=file, line=line, params=params.shown(), property=name, kind=out.kind,
             backend="simulate", verdict=out.verdict, expected=expected, reason=out.reason,
             symmetry=False, states=len(sim.walks.fingerprints), transitions=sim.walks.steps,
-            depth=sim.walks.max_depth, seconds=sim.walks.seconds, run=run, initial_state=start,
+            depth=sim.walks.max_depth, seconds=sim.seconds, run=run, initial_state=start,
             trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=False,
             extra=_extra(sim, opts, name),
             trace_text=render_trace(model, start, out.trace) if out.trace else []))

@@ -80,8 +80,9 @@ def _shuffled(items: list, rng: random.Random) -> Any:
         yield items[i]
 
 
-class Strategy:
-    """One run's scheduler: ``pick(state)`` -> (label, next state) or None when nothing is enabled."""
+class Uniform:
+    """One run's scheduler: ``pick(state)`` -> (label, next state) or None when nothing is enabled.
+    The others prefer some steps and fall back to this pick."""
 
     name = "uniform"
 
@@ -96,7 +97,7 @@ class Strategy:
         return self.name
 
 
-class Swarm(Strategy):
+class Swarm(Uniform):
     name = "swarm"
 
     def __init__(self, steps: Steps, rng: random.Random, depth: int):
@@ -137,7 +138,7 @@ def _show(act: CompiledAction, ci: int) -> str:
     return ",".join(f"{n}={v}" for n, v in zip(act.arg_names, act.choices[ci]))
 
 
-class Sticky(Strategy):
+class Sticky(Uniform):
     name = "sticky"
 
     def __init__(self, steps: Steps, rng: random.Random, depth: int):
@@ -159,7 +160,7 @@ class Sticky(Strategy):
         return f"sticky (p={self.p})"
 
 
-class Priority(Strategy):
+class Priority(Uniform):
     name = "priority"
 
     def __init__(self, steps: Steps, rng: random.Random, depth: int):
@@ -189,4 +190,4 @@ class Priority(Strategy):
 _NONE = object()
 
 #: Rotated across runs: run i uses STRATEGIES[i % len(STRATEGIES)].
-STRATEGIES: tuple[type[Strategy], ...] = (Strategy, Swarm, Sticky, Priority)
+STRATEGIES: tuple[type[Uniform], ...] = (Uniform, Swarm, Sticky, Priority)

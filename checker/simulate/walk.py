@@ -68,7 +68,7 @@ def walk(model: Model, *, runs: int, depth: int, seed: int, timeout: float | Non
         for r in range(runs):
             if not (pending_inv or pending_some or want_deadlock):
                 break
-            if deadline is not None and time.perf_counter() > deadline:
+            if w.stopped or (deadline is not None and time.perf_counter() > deadline):
                 w.stopped = "timeout"
                 break
             rng = run_rng(seed, r)
@@ -92,6 +92,9 @@ def walk(model: Model, *, runs: int, depth: int, seed: int, timeout: float | Non
                             w.found[p.name] = Found(r, strat.describe(), i0, list(labels))
                         pending_some = [p for p in pending_some if p.name not in w.found]
                 if k == depth:
+                    break
+                if deadline is not None and (k & 1023) == 1023 and time.perf_counter() > deadline:
+                    w.stopped = "timeout"  # a long run stops too; its states so far count
                     break
                 got = strat.pick(s)
                 if got is None:
