@@ -18,6 +18,7 @@ CASES = [
     ("hotplug_sum_dead", {"ncpus": 2, "batch_floor": 1}, 63, 300, 0, "sum_exact_without_overlap"),
     ("hotplug_dying_partial", {"ncpus": 2, "batch_floor": 1}, 33, 300, 0, "sum_exact_without_overlap"),
     ("hotplug_compare_shrink", {"ncpus": 2}, 6, 300, 0, "compare_margin_sound"),
+    ("eager_limited_overshoot", {"ncpus": 2, "batch": 2}, 38, 300, 0, "limit_respected"),
     ("rss_exit_without_sync", {"threads": 64, "T": 2, "U": 2}, 1, 150, 0, "no_lost_update"),
     ("up_add_race", {"ops": 1, "irq": 1}, 1, 50, 0, "read_is_exact"),
     ("lazy_decode_logical_shift", {"ncpus": 3}, 8, 100, 0, "no_update_lost"),

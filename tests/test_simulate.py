@@ -2,6 +2,7 @@
 replay, the same seed giving the same trace, and never `holds` for an invariant."""
 import json
 import re
+import shlex
 
 import jsonschema
 import pytest
@@ -101,10 +102,16 @@ def test_the_reproduce_line_repeats_the_simulation(capsys):
     code, out, err = run_cli(capsys, "eager_fold_gt", "--set", "variant=B", "--set", "ncpus=3", "--set", "batch=2",
                              "--simulate", "2", "--depth", "20", "--seed", "1")
     assert code == 3, out + err  # the bug found; the other invariants not decided
-    head = next(x for x in out.splitlines() if "local_bound violated after" in x)
-    assert re.search(r"violated after \d+ steps \(shrunk from \d+; simulation run \d+, strategy ", head)
-    again = next(x for x in out.splitlines() if x.strip().startswith("reproduce:"))
-    assert again.endswith("--simulate 2 --depth 20 --seed 1")
+    lines = out.splitlines()
+    at = next(i for i, x in enumerate(lines) if "local_bound violated after" in x)
+    assert re.search(r"violated after \d+ steps \(shrunk from \d+; simulation run \d+, strategy ", lines[at])
+    end = next(i for i in range(at, len(lines)) if lines[i].strip().startswith("reproduce:"))
+    command = shlex.split(lines[end].split("reproduce:", 1)[1])
+    assert command[:4] == ["python", "-m", "checker", "verify"] and command[-6:] == [
+        "--simulate", "2", "--depth", "20", "--seed", "1"]
+    code, again, err = run_cli(capsys, *command[4:])
+    block = lines[at:end + 1]
+    assert code == 3 and again.splitlines()[again.splitlines().index(block[0]):][:len(block)] == block
 
 
 def test_shrinking_removes_bystander_cpus():

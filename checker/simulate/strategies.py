@@ -23,7 +23,7 @@ none can stall a run that could go on:
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Iterator, Sequence
 
 from checker.spec.compile import CompiledAction, Label, Model
 
@@ -69,7 +69,7 @@ class Steps:
         return None
 
 
-def _shuffled(items: list, rng: random.Random) -> Any:
+def _shuffled(items: Sequence[Any], rng: random.Random) -> Iterator[Any]:
     """The items in a random order, drawn lazily (Fisher-Yates): a walk
     usually stops at the first few, so most of the shuffle is never paid."""
     items = list(items)
