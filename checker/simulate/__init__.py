@@ -23,7 +23,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from checker.errors import CheckerError
 from checker.explore.paths import make_step
+from checker.explore.search import _spec_exception
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Outcome
 from checker.simulate.shrink import Replayer, shrink
 from checker.simulate.walk import DEADLOCK, Found, Walks, walk
@@ -70,7 +72,14 @@ def simulate(model: Model, *, runs: int, depth: int, seed: int = 0, timeout: flo
         if hit is None:
             sim.outcomes[name] = Outcome(name, kind, INCONCLUSIVE, sim.coverage)
             continue
-        steps, start = _shrunk_trace(model, p, hit)
+        try:
+            steps, start = _shrunk_trace(model, p, hit)
+        except CheckerError:
+            raise
+        except AssertionError:
+            raise  # a trace that does not replay is the simulator's bug, not the spec's
+        except Exception as e:  # spec code raising in a state only a shrinking candidate reached
+            raise _spec_exception(model, e, None) from None
         sim.outcomes[name] = Outcome(name, kind, HOLDS if kind == "sometimes" else VIOLATED, None, steps,
                                      model.state_dict(start) if several else None)
         sim.found[name] = {"found_in_run": hit.run, "strategy": hit.strategy,
