@@ -42,6 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--no-symmetry", action="store_true", help="turn CPU-symmetry reduction off")
     v.add_argument("--max-states", type=int, metavar="N", help="stop each exploration after N distinct states")
     v.add_argument("--timeout", type=float, metavar="S", help="stop each exploration after S seconds")
+    v.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="explore each point on N processes (the same states, verdicts and traces as 1)")
     v.add_argument("--traces", choices=("none", "failed", "bugs", "all"), default="bugs",
                    help="which traces the text report prints (default: failures and bugs found)")
     v.add_argument("--mode", choices=("explore", "prove", "all"), default="all",
@@ -94,6 +96,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         raise CheckerError("--max-states must be at least 1")
     if args.timeout is not None and args.timeout <= 0:
         raise CheckerError("--timeout must be positive")
+    if args.jobs < 1:
+        raise CheckerError("--jobs must be at least 1")
     report = Report()
     spec_args: dict[str, str] = {}
     try:
@@ -108,7 +112,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
             raise CheckerError("--smt-timeout must be positive")
         report = verify(classes, sets=sets, symmetry=not args.no_symmetry, max_states=args.max_states,
                         timeout=args.timeout, mode=args.mode, bmc=args.bmc, smt_timeout=args.smt_timeout,
-                        emit_smt=Path(args.emit_smt) if args.emit_smt else None, simulate=_simulate_options(args))
+                        emit_smt=Path(args.emit_smt) if args.emit_smt else None, jobs=args.jobs,
+                        simulate=_simulate_options(args))
     except CheckerError as e:
         report.errors.append(ErrorInfo(e.message, e.file, e.line))
 
@@ -143,7 +148,8 @@ def _simulate_options(args: argparse.Namespace) -> "SimulateOptions | None":
         return None
     if args.simulate < 1:
         raise CheckerError("--simulate must be at least 1 (the number of random walks)")
-    for flag, value in (("--bmc", args.bmc), ("--max-states", args.max_states), ("--emit-smt", args.emit_smt)):
+    for flag, value in (("--bmc", args.bmc), ("--max-states", args.max_states), ("--emit-smt", args.emit_smt),
+                        ("--jobs", args.jobs if args.jobs != 1 else None)):
         if value is not None:
             raise CheckerError(f"{flag} is for exploring and proving; --simulate replaces both (use --depth, "
                                f"--seed and --timeout with it)")

@@ -136,6 +136,7 @@ def test_a_deadlock_and_an_overflow_are_found_with_short_traces():
     (("--simulate", "0"), "--simulate must be at least 1"),
     (("--simulate", "2", "--depth", "0"), "--depth must be at least 1"),
     (("--simulate", "2", "--bmc", "3"), "--bmc is for exploring and proving"),
+    (("--simulate", "2", "--jobs", "2"), "--jobs is for exploring and proving"),
 ])
 def test_simulate_usage_errors_exit_2(capsys, args, message):
     code, out, err = run_cli(capsys, "percpu_up", *args)

@@ -28,6 +28,12 @@ SYMMETRY_SAMPLE_EVERY = 97
 SYMMETRY_SAMPLE_MAX = 256
 
 
+def symmetry_sampled(n: int) -> bool:
+    """Whether the ``n``-th state expanded (from 0) has its symmetry checked."""
+    return n < SYMMETRY_SAMPLE_FIRST or (n % SYMMETRY_SAMPLE_EVERY == 0 and
+                                         n <= SYMMETRY_SAMPLE_EVERY * SYMMETRY_SAMPLE_MAX)
+
+
 class SearchState:
     """What the loop leaves behind for traces and verdicts."""
 
@@ -39,6 +45,7 @@ class SearchState:
         self.depth = 0
         self.stopped: str | None = None
         self.seconds = 0.0
+        self.states = 0  # distinct states stored
 
 
 def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeout: float | None = None,
@@ -86,10 +93,8 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
             nxt = []
             for s in level:
                 current = s
-                if sampling and (expanded < SYMMETRY_SAMPLE_FIRST or expanded % SYMMETRY_SAMPLE_EVERY == 0):
+                if sampling and symmetry_sampled(expanded):
                     sym.check_sample(s)
-                    if expanded >= SYMMETRY_SAMPLE_EVERY * SYMMETRY_SAMPLE_MAX:
-                        sampling = False
                 expanded += 1
                 succ = model.successors(s)
                 st.transitions += len(succ)
@@ -119,6 +124,7 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
                     break
                 if progress is not None and (expanded & 4095) == 0:
                     st.seconds = time.perf_counter() - t0
+                    st.states = len(parents)
                     progress(st)
             if nxt:
                 st.depth += 1
@@ -128,6 +134,7 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
     except Exception as e:  # an exception inside spec code: say where and in which state
         raise _spec_exception(model, e, current) from None
     st.seconds = time.perf_counter() - t0
+    st.states = len(parents)
     return st
 
 
