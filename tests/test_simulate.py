@@ -48,6 +48,7 @@ def test_committed_bug_is_found_replays_and_repeats(case):
     check = next(c for c in first.checks if c.property == prop)
     assert (check.backend, check.verdict, check.status, check.bug) == ("simulate", VIOLATED, "ok", True)
     assert 0 < len(check.trace) <= check.extra["original_steps"]
+    assert check.extra["strategy"].split()[0] in ("uniform", "swarm", "sticky", "priority")
     model = Model(cls, points[0])
     start = next(s for s in model.initial_states() if model.state_dict(s) == check.initial_state)
     end = replay(model, start, check.trace)
@@ -129,6 +130,15 @@ def test_a_deadlock_and_an_overflow_are_found_with_short_traces():
     assert dead.verdict == VIOLATED and [s.action for s in dead.trace] == ["take"]
     over = simulate(Model(Overflows, Overflows(n=2).params), runs=1, depth=50, seed=0)
     assert over.outcomes["no_overflow"].verdict == VIOLATED and len(over.outcomes["no_overflow"].trace) == 2
+
+
+def test_a_timeout_is_inconclusive_never_a_pass():
+    cls = loader.resolve(["eager_fold_gt"])[0]
+    model = Model(cls, resolve_params(cls, {"variant": 1, "ncpus": 64, "batch": 2}))
+    sim = simulate(model, runs=1000, depth=1000, seed=0, timeout=1e-9)
+    assert sim.walks.runs == 0 and sim.walks.stopped == "timeout"
+    assert {o.verdict for o in sim.outcomes.values()} == {"inconclusive"}
+    assert sim.outcomes["read_bound"].reason.endswith("; stopped: timeout")
 
 
 @pytest.mark.parametrize("args, message", [
