@@ -3,8 +3,8 @@
 Each is found by ``verify --simulate RUNS --depth D --seed S`` with these parameters (tests/test_simulate.py).
 Where the spec's domain allows it and the walks find the bug at all, the CPU count is 64 with a small batch
 and few adds, so that the bug is reachable in a short walk. The hotplug bugs are found at 2 CPUs only (at 64 a
-sum takes 64 steps that no add may overlap, while a CPU is between going down and its fold: not seen in 30
-runs); the lazy counter and stack cache specs stop at 3 CPUs (their ``ncpus`` domain); the grouped, vma and
+sum takes 64 steps that no add may overlap, while a CPU is between going down and its fold: not seen in
+100 runs); the lazy counter and stack cache specs stop at 3 CPUs (their ``ncpus`` domain); the grouped, vma and
 UP specs have no CPU count. ``runs`` is the first run that finds the bug, plus
 one: each case costs about a second. Cases tried and not committed are listed in docs/simulate.md.
 """
