@@ -9,10 +9,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from checker.errors import CheckerError
 from checker.verify import ErrorInfo, Report
+
+if TYPE_CHECKING:
+    from checker.simulate.checks import SimulateOptions
 
 #: --format: the human report, the JSON contract, JUnit XML, SARIF 2.1.0.
 FORMATS = ("text", "json", "junit", "sarif")
@@ -56,6 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--smt-timeout", type=float, metavar="S", default=60.0,
                    help="timeout of each Z3 query, in seconds (default 60; a timeout is inconclusive)")
     v.add_argument("--emit-smt", metavar="DIR", help="write every proof obligation as an SMT-LIB2 file to DIR")
+    v.add_argument("--simulate", type=int, metavar="RUNS", help="instead of exploring and proving, take RUNS "
+                   "seeded random walks at the explore points (--set); a violation is a real, shrunk trace, "
+                   "anything not found is inconclusive, never holds")
+    v.add_argument("--depth", type=int, metavar="D", help="with --simulate: steps per walk (default 1000)")
+    v.add_argument("--seed", type=int, metavar="S", help="with --simulate: the seed (default 0; the same seed "
+                   "gives the same runs and traces)")
 
     ls = sub.add_parser("list", help="show specs, parameters, properties and assumptions")
     ls.add_argument("specs", nargs="*", metavar="SPEC")
@@ -109,7 +118,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
             raise CheckerError("--smt-timeout must be positive")
         report = verify(classes, sets=sets, symmetry=not args.no_symmetry, max_states=args.max_states,
                         timeout=args.timeout, mode=args.mode, bmc=args.bmc, smt_timeout=args.smt_timeout,
-                        emit_smt=Path(args.emit_smt) if args.emit_smt else None, jobs=args.jobs)
+                        emit_smt=Path(args.emit_smt) if args.emit_smt else None, jobs=args.jobs,
+                        simulate=_simulate_options(args))
     except CheckerError as e:
         report.errors.append(ErrorInfo(e.message, e.file, e.line))
 
@@ -147,6 +157,27 @@ def render_as(fmt: str, report: Report, spec_args: dict[str, str]) -> str:
         from checker.report import sarif
         return json.dumps(sarif.render(report, spec_args=spec_args), indent=2) + "\n"
     return json.dumps(report.to_json(), indent=2) + "\n"
+
+def _simulate_options(args: argparse.Namespace) -> "SimulateOptions | None":
+    from checker.simulate.checks import DEFAULT_DEPTH, SimulateOptions
+
+    if args.simulate is None:
+        if args.depth is not None or args.seed is not None:
+            raise CheckerError("--depth and --seed go with --simulate RUNS, e.g. --simulate 100 --depth 500 --seed 1")
+        return None
+    if args.simulate < 1:
+        raise CheckerError("--simulate must be at least 1 (the number of random walks)")
+    for flag, value in (("--bmc", args.bmc), ("--max-states", args.max_states), ("--emit-smt", args.emit_smt),
+                        ("--jobs", args.jobs if args.jobs != 1 else None)):
+        if value is not None:
+            raise CheckerError(f"{flag} is for exploring and proving; --simulate replaces both (use --depth, "
+                               f"--seed and --timeout with it)")
+    if args.depth is not None and args.depth < 1:
+        raise CheckerError("--depth must be at least 1")
+    if args.seed is not None and args.seed < 0:
+        raise CheckerError("--seed must be at least 0")
+    return SimulateOptions(args.simulate, DEFAULT_DEPTH if args.depth is None else args.depth,
+                           0 if args.seed is None else args.seed)
 
 
 def _where(e: ErrorInfo) -> str:

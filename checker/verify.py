@@ -8,7 +8,7 @@ import itertools
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from checker.errors import CheckerError, SpecError, UsageError
 from checker.explore import DEADLOCK, explore
@@ -17,6 +17,9 @@ from checker.report.trace import render_trace
 from checker.spec.compile import Model
 from checker.spec.lint import lint
 from checker.spec.model import Params, all_assumptions, info, resolve_params
+
+if TYPE_CHECKING:
+    from checker.simulate.checks import SimulateOptions
 
 SCHEMA_VERSION = "1.1"  # 1.1: steps may carry the file and line of their action
 
@@ -226,10 +229,13 @@ def with_sources(steps: list[Step], actions: dict[str, Any]) -> list[Step]:
 def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = None, symmetry: bool = True,
            max_states: int | None = None, timeout: float | None = None, mode: str = "all",
            bmc: int | None = None, smt_timeout: float | None = DEFAULT_SMT_TIMEOUT, emit_smt: Path | None = None,
-           on_check: Callable[[Check], None] | None = None, jobs: int = 1) -> Report:
+           on_check: Callable[[Check], None] | None = None, jobs: int = 1,
+           simulate: SimulateOptions | None = None) -> Report:
     """Run every selected spec: the explorer over its explore sweep, the Z3
     backend over its prove sweep (``mode``), BMC at the explore points when
-    ``bmc`` is a depth. ``jobs`` processes explore each point (same results)."""
+    ``bmc`` is a depth. ``jobs`` processes explore each point (same results).
+    ``simulate`` (a ``checker.simulate.checks.SimulateOptions``) replaces all
+    of these with random simulation at the explore points."""
     if mode not in MODES:
         raise UsageError(f"--mode {mode!r}: choose one of {', '.join(MODES)}")
     sets = sets or {}
@@ -252,6 +258,12 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
         try:
             own = own_sets(cls, sets)
             points = param_points(cls, own, "explore")
+            if simulate is not None:
+                from checker.simulate.checks import simulate_checks
+
+                for params in points:
+                    add(simulate_checks(cls, params, simulate, timeout=timeout, run=next(ids)))
+                continue
             if mode in ("explore", "all"):
                 for params in points:
                     add(explore_checks(cls, params, symmetry=symmetry, max_states=max_states,

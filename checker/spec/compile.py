@@ -172,34 +172,41 @@ class Model:
         """Every enabled step from ``s``, in the fixed order: action
         declaration order, then CPU ascending, then choices as declared."""
         out = []
-        apply = self.apply
+        fire = self.fire
         for act in self.actions:
-            fn = act.info.fn
             ai = act.index
             for cpu in act.cpus:
                 for ci, args in enumerate(act.choices):
-                    try:
-                        r = fn(s, cpu, *args) if cpu is not None else fn(s, *args)
-                    except UninitRead as e:
-                        # Python evaluates effects even when the guard is false: the read
-                        # counts only if the step can run, with some value in the variable.
-                        if s.uninit_read == 0 and self._enabled_with_any_value(fn, s, cpu, args, e.name):
-                            flag = self.vars["uninit_read"].type
-                            out.append(((ai, cpu, ci), apply(s, {"uninit_read": getattr(flag, e.name)})))
-                        continue
-                    if r is DISABLED:
-                        continue
-                    if r.__class__ is not Step:
-                        raise self._bad_return(act, r)
-                    g = r.guard
-                    if g is not True:
-                        if g.__class__ is not bool and g.__class__ is not int:
-                            raise SpecError(f"{self.cls.__name__}.{act.info.name}: its guard is {g!r}, "
-                                            f"not a truth value", file=act.info.file, line=act.info.line)
-                        if not g:
-                            continue
-                    out.append(((ai, cpu, ci), apply(s, r.updates, act)))
+                    t = fire(s, act, cpu, args)
+                    if t is not None:
+                        out.append(((ai, cpu, ci), t))
         return out
+
+    def fire(self, s: tuple, act: CompiledAction, cpu: int | None, args: tuple) -> tuple | None:
+        """The state after one step (``act`` on ``cpu`` with the choice ``args``), or None when
+        it is not enabled in ``s``. The simulator picks single steps through this too."""
+        fn = act.info.fn
+        try:
+            r = fn(s, cpu, *args) if cpu is not None else fn(s, *args)
+        except UninitRead as e:
+            # Python evaluates effects even when the guard is false: the read
+            # counts only if the step can run, with some value in the variable.
+            if s.uninit_read == 0 and self._enabled_with_any_value(fn, s, cpu, args, e.name):
+                flag = self.vars["uninit_read"].type
+                return self.apply(s, {"uninit_read": getattr(flag, e.name)})
+            return None
+        if r is DISABLED:
+            return None
+        if r.__class__ is not Step:
+            raise self._bad_return(act, r)
+        g = r.guard
+        if g is not True:
+            if g.__class__ is not bool and g.__class__ is not int:
+                raise SpecError(f"{self.cls.__name__}.{act.info.name}: its guard is {g!r}, "
+                                f"not a truth value", file=act.info.file, line=act.info.line)
+            if not g:
+                return None
+        return self.apply(s, r.updates, act)
 
     def _enabled_with_any_value(self, fn: Any, s: tuple, cpu: Any, args: tuple, name: str) -> bool:
         pos = self.index[name]
