@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable
 from checker.errors import CheckerError, SpecError, UsageError
 from checker.explore import DEADLOCK, explore
 from checker.result import HOLDS, VERDICTS, Check
+from checker.report.progress import Progress
 from checker.report.trace import render_trace
 from checker.spec.compile import Model
 from checker.spec.lint import lint
@@ -170,11 +171,12 @@ def check_sets_apply(classes: list[type], sets: dict[str, Any]) -> None:
 
 
 def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_states: int | None = None,
-                   timeout: float | None = None, run: int = 0) -> list[Check]:
+                   timeout: float | None = None, run: int = 0, progress: Progress | None = None) -> list[Check]:
     """Explore one spec at one parameter point; one Check per property."""
     model = Model(cls, params)
     lint(model)
-    result = explore(model, symmetry=symmetry, max_states=max_states, timeout=timeout)
+    result = explore(model, symmetry=symmetry, max_states=max_states, timeout=timeout,
+                     progress=progress.exploring(f"{model.name} [{params}]") if progress else None)
     si = model.info
     props = {p.name: p for p in model.properties}
     checks = [build_check(cls, model, run)] if si.api is not None else []
@@ -217,10 +219,10 @@ def build_check(cls: type, model: Model, run: int) -> Check:
 def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = None, symmetry: bool = True,
            max_states: int | None = None, timeout: float | None = None, mode: str = "all",
            bmc: int | None = None, smt_timeout: float | None = DEFAULT_SMT_TIMEOUT, emit_smt: Path | None = None,
-           on_check: Callable[[Check], None] | None = None) -> Report:
+           on_check: Callable[[Check], None] | None = None, progress: Progress | None = None) -> Report:
     """Run every selected spec: the explorer over its explore sweep, the Z3
     backend over its prove sweep (``mode``), BMC at the explore points when
-    ``bmc`` is a depth."""
+    ``bmc`` is a depth. ``progress`` shows long runs live (``checker.report.progress``)."""
     if mode not in MODES:
         raise UsageError(f"--mode {mode!r}: choose one of {', '.join(MODES)}")
     sets = sets or {}
@@ -244,11 +246,12 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             if mode in ("explore", "all"):
                 for params in points:
                     add(explore_checks(cls, params, symmetry=symmetry, max_states=max_states,
-                                       timeout=timeout, run=next(ids)))
+                                       timeout=timeout, run=next(ids), progress=progress))
             if mode in ("prove", "all"):
                 from checker.prove import bmc_checks, prove_checks
 
-                add(prove_checks(cls, own, smt_timeout=smt_timeout, emit_dir=emit_smt, run=next(ids)))
+                add(prove_checks(cls, own, smt_timeout=smt_timeout, emit_dir=emit_smt, run=next(ids),
+                                 progress=progress.proving if progress else None))
                 if bmc is not None:
                     for params in points:
                         add(bmc_checks(cls, params, bmc, smt_timeout=smt_timeout, run=next(ids)))

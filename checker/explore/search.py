@@ -37,6 +37,7 @@ class SearchState:
         self.deadlock: tuple | None = None
         self.transitions = 0
         self.depth = 0
+        self.frontier = 0  # states generated and not yet expanded (kept current for progress only)
         self.stopped: str | None = None
         self.seconds = 0.0
 
@@ -84,6 +85,7 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
         expanded = 0
         while level and st.stopped is None:
             nxt = []
+            level_start = expanded
             for s in level:
                 current = s
                 if sampling and (expanded < SYMMETRY_SAMPLE_FIRST or expanded % SYMMETRY_SAMPLE_EVERY == 0):
@@ -119,6 +121,7 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
                     break
                 if progress is not None and (expanded & 4095) == 0:
                     st.seconds = time.perf_counter() - t0
+                    st.frontier = len(level) - (expanded - level_start) + len(nxt)
                     progress(st)
             if nxt:
                 st.depth += 1
