@@ -69,7 +69,7 @@ class Model:
         self._bools = frozenset(n for n, v in si.vars.items() if isinstance(v.type, BoolType))
         #: Variables whose type names its values (Enum, Bool, CpuId): a value outside is a step
         #: that ran where it should not, almost always a missing condition in its guard.
-        self._domains = {n: v.type for n, v in si.vars.items()
+        self._domains = {n: self._values_of(v.type) for n, v in si.vars.items()
                          if isinstance(v.type, (Enum, BoolType, CpuIdType)) and not isinstance(v, Uninit)}
         uninit = {n: v for n, v in si.vars.items() if isinstance(v, Uninit)}
         #: Uninitialised locals whose read is reported, and those that take any value of their domain.
@@ -259,8 +259,8 @@ class Model:
             if t is not None:
                 return t.wrap(v)
             d = self._domains.get(name)
-            if d is not None and not self._in_domain(d, v):
-                raise self._out_of_domain(name, d, v, act)
+            if d is not None and v not in d:  # a set lookup: this runs for every update the explorer makes
+                raise self._out_of_domain(name, self.vars[name].type, v, act)
             return v
         if v.__class__ is bool:
             return int(v)
@@ -269,12 +269,13 @@ class Model:
                         f"or bools (hashable, and the same on every backend).\n" + _COLLECTIONS,
                         file=act.info.file if act else None, line=act.info.line if act else None)
 
-    def _in_domain(self, t: Any, v: int) -> bool:
+    def _values_of(self, t: Any) -> frozenset[int]:
+        """Every value of an Enum, Bool or CpuId type at this parameter point."""
         if isinstance(t, CpuIdType):
-            return v == NOBODY or 0 <= v < self.ncpus_total
+            return frozenset((NOBODY, *range(self.ncpus_total)))
         if isinstance(t, BoolType):
-            return v in (0, 1)
-        return t.contains(v)
+            return frozenset((0, 1))
+        return frozenset(range(len(t.names)))
 
     def _out_of_domain(self, name: str, t: Any, v: int, act: CompiledAction | None) -> SpecError:
         values = (f"NOBODY or a CPU id 0..{self.ncpus_total - 1}" if isinstance(t, CpuIdType)
