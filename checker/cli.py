@@ -65,10 +65,13 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--depth", type=int, metavar="D", help="with --simulate: steps per walk (default 1000)")
     v.add_argument("--seed", type=int, metavar="S", help="with --simulate: the seed (default 0; the same seed "
                    "gives the same runs and traces)")
+    v.add_argument("--quiet", action="store_true", help="no live progress on stderr (shown only on a terminal)")
 
     ls = sub.add_parser("list", help="show specs, parameters, properties and assumptions")
     ls.add_argument("specs", nargs="*", metavar="SPEC")
 
+    from checker import scaffold
+    scaffold.add_arguments(sub.add_parser("new", help="write a commented starter spec NAME.py that verifies as it is"))
     from checker import bounds
     bounds.add_arguments(sub.add_parser("bounds", help="seed 001's rss error margins, each figure proved"))
     from checker import throughput
@@ -81,6 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "list":
             return cmd_list(args)
+        if args.command == "new":
+            from checker.scaffold import main as new_main
+            return new_main(args)
         if args.command == "bounds":
             from checker.bounds import main as bounds_main
             return bounds_main(args)
@@ -96,6 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     from checker import loader
     from checker.report import text
+    from checker.report.progress import Progress
     from checker.verify import parse_set, verify
 
     if args.max_states is not None and args.max_states < 1:
@@ -106,6 +113,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         raise CheckerError("--jobs must be at least 1")
     report = Report()
     spec_args: dict[str, str] = {}
+    progress = Progress(sys.stderr, quiet=args.quiet)
     try:
         sets = parse_set(args.set)
         classes = loader.resolve(args.specs)
@@ -119,9 +127,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
         report = verify(classes, sets=sets, symmetry=not args.no_symmetry, max_states=args.max_states,
                         timeout=args.timeout, mode=args.mode, bmc=args.bmc, smt_timeout=args.smt_timeout,
                         emit_smt=Path(args.emit_smt) if args.emit_smt else None, jobs=args.jobs,
-                        simulate=_simulate_options(args))
+                        simulate=_simulate_options(args), progress=progress)
     except CheckerError as e:
         report.errors.append(ErrorInfo(e.message, e.file, e.line))
+    finally:
+        progress.clear()
 
     to_file = args.output is not None
     human = text.render(report, traces=args.traces, spec_args=spec_args, errors=to_file)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from checker.errors import CheckerError, SpecError, UsageError
 from checker.explore import DEADLOCK, explore
 from checker.result import HOLDS, VERDICTS, Check, Step
+from checker.report.progress import Progress
 from checker.report.trace import render_trace
 from checker.spec.compile import Model
 from checker.spec.lint import lint
@@ -173,11 +174,13 @@ def check_sets_apply(classes: list[type], sets: dict[str, Any]) -> None:
 
 
 def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_states: int | None = None,
-                   timeout: float | None = None, run: int = 0, jobs: int = 1) -> list[Check]:
+                   timeout: float | None = None, run: int = 0, jobs: int = 1,
+                   progress: Progress | None = None) -> list[Check]:
     """Explore one spec at one parameter point; one Check per property."""
     model = Model(cls, params)
     lint(model)
-    result = explore(model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs)
+    result = explore(model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs,
+                     progress=progress.exploring(f"{model.name} [{params}]") if progress else None)
     si = model.info
     props = {p.name: p for p in model.properties}
     checks = [build_check(cls, model, run)] if si.api is not None else []
@@ -230,12 +233,13 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
            max_states: int | None = None, timeout: float | None = None, mode: str = "all",
            bmc: int | None = None, smt_timeout: float | None = DEFAULT_SMT_TIMEOUT, emit_smt: Path | None = None,
            on_check: Callable[[Check], None] | None = None, jobs: int = 1,
-           simulate: SimulateOptions | None = None) -> Report:
+           simulate: SimulateOptions | None = None, progress: Progress | None = None) -> Report:
     """Run every selected spec: the explorer over its explore sweep, the Z3
     backend over its prove sweep (``mode``), BMC at the explore points when
     ``bmc`` is a depth. ``jobs`` processes explore each point (same results).
     ``simulate`` (a ``checker.simulate.checks.SimulateOptions``) replaces all
-    of these with random simulation at the explore points."""
+    of these with random simulation at the explore points. ``progress`` shows
+    long runs live (``checker.report.progress``)."""
     if mode not in MODES:
         raise UsageError(f"--mode {mode!r}: choose one of {', '.join(MODES)}")
     sets = sets or {}
@@ -267,11 +271,12 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             if mode in ("explore", "all"):
                 for params in points:
                     add(explore_checks(cls, params, symmetry=symmetry, max_states=max_states,
-                                       timeout=timeout, run=next(ids), jobs=jobs))
+                                       timeout=timeout, run=next(ids), jobs=jobs, progress=progress))
             if mode in ("prove", "all"):
                 from checker.prove import bmc_checks, prove_checks
 
-                add(prove_checks(cls, own, smt_timeout=smt_timeout, emit_dir=emit_smt, run=next(ids)))
+                add(prove_checks(cls, own, smt_timeout=smt_timeout, emit_dir=emit_smt, run=next(ids),
+                                 progress=progress.proving if progress else None))
                 if bmc is not None:
                     for params in points:
                         add(bmc_checks(cls, params, bmc, smt_timeout=smt_timeout, run=next(ids)))

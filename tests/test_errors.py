@@ -93,3 +93,50 @@ def test_json_is_written_with_errors_on_exit_2(cli, tmp_path):
 
 def test_argparse_usage_error_is_exit_2(cli):
     assert cli("verify", "--format", "yaml").returncode == 2
+
+
+# The mistakes a newcomer meets first (issue 9): each names the file and line and says what to
+# write instead. Run in-process: the command line's own path, without a process per case.
+@pytest.mark.parametrize("spec,needle,match", [
+    ("NoGuardCounter", "@action(role=\"cpus\")\n    def bump(s, cpu):\n        return when(True, left",
+     r"NoGuardCounter.bump can always run \(its guard is True\) and each step changes left\[cpu\] by -1.*"
+     r"a forgotten guard.\nAdd the condition that stops it to when\(...\), e.g.\n"
+     r"    return when\(s.left\[cpu\] > 0, left=\{cpu: s.left\[cpu\] - 1\}\)"),
+    ("NoGuardPc", "@action(role=\"cpus\")\n    def bump(s, cpu):\n        return when(s.x[cpu] == 0, pc",
+     r"NoGuardPc.bump sets pc to 2, which is not a value of its type \(idle=0, busy=1\).*guard is missing a "
+     r"condition.\nAdd the condition to when\(...\), e.g.\n    return when\(s.pc\[cpu\] == E.idle"),
+    ("MutatesSlot", "s.x[cpu] += 1", r"MutatesSlot.bump changes the state in place: `s.x\[cpu\] \+= 1`.*"
+     r"Return the new values instead, e.g.\n    return when\(guard, x=\{cpu: s.x\[cpu\] \+ 1\}\)"),
+    ("MutatesShared", "s.total = s.total + 1", r"changes the state in place: `s.total = s.total \+ 1`.*\n.*"
+     r"\n    return when\(guard, total=s.total \+ 1\)"),
+    ("PythonNot", "when(not s.x[cpu]", r"Write instead: `not a` -> Not\(a\)"),
+    ("PythonMax", "max(s.total", r"Write instead: `max\(a, b\)` / `min\(a, b\)` -> Max\(a, b\) / Min\(a, b\)"),
+    ("PythonOr", "s.x[cpu] == 0 or", r"Write instead: `a or b` -> Or\(a, b\)"),
+    ("PythonAnd", "s.x[cpu] < 2 and s.total == 0", r"Write instead: `a and b` -> And\(a, b\)"),
+    ("PythonIf", "if s.x[cpu] < 2:", r"Write instead: `if cond:` -> when\(And\(guard, cond\), ...\)"),
+    ("ListVariable", "seen = Shared([])", r"variable 'seen' is given \[\] \(list\); state values must be ints.*\n"
+     r"Write a collection as one int per element instead: PerCpu\(0\).*bitmask"),
+    ("NotHashable", "@action(role=\"cpus\")\n    def bump(s, cpu):\n        return when(s.x[cpu] < 1, total=[1, 2])",
+     r"sets 'total' to \[1, 2\] \(list\).*\nWrite a collection as one int per element instead"),
+    ("ReadsPastLastCpu", "s.x[s.ncpus]", r"ReadsPastLastCpu.bump reads x\[2\]: .*, but CPU ids at ncpus=2 are "
+     r"0..1.\nIndex x with a CPU of its role \(the action's `cpu`, or `for c in s.cpus`\)"),
+    ("ReadsLeftNeighbour", "s.x[cpu - 1]", r"reads x\[-1\].*\(Python would silently read the last one\).\n.*"
+     r"write Select\(s.x, cpu - 1\), which gives 0 outside the range"),
+    ("CpuOutOfRange", "@action(role=\"cpus\")\n    def bump(s, cpu):\n        return when(s.x[cpu] < 1, x={cpu + 7",
+     r"sets x\[7\], but CPU ids at ncpus=2 are 0..1; key the update by a CPU of the role, e.g. x=\{cpu: value\}"),
+    ("BootCpuFirst", "@action(role=\"cpus\")\n    def bump(s, cpu):\n        return when(And(s.x[cpu] == 0, Or(cpu == 0",
+     r"declared CPU symmetry does not hold.*\n.*\(`cpu == 0`, `c < cpu`, `cpu \+ 1`\): compare per-CPU values "
+     r"instead.*a role of its own, Role\(1\); or declare the role with symmetric=False"),
+])
+def test_newcomer_mistake_says_what_to_write_instead(capsys, spec, needle, match):
+    import re
+
+    from checker.cli import main
+
+    assert main(["verify", f"{M}:{spec}", "--mode", "explore"]) == 2
+    err = capsys.readouterr().err
+    text = (FIXTURES / "malformed.py").read_text()
+    line = text[:text.index(needle)].count("\n") + 1  # the line of the needle's first character:
+    # the offending code, or an action's first line when the mistake is in what it returned
+    assert f"malformed.py:{line}: " in err, err
+    assert re.search(match, err, re.S), err

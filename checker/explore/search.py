@@ -53,6 +53,7 @@ class SearchState:
         self.deadlock: tuple | None = None
         self.transitions = 0
         self.depth = 0
+        self.frontier = 0  # states generated and not yet expanded (kept current for progress only)
         self.stopped: str | None = None
         self.seconds = 0.0
         self.states = 0  # distinct states stored
@@ -108,6 +109,7 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
         expanded = 0
         while level and st.stopped is None:
             nxt = []
+            level_start = expanded
             for s in level:
                 current = s
                 if sampling and symmetry_sampled(expanded):
@@ -142,6 +144,7 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
                 if progress is not None and (expanded & 4095) == 0:
                     st.seconds = time.perf_counter() - t0
                     st.states = len(parents)
+                    st.frontier = len(level) - (expanded - level_start) + len(nxt)
                     progress(st)
             if nxt:
                 st.depth += 1

@@ -123,8 +123,8 @@ class Symmetry:
             expected = {self.permute(t, mapping) for _, t in succ}
             got = {t for _, t in m.successors(ps)}
             if expected != got:
-                raise SymmetryError(self._explain(s, ps, mapping, succ, expected, got),
-                                    file=m.info.file, line=m.info.line)
+                msg, file, line = self._explain(s, ps, mapping, succ, expected, got)
+                raise SymmetryError(msg, file=file or m.info.file, line=line or m.info.line)
             for p in m.properties:
                 if bool(p.fn(s)) != bool(p.fn(ps)):
                     raise SymmetryError(
@@ -137,28 +137,31 @@ class Symmetry:
                                     f"symmetric role (renaming {_show_map(mapping)} in {s})",
                                     file=m.info.file, line=m.info.line)
 
-    def _explain(self, s: Any, ps: Any, mapping: dict, succ: list, expected: set, got: set) -> str:
+    def _explain(self, s: Any, ps: Any, mapping: dict, succ: list, expected: set,
+                 got: set) -> tuple[str, str | None, int | None]:
+        """The message, and the file and line of the action that broke the symmetry when known."""
         m = self.model
         culprit = None
+        act = None
         for label, t in succ:
             if self.permute(t, mapping) not in got:
                 culprit = label
                 break
         what = ""
-        line = ""
         if culprit is not None:
             name, cpu, ch = m.label_parts(culprit)
             act = m.actions[culprit[0]].info
             what = f" The step {name} on cpu{cpu}{_show_choices(ch)} has no renamed counterpart."
-            line = f" ({act.file}:{act.line})"
         else:
             extra = next(iter(got - expected), None)
             what = f" The renamed state has a successor with no original counterpart: {extra}."
-        return (f"{m.cls.__name__}: the declared CPU symmetry does not hold: renaming CPUs "
-                f"{_show_map(mapping)} in {s} does not rename its successors.{what}{line}\n"
-                f"In a symmetric role an action may not compare, order or compute with CPU ids; model an "
-                f"ordered walk such as for_each_online_cpu as \"any CPU not yet visited\", or declare the "
-                f"role with symmetric=False.")
+        msg = (f"{m.cls.__name__}: the declared CPU symmetry does not hold: renaming CPUs "
+               f"{_show_map(mapping)} in {s} does not rename its successors.{what}\n"
+               f"In a symmetric role an action may not compare, order or compute with CPU ids (`cpu == 0`, "
+               f"`c < cpu`, `cpu + 1`): compare per-CPU values instead; model an ordered walk such as "
+               f"for_each_online_cpu as \"any CPU not yet visited\"; give a CPU with a part of its own (the "
+               f"boot CPU) a role of its own, Role(1); or declare the role with symmetric=False.")
+        return msg, act.file if act else None, act.line if act else None
 
 
 def _show_map(mapping: dict[int, int]) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import z3
 
@@ -97,8 +97,11 @@ def _bind(cls: type, choice: dict[str, Any]) -> tuple[dict[str, Any], dict[str, 
 
 
 def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout: float | None = None,
-                 emit_dir: Path | None = None, run: int = 0) -> list[Check]:
-    """Inductive proofs over the prove sweep, and witnesses by construction."""
+                 emit_dir: Path | None = None, run: int = 0,
+                 progress: Callable[[str], Callable[[int, int], None] | None] | None = None) -> list[Check]:
+    """Inductive proofs over the prove sweep, and witnesses by construction.
+
+    ``progress(label)`` gives a callback told the obligations done of total at each point."""
     sets = sets or {}
     si = info(cls)
     checks: list[Check] = []
@@ -109,7 +112,7 @@ def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout
         axes = _axes(cls, sets)
         names = [n for n, _ in axes]
         for combo in itertools.product(*(v for _, v in axes)):
-            checks += _prove_point(cls, dict(zip(names, combo)), smt_timeout, emit_dir, run)
+            checks += _prove_point(cls, dict(zip(names, combo)), smt_timeout, emit_dir, run, progress)
     for wname, fn in si.witnesses.items():
         checks += _witness_checks(cls, wname, fn, sets, run)
     if cls.lemmas is not None:  # lemmas the spec's abstraction rests on (bit-vector facts about a word)
@@ -125,7 +128,7 @@ def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout
 
 
 def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, emit_dir: Path | None,
-                 run: int) -> list[Check]:
+                 run: int, progress: Any = None) -> list[Check]:
     si = info(cls)
     values, shown, constraints, symbolic = _bind(cls, choice)
     solver = Solver(smt_timeout, emit_dir)
@@ -140,14 +143,14 @@ def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, e
         size_z = size.z if isinstance(size, Sym) else z3.IntVal(size)
         try:
             enc = AnyN(cls, values, shown, role, size_z, constraints)
-            proofs = prove_invariants(enc, enc.properties, solver, tag)
+            proofs = prove_invariants(enc, enc.properties, solver, tag, progress and progress(tag))
             method = "parametric"
         except (NotParametric, SymbolicBranch, SymbolicIndex) as e:
             fallback_reason = str(e) or _NOT_PARAMETRIC[type(e)]
-            proofs, method, shown = _per_n_fallback(cls, choice, solver, tag, fallback_reason)
+            proofs, method, shown = _per_n_fallback(cls, choice, solver, tag, fallback_reason, progress)
     else:
         model = Model(cls, resolve_params(cls, values))
-        proofs = prove_invariants(PerN(model), list(model.properties), solver, tag)
+        proofs = prove_invariants(PerN(model), list(model.properties), solver, tag, progress and progress(tag))
         method = "per-n"
     seconds = time.perf_counter() - t0
     out = []
@@ -189,7 +192,7 @@ def _cti_text(cti: dict[str, Any]) -> list[str]:
 
 
 def _per_n_fallback(cls: type, choice: dict[str, Any], solver: Solver, tag: str,
-                    why: str) -> tuple[dict[str, Proof], str, dict[str, Any]]:
+                    why: str, progress: Any = None) -> tuple[dict[str, Proof], str, dict[str, Any]]:
     """Prove each concrete point of the ranges, within a time budget."""
     axes = []
     for name, c in choice.items():
@@ -211,7 +214,9 @@ def _per_n_fallback(cls: type, choice: dict[str, Any], solver: Solver, tag: str,
         given = {n: v for n, v in zip(names, combo) if v != "default"}
         model = Model(cls, resolve_params(cls, given))
         last = model.params.shown()
-        for name, pr in prove_invariants(PerN(model), list(model.properties), solver, tag).items():
+        point = f"{tag} at {model.params}"
+        for name, pr in prove_invariants(PerN(model), list(model.properties), solver, tag,
+                                         progress and progress(point)).items():
             m = merged.setdefault(name, Proof(name))
             m.obligations += pr.obligations
             m.seconds += pr.seconds

@@ -15,7 +15,7 @@ spec declares in ``sum_bounds`` (each itself an obligation).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import z3
 
@@ -52,8 +52,11 @@ class Proof:
             self.verdict, self.reason = INCONCLUSIVE, f"{StopReason.SOLVER_UNKNOWN}: {answer.reason}"
 
 
-def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, tag: str) -> dict[str, Proof]:
-    """Prove every inductive property and every other invariant expected to hold."""
+def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, tag: str,
+                     progress: Callable[[int, int], None] | None = None) -> dict[str, Proof]:
+    """Prove every inductive property and every other invariant expected to hold.
+
+    ``progress(done, total)`` is told after each obligation."""
     inductive = [p for p in properties if p.kind == "invariant" and p.inductive]
     goals = [p for p in properties if p.kind == "invariant" and not p.inductive and p.expect == "holds"
              and p.name != "no_overflow" and p.proof]
@@ -68,16 +71,32 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
     def q(name: str) -> str:
         return f"{tag}.{name}"
 
+    transitions = enc.transitions()
+    per_cpu = [p for p in inductive if p.role is not None]
+    shared = [p for p in inductive if p.role is None]
+    bounds = list(enc.element_bounds(s, enc.j)) if isinstance(enc, AnyN) and enc.si.sum_bounds else None
+    total = (len(inductive) + 1 + len(transitions) * (1 + len(inductive)) + len(goals)
+             + (2 + len(bounds) if bounds is not None else 0))
+    done = 0
+
+    def ask(name: str, hyps: list, goal: Any) -> Any:
+        nonlocal done
+        answer = solver.obligation(name, hyps, goal)
+        done += 1
+        if progress is not None:
+            progress(done, total)
+        return answer
+
     # -- Init => Inv: a failure here is a real violation, in an initial state --------------
     for p in inductive:
-        proofs[p.name].record(solver.obligation(q(f"{p.name}.init"), base, enc.holds(p, s0)),
+        proofs[p.name].record(ask(q(f"{p.name}.init"), base, enc.holds(p, s0)),
                               _init_cex(enc, s0, p.name), initial=True)
-    proofs["types"].record(solver.obligation(q("types.init"), base, _types(enc, s0)),
+    proofs["types"].record(ask(q("types.init"), base, _types(enc, s0)),
                            _init_cex(enc, s0, "types"), initial=True)
 
     hyp = base + [_types(enc, s), *_inv(enc, inductive, s)]
     if isinstance(enc, AnyN):
-        _prove_sum_lemma(enc, solver, proofs["sum_lemma"], hyp, s, q)
+        _prove_sum_lemma(enc, ask, proofs["sum_lemma"], hyp, bounds or [], s, q)
         hyp.append(enc.sum_lemma(s, enc.cpu_terms(s)))
     # No vacuous proofs: the hypotheses must admit a state, and the initial one.
     for what, cs in (("the invariant", hyp), ("the initial state", base + [_types(enc, s0), *_inv(enc, inductive, s0)])):
@@ -86,19 +105,17 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
             proofs["types"].reason = f"vacuous: no state satisfies {what} under the parameter constraints"
 
     # -- Inv and Step => Inv' ------------------------------------------------------
-    per_cpu = [p for p in inductive if p.role is not None]
-    shared = [p for p in inductive if p.role is None]
     never = []
-    for tr in enc.transitions():
+    for tr in transitions:
         guard, t = enc.fire(tr, s)
         pre = hyp + [guard]
         if solver.satisfiable(q(f"enabled.{tr.name}"), pre).result == "unsat":
             never.append(tr.name)
         label = f"{tr.name}" + ("".join(f".{k}={v}" for k, v in tr.choices().items()))
-        proofs["types"].record(solver.obligation(q(f"types.step.{label}"), pre, _types(enc, t)),
+        proofs["types"].record(ask(q(f"types.step.{label}"), pre, _types(enc, t)),
                                _cti(enc, tr, s, t, "types"))
         for p in per_cpu:
-            proofs[p.name].record(solver.obligation(q(f"{p.name}.step.{label}"), pre, enc.holds(p, t)),
+            proofs[p.name].record(ask(q(f"{p.name}.step.{label}"), pre, enc.holds(p, t)),
                                   _cti(enc, tr, s, t, p.name))
         # Shared conjuncts may use the per-CPU ones after the step: those were
         # just proved for an arbitrary CPU, so they hold for every CPU.
@@ -106,7 +123,7 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
         if isinstance(enc, AnyN):
             post.append(enc.sum_lemma(t, enc.cpu_terms(t)))
         for p in shared:
-            proofs[p.name].record(solver.obligation(q(f"{p.name}.step.{label}"), post, enc.holds(p, t)),
+            proofs[p.name].record(ask(q(f"{p.name}.step.{label}"), post, enc.holds(p, t)),
                                   _cti(enc, tr, s, t, p.name))
 
     for p in properties:
@@ -122,8 +139,9 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
             # Not expressible for any N (it iterates over CPUs): left to the explorer, and said so.
             del proofs[p.name]
             proofs["types"].notes.append(f"{p.name} is not proved here: it {e} (checked by the explorer)")
+            total -= 1
             continue
-        proofs[p.name].record(solver.obligation(q(f"{p.name}.implied"), hyp, goal), _cti(enc, None, s, s, p.name))
+        proofs[p.name].record(ask(q(f"{p.name}.implied"), hyp, goal), _cti(enc, None, s, s, p.name))
     # Every step obligation assumed the whole strengthening: with a part of it unproved,
     # what was "proved" from it is not proved either.
     support = [n for n in [p.name for p in inductive] + ["types", "sum_lemma"]
@@ -151,18 +169,18 @@ def _inv(enc: PerN | AnyN, props: list[Any], s: tuple) -> list[z3.BoolRef]:
     return out
 
 
-def _prove_sum_lemma(enc: AnyN, solver: Solver, proof: Proof, hyp: list, s: tuple, q: Any) -> None:
+def _prove_sum_lemma(enc: AnyN, ask: Any, proof: Proof, hyp: list, bounds: list, s: tuple, q: Any) -> None:
     """The sum lemma by induction on k, for arbitrary values and bounds, then
     each declared per-element bound from the invariant."""
     if not enc.si.sum_bounds:
         return
     k, lo, hi, total, x = z3.Ints("k lo hi partial_sum x")
     step_hyp = [k >= 0, lo <= hi, k * lo <= total, total <= k * hi, lo <= x, x <= hi]
-    proof.record(solver.obligation(q("sum_lemma.base"), [lo <= hi], z3.And(0 * lo <= 0, 0 <= 0 * hi)))
-    proof.record(solver.obligation(q("sum_lemma.step"), step_hyp,
-                                   z3.And((k + 1) * lo <= total + x, total + x <= (k + 1) * hi)))
-    for name, fact in enc.element_bounds(s, enc.j):
-        proof.record(solver.obligation(q(f"sum_lemma.bounds.{name}"), hyp, fact),
+    proof.record(ask(q("sum_lemma.base"), [lo <= hi], z3.And(0 * lo <= 0, 0 <= 0 * hi)))
+    proof.record(ask(q("sum_lemma.step"), step_hyp,
+                     z3.And((k + 1) * lo <= total + x, total + x <= (k + 1) * hi)))
+    for name, fact in bounds:
+        proof.record(ask(q(f"sum_lemma.bounds.{name}"), hyp, fact),
                      _cti(enc, None, s, s, f"the declared bounds of every {name}[cpu] (sum_bounds)"))
 
 

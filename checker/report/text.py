@@ -63,6 +63,8 @@ def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
         return [f"{c.spec}: the build fails; {params_text(c.params)}"] + ["  " + t for t in c.trace_text]
     if c.kind == "lemma":
         head = f"{c.spec}.{c.property} violated by a concrete word"
+    elif c.kind == "proof":
+        head = f"{c.spec}.{c.property} not proved ({c.reason or c.verdict})"
     elif c.kind == "sometimes":
         head = f"{c.spec}.{c.property} reached after {n} steps (shortest witness)"
     elif c.kind == "deadlock":
@@ -78,13 +80,15 @@ def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
     if c.doc:
         lines.append(f"  claim: {first_paragraph(c.doc)}")
     lines += ["  " + t for t in c.trace_text] or ["  (the initial state)"]
-    again = (f"python -m checker verify {shlex.quote(spec_arg or c.spec)} --mode prove" if c.kind == "lemma"
-             else reproduce(c, spec_arg))
+    again = (f"python -m checker verify {shlex.quote(spec_arg or c.spec)} --mode prove"
+             if c.kind in ("lemma", "proof") else reproduce(c, spec_arg))
     lines.append(f"  reproduce: {again}")
     return lines
 
 
 def wants_trace(c: Check, traces: str) -> bool:
+    if c.kind == "proof":  # a counterexample to induction: what to strengthen, so shown unless asked not to
+        return bool(c.trace_text) and c.verdict != "holds" and traces != "none"
     if c.kind == "build":
         return c.verdict == "violated" and (c.status == "failed" or traces in ("bugs", "all"))
     if not c.trace and not (c.verdict == "violated" and c.kind != "sometimes"):

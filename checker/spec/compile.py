@@ -18,11 +18,17 @@ from typing import Any
 
 from checker.errors import SpecError
 from checker.expr import AllOf, And
-from checker.spec.declare import UNINIT, DISABLED, ActionInfo, Between, Fill, PropertyInfo, Step, Uninit, UninitRead
+from checker.spec.declare import (UNINIT, DISABLED, ActionInfo, Between, Fill, PropertyInfo, StateMutated, Step, Uninit,
+                                  UninitRead)
 from checker.spec.model import Params, Spec, all_assumptions, decl_line, info
-from checker.types import NOBODY, BoolType, CpuIdType
+from checker.types import NOBODY, BoolType, CpuIdType, Enum
 
 Label = tuple  # (action index, cpu or None, choice index)
+
+#: What to write instead of a list, set or dict in the state.
+_COLLECTIONS = ("Write a collection as one int per element instead: PerCpu(0) for one per CPU, "
+                "Array(length, 0) for a fixed-length table, or a bitmask int (mask | (1 << cpu)) for a set "
+                "of CPUs.")
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,10 @@ class Model:
         self.tupled = self.percpu | frozenset(self.arrays)
         self._wrap = {n: v.type for n, v in si.vars.items() if v.overflow == "wrap" and v.type.bits is not None}
         self._bools = frozenset(n for n, v in si.vars.items() if isinstance(v.type, BoolType))
+        #: Variables whose type names its values (Enum, Bool, CpuId): a value outside is a step
+        #: that ran where it should not, almost always a missing condition in its guard.
+        self._domains = {n: self._values_of(v.type) for n, v in si.vars.items()
+                         if isinstance(v.type, (Enum, BoolType, CpuIdType)) and not isinstance(v, Uninit)}
         uninit = {n: v for n, v in si.vars.items() if isinstance(v, Uninit)}
         #: Uninitialised locals whose read is reported, and those that take any value of their domain.
         self.uninit_report = [n for n, v in uninit.items() if not params.as_dict()[v.mode]]
@@ -138,8 +148,8 @@ class Model:
     def _check_value(self, name: str, x: Any) -> None:
         if x.__class__ is not int and x.__class__ is not bool:
             raise SpecError(f"{self.cls.__name__}: variable {name!r} is given {x!r} ({type(x).__name__}); "
-                            f"state values must be ints or bools (hashable, and the same on every backend)",
-                            file=self.info.file, line=decl_line(self.cls, name))
+                            f"state values must be ints or bools (hashable, and the same on every backend).\n"
+                            + _COLLECTIONS, file=self.info.file, line=decl_line(self.cls, name))
 
     # -- actions -------------------------------------------------------------
     def _compile_action(self, idx: int, a: ActionInfo) -> CompiledAction:
@@ -254,13 +264,43 @@ class Model:
     def _value(self, name: str, v: Any, act: CompiledAction | None) -> int:
         if v.__class__ is int:
             t = self._wrap.get(name)
-            return t.wrap(v) if t is not None else v
+            if t is not None:
+                return t.wrap(v)
+            d = self._domains.get(name)
+            if d is not None and v not in d:  # a set lookup: this runs for every update the explorer makes
+                raise self._out_of_domain(name, self.vars[name].type, v, act)
+            return v
         if v.__class__ is bool:
             return int(v)
         where = f"{self.cls.__name__}.{act.info.name}" if act else self.cls.__name__
         raise SpecError(f"{where} sets {name!r} to {v!r} ({type(v).__name__}); state values must be ints "
-                        f"or bools (hashable, and the same on every backend)",
+                        f"or bools (hashable, and the same on every backend).\n" + _COLLECTIONS,
                         file=act.info.file if act else None, line=act.info.line if act else None)
+
+    def _values_of(self, t: Any) -> frozenset[int]:
+        """Every value of an Enum, Bool or CpuId type at this parameter point."""
+        if isinstance(t, CpuIdType):
+            return frozenset((NOBODY, *range(self.ncpus_total)))
+        if isinstance(t, BoolType):
+            return frozenset((0, 1))
+        return frozenset(range(len(t.names)))
+
+    def _out_of_domain(self, name: str, t: Any, v: int, act: CompiledAction | None) -> SpecError:
+        values = (f"NOBODY or a CPU id 0..{self.ncpus_total - 1}" if isinstance(t, CpuIdType)
+                  else "0 or 1" if isinstance(t, BoolType)
+                  else ", ".join(f"{n}={i}" for i, n in enumerate(t.names)))
+        where = f"{self.cls.__name__}.{act.info.name}" if act else self.cls.__name__
+        ref = f"s.{name}[cpu]" if name in self.tupled else f"s.{name}"
+        if isinstance(t, Enum) and len(t.names) > 1:
+            a, b = t.names[0], t.names[1]
+            new = f"{{cpu: E.{b}}}" if name in self.tupled else f"E.{b}"
+            example = f"when({ref} == E.{a}, {name}={new})  # E: {name}'s Enum"
+        else:
+            example = f"when(And(<the guard>, {ref} == <the value this step starts from>), {name}=...)"
+        return SpecError(f"{where} sets {name} to {v}, which is not a value of its type ({values}): the step ran "
+                         f"in a state where it should not, so its guard is missing a condition.\n"
+                         f"Add the condition to when(...), e.g.\n    return {example}",
+                         file=act.info.file if act else None, line=act.info.line if act else None)
 
     def _unknown_var(self, name: str, act: CompiledAction | None) -> SpecError:
         return SpecError(f"{self.cls.__name__}.{act.info.name if act else '?'} sets {name!r}, which is not a "
@@ -276,7 +316,8 @@ class Model:
         what = "indexes" if name in self.arrays else "CPU ids"
         top = self.arrays.get(name, self.ncpus_total) - 1
         return SpecError(f"{self.cls.__name__}.{act.info.name if act else '?'} sets {name}[{c!r}], but {what} "
-                         f"at {self.params} are 0..{top}",
+                         f"at {self.params} are 0..{top}; key the update by a CPU of the role, e.g. "
+                         f"{name}={{cpu: value}} with the action's `cpu`",
                          file=act.info.file if act else None, line=act.info.line if act else None)
 
     # -- properties --------------------------------------------------------------
@@ -442,6 +483,11 @@ def state_class(spec: type, var_names: tuple[str, ...], docs: dict[str, str], pa
         return "{" + ", ".join(f"{n}={v!r}" for n, v in zip(var_names, s)) + "}"
 
     ns["__repr__"] = __repr__
+
+    def __setattr__(s: tuple, name: str, value: Any) -> None:
+        raise StateMutated(name)  # lint turns this into "return the new value from when(...)"
+
+    ns["__setattr__"] = __setattr__
     return type(f"{spec.__name__}State", (tuple,), ns)
 
 

@@ -143,6 +143,14 @@ class Array(Var):
 UNINIT = -(1 << 62) + 7
 
 
+class StateMutated(Exception):
+    """Spec code assigned to the state (``s.x = ...``, ``s.local[cpu] += 1``) instead of returning updates."""
+
+    def __str__(self) -> str:
+        return (f"the state is immutable: an action returns when(guard, {self.args[0].split('[')[0]}=...) "
+                f"instead of assigning to s.{self.args[0]}")
+
+
 class UninitRead(Exception):
     """Spec code read a variable that was never assigned."""
 

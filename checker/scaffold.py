@@ -1,0 +1,159 @@
+"""``python -m checker new NAME``: a commented starter spec that verifies as it is.
+
+The starter is a small per-CPU counter with a two-step fold under a lock:
+enough to show an action per atomic step, a guard, a terminal state, an
+invariant with its ``sometimes``, and a Z3 proof for every CPU count with
+its inductive strengthening. tests/test_new.py verifies it on both backends.
+"""
+from __future__ import annotations
+
+import argparse
+import keyword
+import re
+import sys
+from pathlib import Path
+
+from checker.errors import UsageError
+
+#: A spec name is snake_case: the class name is its CamelCase, and back again.
+NAME_RE = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
+#: Module names a spec file must not take: in the working directory it would shadow them.
+SHADOWED = frozenset({"checker", "specs", "models", "z3", "networkx", "pytest", "hypothesis"})
+
+TEMPLATE = '''\
+"""{name}: a per-CPU counter, as a countercheck spec.
+
+Written by `python -m checker new {name}`; it verifies as it is:
+
+    python -m checker verify {file}                   # explore, then prove with Z3
+    python -m checker verify {file} --mode explore    # only the exhaustive explorer
+
+Change it into the code you model. The guide, docs/spec-authoring.md in the
+countercheck repository, walks through every part of it.
+"""
+from checker import (NOBODY, And, Enum, Ghost, Lock, Param, PerCpu, Role, Shared, Spec, Sum, action,
+                     invariant, sometimes, terminal, when)
+
+PC = Enum("idle", "locked")  # where each CPU is in a path of several steps (traces print the names)
+
+
+class {cls}(Spec):
+    """A toy eager counter: this_cpu_inc(), and a fold under the lock at batch."""
+
+    kernel = "modelled on lib/percpu_counter.c (name the function and kernel version you model)"
+
+    # Parameters. `explore` is the explorer's sweep (every state, small sizes); `prove` is the Z3
+    # sweep: a range or "symbolic" is proved for every value at once.
+    ncpus = Param(2, domain=range(1, 8193), explore=(1, 2, 3), prove=range(1, 8193), doc="CPUs")
+    batch = Param(2, domain=range(1, 100), prove=("symbolic",), doc="fold threshold")
+    adds = Param(2, domain=range(0, 10), prove=("symbolic",), doc="increments per CPU")
+
+    cpus = Role("ncpus", symmetric=True)  # interchangeable CPUs: symmetry reduction for free
+
+    # State: one variable per kernel field. PerCpu has a slot per CPU; Ghost is not kernel state.
+    total = Shared(0)                     # fbc->count
+    lock = Lock()                         # fbc->lock: the holder's CPU id, or NOBODY
+    local = PerCpu(0)                     # *this_cpu_ptr(fbc->counters)
+    pc = PerCpu(PC.idle, type=PC)
+    left = PerCpu(lambda p: p.adds)       # increments still to do: keeps every run finite
+    exact = Ghost(0)                      # the true count, for the properties to compare with
+
+    # Actions: one per atomic kernel step, named after the kernel code. Each returns
+    # when(guard, var=value, percpu_var={{cpu: value}}); the guard says when the step can run.
+    # Use And/Or/Not/If/Max from checker, never Python's and/or/not/if/max on a state value.
+    # Add your actions here.
+
+    @action(role="cpus")
+    def inc(s, cpu):
+        """this_cpu_inc() while the local stays below batch."""
+        return when(And(s.pc[cpu] == PC.idle, s.left[cpu] > 0, s.local[cpu] + 1 < s.batch),
+                    local={{cpu: s.local[cpu] + 1}}, left={{cpu: s.left[cpu] - 1}}, exact=s.exact + 1)
+
+    @action(role="cpus")
+    def lock_for_fold(s, cpu):
+        """raw_spin_lock(&fbc->lock) when the next increment would reach batch."""
+        return when(And(s.pc[cpu] == PC.idle, s.left[cpu] > 0, s.local[cpu] + 1 >= s.batch,
+                        s.lock == NOBODY),
+                    lock=cpu, pc={{cpu: PC.locked}})
+
+    @action(role="cpus")
+    def fold_and_unlock(s, cpu):
+        """fbc->count += local + 1; local = 0; raw_spin_unlock()."""
+        return when(s.pc[cpu] == PC.locked,
+                    total=s.total + s.local[cpu] + 1, local={{cpu: 0}}, left={{cpu: s.left[cpu] - 1}},
+                    exact=s.exact + 1, lock=NOBODY, pc={{cpu: PC.idle}})
+
+    @terminal
+    def done(s):
+        """Every run ends here; a state where nothing can run and this is false is a deadlock."""
+        return Sum(s.left) == 0
+
+    # Properties. Add your invariants here, each with a @sometimes showing its interesting case
+    # happens. inductive=True marks the strengthening that the Z3 proof assumes and proves.
+
+    sum_bounds = {{"local": lambda s: (0, s.batch - 1)}}  # per-CPU bounds for Sum() in the proof
+
+    @invariant(role="cpus", inductive=True)
+    def local_in_range(s, cpu):
+        """Each local stays in 0..batch-1."""
+        return And(s.local[cpu] >= 0, s.local[cpu] <= s.batch - 1)
+
+    @invariant(inductive=True)
+    def nothing_lost(s):
+        """Every increment is in the total or in a local."""
+        return s.total + Sum(s.local) == s.exact
+
+    @invariant
+    def read_error_bounded(s):
+        """Reading fbc->count alone is off by at most ncpus * (batch - 1)."""
+        return s.exact - s.total <= s.ncpus * (s.batch - 1)
+
+    @sometimes
+    def a_fold_happens(s):
+        return s.total > 0
+'''
+
+
+def class_name(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def check_name(name: str) -> None:
+    """A spec name: snake_case, not a Python keyword, not a module a spec file would shadow."""
+    if not NAME_RE.fullmatch(name) or keyword.iskeyword(name):
+        suggestion = re.sub(r"_+", "_", re.sub(r"[^a-z0-9]+", "_", name.lower())).strip("_")
+        hint = f", e.g. {suggestion}" if suggestion and NAME_RE.fullmatch(suggestion) else ""
+        raise UsageError(f"new {name!r}: a spec name is snake_case (lower-case letters, digits and single "
+                         f"underscores, starting with a letter){hint}")
+    if name in SHADOWED or name in sys.stdlib_module_names:
+        raise UsageError(f"new {name!r}: a file {name}.py would shadow the module {name!r} when run from its "
+                         f"folder; choose another name, e.g. {name}_counter")
+
+
+def render(name: str, file: str) -> str:
+    """The starter spec's text for ``name``, saved as ``file``."""
+    check_name(name)
+    return TEMPLATE.format(name=name, cls=class_name(name), file=file)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name", metavar="NAME", help="the spec's name, snake_case (the class is its CamelCase)")
+    p.add_argument("--output", metavar="FILE", help="where to write it (default NAME.py); never overwritten")
+
+
+def main(args: argparse.Namespace) -> int:
+    check_name(args.name)
+    path = Path(args.output or f"{args.name}.py")
+    if path.suffix != ".py":
+        raise UsageError(f"--output {path}: a spec file ends in .py")
+    text = render(args.name, str(path))
+    try:
+        with open(path, "x", encoding="utf-8") as f:  # "x": refuse to overwrite, atomically
+            f.write(text)
+    except FileExistsError:
+        raise UsageError(f"{path} exists; not overwriting it (choose another NAME or --output FILE)") from None
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror}") from None
+    print(f"wrote {path}: the spec {args.name} ({class_name(args.name)}). Check it with\n"
+          f"    python -m checker verify {path}")
+    return 0
