@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 
 from checker.errors import CheckerError
-from models.throughput import (calibrate, free_parameters, largest_measured_cores, load, measured_points,
+from checker.models.throughput import (calibrate, free_parameters, largest_measured_cores, load, measured_points,
                                solve, validation)
-from models.vma_unlink import SEED_004_HISTOGRAM
-from models.workloads import WORKLOADS, batch_histograms
+from checker.models.vma_unlink import SEED_004_HISTOGRAM
+from checker.models.workloads import WORKLOADS, batch_histograms
 
 MAX_CORES = 256
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from models.workloads import WORKLOADS
+from .workloads import WORKLOADS
 
 
 def check_calibration_file(path: Path) -> list[str]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from models.costs import FBC_LOCK, PERCPU_COUNTERS_LOCK, Costs
-from models.percpu_alloc import PercpuAllocator
+from .costs import FBC_LOCK, PERCPU_COUNTERS_LOCK, Costs
+from .percpu_alloc import PercpuAllocator
 
 VARIANTS = ("A", "B", "C")
 

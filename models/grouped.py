@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from models.costs import Costs
-from models.eager import EagerCounter, default_batch, destroy_many, init_many
-from models.percpu_alloc import PercpuAllocator
+from .costs import Costs
+from .eager import EagerCounter, default_batch, destroy_many, init_many
+from .percpu_alloc import PercpuAllocator
 
 NR_MM_COUNTERS = 4
 

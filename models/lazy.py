@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from models.costs import Costs
-from models.percpu_alloc import PercpuAllocator
+from .costs import Costs
+from .percpu_alloc import PercpuAllocator
 
 MOD_BITS = 8
 MOD_MASK = ~(~0 % (1 << 64) >> MOD_BITS) % (1 << 64)   # 0xFF00000000000000

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from models.costs import PCPU_ALLOC_MUTEX, PCPU_LOCK, Costs
+from .costs import PCPU_ALLOC_MUTEX, PCPU_LOCK, Costs
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from models.costs import Costs
+from .costs import Costs
 
 TASK_RSS_EVENTS_THRESH = 64
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from models.costs import VMAP_AREA_LOCK, Costs
+from .costs import VMAP_AREA_LOCK, Costs
 
 NR_CACHED_STACKS = 2
 

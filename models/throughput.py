@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from models.costs import (I_MMAP_RWSEM, LRUVEC_LOCK, PCPU_ALLOC_MUTEX, PCPU_LOCK, PERCPU_COUNTERS_LOCK,
+from .costs import (I_MMAP_RWSEM, LRUVEC_LOCK, PCPU_ALLOC_MUTEX, PCPU_LOCK, PERCPU_COUNTERS_LOCK,
                           VMAP_AREA_LOCK, Costs)
-from models.queueing import Solution, mva
-from models.workloads import WORKLOADS, iteration, ops_per_iteration
+from .queueing import Solution, mva
+from .workloads import WORKLOADS, iteration, ops_per_iteration
 
 CALIBRATION = Path(__file__).with_name("calibration.json")
 US = 1e-6

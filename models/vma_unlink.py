@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from models.costs import I_MMAP_RWSEM, Costs
+from .costs import I_MMAP_RWSEM, Costs
 
 BATCH_SIZE = 8
 #: Seed 004's bpftrace lhist of batch sizes while building the kernel (not doexec).

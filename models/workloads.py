@@ -17,13 +17,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from models.costs import I_MMAP_RWSEM, LRUVEC_LOCK, Costs
-from models.grouped import MmInit
-from models.lazy import LazyCounter
-from models.percpu_alloc import PercpuAllocator
-from models.rss_split import SplitRss
-from models.stack_cache import StackCache, clone_burst
-from models.vma_unlink import elf_layout, unlink_batched, unlink_unbatched
+from .costs import I_MMAP_RWSEM, LRUVEC_LOCK, Costs
+from .grouped import MmInit
+from .lazy import LazyCounter
+from .percpu_alloc import PercpuAllocator
+from .rss_split import SplitRss
+from .stack_cache import StackCache, clone_burst
+from .vma_unlink import elf_layout, unlink_batched, unlink_unbatched
 
 RSS_VARIANTS = ("per-counter", "grouped", "lazy", "split")
 PAGEVEC = 31  # release_pages takes the lruvec lock once per folio batch of the same lruvec

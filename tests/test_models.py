@@ -18,12 +18,12 @@ from checker.specs.percpu_lazy import PercpuLazy
 from checker.specs.percpu_grouped import HEAP, STEP, PercpuGrouped
 from checker.specs.rss_split import THREAD, RssSplit
 from checker.types import NOBODY
-from models.costs import FBC_LOCK, PCPU_ALLOC_MUTEX, PCPU_LOCK, PERCPU_COUNTERS_LOCK
-from models.eager import EagerCounter
-from models.grouped import MmInit
-from models.lazy import LazyCounter, decode, encode_add
-from models.percpu_alloc import PercpuAllocator
-from models.rss_split import SplitRss
+from checker.models.costs import FBC_LOCK, PCPU_ALLOC_MUTEX, PCPU_LOCK, PERCPU_COUNTERS_LOCK
+from checker.models.eager import EagerCounter
+from checker.models.grouped import MmInit
+from checker.models.lazy import LazyCounter, decode, encode_add
+from checker.models.percpu_alloc import PercpuAllocator
+from checker.models.rss_split import SplitRss
 
 NCPUS = 64
 FAST = settings(max_examples=25, deadline=None, derandomize=True, database=None)
@@ -252,7 +252,7 @@ def test_lazy_add_matches_the_spec_across_the_switch(mod_bits, adds):
 
 def test_lazy_wrap_is_recent_strictly_within_hz():
     """time_after(last_wrap + HZ, now): the spec abstracts jiffies as a choice, so the edge is pinned here."""
-    from models.lazy import HZ
+    from checker.models.lazy import HZ
     ctr = LazyCounter(PercpuAllocator(4))
     ctr.add(0, 1, now=100)
     assert ctr.last_wrap == 100

@@ -23,9 +23,9 @@ from checker.spec.model import resolve_params
 from checker.specs.stack_cache import TASK, StackCache as StackSpec
 from checker.specs.stack_cache_2019 import StackCache2019
 from checker.specs.vma_unlink_batch import LAYOUTS, PC, VmaUnlinkBatch
-from models.costs import I_MMAP_RWSEM, VMAP_AREA_LOCK
-from models.stack_cache import StackCache
-from models.vma_unlink import histogram, unlink_batched, unlink_unbatched
+from checker.models.costs import I_MMAP_RWSEM, VMAP_AREA_LOCK
+from checker.models.stack_cache import StackCache
+from checker.models.vma_unlink import histogram, unlink_batched, unlink_unbatched
 
 
 def step(model, s, actor, names=None, **want):

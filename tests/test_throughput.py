@@ -4,11 +4,11 @@ import json
 import pytest
 
 from checker.cli import main
-from models.calibration_check import check_calibration_file
-from models.queueing import mva
-from models.stack_cache import StackCache, clone_burst
-from models.throughput import CALIBRATION, load, validation
-from models.vma_unlink import elf_layout, histogram, unlink_batched, unlink_unbatched
+from checker.models.calibration_check import check_calibration_file
+from checker.models.queueing import mva
+from checker.models.stack_cache import StackCache, clone_burst
+from checker.models.throughput import CALIBRATION, load, validation
+from checker.models.vma_unlink import elf_layout, histogram, unlink_batched, unlink_unbatched
 
 
 def test_mva_one_worker_is_the_sum_of_its_times_and_many_saturate_the_bottleneck():
@@ -99,7 +99,7 @@ def test_plot_without_matplotlib_says_how_to_install_it(capsys, tmp_path):
 
 
 def test_doexec_batch_histograms_and_the_seed_004_comparison(capsys):
-    from models.workloads import batch_histograms
+    from checker.models.workloads import batch_histograms
     h = batch_histograms()
     assert h["dynamic"] == {"batch_sizes": {4: 1, 5: 2}, "acquisitions_unbatched": 14, "acquisitions_batched": 3}
     assert h["static"]["batch_sizes"] == {4: 1}
