@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--timeout", type=float, metavar="S", help="stop each exploration after S seconds")
     v.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="explore each point on N processes (the same states, verdicts and traces as 1)")
+    v.add_argument("--fingerprint", action="store_true",
+                   help="keep 64-bit hashes of visited states, not the states: less memory, and the report gives "
+                        "the probability that a hash collision left a state unexplored")
     v.add_argument("--traces", choices=("none", "failed", "bugs", "all"), default="bugs",
                    help="which traces the text report prints (default: failures and bugs found)")
     v.add_argument("--mode", choices=("explore", "prove", "all"), default="all",
@@ -111,6 +114,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         raise CheckerError("--timeout must be positive")
     if args.jobs < 1:
         raise CheckerError("--jobs must be at least 1")
+    if args.fingerprint and args.jobs > 1:
+        raise CheckerError("--fingerprint works with one process: drop --jobs or --fingerprint")
     report = Report()
     spec_args: dict[str, str] = {}
     progress = Progress(sys.stderr, quiet=args.quiet)
@@ -127,7 +132,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         report = verify(classes, sets=sets, symmetry=not args.no_symmetry, max_states=args.max_states,
                         timeout=args.timeout, mode=args.mode, bmc=args.bmc, smt_timeout=args.smt_timeout,
                         emit_smt=Path(args.emit_smt) if args.emit_smt else None, jobs=args.jobs,
-                        simulate=_simulate_options(args), progress=progress)
+                        simulate=_simulate_options(args), progress=progress, fingerprint=args.fingerprint)
     except CheckerError as e:
         report.errors.append(ErrorInfo(e.message, e.file, e.line))
     finally:
@@ -178,7 +183,8 @@ def _simulate_options(args: argparse.Namespace) -> "SimulateOptions | None":
     if args.simulate < 1:
         raise CheckerError("--simulate must be at least 1 (the number of random walks)")
     for flag, value in (("--bmc", args.bmc), ("--max-states", args.max_states), ("--emit-smt", args.emit_smt),
-                        ("--jobs", args.jobs if args.jobs != 1 else None)):
+                        ("--jobs", args.jobs if args.jobs != 1 else None),
+                        ("--fingerprint", args.fingerprint or None)):
         if value is not None:
             raise CheckerError(f"{flag} is for exploring and proving; --simulate replaces both (use --depth, "
                                f"--seed and --timeout with it)")

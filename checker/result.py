@@ -147,6 +147,8 @@ class Exploration:
     stopped_because: str | None
     outcomes: dict[str, Outcome]
     initial_state: dict[str, Any] | None
+    #: With fingerprints: the chance that a hash collision left a state unexplored.
+    omission_probability: float | None = None
 
     @property
     def verdicts(self) -> dict[str, str]:

@@ -175,11 +175,12 @@ def check_sets_apply(classes: list[type], sets: dict[str, Any]) -> None:
 
 def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_states: int | None = None,
                    timeout: float | None = None, run: int = 0, jobs: int = 1,
-                   progress: Progress | None = None) -> list[Check]:
+                   progress: Progress | None = None, fingerprint: bool = False) -> list[Check]:
     """Explore one spec at one parameter point; one Check per property."""
     model = Model(cls, params)
     lint(model)
     result = explore(model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs,
+                     fingerprint=fingerprint,
                      progress=progress.exploring(f"{model.name} [{params}]") if progress else None)
     si = model.info
     props = {p.name: p for p in model.properties}
@@ -198,7 +199,9 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
             symmetry=result.symmetry, states=result.states, transitions=result.transitions,
             depth=result.depth, seconds=result.seconds, run=run, initial_state=start,
             trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=symmetry,
-            trace_text=render_trace(model, start, out.trace) if out.trace else []))
+            trace_text=render_trace(model, start, out.trace) if out.trace else [],
+            extra={} if result.omission_probability is None else
+            {"fingerprint": True, "omission_probability": result.omission_probability}))
     return checks
 
 
@@ -233,7 +236,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
            max_states: int | None = None, timeout: float | None = None, mode: str = "all",
            bmc: int | None = None, smt_timeout: float | None = DEFAULT_SMT_TIMEOUT, emit_smt: Path | None = None,
            on_check: Callable[[Check], None] | None = None, jobs: int = 1,
-           simulate: SimulateOptions | None = None, progress: Progress | None = None) -> Report:
+           simulate: SimulateOptions | None = None, progress: Progress | None = None,
+           fingerprint: bool = False) -> Report:
     """Run every selected spec: the explorer over its explore sweep, the Z3
     backend over its prove sweep (``mode``), BMC at the explore points when
     ``bmc`` is a depth. ``jobs`` processes explore each point (same results).
@@ -271,7 +275,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             if mode in ("explore", "all"):
                 for params in points:
                     add(explore_checks(cls, params, symmetry=symmetry, max_states=max_states,
-                                       timeout=timeout, run=next(ids), jobs=jobs, progress=progress))
+                                       timeout=timeout, run=next(ids), jobs=jobs, progress=progress,
+                                       fingerprint=fingerprint))
             if mode in ("prove", "all"):
                 from checker.prove import bmc_checks, prove_checks
 

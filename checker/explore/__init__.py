@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from checker.errors import UsageError
 from checker.explore.paths import concrete_trace
 from checker.explore.search import SearchState, search
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Exploration, Outcome
@@ -19,29 +20,33 @@ DEADLOCK = "no_deadlock"
 
 def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None = None,
             timeout: float | None = None, check_symmetry: bool = True,
-            progress: Callable[[SearchState], None] | None = None, jobs: int = 1) -> Exploration:
+            progress: Callable[[SearchState], None] | None = None, jobs: int = 1,
+            fingerprint: bool = False) -> Exploration:
     """Explore every reachable state of ``spec`` (a bound spec or a model).
 
     ``max_states`` and ``timeout`` (seconds) stop the search early: a
     violation or a reached ``sometimes`` found before then is final, while
     anything that needed the whole state space becomes ``inconclusive``.
     ``jobs`` > 1 runs the search on that many processes, with the same result.
+    ``fingerprint`` stores 64-bit hashes of the states (see ``search``).
     """
     model = spec if isinstance(spec, Model) else Model(spec)
     if jobs > 1:
+        if fingerprint:
+            raise UsageError("--fingerprint works with one process: drop --jobs or --fingerprint")
         from checker.explore.parallel import parallel_search
 
         st = parallel_search(model, jobs=jobs, symmetry=symmetry, max_states=max_states, timeout=timeout,
                              check_symmetry=check_symmetry, progress=progress)
     else:
         st = search(model, symmetry=symmetry, max_states=max_states, timeout=timeout,
-                    check_symmetry=check_symmetry, progress=progress)
+                    check_symmetry=check_symmetry, progress=progress, fingerprint=fingerprint)
     canon = model.symmetry.canonical if (symmetry and model.symmetry.active) else None
     complete = st.stopped is None
     outcomes: dict[str, Outcome] = {}
 
     def steps_and_end(state: tuple) -> tuple:
-        return concrete_trace(model, st.parents, state, canon)[1:]
+        return concrete_trace(model, st.parents, state, canon, st.fingerprint)[1:]
 
     def trace_to(state: tuple) -> list:
         return steps_and_end(state)[0]
@@ -52,7 +57,7 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
         """Where the trace starts, when a spec has several initial states."""
         if state is None or not several:
             return None
-        return model.state_dict(concrete_trace(model, st.parents, state, canon)[0])
+        return model.state_dict(concrete_trace(model, st.parents, state, canon, st.fingerprint)[0])
 
     if model.rules.active:  # lockdep-style context rules: a broken one rejects the spec
         model.rules.finish(steps_and_end)
@@ -73,4 +78,5 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
     init = model.initial_states()[0]
     declared = any(r.symmetric for r in model.info.roles.values())
     return Exploration(model.name, model.params.shown(), symmetry and declared, st.states, st.transitions,
-                       st.depth, st.seconds, complete, st.stopped, outcomes, model.state_dict(init))
+                       st.depth, st.seconds, complete, st.stopped, outcomes, model.state_dict(init),
+                       st.omission_probability if st.fingerprint else None)

@@ -15,7 +15,9 @@ Ordering decisions, and why:
 """
 from __future__ import annotations
 
+import marshal
 import time
+from hashlib import blake2b
 from typing import Any, Callable
 
 from checker.errors import CheckerError, SpecError, innermost_frame_in
@@ -26,6 +28,16 @@ from checker.spec.compile import Model
 SYMMETRY_SAMPLE_FIRST = 32
 SYMMETRY_SAMPLE_EVERY = 97
 SYMMETRY_SAMPLE_MAX = 256
+
+
+def _same(s: tuple) -> tuple:
+    return s
+
+
+def fingerprint_of(s: tuple) -> int:
+    """A 64-bit fingerprint of a state. Not Python's ``hash``: it maps -1
+    and -2 to the same value, so states differing only there would collide."""
+    return int.from_bytes(blake2b(marshal.dumps(tuple(s)), digest_size=8).digest(), "little")
 
 
 def changed(reads: tuple[int, ...] | None, s: tuple, t: tuple) -> bool:
@@ -57,11 +69,27 @@ class SearchState:
         self.stopped: str | None = None
         self.seconds = 0.0
         self.states = 0  # distinct states stored
+        self.fingerprint = False  # parents are keyed by the states' 64-bit hashes
+
+    @property
+    def omission_probability(self) -> float:
+        """With fingerprints, the chance that two of the states share a hash
+        (the birthday bound for a uniform 64-bit hash, which BLAKE2b's is)."""
+        n = self.states
+        return min(1.0, n * (n - 1) / 2 / 2.0 ** 64) if self.fingerprint else 0.0
 
 
 def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeout: float | None = None,
-           check_symmetry: bool = True, progress: Callable[[SearchState], None] | None = None) -> SearchState:
+           check_symmetry: bool = True, progress: Callable[[SearchState], None] | None = None,
+           fingerprint: bool = False) -> SearchState:
+    """``fingerprint``: the visited set keeps each state's 64-bit hash, not
+    the state (TLC's and SPIN's hash compaction): a fraction of the memory,
+    at a small probability that two states share a hash and one is never
+    explored (``omission_probability``). Traces are rebuilt by replaying."""
     st = SearchState()
+    st.fingerprint = fingerprint
+    key = fingerprint_of if fingerprint else _same
+    labels: dict[tuple, tuple] = {}  # one label object per distinct step: parents share them
     t0 = time.perf_counter()
     deadline = t0 + timeout if timeout else None
     sym = model.symmetry
@@ -102,8 +130,8 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
         for s0 in model.initial_states():
             current = s0
             c = canon(s0) if canon else s0
-            if c not in parents:
-                parents[c] = None
+            if key(c) not in parents:
+                parents[key(c)] = None
                 check(c)
                 level.append(c)
         expanded = 0
@@ -112,6 +140,7 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
             level_start = expanded
             for s in level:
                 current = s
+                ks = key(s)
                 if sampling and symmetry_sampled(expanded):
                     sym.check_sample(s)
                 expanded += 1
@@ -128,12 +157,13 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
                         st.deadlock = s
                 for label, t in succ:
                     c = canon(t) if canon else t
-                    if c in parents:
+                    kc = key(c)
+                    if kc in parents:
                         continue
                     if len(parents) == limit:
                         st.stopped = StopReason.MAX_STATES
                         break
-                    parents[c] = (s, label)
+                    parents[kc] = (ks, labels.setdefault(label, label))
                     check(c, s, t)
                     nxt.append(c)
                 if st.stopped:

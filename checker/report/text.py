@@ -25,6 +25,8 @@ def check_line(c: Check) -> str:
         stats = f"{len(c.extra.get('build_errors', []))} build errors"
     elif c.backend == "explore":
         stats = f"{c.states} states"
+        if c.extra.get("fingerprint"):
+            stats += f" (fingerprints: P(a state missed) <= {c.extra['omission_probability']:.1e})"
     elif c.backend == "simulate":
         stats = f"{c.extra.get('runs_done')} runs, {c.states} states"
     elif c.extra.get("method") == "bmc":
