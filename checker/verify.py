@@ -170,10 +170,19 @@ def check_sets_apply(classes: list[type], sets: dict[str, Any]) -> None:
 
 
 def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_states: int | None = None,
-                   timeout: float | None = None, run: int = 0) -> list[Check]:
-    """Explore one spec at one parameter point; one Check per property."""
+                   timeout: float | None = None, run: int = 0, graphs: list | None = None) -> list[Check]:
+    """Explore one spec at one parameter point; one Check per property. Liveness properties are
+    checked on the unreduced state graph, which ``graphs`` (for coverage) also collects."""
+    from checker.live import graph_for, liveness_checks
+
     model = Model(cls, params)
     lint(model)
+    sg = graph_for(model, max_states) if (model.liveness or graphs is not None) else None
+    if graphs is not None:
+        graphs.append((model, sg))
+    live = liveness_checks(cls, model, sg, run) if model.liveness else []
+    if model.abstraction is not None:  # unbounded runs with dropped values: liveness only
+        return live
     result = explore(model, symmetry=symmetry, max_states=max_states, timeout=timeout)
     si = model.info
     props = {p.name: p for p in model.properties}
@@ -193,7 +202,7 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
             depth=result.depth, seconds=result.seconds, run=run, initial_state=start,
             trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=symmetry,
             trace_text=render_trace(model, start, out.trace) if out.trace else []))
-    return checks
+    return checks + live
 
 
 MODES = ("explore", "prove", "all")
@@ -217,10 +226,10 @@ def build_check(cls: type, model: Model, run: int) -> Check:
 def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = None, symmetry: bool = True,
            max_states: int | None = None, timeout: float | None = None, mode: str = "all",
            bmc: int | None = None, smt_timeout: float | None = DEFAULT_SMT_TIMEOUT, emit_smt: Path | None = None,
-           on_check: Callable[[Check], None] | None = None) -> Report:
+           on_check: Callable[[Check], None] | None = None, coverage: bool = False) -> Report:
     """Run every selected spec: the explorer over its explore sweep, the Z3
     backend over its prove sweep (``mode``), BMC at the explore points when
-    ``bmc`` is a depth."""
+    ``bmc`` is a depth; with ``coverage``, a coverage check per spec."""
     if mode not in MODES:
         raise UsageError(f"--mode {mode!r}: choose one of {', '.join(MODES)}")
     sets = sets or {}
@@ -242,9 +251,13 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             own = own_sets(cls, sets)
             points = param_points(cls, own, "explore")
             if mode in ("explore", "all"):
+                graphs: list | None = [] if coverage else None
                 for params in points:
                     add(explore_checks(cls, params, symmetry=symmetry, max_states=max_states,
-                                       timeout=timeout, run=next(ids)))
+                                       timeout=timeout, run=next(ids), graphs=graphs))
+                if graphs:
+                    from checker.live import coverage_check
+                    add([coverage_check(cls, graphs, run=next(ids))])
             if mode in ("prove", "all"):
                 from checker.prove import bmc_checks, prove_checks
 

@@ -11,6 +11,7 @@ transition count.
 """
 from __future__ import annotations
 
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +39,7 @@ class StateGraph:
     fired: Counter = field(default_factory=Counter)
     #: None when every reachable state is in the graph, else why it stopped.
     stopped: str | None = None
+    seconds: float = 0.0
 
     @property
     def complete(self) -> bool:
@@ -75,6 +77,7 @@ def build_graph(model: Model, max_states: int | None = DEFAULT_MAX_STATES) -> St
     Past the limit the graph is cut (``stopped`` is ``max_states``): states
     already found keep every step to a found state, the others are dropped.
     """
+    t0 = time.perf_counter()
     g = nx.MultiDiGraph()
     ids: dict[tuple, int] = {}
     parent: dict[int, tuple[int, int] | None] = {}
@@ -107,7 +110,7 @@ def build_graph(model: Model, max_states: int | None = DEFAULT_MAX_STATES) -> St
                 queue.append(v)
             g.add_edge(u, v, key=key, label=label)
             fired[names[label[0]]] += 1
-    return StateGraph(model, g, initial, parent, fired, stopped)
+    return StateGraph(model, g, initial, parent, fired, stopped, time.perf_counter() - t0)
 
 
 def describe_label(model: Model, label: tuple) -> dict[str, Any]:

@@ -23,6 +23,13 @@ def check_line(c: Check) -> str:
         note = "  [expected violated" + ("; bug found]" if c.bug and c.verdict == "violated" else "]")
     if c.kind == "build":
         stats = f"{len(c.extra.get('build_errors', []))} build errors"
+    elif c.kind == "coverage":
+        dead = c.extra.get("dead", [])
+        stats = f"{c.transitions} transitions (unreduced)" + (f"; never fire: {', '.join(dead)}" if dead else "")
+    elif c.extra.get("graph") == "unreduced":
+        fair = c.extra.get("fairness")
+        stats = f"{c.states} states (unreduced graph{'' if fair else ', no fairness'}" + (
+            f"; abstraction: {c.extra['abstraction']}" if c.extra.get("abstraction") else "") + ")"
     elif c.backend == "explore":
         stats = f"{c.states} states"
     elif c.extra.get("method") == "bmc":
@@ -62,6 +69,12 @@ def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
         head = f"{c.spec}.{c.property} reached after {n} steps (shortest witness)"
     elif c.kind == "deadlock":
         head = f"{c.spec}: deadlock after {n} steps (shortest)"
+    elif c.kind == "coverage":
+        head = f"{c.spec}: transitions per action, without reductions, over {len(c.extra.get('points', []))} points"
+    elif c.loop_start is not None:
+        head = (f"{c.spec}.{c.property} violated: a run of {n} steps that "
+                + ("stops" if c.loop_start == n else f"loops from step {c.loop_start + 1}")
+                + " (shortest prefix)")
     else:
         head = f"{c.spec}.{c.property} violated after {n} steps (shortest)"
     head += f"; {params_text(c.params)}"
@@ -69,6 +82,8 @@ def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
     if c.doc:
         lines.append(f"  claim: {first_paragraph(c.doc)}")
     lines += ["  " + t for t in c.trace_text] or ["  (the initial state)"]
+    if c.kind == "coverage":
+        return lines
     again = (f"python -m checker verify {shlex.quote(spec_arg or c.spec)} --mode prove" if c.kind == "lemma"
              else reproduce(c, spec_arg))
     lines.append(f"  reproduce: {again}")
@@ -76,6 +91,8 @@ def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
 
 
 def wants_trace(c: Check, traces: str) -> bool:
+    if c.kind == "coverage":
+        return c.verdict == "violated" or traces == "all"
     if c.kind == "build":
         return c.verdict == "violated" and (c.status == "failed" or traces in ("bugs", "all"))
     if not c.trace and not (c.verdict == "violated" and c.kind != "sometimes"):
