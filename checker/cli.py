@@ -48,12 +48,16 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--smt-timeout", type=float, metavar="S", default=60.0,
                    help="timeout of each Z3 query, in seconds (default 60; a timeout is inconclusive)")
     v.add_argument("--emit-smt", metavar="DIR", help="write every proof obligation as an SMT-LIB2 file to DIR")
+    v.add_argument("--coverage", action="store_true", help="count transitions per action (without reductions) "
+                   "and flag actions that never fire")
 
     ls = sub.add_parser("list", help="show specs, parameters, properties and assumptions")
     ls.add_argument("specs", nargs="*", metavar="SPEC")
 
     from checker import bounds
     bounds.add_arguments(sub.add_parser("bounds", help="seed 001's rss error margins, each figure proved"))
+    from checker import graphcmd
+    graphcmd.add_arguments(sub.add_parser("graph", help="export the state graph (dot, graphml, json)"))
     from checker import throughput
     throughput.add_arguments(sub.add_parser("throughput", help="predicted ops/s against cores for a workload"))
     return p
@@ -67,6 +71,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "bounds":
             from checker.bounds import main as bounds_main
             return bounds_main(args)
+        if args.command == "graph":
+            from checker.graphcmd import main as graph_main
+            return graph_main(args)
         if args.command == "throughput":
             from checker.throughput import main as throughput_main
             return throughput_main(args)
@@ -99,7 +106,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             raise CheckerError("--smt-timeout must be positive")
         report = verify(classes, sets=sets, symmetry=not args.no_symmetry, max_states=args.max_states,
                         timeout=args.timeout, mode=args.mode, bmc=args.bmc, smt_timeout=args.smt_timeout,
-                        emit_smt=Path(args.emit_smt) if args.emit_smt else None)
+                        emit_smt=Path(args.emit_smt) if args.emit_smt else None, coverage=args.coverage)
     except CheckerError as e:
         report.errors.append(ErrorInfo(e.message, e.file, e.line))
 

@@ -46,6 +46,7 @@ class Lasso:
     loop_start: int
     start: int  # the initial node the trace starts from
     stops: bool  # the run ends in a state with nothing enabled
+    edges: list[Edge] = field(default_factory=list)  # the trace's graph edges (u, v, key)
 
 
 @dataclass
@@ -155,9 +156,9 @@ def find_lasso(sg: StateGraph, triggers: Iterable[int], in_goal: Callable[[int],
     end = onward[-1][1] if onward else t
     edges = prefix + onward
     if end in stops:
-        return Lasso(sg.steps(edges), len(edges), sg.start_of(t), True)
+        return Lasso(sg.steps(edges), len(edges), sg.start_of(t), True, edges)
     loop = _fair_loop(succ, end, comp_of[end], enabled, fairness)
-    return Lasso(sg.steps(edges + loop), len(edges), sg.start_of(t), False)
+    return Lasso(sg.steps(edges + loop), len(edges), sg.start_of(t), False, edges + loop)
 
 
 def _fair_components(succ: dict[int, list], nodes: set[int], enabled: dict[int, set[Instance]],
