@@ -196,11 +196,15 @@ class Abstraction(Declaration):
     the dropped values. Sound when no guard, and no update of another
     variable, reads a frozen variable except a budget's ``> 0``, and when
     equality of a reduced word is all the steps ask of it: the spec says why.
+    ``requires`` is ``(test, text)``: a point where the test fails is refused
+    (exit 2) with the text, e.g. the parts of the spec that read dropped values.
     """
 
     def __init__(self, when: Callable[[Any], bool], *, freeze: Iterable[str] = (),
-                 modulo: dict[str, Callable[[Any], int]] | None = None, doc: str = ""):
+                 modulo: dict[str, Callable[[Any], int]] | None = None,
+                 requires: tuple[Callable[[Any], bool], str] | None = None, doc: str = ""):
         self.when = when
+        self.requires = requires  # (test of the parameters, what to set): the points it is sound at
         self.freeze = tuple(freeze)
         self.modulo = dict(modulo or {})
         self.doc = doc
