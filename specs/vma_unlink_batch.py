@@ -613,8 +613,9 @@ class VmaUnlinkBatch(Spec):
     @leads_to(applies=lambda p: p.forever == 1)
     def a_queued_batch_is_flushed(s):
         """UB-FLUSH: once unlink_file_vma_batch_add() has queued a vma (vb.count > 0), the batch is
-        processed (vb.count back to 0), however often rmap walkers take i_mmap_rwsem for read."""
-        return s.vb_count > 0, s.vb_count == 0
+        flushed: unlink_file_vma_batch_process() holds the mapping's i_mmap_rwsem for write and removes
+        its vmas, however often rmap walkers take the lock for read."""
+        return s.vb_count > 0, s.pc == PC.remove
 
     @sometimes(applies=lambda p: p.walkers > 0)
     def a_walker_finds_a_vma(s):

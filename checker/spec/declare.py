@@ -240,7 +240,7 @@ class ActionInfo:
     fair: str | None = None  # None, "weak" or "strong": per CPU, for liveness checks
 
 
-FAIRNESS = (None, "weak", "strong")
+FAIRNESS = (None, False, "weak", "strong")
 
 
 @dataclass(frozen=True)
@@ -269,7 +269,7 @@ def _record(fn: Callable, attr: str, value: Any) -> Callable:
 def action(fn: Callable | None = None, *, role: str | None = None,
            choose: dict[str, Any] | None = None, uses: dict[str, str] | None = None,
            sleeps: bool = False, irq: bool = False, applies: Callable[[Any], bool] | None = None,
-           fair: str | None = None) -> Any:
+           fair: str | bool | None = None) -> Any:
     """Mark a method as one atomic kernel step.
 
     ``role`` names the CPUs that may take the step (the method receives the
@@ -287,10 +287,12 @@ def action(fn: Callable | None = None, *, role: str | None = None,
     liveness checks, for each CPU of the role on its own: ``"weak"`` (if the
     step stays enabled for that CPU, it is eventually taken: a CPU that can
     run, runs), ``"strong"`` (if it is enabled again and again, it is
-    eventually taken: a waiter on a FIFO lock is served), None (no promise).
+    eventually taken: a waiter on a FIFO lock is served), False (no promise).
+    Left out, a step redefined in a subclass keeps the fairness of the step
+    it replaces (none for a new step).
     """
     if fair not in FAIRNESS:
-        raise ValueError("fair must be None, 'weak' or 'strong'")
+        raise ValueError("fair must be 'weak', 'strong' or False")
 
     def deco(f: Callable) -> Callable:
         return _record(f, "__countercheck_action__", {"role": role, "choose": dict(choose or {}),

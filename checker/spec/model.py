@@ -204,9 +204,14 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
             elif callable(val) and hasattr(val, "__countercheck_action__"):
                 meta = val.__countercheck_action__
                 f, ln = source_of(val)
+                # An action redefined without `fair` keeps the fairness of the one it replaces: a bug spec
+                # changes the code of a step, not how the scheduler or the lock treats it.
+                fair = meta.get("fair")
+                if fair is None and attr in si.actions:
+                    fair = si.actions[attr].fair
                 si.actions[attr] = ActionInfo(attr, val, meta["role"], tuple(meta["choose"].items()),
                                               inspect.getdoc(val) or "", f, ln, tuple(meta["uses"].items()),
-                                              meta["sleeps"], meta["irq"], meta["applies"], meta.get("fair"))
+                                              meta["sleeps"], meta["irq"], meta["applies"], fair or None)
             elif callable(val) and hasattr(val, "__countercheck_property__"):
                 meta = val.__countercheck_property__
                 f, ln = source_of(val)
