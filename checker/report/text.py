@@ -28,7 +28,7 @@ def check_line(c: Check) -> str:
         stats = f"{c.transitions} transitions (unreduced)" + (f"; never fire: {', '.join(dead)}" if dead else "")
     elif c.extra.get("graph") == "unreduced":
         fair = c.extra.get("fairness")
-        stats = f"{c.states} states (unreduced graph{'' if fair else ', no fairness'}" + (
+        stats = f"{c.states} states (unreduced graph{'' if fair != 'none' else ', no fairness'}" + (
             f"; abstraction: {c.extra['abstraction']}" if c.extra.get("abstraction") else "") + ")"
     elif c.backend == "explore":
         stats = f"{c.states} states"
@@ -63,14 +63,16 @@ def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
     n = len(c.trace)
     if c.kind == "build":
         return [f"{c.spec}: the build fails; {params_text(c.params)}"] + ["  " + t for t in c.trace_text]
+    if c.kind == "coverage":
+        k = len(c.extra.get("points", []))
+        return ([f"{c.spec}: transitions per action, without reductions, over {k} point{'s' if k != 1 else ''}"]
+                + ["  " + t for t in c.trace_text])
     if c.kind == "lemma":
         head = f"{c.spec}.{c.property} violated by a concrete word"
     elif c.kind == "sometimes":
         head = f"{c.spec}.{c.property} reached after {n} steps (shortest witness)"
     elif c.kind == "deadlock":
         head = f"{c.spec}: deadlock after {n} steps (shortest)"
-    elif c.kind == "coverage":
-        head = f"{c.spec}: transitions per action, without reductions, over {len(c.extra.get('points', []))} points"
     elif c.loop_start is not None:
         head = (f"{c.spec}.{c.property} violated: a run of {n} steps that "
                 + ("stops" if c.loop_start == n else f"loops from step {c.loop_start + 1}")
@@ -82,8 +84,6 @@ def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
     if c.doc:
         lines.append(f"  claim: {first_paragraph(c.doc)}")
     lines += ["  " + t for t in c.trace_text] or ["  (the initial state)"]
-    if c.kind == "coverage":
-        return lines
     again = (f"python -m checker verify {shlex.quote(spec_arg or c.spec)} --mode prove" if c.kind == "lemma"
              else reproduce(c, spec_arg))
     lines.append(f"  reproduce: {again}")
