@@ -9,10 +9,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from checker.errors import CheckerError
 from checker.verify import ErrorInfo, Report
+
+if TYPE_CHECKING:
+    from checker.simulate.checks import SimulateOptions
+
+#: --format: the human report, the JSON contract, JUnit XML, SARIF 2.1.0.
+FORMATS = ("text", "json", "junit", "sarif")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -33,12 +39,17 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="set a parameter: NAME=V, NAME=LO..HI (inclusive) or NAME=A,B; several form a "
                         "cross product")
-    v.add_argument("--format", choices=("text", "json"), default="text")
+    v.add_argument("--format", choices=FORMATS, default="text")
     v.add_argument("--output", metavar="FILE", help="write the --format output to FILE; stdout keeps the "
                    "human summary")
+    for fmt, what in (("junit", "JUnit XML"), ("sarif", "SARIF 2.1.0"), ("json", "JSON")):
+        # CI artifacts beside the log: --format text --junit F --sarif F
+        v.add_argument(f"--{fmt}", metavar="FILE", help=f"also write the {what} report to FILE")
     v.add_argument("--no-symmetry", action="store_true", help="turn CPU-symmetry reduction off")
     v.add_argument("--max-states", type=int, metavar="N", help="stop each exploration after N distinct states")
     v.add_argument("--timeout", type=float, metavar="S", help="stop each exploration after S seconds")
+    v.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="explore each point on N processes (the same states, verdicts and traces as 1)")
     v.add_argument("--traces", choices=("none", "failed", "bugs", "all"), default="bugs",
                    help="which traces the text report prints (default: failures and bugs found)")
     v.add_argument("--mode", choices=("explore", "prove", "all"), default="all",
@@ -48,6 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--smt-timeout", type=float, metavar="S", default=60.0,
                    help="timeout of each Z3 query, in seconds (default 60; a timeout is inconclusive)")
     v.add_argument("--emit-smt", metavar="DIR", help="write every proof obligation as an SMT-LIB2 file to DIR")
+    v.add_argument("--simulate", type=int, metavar="RUNS", help="instead of exploring and proving, take RUNS "
+                   "seeded random walks at the explore points (--set); a violation is a real, shrunk trace, "
+                   "anything not found is inconclusive, never holds")
+    v.add_argument("--depth", type=int, metavar="D", help="with --simulate: steps per walk (default 1000)")
+    v.add_argument("--seed", type=int, metavar="S", help="with --simulate: the seed (default 0; the same seed "
+                   "gives the same runs and traces)")
     v.add_argument("--coverage", action="store_true", help="count transitions per action (without reductions) "
                    "and flag actions that never fire")
 
@@ -92,6 +109,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         raise CheckerError("--max-states must be at least 1")
     if args.timeout is not None and args.timeout <= 0:
         raise CheckerError("--timeout must be positive")
+    if args.jobs < 1:
+        raise CheckerError("--jobs must be at least 1")
     report = Report()
     spec_args: dict[str, str] = {}
     try:
@@ -106,14 +125,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
             raise CheckerError("--smt-timeout must be positive")
         report = verify(classes, sets=sets, symmetry=not args.no_symmetry, max_states=args.max_states,
                         timeout=args.timeout, mode=args.mode, bmc=args.bmc, smt_timeout=args.smt_timeout,
-                        emit_smt=Path(args.emit_smt) if args.emit_smt else None, coverage=args.coverage)
+                        emit_smt=Path(args.emit_smt) if args.emit_smt else None, jobs=args.jobs,
+                        simulate=_simulate_options(args), coverage=args.coverage)
     except CheckerError as e:
         report.errors.append(ErrorInfo(e.message, e.file, e.line))
 
     to_file = args.output is not None
     human = text.render(report, traces=args.traces, spec_args=spec_args, errors=to_file)
-    if args.format == "json":
-        payload = json.dumps(report.to_json(), indent=2) + "\n"
+    for fmt in ("junit", "sarif", "json"):
+        if getattr(args, fmt):
+            _write(getattr(args, fmt), render_as(fmt, report, spec_args))
+    if args.format != "text":
+        payload = render_as(args.format, report, spec_args)
         if args.output:
             _write(args.output, payload)
             sys.stdout.write(human)
@@ -130,6 +153,38 @@ def cmd_verify(args: argparse.Namespace) -> int:
         for e in report.errors:
             print(f"error: {_where(e)}{e.message}", file=sys.stderr)
     return report.exit_code
+
+
+def render_as(fmt: str, report: Report, spec_args: dict[str, str]) -> str:
+    """A machine-readable rendering of the report: the JSON contract, JUnit XML or SARIF."""
+    if fmt == "junit":
+        from checker.report import junit
+        return junit.render(report, spec_args=spec_args)
+    if fmt == "sarif":
+        from checker.report import sarif
+        return json.dumps(sarif.render(report, spec_args=spec_args), indent=2) + "\n"
+    return json.dumps(report.to_json(), indent=2) + "\n"
+
+def _simulate_options(args: argparse.Namespace) -> "SimulateOptions | None":
+    from checker.simulate.checks import DEFAULT_DEPTH, SimulateOptions
+
+    if args.simulate is None:
+        if args.depth is not None or args.seed is not None:
+            raise CheckerError("--depth and --seed go with --simulate RUNS, e.g. --simulate 100 --depth 500 --seed 1")
+        return None
+    if args.simulate < 1:
+        raise CheckerError("--simulate must be at least 1 (the number of random walks)")
+    for flag, value in (("--bmc", args.bmc), ("--max-states", args.max_states), ("--emit-smt", args.emit_smt),
+                        ("--jobs", args.jobs if args.jobs != 1 else None)):
+        if value is not None:
+            raise CheckerError(f"{flag} is for exploring and proving; --simulate replaces both (use --depth, "
+                               f"--seed and --timeout with it)")
+    if args.depth is not None and args.depth < 1:
+        raise CheckerError("--depth must be at least 1")
+    if args.seed is not None and args.seed < 0:
+        raise CheckerError("--seed must be at least 0")
+    return SimulateOptions(args.simulate, DEFAULT_DEPTH if args.depth is None else args.depth,
+                           0 if args.seed is None else args.seed)
 
 
 def _where(e: ErrorInfo) -> str:

@@ -31,6 +31,14 @@ def builtin_specs() -> dict[str, type]:
 
 def load_file(path: str) -> list[type]:
     """Import a spec file by path and return the specs it defines."""
+    specs = specs_in_file(path)
+    if not specs:
+        raise SpecError("defines no spec (a subclass of checker.Spec)", file=str(Path(path)))
+    return specs
+
+
+def specs_in_file(path: str) -> list[type]:
+    """Import a Python file by path and return the specs it defines, none if it defines none."""
     p = Path(path)
     if not p.is_file():
         raise UsageError(f"no spec file {path!r}")
@@ -53,10 +61,7 @@ def load_file(path: str) -> list[type]:
                         line=line) from None
     finally:
         sys.path.remove(str(p.parent.resolve()))
-    specs = list(iter_specs(mod))
-    if not specs:
-        raise SpecError("defines no spec (a subclass of checker.Spec)", file=str(p))
-    return specs
+    return list(iter_specs(mod))
 
 
 def resolve(names: list[str]) -> list[type]:

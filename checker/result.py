@@ -36,12 +36,17 @@ class Step:
     choices: dict[str, Any]
     changes: dict[str, Any]
     repeat: int = 1  # a compressed trace: the same step taken this many times in a row
+    #: Where the action is defined (its function's file and first line), when known: SARIF code flows point there.
+    file: str | None = None
+    line: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         d = {"cpu": self.cpu, "role": self.role, "action": self.action,
              "choices": dict(self.choices), "changes": dict(self.changes)}
         if self.repeat != 1:
             d["repeat"] = self.repeat
+        if self.line is not None:  # optional (schema 1.1): omitted when the source is unknown
+            d["file"], d["line"] = self.file, self.line
         return d
 
 

@@ -6,19 +6,22 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from checker.errors import CheckerError, SpecError, UsageError
 from checker.explore import DEADLOCK, explore
-from checker.result import HOLDS, VERDICTS, Check
+from checker.result import HOLDS, VERDICTS, Check, Step
 from checker.report.trace import render_trace
 from checker.spec.compile import Model
 from checker.spec.lint import lint
 from checker.spec.model import Params, all_assumptions, info, resolve_params
 
-SCHEMA_VERSION = "1.0"
+if TYPE_CHECKING:
+    from checker.simulate.checks import SimulateOptions
+
+SCHEMA_VERSION = "1.1"  # 1.1: steps may carry the file and line of their action
 
 
 @dataclass
@@ -170,7 +173,8 @@ def check_sets_apply(classes: list[type], sets: dict[str, Any]) -> None:
 
 
 def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_states: int | None = None,
-                   timeout: float | None = None, run: int = 0, graphs: list | None = None) -> list[Check]:
+                   timeout: float | None = None, run: int = 0, jobs: int = 1,
+                   graphs: list | None = None) -> list[Check]:
     """Explore one spec at one parameter point; one Check per property. Liveness properties are
     checked on the unreduced state graph, which ``graphs`` (for coverage) also collects."""
     from checker.live import graph_for, liveness_checks
@@ -183,7 +187,7 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
     live = liveness_checks(cls, model, sg, run) if model.liveness else []
     if model.abstraction is not None:  # unbounded runs with dropped values: liveness only
         return live
-    result = explore(model, symmetry=symmetry, max_states=max_states, timeout=timeout)
+    result = explore(model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs)
     si = model.info
     props = {p.name: p for p in model.properties}
     checks = [build_check(cls, model, run)] if si.api is not None else []
@@ -223,13 +227,26 @@ def build_check(cls: type, model: Model, run: int) -> Check:
     return c
 
 
+def with_sources(steps: list[Step], actions: dict[str, Any]) -> list[Step]:
+    """Each step with the file and first line of its action's definition, where Python knows them."""
+    out = []
+    for st in steps:
+        a = actions.get(st.action)
+        out.append(replace(st, file=a.file, line=a.line) if a is not None and a.line is not None else st)
+    return out
+
+
 def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = None, symmetry: bool = True,
            max_states: int | None = None, timeout: float | None = None, mode: str = "all",
            bmc: int | None = None, smt_timeout: float | None = DEFAULT_SMT_TIMEOUT, emit_smt: Path | None = None,
-           on_check: Callable[[Check], None] | None = None, coverage: bool = False) -> Report:
+           on_check: Callable[[Check], None] | None = None, jobs: int = 1,
+           simulate: SimulateOptions | None = None, coverage: bool = False) -> Report:
     """Run every selected spec: the explorer over its explore sweep, the Z3
     backend over its prove sweep (``mode``), BMC at the explore points when
-    ``bmc`` is a depth; with ``coverage``, a coverage check per spec."""
+    ``bmc`` is a depth. ``jobs`` processes explore each point (same results).
+    ``simulate`` (a ``checker.simulate.checks.SimulateOptions``) replaces all
+    of these with random simulation at the explore points. With ``coverage``,
+    a coverage check per spec."""
     if mode not in MODES:
         raise UsageError(f"--mode {mode!r}: choose one of {', '.join(MODES)}")
     sets = sets or {}
@@ -240,6 +257,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
 
     def add(checks: list[Check]) -> None:
         for c in checks:
+            if c.trace:
+                c.trace = with_sources(c.trace, info(cls).actions)
             report.checks.append(c)
             if on_check:
                 on_check(c)
@@ -250,11 +269,17 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
         try:
             own = own_sets(cls, sets)
             points = param_points(cls, own, "explore")
+            if simulate is not None:
+                from checker.simulate.checks import simulate_checks
+
+                for params in points:
+                    add(simulate_checks(cls, params, simulate, timeout=timeout, run=next(ids)))
+                continue
             if mode in ("explore", "all"):
                 graphs: list | None = [] if coverage else None
                 for params in points:
                     add(explore_checks(cls, params, symmetry=symmetry, max_states=max_states,
-                                       timeout=timeout, run=next(ids), graphs=graphs))
+                                       timeout=timeout, run=next(ids), jobs=jobs, graphs=graphs))
                 if graphs:
                     from checker.live import coverage_check
                     add([coverage_check(cls, graphs, run=next(ids))])

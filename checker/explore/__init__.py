@@ -19,16 +19,23 @@ DEADLOCK = "no_deadlock"
 
 def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None = None,
             timeout: float | None = None, check_symmetry: bool = True,
-            progress: Callable[[SearchState], None] | None = None) -> Exploration:
+            progress: Callable[[SearchState], None] | None = None, jobs: int = 1) -> Exploration:
     """Explore every reachable state of ``spec`` (a bound spec or a model).
 
     ``max_states`` and ``timeout`` (seconds) stop the search early: a
     violation or a reached ``sometimes`` found before then is final, while
     anything that needed the whole state space becomes ``inconclusive``.
+    ``jobs`` > 1 runs the search on that many processes, with the same result.
     """
     model = spec if isinstance(spec, Model) else Model(spec)
-    st = search(model, symmetry=symmetry, max_states=max_states, timeout=timeout,
-                check_symmetry=check_symmetry, progress=progress)
+    if jobs > 1:
+        from checker.explore.parallel import parallel_search
+
+        st = parallel_search(model, jobs=jobs, symmetry=symmetry, max_states=max_states, timeout=timeout,
+                             check_symmetry=check_symmetry, progress=progress)
+    else:
+        st = search(model, symmetry=symmetry, max_states=max_states, timeout=timeout,
+                    check_symmetry=check_symmetry, progress=progress)
     canon = model.symmetry.canonical if (symmetry and model.symmetry.active) else None
     complete = st.stopped is None
     outcomes: dict[str, Outcome] = {}
@@ -65,5 +72,5 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
                                  trace_to(dl) if dl is not None else [], start_of(dl))
     init = model.initial_states()[0]
     declared = any(r.symmetric for r in model.info.roles.values())
-    return Exploration(model.name, model.params.shown(), symmetry and declared, len(st.parents), st.transitions,
+    return Exploration(model.name, model.params.shown(), symmetry and declared, st.states, st.transitions,
                        st.depth, st.seconds, complete, st.stopped, outcomes, model.state_dict(init))

@@ -28,6 +28,22 @@ SYMMETRY_SAMPLE_EVERY = 97
 SYMMETRY_SAMPLE_MAX = 256
 
 
+def changed(reads: tuple[int, ...] | None, s: tuple, t: tuple) -> bool:
+    """Whether ``t`` may differ from ``s`` in a slot of ``reads``."""
+    if reads is None:
+        return True
+    for i in reads:
+        if t[i] is not s[i]:
+            return True
+    return False
+
+
+def symmetry_sampled(n: int) -> bool:
+    """Whether the ``n``-th state expanded (from 0) has its symmetry checked."""
+    return n < SYMMETRY_SAMPLE_FIRST or (n % SYMMETRY_SAMPLE_EVERY == 0 and
+                                         n <= SYMMETRY_SAMPLE_EVERY * SYMMETRY_SAMPLE_MAX)
+
+
 class SearchState:
     """What the loop leaves behind for traces and verdicts."""
 
@@ -39,6 +55,7 @@ class SearchState:
         self.depth = 0
         self.stopped: str | None = None
         self.seconds = 0.0
+        self.states = 0  # distinct states stored
 
 
 def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeout: float | None = None,
@@ -51,26 +68,33 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
     sampling = check_symmetry and canon is not None
     parents = st.parents
     found = st.found
-    pending_inv = list(model.invariants)
-    pending_some = list(model.sometimes)
+    reads = model.property_reads()
+    # (property, positions it reads); a property is pending until decided.
+    pending_inv = [(p, reads[p.name]) for p in model.invariants]
+    pending_some = [(p, reads[p.name]) for p in model.sometimes]
     limit = max_states if max_states is not None else -1
     rules = model.rules if model.rules.active else None
     current: tuple | None = None
 
-    def check(c: tuple) -> None:
+    def check(c: tuple, s: tuple | None = None, t: tuple | None = None) -> None:
+        """Decide pending properties in the new state ``c`` (the canonical
+        form of ``t``, a successor of ``s``). A pending invariant held in
+        ``s`` (a pending ``sometimes`` did not): if ``t`` kept every slot it
+        reads (the same objects: ``apply`` copies the parent's slots), its
+        value in ``c`` is its value in ``s``, and it is not evaluated."""
         nonlocal pending_inv, pending_some
         if pending_inv:
-            hit = [p for p in pending_inv if not p.fn(c)]
+            hit = [p for p, r in pending_inv if (s is None or changed(r, s, t)) and not p.fn(c)]
             if hit:
                 for p in hit:
                     found[p.name] = c
-                pending_inv = [p for p in pending_inv if p.name not in found]
+                pending_inv = [x for x in pending_inv if x[0].name not in found]
         if pending_some:
-            hit = [p for p in pending_some if p.fn(c)]
+            hit = [p for p, r in pending_some if (s is None or changed(r, s, t)) and p.fn(c)]
             if hit:
                 for p in hit:
                     found[p.name] = c
-                pending_some = [p for p in pending_some if p.name not in found]
+                pending_some = [x for x in pending_some if x[0].name not in found]
 
     try:
         level = []
@@ -86,10 +110,8 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
             nxt = []
             for s in level:
                 current = s
-                if sampling and (expanded < SYMMETRY_SAMPLE_FIRST or expanded % SYMMETRY_SAMPLE_EVERY == 0):
+                if sampling and symmetry_sampled(expanded):
                     sym.check_sample(s)
-                    if expanded >= SYMMETRY_SAMPLE_EVERY * SYMMETRY_SAMPLE_MAX:
-                        sampling = False
                 expanded += 1
                 succ = model.successors(s)
                 st.transitions += len(succ)
@@ -110,7 +132,7 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
                         st.stopped = StopReason.MAX_STATES
                         break
                     parents[c] = (s, label)
-                    check(c)
+                    check(c, s, t)
                     nxt.append(c)
                 if st.stopped:
                     break
@@ -119,6 +141,7 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
                     break
                 if progress is not None and (expanded & 4095) == 0:
                     st.seconds = time.perf_counter() - t0
+                    st.states = len(parents)
                     progress(st)
             if nxt:
                 st.depth += 1
@@ -128,6 +151,7 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
     except Exception as e:  # an exception inside spec code: say where and in which state
         raise _spec_exception(model, e, current) from None
     st.seconds = time.perf_counter() - t0
+    st.states = len(parents)
     return st
 
 

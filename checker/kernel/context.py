@@ -66,6 +66,11 @@ class ContextRules:
         self.irq_taken: dict[str, tuple] = {}  # lock -> a label taking it in interrupt context
         self.irqs_on_taken: dict[str, tuple] = {}  # lock -> a label taking it in task context, irqs on
         self.unbalanced: tuple | None = None
+        # Set by a parallel search before each event: the place of the
+        # transition in the sequential order, so that workers' first events
+        # merge into the sequential search's first events (``absorb``).
+        self.key: tuple | None = None
+        self.keys: dict[tuple, tuple | None] = {}
 
     def on_transition(self, s: tuple, label: tuple, t: tuple) -> None:
         ai, cpu, _ = label
@@ -74,14 +79,19 @@ class ContextRules:
         for n, pos in self.locks:  # irq-safety: who takes each lock, in which context
             if t[pos] == cpu and s[pos] != cpu:
                 if ai in self.irq_actions:
-                    self.irq_taken.setdefault(n, label)
+                    if n not in self.irq_taken:
+                        self.irq_taken[n] = label
+                        self.keys["irq_taken", n] = self.key
                 elif self.irqs and not any(s[p][cpu] for p in self.irqs):
-                    self.irqs_on_taken.setdefault(n, label)
+                    if n not in self.irqs_on_taken:
+                        self.irqs_on_taken[n] = label
+                        self.keys["irqs_on_taken", n] = self.key
                 if self.rt and pos in self.rt_locks and self.sleep_violation is None:
                     why = self._atomic(s, cpu)
                     if why is not None:
                         self.sleep_violation = (s, label, why + f" (and {n} is a spinlock_t, which sleeps "
                                                                  f"on PREEMPT_RT)")
+                        self.keys["sleep_violation",] = self.key
         if len(self.locks) >= 2:
             held = [n for n, pos in self.locks if s[pos] == cpu]
             if held:
@@ -90,10 +100,12 @@ class ContextRules:
                         for h in held:
                             if not self.order.has_edge(h, n):
                                 self.order.add_edge(h, n, action=ai, state=s, label=label)
+                                self.keys["edge", h, n] = self.key
         if ai in self.sleepers and self.sleep_violation is None:
             why = self._atomic(s, cpu)
             if why is not None:
                 self.sleep_violation = (s, label, why)
+                self.keys["sleep_violation",] = self.key
 
     def on_terminal(self, s: tuple) -> None:
         """Every return path restores interrupts and preemption."""
@@ -102,7 +114,48 @@ class ContextRules:
                 for cpu, v in enumerate(s[pos]):
                     if v:
                         self.unbalanced = (s, cpu, self.model.var_names[pos], v)
+                        self.keys["unbalanced",] = self.key
                         return
+
+    # -- merging the records of parallel workers ------------------------------
+    def record(self) -> dict[tuple, tuple]:
+        """Every first event with its key, picklable (states as plain tuples)."""
+        out: dict[tuple, tuple] = {}
+        for ev, key in self.keys.items():
+            if ev[0] == "edge":
+                attrs = dict(self.order.edges[ev[1], ev[2]])
+                attrs["state"] = tuple(attrs["state"])
+                value: Any = attrs
+            elif ev[0] in ("irq_taken", "irqs_on_taken"):
+                value = getattr(self, ev[0])[ev[1]]
+            else:
+                first, *rest = getattr(self, ev[0])
+                value = (tuple(first), *rest)
+            out[ev] = (key, value)
+        return out
+
+    def absorb(self, records: list[dict[tuple, tuple]], cut: tuple | None) -> None:
+        """Take, for each event, the worker record with the least key (the
+        one the sequential search meets first), ignoring transitions past a
+        state-limit cut ``(depth, rank)``."""
+        best: dict[tuple, tuple] = {}
+        for rec in records:
+            for ev, (key, value) in rec.items():
+                if cut is not None and key[0] == cut[0] and key[1] > cut[1]:
+                    continue
+                if ev not in best or key < best[ev][0]:
+                    best[ev] = (key, value)
+        make = self.model.state_cls
+        for ev, (key, value) in sorted(best.items(), key=lambda kv: kv[1][0]):
+            self.keys[ev] = key
+            if ev[0] == "edge":
+                value = dict(value, state=make(value["state"]))
+                self.order.add_edge(ev[1], ev[2], **value)
+            elif ev[0] in ("irq_taken", "irqs_on_taken"):
+                getattr(self, ev[0])[ev[1]] = value
+            else:
+                first, *rest = value
+                setattr(self, ev[0], (make(first), *rest))
 
     def _atomic(self, s: tuple, cpu: int) -> str | None:
         for n, pos in self.locks:

@@ -32,6 +32,8 @@ def check_line(c: Check) -> str:
             f"; abstraction: {c.extra['abstraction']}" if c.extra.get("abstraction") else "") + ")"
     elif c.backend == "explore":
         stats = f"{c.states} states"
+    elif c.backend == "simulate":
+        stats = f"{c.extra.get('runs_done')} runs, {c.states} states"
     elif c.extra.get("method") == "bmc":
         stats = f"bmc k={c.depth}" + (" (all runs covered)" if c.extra.get("exhausted") else "")
     elif c.extra.get("method") == "bit-vector":
@@ -56,6 +58,9 @@ def reproduce(c: Check, spec_arg: str | None = None) -> str:
         parts += ["--set", f"{k}={v}"]
     if not c.requested_symmetry and c.backend == "explore":
         parts.append("--no-symmetry")
+    if c.backend == "simulate":  # the same runs, so the same trace
+        parts += ["--simulate", str(c.extra["runs"]), "--depth", str(c.extra["max_depth"]),
+                  "--seed", str(c.extra["seed"])]
     return " ".join(shlex.quote(p) for p in parts)
 
 
@@ -79,6 +84,10 @@ def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
                 + " (shortest prefix)")
     else:
         head = f"{c.spec}.{c.property} violated after {n} steps (shortest)"
+    if c.backend == "simulate":  # found at random, then shrunk: not a shortest trace
+        head = head.replace("(shortest witness)", "(witness,").replace("(shortest)", "(")
+        head += (f"shrunk from {c.extra['original_steps']}; simulation run {c.extra['found_in_run']}, "
+                 f"strategy {c.extra['strategy']})")
     head += f"; {params_text(c.params)}"
     lines = [head]
     if c.doc:

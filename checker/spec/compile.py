@@ -83,6 +83,7 @@ class Model:
         self.invariants = tuple(p for p in props if p.kind == "invariant")
         self.sometimes = tuple(p for p in props if p.kind == "sometimes")
         self.terminal = si.terminal
+        self._reads: dict[str, tuple[int, ...] | None] | None = None
         ab = si.abstraction
         #: The spec's Abstraction where it applies at these parameters (unbounded runs, liveness only).
         self.abstraction = ab if ab is not None and ab.when(params) else None
@@ -188,34 +189,41 @@ class Model:
         """Every enabled step from ``s``, in the fixed order: action
         declaration order, then CPU ascending, then choices as declared."""
         out = []
-        apply = self.apply
+        fire = self.fire
         for act in self.actions:
-            fn = act.info.fn
             ai = act.index
             for cpu in act.cpus:
                 for ci, args in enumerate(act.choices):
-                    try:
-                        r = fn(s, cpu, *args) if cpu is not None else fn(s, *args)
-                    except UninitRead as e:
-                        # Python evaluates effects even when the guard is false: the read
-                        # counts only if the step can run, with some value in the variable.
-                        if s.uninit_read == 0 and self._enabled_with_any_value(fn, s, cpu, args, e.name):
-                            flag = self.vars["uninit_read"].type
-                            out.append(((ai, cpu, ci), apply(s, {"uninit_read": getattr(flag, e.name)})))
-                        continue
-                    if r is DISABLED:
-                        continue
-                    if r.__class__ is not Step:
-                        raise self._bad_return(act, r)
-                    g = r.guard
-                    if g is not True:
-                        if g.__class__ is not bool and g.__class__ is not int:
-                            raise SpecError(f"{self.cls.__name__}.{act.info.name}: its guard is {g!r}, "
-                                            f"not a truth value", file=act.info.file, line=act.info.line)
-                        if not g:
-                            continue
-                    out.append(((ai, cpu, ci), apply(s, r.updates, act)))
+                    t = fire(s, act, cpu, args)
+                    if t is not None:
+                        out.append(((ai, cpu, ci), t))
         return out
+
+    def fire(self, s: tuple, act: CompiledAction, cpu: int | None, args: tuple) -> tuple | None:
+        """The state after one step (``act`` on ``cpu`` with the choice ``args``), or None when
+        it is not enabled in ``s``. The simulator picks single steps through this too."""
+        fn = act.info.fn
+        try:
+            r = fn(s, cpu, *args) if cpu is not None else fn(s, *args)
+        except UninitRead as e:
+            # Python evaluates effects even when the guard is false: the read
+            # counts only if the step can run, with some value in the variable.
+            if s.uninit_read == 0 and self._enabled_with_any_value(fn, s, cpu, args, e.name):
+                flag = self.vars["uninit_read"].type
+                return self.apply(s, {"uninit_read": getattr(flag, e.name)})
+            return None
+        if r is DISABLED:
+            return None
+        if r.__class__ is not Step:
+            raise self._bad_return(act, r)
+        g = r.guard
+        if g is not True:
+            if g.__class__ is not bool and g.__class__ is not int:
+                raise SpecError(f"{self.cls.__name__}.{act.info.name}: its guard is {g!r}, "
+                                f"not a truth value", file=act.info.file, line=act.info.line)
+            if not g:
+                return None
+        return self.apply(s, r.updates, act)
 
     def _enabled_with_any_value(self, fn: Any, s: tuple, cpu: Any, args: tuple, name: str) -> bool:
         pos = self.index[name]
@@ -310,6 +318,46 @@ class Model:
             return AllOf([fn(s, c) for c in cpus])
 
         return dataclasses.replace(p, fn=every_cpu, cpu_fn=fn)
+
+    def property_reads(self) -> dict[str, tuple[int, ...] | None]:
+        """For each property, the positions of the state variables it reads
+        (``None``: unknown, always evaluate). A property's code cannot branch
+        on a state value (the load-time run on symbols rejects ``if``/``and``
+        on one), so one run on an initial state reads every variable any run
+        reads. The explorer uses this to skip a property in a state that
+        differs from its parent only in variables the property never reads."""
+        if self._reads is None:
+            seen: set[int] = set()
+
+            def recorder(i: int) -> property:
+                def read(s: tuple) -> Any:
+                    seen.add(i)
+                    return tuple.__getitem__(s, i)
+                return property(read)
+
+            every = range(len(self.var_names))
+
+            def getitem(s: tuple, i: Any) -> Any:  # engine-written properties index the tuple
+                seen.update(every[i] if isinstance(i, slice) else (every[i],))
+                return tuple.__getitem__(s, i)
+
+            def iterate(s: tuple) -> Any:
+                seen.update(every)
+                return tuple.__iter__(s)
+
+            ns: dict[str, Any] = {n: recorder(i) for i, n in enumerate(self.var_names)}
+            ns.update(__getitem__=getitem, __iter__=iterate)
+            rec = type("Recording", (self.state_cls,), ns)
+            self._reads = {}
+            for p in self.properties:
+                seen.clear()
+                try:
+                    for s0 in self.initial_states():
+                        p.fn(rec(s0))
+                    self._reads[p.name] = tuple(sorted(seen))
+                except Exception:  # an uninitialised read, say: evaluate it everywhere
+                    self._reads[p.name] = None
+        return self._reads
 
     def is_terminal(self, s: tuple) -> bool:
         if self.uninit_report and s[self.index["uninit_read"]]:

@@ -1,0 +1,245 @@
+"""pytest plugin: ``pytest --countercheck specs/`` runs specs as tests.
+
+Installed with the package (entry point ``pytest11``: ``countercheck``), so
+it loads in every pytest run: it does nothing without ``--countercheck``, and
+loading it imports only pytest (the checker's modules load when a run asks).
+
+With ``--countercheck``, every ``.py`` file under the given paths that
+defines specs (``checker.loader``) is collected, except files pytest itself
+collects as tests (``python_files``). Each spec gets one item per property,
+``percpu_eager::read_bound``, so ``-k`` selects by spec or property name.
+The checks are only known once a spec has run, so a spec's ``verify`` runs
+lazily, once, when its first selected item runs; its items share the
+result. An item stands for every check of its property in that run (each
+parameter point, each backend):
+
+- it fails when any of them is not as expected, with the trace as the
+  message (a violation) or the check and its claim (a bug not found);
+- it is skipped with the reason when none failed but one is inconclusive
+  (a limit is never a pass);
+- it passes otherwise: a bug spec's item passes when its bug is found.
+
+The item list is derived before running: the declared properties (in
+explore mode those that apply at some point of the sweep), the engine's own
+checks of the chosen mode (``no_deadlock``, ``no_overflow``, ``builds``;
+with the Z3 backend ``types``, ``sum_lemma`` and bit-vector lemmas). An item
+no check covered is skipped, and a check no item covers is named in a
+warning.
+"""
+from __future__ import annotations
+
+import fnmatch
+import warnings
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+MODES = ("explore", "prove", "all")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    g = parser.getgroup("countercheck", "countercheck: run specs as tests")
+    g.addoption("--countercheck", action="store_true", default=False,
+                help="collect spec files (.py files defining checker.Spec subclasses) under the given paths")
+    g.addoption("--countercheck-mode", choices=MODES, default="explore",
+                help="explore, prove with Z3, or both (default: explore)")
+    g.addoption("--countercheck-set", action="append", default=[], metavar="NAME=VALUE",
+                help="set a spec parameter, as verify's --set (NAME=V, NAME=LO..HI, NAME=A,B)")
+    g.addoption("--countercheck-max-states", type=int, default=None, metavar="N",
+                help="stop each exploration after N distinct states (inconclusive, never a pass)")
+    g.addoption("--countercheck-timeout", type=float, default=None, metavar="S",
+                help="stop each exploration after S seconds (inconclusive, never a pass)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.getoption("countercheck"):
+        return
+    from checker.errors import CheckerError
+    from checker.verify import parse_set
+
+    try:
+        config.stash[_SETS] = parse_set(config.getoption("countercheck_set"))
+    except CheckerError as e:
+        raise pytest.UsageError(f"--countercheck-set: {e.message}") from None
+    n = config.getoption("countercheck_max_states")
+    if n is not None and n < 1:
+        raise pytest.UsageError("--countercheck-max-states must be at least 1")
+    t = config.getoption("countercheck_timeout")
+    if t is not None and t <= 0:
+        raise pytest.UsageError("--countercheck-timeout must be positive")
+
+
+_SETS = pytest.StashKey[dict]()
+
+
+def _is_spec_candidate(file_path: Path, config: pytest.Config) -> bool:
+    if not config.getoption("countercheck") or file_path.suffix != ".py" or file_path.name == "conftest.py":
+        return False
+    if any(fnmatch.fnmatch(file_path.name, pat) for pat in config.getini("python_files")):
+        return False  # a test module: pytest's own collector imports it
+    try:  # cheap filter before importing: a spec file imports from checker
+        return "checker" in file_path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    # A file named on the command line goes through pytest_pycollect_makemodule below instead.
+    if parent.session.isinitpath(file_path) or not _is_spec_candidate(file_path, parent.config):
+        return None
+    return SpecFile.from_parent(parent, path=file_path)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """pytest imports a file named on the command line as a test module; a spec file is ours instead."""
+    if _is_spec_candidate(module_path, parent.config):
+        return SpecFile.from_parent(parent, path=module_path)
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption("countercheck"):
+        return
+    from checker.errors import CheckerError
+    from checker.verify import check_sets_apply
+
+    classes = list({it.parent.cls: None for it in items if isinstance(it, PropertyItem)})
+    if classes:
+        try:
+            check_sets_apply(classes, config.stash[_SETS])
+        except CheckerError as e:  # no collected spec has that parameter
+            raise pytest.UsageError(f"--countercheck-set: {e.message}") from None
+
+
+class SpecFile(pytest.File):
+    """A Python file defining specs."""
+
+    def collect(self) -> Iterator[pytest.Collector]:
+        from checker import loader
+        from checker.errors import CheckerError
+
+        try:
+            specs = loader.specs_in_file(str(self.path))
+        except CheckerError as e:
+            where = f"{e.file or self.path}" + (f":{e.line}" if e.line else "")
+            raise self.CollectError(f"{where}: {e.message}") from None
+        for cls in specs:
+            yield SpecNode.from_parent(self, name=cls.spec_name, spec=cls)
+
+
+class SpecNode(pytest.Collector):
+    """One spec: its properties as items, its verification run once and shared."""
+
+    def __init__(self, *, spec: type, **kw: Any):
+        super().__init__(**kw)
+        self.cls = spec
+        self._names: list[str] = []
+        self._report: Any = None
+
+    def collect(self) -> Iterator[pytest.Item]:
+        from checker.errors import CheckerError
+
+        try:
+            self._names = check_names(self.cls, self.config.getoption("countercheck_mode"),
+                                      self.config.stash[_SETS])
+        except CheckerError as e:
+            where = f"{e.file or self.path}" + (f":{e.line}" if e.line else "")
+            raise self.CollectError(f"{where}: {e.message}") from None
+        for name in self._names:
+            yield PropertyItem.from_parent(self, name=name)
+
+    def spec_arg(self) -> str:
+        """The spec as ``verify`` names it from where pytest ran: the reproduce line's argument."""
+        try:
+            rel = Path(self.path).resolve().relative_to(self.config.invocation_params.dir.resolve())
+        except ValueError:
+            rel = Path(self.path)
+        return f"{rel}:{self.cls.__name__}"
+
+    def report(self) -> Any:
+        """The spec's verify Report, computed on first use."""
+        if self._report is None:
+            from checker.spec.model import info
+            from checker.verify import verify
+
+            params = info(self.cls).params
+            sets = {k: v for k, v in self.config.stash[_SETS].items() if k in params}
+            self._report = verify([self.cls], sets=sets, mode=self.config.getoption("countercheck_mode"),
+                                  max_states=self.config.getoption("countercheck_max_states"),
+                                  timeout=self.config.getoption("countercheck_timeout"))
+            stray = sorted({c.property for c in self._report.checks} - set(self._names))
+            if stray:
+                warnings.warn(pytest.PytestWarning(f"{self.cls.spec_name}: checks with no item: {', '.join(stray)}"))
+        return self._report
+
+
+def check_names(cls: type, mode: str, sets: dict[str, tuple]) -> list[str]:
+    """The properties a run of ``cls`` in ``mode`` checks, declared ones first. In explore mode a
+    declared property counts only where it applies at some point of the sweep."""
+    from checker.explore import DEADLOCK
+    from checker.spec.compile import Model
+    from checker.spec.model import info
+    from checker.verify import own_sets, param_points
+
+    si = info(cls)
+    names = []
+    if mode in ("explore", "all"):
+        points = param_points(cls, own_sets(cls, sets), "explore")
+        names += [n for n, p in si.properties.items() if p.applies is None or any(p.applies(x) for x in points)]
+        if points:  # the engine's checks: a typed variable's no_overflow, deadlock, the build
+            names += [p.name for p in Model(cls, points[0]).properties]
+        names += [DEADLOCK] + (["builds"] if si.api is not None else [])
+    if mode in ("prove", "all"):  # the induction's own obligations where prove_checks runs an induction
+        inductive = any(p.inductive for p in si.properties.values()) and not cls.expect_violated
+        names += list(si.properties) + (["types"] + (["sum_lemma"] if si.sum_bounds else []) if inductive else [])
+        names += [lm.name for lm in cls.lemmas.lemmas] if cls.lemmas is not None else []
+    return list(dict.fromkeys(names))
+
+
+class CheckFailed(Exception):
+    """A property not as expected; its message is the trace."""
+
+
+class PropertyItem(pytest.Item):
+    """Every check of one property in its spec's run."""
+
+    def runtest(self) -> None:
+        from checker.report.explain import details, has_trace, summary
+
+        report = self.parent.report()
+        if report.errors:
+            raise CheckFailed("\n".join(f"{e.file or ''}{':' + str(e.line) if e.line else ''}: {e.message}"
+                                        for e in report.errors))
+        checks = [c for c in report.checks if c.property == self.name]
+        failed = [c for c in checks if c.status == "failed"]
+        if failed:
+            seen: set[tuple] = set()
+            blocks = []
+            for c in failed:  # one story per backend and kind: the first parameter point's
+                if (c.backend, c.kind) not in seen:
+                    seen.add((c.backend, c.kind))
+                    lines = details(c, self.parent.spec_arg())
+                    blocks.append("\n".join(lines if has_trace(c) else [summary(c)] + lines))
+            raise CheckFailed("\n\n".join(blocks))
+        undecided = [c for c in checks if c.verdict == "inconclusive"]
+        if undecided:
+            pytest.skip(f"inconclusive: {summary(undecided[0])}"
+                        + (f" (and {len(undecided) - 1} more checks)" if len(undecided) > 1 else ""))
+        if not checks:
+            mode = self.config.getoption("countercheck_mode")
+            pytest.skip(f"{self.name} was not checked: it applies at no point of this run (mode {mode}), or "
+                        f"this mode's backend does not check it")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, CheckFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        from checker.spec.model import info
+
+        p = info(self.parent.cls).properties.get(self.name)
+        here = p is not None and p.line and p.file and Path(p.file).resolve() == Path(self.path).resolve()
+        return self.path, (p.line - 1 if here else None), f"{self.parent.name}::{self.name}"

@@ -1,0 +1,109 @@
+"""The pytest plugin: specs as test items with --countercheck, nothing without it."""
+import subprocess
+import sys
+import tomllib
+from importlib.metadata import entry_points
+
+import pytest
+
+from conftest import ROOT
+from test_ci_outputs import TINY
+
+pytest_plugins = ["pytester"]
+
+# Installed, the entry point loads the plugin already; loading it twice is an error.
+INSTALLED = any(ep.value == "checker.pytest_plugin" for ep in entry_points(group="pytest11"))
+PLUGIN = () if INSTALLED else ("-p", "checker.pytest_plugin")
+QUIET = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
+
+BUGS = TINY + '''
+
+class TinyBug(Tiny, expect_violated=("below_two", "counted")):
+    """below_two is the bug this spec must find; counted holds, so that bug is not found."""
+'''
+
+
+@pytest.fixture
+def specs(pytester):
+    pytester.makepyfile(tiny_spec=BUGS, test_plain="def test_plain():\n    assert True\n")
+    return pytester
+
+
+def run(pytester, *args):
+    """pytest in this process (pytester restores sys.modules after), with the plugin; without Hypothesis's
+    plugin, which each inner run would import anew."""
+    return pytester.runpytest_inprocess(*PLUGIN, *QUIET, *args)
+
+
+def test_pyproject_declares_the_entry_point():
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert data["project"]["entry-points"]["pytest11"] == {"countercheck": "checker.pytest_plugin"}
+
+
+def test_loading_the_plugin_imports_no_solver():
+    r = subprocess.run([sys.executable, "-c", "import sys, checker.pytest_plugin; print('z3' in sys.modules)"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.stdout.strip() == "False", r.stderr
+
+
+def test_without_the_flag_nothing_is_collected_but_tests(specs):
+    r = run(specs)
+    r.assert_outcomes(passed=1)
+    assert "tiny_spec" not in r.stdout.str()
+
+
+def test_one_item_per_property_a_violation_fails_with_its_trace(specs):
+    r = run(specs, "--countercheck", ".", "-v")  # a directory: its spec files and its tests
+    r.assert_outcomes(passed=7, failed=2)
+    out = r.stdout.str()
+    assert "tiny_spec.py::tiny::below_two FAILED" in out and "tiny_spec.py::tiny::counted PASSED" in out
+    assert "tiny_spec.py::tiny_bug::below_two PASSED" in out  # the expected bug is found
+    r.stdout.fnmatch_lines(["*tiny.below_two violated after 2 steps (shortest); ncpus=2",
+                            "  1  cpu0  add  total: 0 -> 1, left[0]: 1 -> 0",
+                            "  2  cpu1  add  total: 1 -> 2, left[1]: 1 -> 0",
+                            "  reproduce: python -m checker verify tiny_spec.py:Tiny --set ncpus=2"])
+    r.stdout.fnmatch_lines(["*tiny_bug.counted [[]ncpus=2[]]: expected bug not found*"])
+
+
+def test_k_selects_by_spec_and_property_name(specs):
+    r = run(specs, "--countercheck", "tiny_spec.py", "-k", "tiny_bug and below_two", "-v")
+    r.assert_outcomes(passed=1, deselected=7)
+    assert "tiny_spec.py::tiny_bug::below_two PASSED" in r.stdout.str()
+
+
+def test_set_passes_through(specs):
+    r = run(specs, "--countercheck", "tiny_spec.py", "-k", "tiny and not bug", "--countercheck-set", "ncpus=1")
+    r.assert_outcomes(passed=4, deselected=4)  # with one CPU the total never reaches 2: below_two holds
+
+
+def test_a_limit_is_a_skip_with_its_reason_never_a_pass(specs):
+    r = run(specs, "--countercheck", "tiny_spec.py", "-k", "tiny and not bug", "--countercheck-max-states", "2",
+            "-rs")
+    r.assert_outcomes(passed=1, skipped=3, deselected=4)  # one_add is reached (decided) within 2 states
+    r.stdout.fnmatch_lines_random(["SKIPPED*inconclusive: tiny.counted [[]ncpus=2[]]: inconclusive (max_states)",
+                                   "SKIPPED*inconclusive: tiny.below_two [[]ncpus=2[]]: inconclusive (max_states)",
+                                   "SKIPPED*inconclusive: tiny.no_deadlock [[]ncpus=2[]]: inconclusive (max_states)"])
+
+
+def test_a_parameter_no_spec_has_is_a_usage_error(specs):
+    r = run(specs, "--countercheck", "tiny_spec.py", "--countercheck-set", "bogus=1")
+    assert r.ret == pytest.ExitCode.USAGE_ERROR
+    r.stderr.fnmatch_lines(["*--countercheck-set: no selected spec has a parameter 'bogus'*"])
+
+
+def test_a_malformed_spec_is_a_collection_error_without_a_traceback(specs):
+    specs.makepyfile(broken_spec="from checker import Spec\n\n\nclass Broken(Spec)\n    pass\n")
+    r = run(specs, "--countercheck", "broken_spec.py")
+    assert r.ret == pytest.ExitCode.INTERRUPTED
+    r.stdout.fnmatch_lines(["*ERROR collecting broken_spec.py*", "*broken_spec.py:4: syntax error: expected ':'"])
+    assert "Traceback" not in r.stdout.str() and "importlib" not in r.stdout.str()
+
+
+def test_a_builtin_bug_spec_passes_when_its_bug_is_found():
+    r = subprocess.run([sys.executable, "-m", "pytest", *PLUGIN, *QUIET, "--countercheck",
+                        "specs/bugs/eager_fold_gt.py", "--countercheck-set", "ncpus=2", "--countercheck-set",
+                        "batch=2", "--countercheck-set", "variant=B", "-k", "read_bound", "-rA"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "PASSED specs/bugs/eager_fold_gt.py::eager_fold_gt::read_bound\n" in r.stdout
+    assert "4 passed" in r.stdout
