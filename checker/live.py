@@ -78,4 +78,7 @@ def coverage_check(cls: type, runs: list[tuple[Model, StateGraph]], run: int = 0
     width = max(len(n) for n in total) if total else 0
     c.trace_text = [f"{n:<{width}}  {k:>9} transitions" + ("  DEAD: never fires" if k == 0 else "")
                     for n, k in total.items()]
+    if dead:  # how to silence it, by name, when the step cannot run here on purpose
+        c.trace_text.append(f"a step that exists only at other points: @action(..., applies=lambda p: ...) "
+                            f"on {', '.join(dead)}; a guard that can never hold is a spec bug")
     return c
