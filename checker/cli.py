@@ -69,6 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--seed", type=int, metavar="S", help="with --simulate: the seed (default 0; the same seed "
                    "gives the same runs and traces)")
     v.add_argument("--quiet", action="store_true", help="no live progress on stderr (shown only on a terminal)")
+    v.add_argument("--coverage", action="store_true", help="count transitions per action (without reductions) "
+                   "and flag actions that never fire")
 
     ls = sub.add_parser("list", help="show specs, parameters, properties and assumptions")
     ls.add_argument("specs", nargs="*", metavar="SPEC")
@@ -77,6 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     scaffold.add_arguments(sub.add_parser("new", help="write a commented starter spec NAME.py that verifies as it is"))
     from checker import bounds
     bounds.add_arguments(sub.add_parser("bounds", help="seed 001's rss error margins, each figure proved"))
+    from checker import graphcmd
+    graphcmd.add_arguments(sub.add_parser("graph", help="export the state graph (dot, graphml, json)"))
     from checker import throughput
     throughput.add_arguments(sub.add_parser("throughput", help="predicted ops/s against cores for a workload"))
     return p
@@ -93,6 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "bounds":
             from checker.bounds import main as bounds_main
             return bounds_main(args)
+        if args.command == "graph":
+            from checker.graphcmd import main as graph_main
+            return graph_main(args)
         if args.command == "throughput":
             from checker.throughput import main as throughput_main
             return throughput_main(args)
@@ -132,7 +139,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         report = verify(classes, sets=sets, symmetry=not args.no_symmetry, max_states=args.max_states,
                         timeout=args.timeout, mode=args.mode, bmc=args.bmc, smt_timeout=args.smt_timeout,
                         emit_smt=Path(args.emit_smt) if args.emit_smt else None, jobs=args.jobs,
-                        simulate=_simulate_options(args), progress=progress, fingerprint=args.fingerprint)
+                        simulate=_simulate_options(args), progress=progress, fingerprint=args.fingerprint,
+                        coverage=args.coverage)
     except CheckerError as e:
         report.errors.append(ErrorInfo(e.message, e.file, e.line))
     finally:

@@ -175,10 +175,20 @@ def check_sets_apply(classes: list[type], sets: dict[str, Any]) -> None:
 
 def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_states: int | None = None,
                    timeout: float | None = None, run: int = 0, jobs: int = 1,
-                   progress: Progress | None = None, fingerprint: bool = False) -> list[Check]:
-    """Explore one spec at one parameter point; one Check per property."""
+                   progress: Progress | None = None, fingerprint: bool = False,
+                   graphs: list | None = None) -> list[Check]:
+    """Explore one spec at one parameter point; one Check per property. Liveness properties are
+    checked on the unreduced state graph, which ``graphs`` (for coverage) also collects."""
+    from checker.live import graph_for, liveness_checks
+
     model = Model(cls, params)
     lint(model)
+    sg = graph_for(model, max_states) if (model.liveness or graphs is not None) else None
+    if graphs is not None:
+        graphs.append((model, sg))
+    live = liveness_checks(cls, model, sg, run) if model.liveness else []
+    if model.abstraction is not None:  # unbounded runs with dropped values: liveness only
+        return live
     result = explore(model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs,
                      fingerprint=fingerprint,
                      progress=progress.exploring(f"{model.name} [{params}]") if progress else None)
@@ -202,7 +212,7 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
             trace_text=render_trace(model, start, out.trace) if out.trace else [],
             extra={} if result.omission_probability is None else
             {"fingerprint": True, "omission_probability": result.omission_probability}))
-    return checks
+    return checks + live
 
 
 MODES = ("explore", "prove", "all")
@@ -237,13 +247,14 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
            bmc: int | None = None, smt_timeout: float | None = DEFAULT_SMT_TIMEOUT, emit_smt: Path | None = None,
            on_check: Callable[[Check], None] | None = None, jobs: int = 1,
            simulate: SimulateOptions | None = None, progress: Progress | None = None,
-           fingerprint: bool = False) -> Report:
+           fingerprint: bool = False, coverage: bool = False) -> Report:
     """Run every selected spec: the explorer over its explore sweep, the Z3
     backend over its prove sweep (``mode``), BMC at the explore points when
     ``bmc`` is a depth. ``jobs`` processes explore each point (same results).
     ``simulate`` (a ``checker.simulate.checks.SimulateOptions``) replaces all
     of these with random simulation at the explore points. ``progress`` shows
-    long runs live (``checker.report.progress``)."""
+    long runs live (``checker.report.progress``). With ``coverage``, a
+    coverage check per spec."""
     if mode not in MODES:
         raise UsageError(f"--mode {mode!r}: choose one of {', '.join(MODES)}")
     sets = sets or {}
@@ -269,14 +280,21 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             if simulate is not None:
                 from checker.simulate.checks import simulate_checks
 
+                ab = info(cls).abstraction
                 for params in points:
+                    if ab is not None and ab.when(params):
+                        continue  # a liveness-only point: its invariants would read the dropped values
                     add(simulate_checks(cls, params, simulate, timeout=timeout, run=next(ids)))
                 continue
             if mode in ("explore", "all"):
+                graphs: list | None = [] if coverage else None
                 for params in points:
                     add(explore_checks(cls, params, symmetry=symmetry, max_states=max_states,
                                        timeout=timeout, run=next(ids), jobs=jobs, progress=progress,
-                                       fingerprint=fingerprint))
+                                       fingerprint=fingerprint, graphs=graphs))
+                if graphs:
+                    from checker.live import coverage_check
+                    add([coverage_check(cls, graphs, run=next(ids))])
             if mode in ("prove", "all"):
                 from checker.prove import bmc_checks, prove_checks
 

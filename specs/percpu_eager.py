@@ -15,10 +15,10 @@ migration, ``percpu_counter_read()`` / ``percpu_counter_read_positive()``,
   a migration or an interrupt can make fail, and a slow path that re-reads
   the local of the CPU it is on under ``fbc->lock``.
 """
-from checker import (IRQS_OFF, NOBODY, PREEMPT_COUNT, S32, S64, AllOf, And, AnyOf, Between, Bool, CpuId, Enum, Fill,
+from checker import (IRQS_OFF, Abstraction, NOBODY, PREEMPT_COUNT, S32, S64, AllOf, And, AnyOf, Between, Bool, CpuId, Enum, Fill,
                      Ghost, If,
                      Implies, Int, Lock, Max, Not, Or, Param, PerCpu, Role, Select, Shared, Spec, Sum, action,
-                     invariant, sometimes, terminal, when, witness)
+                     invariant, leads_to, sometimes, terminal, when, witness)
 
 #: The add_batch variants of reference section 1.2.
 VARIANT = Enum("A", "B", "C", name="variant")
@@ -103,6 +103,8 @@ class PercpuEager(Spec):
         {"variant": VARIANT.C, "migrations": 1, "ncpus": 2, "readers": 0, "summers": 0},
         {"variant": VARIANT.A, "ncpus": (1, 2, 3), "readers": 0, "summers": 0},
         {"limited": 1, "ncpus": (1, 2), "batch": 2, "readers": (0, 1), "summers": 0},
+        # Liveness: tasks that add forever (the abstraction below), for B's and C's slow paths.
+        {"forever": 1, "variant": (VARIANT.B, VARIANT.C), "ncpus": 2, "batch": 2, "readers": 0, "summers": 0},
     )
 
     variant = Param(VARIANT.B, domain=VARIANT, explore=(VARIANT.B,), prove=(VARIANT.B, VARIANT.C),
@@ -124,6 +126,8 @@ class PercpuEager(Spec):
     limit = Param(lambda p: p.ncpus * p.batch, domain=range(0, 1 << 31),
                   doc="limited_add's limit (default ncpus * batch: its fast path is taken from the start)")
     readers = Param(0, domain=(0, 1), explore=(0, 1), doc="CPUs doing one percpu_counter_read / read_positive")
+    forever = Param(0, domain=(0, 1), doc="1: the liveness abstraction: tasks add forever, fbc->count and E are "
+                    "dropped (with limited=0, readers=0, summers=0: nothing else reads them)")
     summers = Param(0, domain=(0, 1), explore=(0, 1), doc="CPUs doing one __percpu_counter_sum")
 
     adders = Role("ncpus", symmetric=True, doc="CPUs, each with a task calling percpu_counter_add_batch")
@@ -144,6 +148,14 @@ class PercpuEager(Spec):
     moves = Ghost(0, doc="migrations so far")
     lim_acc = Shared(0, type=S64, doc="limited_add's `count` while it sums under fbc->lock")
     exact = Ghost(0, doc="E: every add past its linearisation point")
+
+    # Unbounded runs for liveness: the add budget is never used up, and the two values that grow
+    # without bound are dropped. No guard reads them, and no update of another variable does
+    # except limited_add's, a reader's and a summer's, which forever=1 leaves out.
+    unbounded = Abstraction(lambda p: p.forever == 1, freeze=("ops_left", "count", "exact"),
+                            requires=(lambda p: not (p.limited or p.readers or p.summers),
+                                      "limited=0, readers=0 and summers=0 (they read the dropped fbc->count)"),
+                            doc="forever=1: every task calls add_batch forever; fbc->count and E are dropped")
 
     # A returned value is checked the moment it is returned and only the verdict is kept
     # (the caller's copy is dead afterwards): the state stays small, the claim is the same.
@@ -184,7 +196,10 @@ class PercpuEager(Spec):
                         s.spec.folds(s, s.local[t] + amount)),
                     pc={t: ADD.acquire}, pending={t: amount}, ops_left={t: s.ops_left[t] - 1}, irqs={t: 1})
 
-    @action(role="adders", applies=_variant("B"))
+    # fbc->lock is a raw spinlock: a queued spinlock (qspinlock, FIFO), so a CPU that spins on it is
+    # served once the CPUs queued before it are: strongly fair. The steps it runs with the lock held
+    # are weakly fair: a CPU with interrupts off runs on.
+    @action(role="adders", applies=_variant("B"), fair="strong")
     def acquire(s, t):
         """B: raw_spin_lock(&fbc->lock) (interrupts already off). A limited_add waiting here (its amount is
         positive) takes the lock in limited_lock instead."""
@@ -242,7 +257,7 @@ class PercpuEager(Spec):
                     moved_to={t: If(dest == t, NOBODY, dest)}, moves=s.moves + 1)
 
     # -- the slow path of A and C: raw_spin_lock_irqsave ------------------------------------
-    @action(role="adders", applies=_variant("A", "C"))
+    @action(role="adders", applies=_variant("A", "C"), fair="strong")
     def lock_irqsave(s, t):
         """A, C: abs(count) >= batch: raw_spin_lock_irqsave(&fbc->lock, flags)."""
         return when(And(s.pc[t] == ADD.read, _runs(s, t),
@@ -250,7 +265,7 @@ class PercpuEager(Spec):
                     lock=t, irqs={_on(s, t): 1}, pc={t: ADD.fold})
 
     # -- the fold, common to every variant ----------------------------------------------------
-    @action(role="adders")
+    @action(role="adders", fair="weak")
     def fold(s, t):
         """fbc->count += count: the linearisation point. A folds the local it read before locking
         (`count`); B and C read it now (C: `count = __this_cpu_read(*fbc->counters)`, on the CPU it
@@ -259,7 +274,7 @@ class PercpuEager(Spec):
         return when(s.pc[t] == ADD.fold, count=s.count + c + s.pending[t], exact=s.exact + s.pending[t],
                     seen={t: c}, pc={t: ADD.zero})
 
-    @action(role="adders")
+    @action(role="adders", fair="weak")
     def zero(s, t):
         """__this_cpu_sub(*fbc->counters, count - amount): subtracts what was folded (in A, an interrupt's
         add since the read stays)."""
@@ -267,7 +282,7 @@ class PercpuEager(Spec):
         return when(s.pc[t] == ADD.zero, local={cpu: Select(s.local, cpu) - s.seen[t]},
                     pending={t: 0}, seen={t: 0}, pc={t: ADD.release})
 
-    @action(role="adders")
+    @action(role="adders", fair="weak")
     def release(s, t):
         """raw_spin_unlock(&fbc->lock); interrupts restored (B: local_irq_restore; A, C: the irqrestore;
         A: preempt_enable)."""
@@ -355,23 +370,23 @@ class PercpuEager(Spec):
                     read_off={cpu: s.count != s.exact})
 
     # -- __percpu_counter_sum() ------------------------------------------------------
-    @action(role="summer")
+    @action(role="summer", fair="strong")
     def sum_lock(s, cpu):
         """__percpu_counter_sum(): raw_spin_lock_irqsave(&fbc->lock)."""
         return when(And(s.sum_pc[cpu] == SUM.idle, s.lock == NOBODY), lock=cpu, sum_pc={cpu: SUM.locked})
 
-    @action(role="summer")
+    @action(role="summer", fair="weak")
     def sum_count(s, cpu):
         """__percpu_counter_sum(): ret = fbc->count."""
         return when(s.sum_pc[cpu] == SUM.locked, sum_acc={cpu: s.count}, sum_pc={cpu: SUM.scan})
 
-    @action(role="summer", choose={"other": lambda p: p.adders})
+    @action(role="summer", choose={"other": lambda p: p.adders}, fair="weak")
     def sum_local(s, cpu, other):
         """__percpu_counter_sum(): ret += *per_cpu_ptr(fbc->counters, other), for a CPU not yet visited."""
         return when(And(s.sum_pc[cpu] == SUM.scan, s.summed[other] == 0),
                     sum_acc={cpu: s.sum_acc[cpu] + s.local[other]}, summed={other: 1})
 
-    @action(role="summer")
+    @action(role="summer", fair="weak")
     def sum_unlock(s, cpu):
         """__percpu_counter_sum(): raw_spin_unlock_irqrestore(); return ret.
 
@@ -535,6 +550,16 @@ class PercpuEager(Spec):
         """limited_add returns false: the limit is reached and an add is refused."""
         return And(s.exact == s.limit, AllOf([And(s.pc[c] == ADD.idle, s.ops_left[c] == 0) for c in s.adders]),
                    s.ncpus * s.ops > s.limit)
+
+    @leads_to(applies=lambda p: p.forever == 1)
+    def every_started_fold_completes(s):
+        """A task that has decided the slow path (B: waiting to take fbc->lock; A, C: its local would
+        reach batch) returns from add_batch: it takes the lock in turn, folds, unlocks. Stated for
+        task 0; the tasks are symmetric, so it holds for each."""
+        t = s.adders[0]
+        waiting = Or(s.pc[t] == ADD.acquire, s.pc[t] == ADD.fold, s.pc[t] == ADD.zero, s.pc[t] == ADD.release,
+                     And(s.pc[t] == ADD.read, s.spec.folds(s, s.seen[t] + s.pending[t])))
+        return waiting, s.pc[t] == ADD.idle
 
     @invariant(applies=lambda p: p.readers > 0)
     def read_within_bound(s):

@@ -31,8 +31,8 @@ width 8 is a run at width 0 up to the modification field, which nothing
 else reads. So the properties checked at width 0 hold at 8; widths 1 and 2
 are explored as well, as real instances of the code.
 """
-from checker import (NOBODY, PREEMPT_COUNT, And, Bool, CpuId, Enum, Ghost, If, Implies, Int, Max, Not, Or, Param, PerCpu,
-                     Role, Select, Shared, Spec, Sum, action, invariant, sometimes, terminal, when)
+from checker import (NOBODY, PREEMPT_COUNT, Abstraction, And, AnyOf, Bool, CpuId, Enum, Ghost, If, Implies, Int, Max, Not, Or, Param, PerCpu,
+                     Role, Select, Shared, Spec, Sum, action, invariant, leads_to, sometimes, terminal, when)
 from checker.kernel.memory import MEM
 from checker.prove.bitvector import WordLemmas
 from checker.types import IntType
@@ -89,8 +89,17 @@ class _Word(IntType):
 WORD = _Word("word", None, False)
 
 
+#: Under the liveness abstraction the word's value is kept modulo this (its field wraps there).
+LIVE_VALUES = 4
+
+
 def _amounts(p):
     return (1, -1) if p.neg else (1,)
+
+
+def an_add_returns(s, t):
+    """A step in which some CPU's lazy_percpu_counter_add returns."""
+    return AnyOf([And(s.pc[c] != ADD.idle, t.pc[c] == ADD.idle) for c in s.adders])
 
 
 def switch_read_with(s, cpu, atomic_val):
@@ -194,6 +203,12 @@ class PercpuLazy(Spec):
                     doc="a CPU doing one lazy_percpu_counter_read; default 1 at 2 CPUs and mod_bits <= 1 (elsewhere "
                         "it multiplies the states by 10 to 50: --set readers=1)")
 
+    forever = Param(0, domain=(0, 1), doc="1: the liveness abstraction: CPUs add forever, the value is kept modulo "
+                    f"{LIVE_VALUES} and E and the per-CPU slots are dropped (with mod_bits=0, readers=0)")
+
+    # The default run, and the liveness abstraction at 2 CPUs (3: --set ncpus=3, about 7 s).
+    explore_sweeps = ({}, {"forever": 1, "mod_bits": 0, "ncpus": 2, "readers": 0})
+
     adders = Role("ncpus", symmetric=True, doc="CPUs calling lazy_percpu_counter_add")
     reader = Role("readers", doc="a CPU calling lazy_percpu_counter_read")
 
@@ -222,6 +237,20 @@ class PercpuLazy(Spec):
     read_overlap = Ghost(0, type=Bool, doc="an add was linearised while the read was in progress")
     read_exact = PerCpu(0, type=Bool, role="reader", doc="ghost: the read returned E")
     read_ok = PerCpu(0, type=Bool, role="reader", doc="ghost: the read returned E or an add overlapped it")
+
+    # Unbounded runs for lock freedom: the add budget is never used up, E and the per-CPU slots
+    # (values that only grow) are dropped, and the atomic word keeps its value modulo LIVE_VALUES
+    # (at mod_bits=0 the word is 2 * value modulo 2^56, so this is the same field, narrower). The
+    # cmpxchg loops ask of the word only whether it changed since it was read; a narrower field can
+    # make a changed word look unchanged (a success where the kernel fails, after LIVE_VALUES adds
+    # completed), never the reverse, and a success is progress. Nothing but the reader (left out)
+    # and the properties reads E or the slots.
+    unbounded = Abstraction(lambda p: p.forever == 1, freeze=("ops_left", "exact", "slot"),
+                            modulo={"word": lambda p: 2 * LIVE_VALUES},
+                            requires=(lambda p: p.mod_bits == 0 and p.readers == 0,
+                                      "mod_bits=0 and readers=0 (the word's modification field and the "
+                                      "reader's sums are not kept)"),
+                            doc=f"forever=1: CPUs add forever; the value modulo {LIVE_VALUES}; E and slots dropped")
 
     # -- lazy_percpu_counter_add() (header fast path) ------------------------------------------
     @action(role="adders", choose={"i": _amounts})
@@ -399,6 +428,14 @@ class PercpuLazy(Spec):
     def an_add_finds_the_switch_in_its_slowpath(s):
         """The fast path read an atomic word, the slow path's cmpxchg found the word per-CPU."""
         return s.slow_found_pcpu == 1
+
+    @leads_to(fair=False, applies=lambda p: p.forever == 1)
+    def cmpxchg_loops_are_lock_free(s):
+        """While some CPU is in a cmpxchg retry loop (the slow path's add, the switch's publish), some
+        lazy_percpu_counter_add returns later, on every schedule, fair or not: a cmpxchg fails only
+        because another CPU's succeeded."""
+        looping = AnyOf([Or(s.pc[c] == ADD.cmpxchg, s.pc[c] == ADD.sw_cmpxchg) for c in s.adders])
+        return looping, an_add_returns
 
     @sometimes(applies=lambda p: p.readers > 0)
     def a_per_cpu_read_is_exact(s):

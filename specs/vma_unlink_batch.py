@@ -42,8 +42,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from math import ceil
 
-from checker import (NOBODY, And, Array, Bool, Enum, Ghost, If, Implies, Not, Or, Param, PerCpu, Role, Select, Shared,
-                     Spec, action, invariant, sometimes, terminal, when)
+from checker import (NOBODY, And, AnyOf, Array, Bool, Enum, Ghost, If, Implies, Not, Or, Param, PerCpu, Role, Select, Shared,
+                     Spec, action, invariant, leads_to, sometimes, terminal, when)
 from checker.kernel.memory import MEM, MEM_ERROR, Heap, ptr
 
 # -- layouts -------------------------------------------------------------------------
@@ -320,10 +320,14 @@ class VmaUnlinkBatch(Spec):
     size = Param(8, domain=range(1, 17), explore=(2, 8), doc="ARRAY_SIZE(vb->vmas) (8 in the kernel)")
     batched = Param(1, domain=(0, 1), doc="1: seed 004's batch; 0: unlink_file_vma per vma (the code before)")
     walkers = Param(1, domain=range(0, 3), doc="CPUs running one rmap_walk_file each")
+    forever = Param(0, domain=(0, 1), doc="1: for liveness, each walker runs rmap_walk_file again and again")
     nvmas = Param(lambda p: len(LAYOUTS[p.layout].vmas), domain=range(1, MAXV + 1), doc="vmas of the layout")
     nmaps = Param(lambda p: LAYOUTS[p.layout].nmaps, domain=range(1, 8), doc="address_spaces of the layout")
     vb_words = Param(lambda p: p.size + 1, domain=range(2, 18),
                      doc="vb.vmas[] plus the next word of free_pgtables' stack frame (where vmas[ARRAY_SIZE] lands)")
+
+    # The default run, and walkers that never stop (liveness) on the layout with both lock paths.
+    explore_sweeps = ({}, {"forever": 1, "layout": 3, "size": 2})
 
     task = Role(1, doc="the CPU running exit_mmap: free_pgtables, then remove_vma")
     walker = Role("walkers", symmetric=True, doc="CPUs in rmap_walk_file (folio_referenced, try_to_unmap, ...)")
@@ -342,6 +346,7 @@ class VmaUnlinkBatch(Spec):
     mapping = Shared(-1, doc="the mapping process() / unlink_file_vma() locked")
 
     wlocked = Array("nmaps", 0, type=Bool, doc="mapping->i_mmap_rwsem held for write")
+    handoff = Shared(0, type=Bool, doc="RWSEM_FLAG_HANDOFF set by free_pgtables' waiting down_write (forever=1 only)")
     readers = Array("nmaps", 0, doc="mapping->i_mmap_rwsem readers")
     writable = Array("nmaps", _writable_init, doc="mapping->i_mmap_writable")
     linked = Array("nvmas", 0, type=Bool, doc="the vma is in its mapping's i_mmap tree")
@@ -354,8 +359,14 @@ class VmaUnlinkBatch(Spec):
     wmap = PerCpu(0, role="walker", doc="the mapping the walker reads")
     saw = PerCpu(0, role="walker", doc="ghost: vmas the walk found")
 
+    # Fairness for liveness: the task runs on (weak). i_mmap_lock_write is strongly fair, and with
+    # forever=1 a waiting writer sets the handoff bit (weakly fair: RWSEM_WAIT_TIMEOUT passes), after
+    # which arriving readers queue instead of stealing the lock (kernel/locking/rwsem.c:
+    # rwsem_down_write_slowpath sets RWSEM_FLAG_HANDOFF; rwsem_down_read_slowpath steals only while
+    # neither RWSEM_WRITER_LOCKED nor RWSEM_FLAG_HANDOFF is set). A walker inside its walk runs on.
+
     # -- setup ----------------------------------------------------------------------------
-    @action(role="task")
+    @action(role="task", fair="weak")
     def mappings_exist(s, cpu):
         """(setup) The process's mmap()s, done before exit: every vma and its page tables allocated,
         every file vma in its mapping's i_mmap (vma_link_file)."""
@@ -365,7 +376,7 @@ class VmaUnlinkBatch(Spec):
                     **mem)
 
     # -- free_pgtables() ------------------------------------------------------------------
-    @action(role="task")
+    @action(role="task", fair="weak")
     def free_pgtables_top(s, cpu):
         """free_pgtables(): do { addr = vma->vm_start; next = mas_find(); vma_start_write(vma);
         unlink_anon_vmas(vma); then if (is_vm_hugetlb_page(vma)) unlink_file_vma(vma); else
@@ -378,7 +389,7 @@ class VmaUnlinkBatch(Spec):
                         vb_count=If(huge, s.vb_count, 0))
         return when(s.pc == PC.top, addr=s.vma, pc=PC.unlink_file, ret=If(huge, PC.hugetlb_free, PC.loop))
 
-    @action(role="task")
+    @action(role="task", fair="weak")
     def batch_add(s, cpu):
         """unlink_file_vma_batch_add(): if (vma->vm_file == NULL) return;
         if ((vb->count > 0 && vb->vmas[0]->vm_file != vma->vm_file) || vb->count == ARRAY_SIZE(vb->vmas))
@@ -391,12 +402,12 @@ class VmaUnlinkBatch(Spec):
                     ret=If(And(Not(anon), flush), PC.append, s.ret),
                     **_append(s, And(Not(anon), Not(flush))))
 
-    @action(role="task")
+    @action(role="task", fair="weak")
     def batch_add_append(s, cpu):
         """unlink_file_vma_batch_add(), after the flush: vb->vmas[vb->count] = vma; vb->count++;"""
         return when(s.pc == PC.append, pc=PC.loop, **_append(s, True))
 
-    @action(role="task")
+    @action(role="task", fair="weak")
     def gather_next(s, cpu):
         """free_pgtables(): while (next && next->vm_start <= vma->vm_end + PMD_SIZE &&
         !is_vm_hugetlb_page(next)) { vma = next; next = mas_find(); vma_start_write(vma);
@@ -409,22 +420,22 @@ class VmaUnlinkBatch(Spec):
         return when(s.pc == PC.loop, vma=If(more, nxt, s.vma), pc=If(more, PC.unlink_file, PC.free_pgd),
                     ret=If(more, PC.loop, s.ret))
 
-    @action(role="task")
+    @action(role="task", fair="weak")
     def batch_final(s, cpu):
         """unlink_file_vma_batch_final(): if (vb->count > 0) unlink_file_vma_batch_process(vb);"""
         return when(s.pc == PC.final, pc=If(s.vb_count > 0, PC.lock, PC.free_pgd),
                     ret=If(s.vb_count > 0, PC.free_pgd, s.ret))
 
-    @action(role="task")
+    @action(role="task", fair="strong")
     def batch_process_lock(s, cpu):
         """unlink_file_vma_batch_process(): mapping = vb->vmas[0]->vm_file->f_mapping;
         i_mmap_lock_write(mapping)  (down_write: waits for readers and a writer)."""
         m = _map_of(s, Select(s.vb_vmas, 0))
         return when(And(s.pc == PC.lock, Select(s.wlocked, m) == 0, Select(s.readers, m) == 0),
                     wlocked=_set(s, "nmaps", m, 1, s.wlocked), mapping=m, i=0, pc=PC.remove,
-                    write_locks=s.write_locks + 1)
+                    write_locks=s.write_locks + 1, handoff=0)
 
-    @action(role="task")
+    @action(role="task", fair="weak")
     def batch_process_remove(s, cpu):
         """unlink_file_vma_batch_process(): for (i = 0; i < vb->count; i++) {
         VM_WARN_ON_ONCE(vb->vmas[i]->vm_file->f_mapping != mapping);
@@ -432,7 +443,7 @@ class VmaUnlinkBatch(Spec):
         v = Select(s.vb_vmas, s.i)
         return when(And(s.pc == PC.remove, s.i < s.vb_count), i=s.i + 1, **_remove(s, v, s.mapping))
 
-    @action(role="task")
+    @action(role="task", fair="weak")
     def batch_process_unlock(s, cpu):
         """unlink_file_vma_batch_process(): i_mmap_unlock_write(mapping); unlink_file_vma_batch_init(vb)
         (vb->count = 0); return."""
@@ -440,7 +451,7 @@ class VmaUnlinkBatch(Spec):
                     wlocked=_set(s, "nmaps", s.mapping, 0, s.wlocked), vb_count=0, pc=s.ret, ret=PC.done,
                     mapping=-1)
 
-    @action(role="task")
+    @action(role="task", fair="strong")
     def unlink_file_vma_lock(s, cpu):
         """unlink_file_vma(vma): if (file) { mapping = file->f_mapping; i_mmap_lock_write(mapping); ...
         (vm_file == NULL: return at once)"""
@@ -449,20 +460,20 @@ class VmaUnlinkBatch(Spec):
         return when(And(s.pc == PC.unlink_file, Or(anon, And(Select(s.wlocked, m) == 0, Select(s.readers, m) == 0))),
                     wlocked=_set(s, "nmaps", m, If(anon, Select(s.wlocked, m), 1), s.wlocked),
                     mapping=If(anon, s.mapping, m), pc=If(anon, s.ret, PC.unlink_remove), ret=If(anon, PC.done, s.ret),
-                    write_locks=s.write_locks + If(anon, 0, 1))
+                    write_locks=s.write_locks + If(anon, 0, 1), handoff=0)
 
-    @action(role="task")
+    @action(role="task", fair="weak")
     def unlink_file_vma_remove(s, cpu):
         """unlink_file_vma(): __remove_shared_vm_struct(vma, mapping);"""
         return when(s.pc == PC.unlink_remove, pc=PC.unlink_unlock, **_remove(s, s.vma, s.mapping))
 
-    @action(role="task")
+    @action(role="task", fair="weak")
     def unlink_file_vma_unlock(s, cpu):
         """unlink_file_vma(): i_mmap_unlock_write(mapping);"""
         return when(s.pc == PC.unlink_unlock, wlocked=_set(s, "nmaps", s.mapping, 0, s.wlocked), pc=s.ret,
                     ret=PC.done, mapping=-1)
 
-    @action(role="task")
+    @action(role="task", fair="weak")
     def free_pgd_range(s, cpu):
         """free_pgtables(): free_pgd_range(tlb, addr, vma->vm_end, floor, next ? next->vm_start : ceiling):
         the group's page tables are freed; vma = next; } while (vma);"""
@@ -470,14 +481,14 @@ class VmaUnlinkBatch(Spec):
         return when(s.pc == PC.free_pgd, vma=If(nxt < s.nvmas, nxt, 0),
                     pc=If(nxt < s.nvmas, PC.top, PC.remove_vma), **_free_pgt(s, s.addr))
 
-    @action(role="task")
+    @action(role="task", fair="weak")
     def hugetlb_free_pgd_range(s, cpu):
         """free_pgtables(): hugetlb_free_pgd_range(tlb, addr, vma->vm_end, floor, ...); vma = next;"""
         nxt = s.vma + 1
         return when(s.pc == PC.hugetlb_free, vma=If(nxt < s.nvmas, nxt, 0), ret=PC.done,
                     pc=If(nxt < s.nvmas, PC.top, PC.remove_vma), **_free_pgt(s, s.addr))
 
-    @action(role="task")
+    @action(role="task", fair="weak")
     def remove_vma(s, cpu):
         """exit_mmap(): do { remove_vma(vma): vma->vm_ops->close(), fput(vm_file), vm_area_free(vma);
         } while ((vma = mas_find(&vmi.mas, ULONG_MAX)));"""
@@ -485,14 +496,21 @@ class VmaUnlinkBatch(Spec):
         return when(s.pc == PC.remove_vma, vma=If(nxt < s.nvmas, nxt, s.vma),
                     pc=If(nxt < s.nvmas, PC.remove_vma, PC.done), **_free(s, _tables(s.layout)["vma_var"], s.vma))
 
+    @action(role="task", fair="weak", applies=lambda p: p.forever == 1)
+    def rwsem_handoff(s, cpu):
+        """rwsem_down_write_slowpath(): the first waiter has waited RWSEM_WAIT_TIMEOUT: set
+        RWSEM_FLAG_HANDOFF (readers stop stealing the lock)."""
+        waiting = Or(s.pc == PC.lock, And(s.pc == PC.unlink_file, _file_of(s, s.vma) != 0))
+        return when(And(waiting, s.handoff == 0), handoff=1)
+
     # -- rmap_walk_file() on other CPUs ----------------------------------------------------
     @action(role="walker", choose={"m": lambda p: range(p.nmaps)})
     def rmap_lock(s, cpu, m):
         """rmap_walk_file(): i_mmap_lock_read(mapping)  (down_read: waits while a writer holds it)."""
-        return when(And(s.pc != PC.setup, s.wpc[cpu] == WALK.idle, Select(s.wlocked, m) == 0),
+        return when(And(s.pc != PC.setup, s.wpc[cpu] == WALK.idle, Select(s.wlocked, m) == 0, s.handoff == 0),
                     wpc={cpu: WALK.locked}, wmap={cpu: m}, readers=_set(s, "nmaps", m, Select(s.readers, m) + 1, s.readers))
 
-    @action(role="walker")
+    @action(role="walker", fair="weak")
     def rmap_walk(s, cpu):
         """rmap_walk_file(): vma_interval_tree_foreach(vma, &mapping->i_mmap, ...) rwc->rmap_one(folio, vma,
         ...): reads each vma found and walks its page tables (page_vma_mapped_walk)."""
@@ -507,11 +525,11 @@ class VmaUnlinkBatch(Spec):
         return when(s.wpc[cpu] == WALK.locked, wpc={cpu: WALK.walked},
                     saw={cpu: sum(If(f, 1, 0) for f in found)}, **{err: e})
 
-    @action(role="walker")
+    @action(role="walker", fair="weak")
     def rmap_unlock(s, cpu):
         """rmap_walk_file(): i_mmap_unlock_read(mapping);"""
         m = s.wmap[cpu]
-        return when(s.wpc[cpu] == WALK.walked, wpc={cpu: WALK.done},
+        return when(s.wpc[cpu] == WALK.walked, wpc={cpu: If(s.forever == 1, WALK.idle, WALK.done)},
                     readers=_set(s, "nmaps", m, Select(s.readers, m) - 1, s.readers))
 
     @terminal
@@ -591,6 +609,13 @@ class VmaUnlinkBatch(Spec):
         batch's (the change of file is the only reason)."""
         return And(s.pc == PC.lock, s.ret == PC.append, s.vb_count < s.size,
                    _file_of(s, Select(s.vb_vmas, 0)) != _file_of(s, s.vma))
+
+    @leads_to(applies=lambda p: p.forever == 1)
+    def a_queued_batch_is_flushed(s):
+        """UB-FLUSH: once unlink_file_vma_batch_add() has queued a vma (vb.count > 0), the batch is
+        flushed: unlink_file_vma_batch_process() holds the mapping's i_mmap_rwsem for write and removes
+        its vmas, however often rmap walkers take the lock for read."""
+        return s.vb_count > 0, s.pc == PC.remove
 
     @sometimes(applies=lambda p: p.walkers > 0)
     def a_walker_finds_a_vma(s):

@@ -34,7 +34,7 @@ CASES = [
     ("stack_teardown_keeps_pointer", {"ncpus": 3}, 8, 300, 0, "stack_in_one_place"),
     ("grouped_destroy_interior", {"counters": 2}, 54, 300, 0, "memory_safe"),
     ("mm_init_leaks_context", {"config": "SMP", "counters": 2}, 2, 100, 0, "no_leak"),
-    ("unlink_batch_no_final", {"layout": 0}, 1, 300, 0, "removed_exactly_once"),
+    ("unlink_batch_no_final", {"layout": 0, "forever": 0}, 1, 300, 0, "removed_exactly_once"),
     ("unlink_batch_full_gt", {"size": 2}, 1, 300, 0, "batch_within_array"),
     ("unlink_batch_no_file_check", {}, 1, 300, 0, "removed_under_own_write_lock"),
     ("unlink_batch_free_before_final", {"size": 2}, 1, 300, 0, "removed_before_free_pgd_range"),

@@ -85,7 +85,7 @@ def test_set_range_makes_a_cross_product(cli):
 def test_no_symmetry_flag(cli):
     r = cli("verify", "percpu_eager", "--set", "ncpus=2", "--set", "readers=0", "--set", "summers=0",
             "--set", "batch=2", "--set", "variant=B", "--set", "irq=0", "--set", "limited=0", "--set", "migrations=0",
-            "--no-symmetry", "--mode", "explore", "--format", "json")
+            "--set", "forever=0", "--no-symmetry", "--mode", "explore", "--format", "json")
     data = json.loads(r.stdout)
     assert {c["states"] for c in data["checks"]} == {154} and not data["checks"][0]["symmetry"]
 

@@ -68,7 +68,7 @@ def test_unknown_spec_lists_the_valid_ones(cli):
 def test_unknown_parameter_lists_the_valid_ones(cli):
     r = cli("verify", "percpu_eager", "--set", "cpus=2")
     assert r.returncode == 2
-    assert "no selected spec has a parameter 'cpus'; their parameters are: batch, irq, large, limit" in r.stderr
+    assert "no selected spec has a parameter 'cpus'; their parameters are: batch, forever, irq, large, limit" in r.stderr
 
 
 def test_parameter_outside_its_domain(cli):

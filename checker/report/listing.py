@@ -40,10 +40,15 @@ def describe(cls: type) -> str:
     lines.append("  variables: " + ", ".join(
         f"{n} ({v.kind}, {v.type.name})" for n, v in si.vars.items()))
     lines.append("  actions: " + ", ".join(
-        f"{a.name}" + (f"[{a.role}]" if a.role else "") for a in si.actions.values()))
+        f"{a.name}" + (f"[{a.role}]" if a.role else "") + (f" ({a.fair} fair)" if a.fair else "")
+        for a in si.actions.values()))
+    if si.abstraction is not None:
+        lines.append(f"  abstraction (liveness only): {first_paragraph(si.abstraction.doc) or 'see the spec'}")
     lines.append("  properties:")
     for p in si.properties.values():
         exp = "" if p.expect == "holds" else "  (expected violated)"
+        if p.kind in ("eventually", "leads_to"):
+            exp += ("  (always)" if p.always else "") + ("" if p.fair else "  (no fairness)")
         lines.append(f"    {p.kind:<10} {p.name}{exp}: {first_paragraph(p.doc)}")
     lines.append(f"    {'deadlock':<10} no_deadlock{'' if si.builtin_expect.get('no_deadlock', 'holds') == 'holds' else '  (expected violated)'}")
     lines.append("  assumptions:")

@@ -23,6 +23,13 @@ def check_line(c: Check) -> str:
         note = "  [expected violated" + ("; bug found]" if c.bug and c.verdict == "violated" else "]")
     if c.kind == "build":
         stats = f"{len(c.extra.get('build_errors', []))} build errors"
+    elif c.kind == "coverage":
+        dead = c.extra.get("dead", [])
+        stats = f"{c.transitions} transitions (unreduced)" + (f"; never fire: {', '.join(dead)}" if dead else "")
+    elif c.extra.get("graph") == "unreduced":
+        fair = c.extra.get("fairness")
+        stats = f"{c.states} states (unreduced graph{'' if fair != 'none' else ', no fairness'}" + (
+            f"; abstraction: {c.extra['abstraction']}" if c.extra.get("abstraction") else "") + ")"
     elif c.backend == "explore":
         stats = f"{c.states} states"
         if c.extra.get("fingerprint"):
@@ -63,6 +70,10 @@ def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
     n = len(c.trace)
     if c.kind == "build":
         return [f"{c.spec}: the build fails; {params_text(c.params)}"] + ["  " + t for t in c.trace_text]
+    if c.kind == "coverage":
+        k = len(c.extra.get("points", []))
+        return ([f"{c.spec}: transitions per action, without reductions, over {k} point{'s' if k != 1 else ''}"]
+                + ["  " + t for t in c.trace_text])
     if c.kind == "lemma":
         head = f"{c.spec}.{c.property} violated by a concrete word"
     elif c.kind == "proof":
@@ -71,6 +82,10 @@ def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
         head = f"{c.spec}.{c.property} reached after {n} steps (shortest witness)"
     elif c.kind == "deadlock":
         head = f"{c.spec}: deadlock after {n} steps (shortest)"
+    elif c.loop_start is not None:
+        head = (f"{c.spec}.{c.property} violated: a run of {n} steps that "
+                + ("stops" if c.loop_start == n else f"loops from step {c.loop_start + 1}")
+                + " (shortest prefix)")
     else:
         head = f"{c.spec}.{c.property} violated after {n} steps (shortest)"
     if c.backend == "simulate":  # found at random, then shrunk: not a shortest trace
@@ -89,6 +104,8 @@ def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
 
 
 def wants_trace(c: Check, traces: str) -> bool:
+    if c.kind == "coverage":
+        return c.verdict == "violated" or traces == "all"
     if c.kind == "proof":  # a counterexample to induction: what to strengthen, so shown unless asked not to
         return bool(c.trace_text) and c.verdict != "holds" and traces != "none"
     if c.kind == "build":

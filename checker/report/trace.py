@@ -30,6 +30,18 @@ def render_trace(model: Model, initial: dict[str, Any], steps: list[Step]) -> li
     return [f"{a:>{w0}}  {b:<{w1}}  {c:<{w2}}  {d}".rstrip() for a, b, c, d in rows]
 
 
+def render_lasso(model: Model, initial: dict[str, Any], steps: list[Step], loop_start: int,
+                 stops: bool) -> list[str]:
+    """A lasso: the trace with a line where the loop starts and one saying how the run goes on."""
+    rows = render_trace(model, initial, steps)
+    at = loop_start + (1 if model.uninit_any else 0)
+    if stops:
+        return rows + ["-- the run stops here: nothing is enabled, so this state repeats forever"]
+    n = len(steps)
+    return (rows[:at] + [f"-- loop: steps {loop_start + 1}..{n} repeat forever --"] + rows[at:]
+            + [f"-- back to the state after step {loop_start}" if loop_start else "-- back to the initial state"])
+
+
 def first_paragraph(doc: str) -> str:
     """A docstring's first paragraph on one line."""
     return " ".join(doc.split("\n\n")[0].split())

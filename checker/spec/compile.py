@@ -24,6 +24,8 @@ from checker.spec.model import Params, Spec, all_assumptions, decl_line, info
 from checker.types import NOBODY, BoolType, CpuIdType, Enum
 
 Label = tuple  # (action index, cpu or None, choice index)
+#: Property kinds checked on the state graph rather than state by state.
+LIVENESS = ("eventually", "leads_to")
 
 #: What to write instead of a list, set or dict in the state.
 _COLLECTIONS = ("Write a collection as one int per element instead: PerCpu(0) for one per CPU, "
@@ -84,11 +86,26 @@ class Model:
         self.overflow_property = self._overflow_property()
         if self.overflow_property is not None:
             props.append(self.overflow_property)
+        #: Liveness properties: checked on the unreduced state graph (checker.explore.liveness).
+        self.liveness = tuple(p for p in props if p.kind in LIVENESS)
+        props = [p for p in props if p.kind not in LIVENESS]
         self.properties = tuple(props)
         self.invariants = tuple(p for p in props if p.kind == "invariant")
         self.sometimes = tuple(p for p in props if p.kind == "sometimes")
         self.terminal = si.terminal
         self._reads: dict[str, tuple[int, ...] | None] | None = None
+        ab = si.abstraction
+        #: The spec's Abstraction where it applies at these parameters (unbounded runs, liveness only).
+        self.abstraction = ab if ab is not None and ab.when(params) else None
+        if self.abstraction is not None:
+            req = self.abstraction.requires
+            if req is not None and not req[0](params):
+                from checker.errors import UsageError
+                raise UsageError(f"{self.name} at {params}: its liveness abstraction "
+                                 f"({self.abstraction.name}) needs {req[1]}")
+            self._frozen = frozenset(self.abstraction.freeze)
+            self._modulo = [(self.index[n], f(params), n in self.tupled) for n, f in self.abstraction.modulo.items()]
+            self.apply = self._abstract_apply  # type: ignore[method-assign]
 
         from checker.explore.symmetry import Symmetry  # the canonical form is a declared-role matter
         from checker.kernel.context import ContextRules
@@ -260,6 +277,16 @@ class Model:
             else:
                 new[pos] = self._value(name, val, act)
         return self.state_cls(new)
+
+    def _abstract_apply(self, s: tuple, updates: dict[str, Any], act: CompiledAction | None = None) -> tuple:
+        """``apply`` under the spec's Abstraction: frozen variables keep their value, reduced ones wrap."""
+        t = Model.apply(self, s, {k: v for k, v in updates.items() if k not in self._frozen}, act)
+        if not self._modulo:
+            return t
+        row = list(t)
+        for pos, m, tupled in self._modulo:
+            row[pos] = tuple(x % m for x in row[pos]) if tupled else row[pos] % m
+        return self.state_cls(row)
 
     def _value(self, name: str, v: Any, act: CompiledAction | None) -> int:
         if v.__class__ is int:

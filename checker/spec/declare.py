@@ -192,6 +192,32 @@ class Lock(Shared):
         self.raw = raw  # raw_spinlock_t; raw=False is a spinlock_t, which sleeps on PREEMPT_RT
 
 
+class Abstraction(Declaration):
+    """Unbounded behaviour in a finite state graph, for liveness checks.
+
+    Where ``when(params)`` holds, every step leaves each variable of
+    ``freeze`` at its initial value (a budget that is never used up: CPUs
+    that add forever; a value that only grows, dropped) and keeps each
+    variable of ``modulo`` (name -> function of the parameters) modulo that
+    number (a word whose value only matters for equality). Such a point is
+    checked for liveness only: its invariants and ``sometimes`` would read
+    the dropped values. Sound when no guard, and no update of another
+    variable, reads a frozen variable except a budget's ``> 0``, and when
+    equality of a reduced word is all the steps ask of it: the spec says why.
+    ``requires`` is ``(test, text)``: a point where the test fails is refused
+    (exit 2) with the text, e.g. the parts of the spec that read dropped values.
+    """
+
+    def __init__(self, when: Callable[[Any], bool], *, freeze: Iterable[str] = (),
+                 modulo: dict[str, Callable[[Any], int]] | None = None,
+                 requires: tuple[Callable[[Any], bool], str] | None = None, doc: str = ""):
+        self.when = when
+        self.requires = requires  # (test of the parameters, what to set): the points it is sound at
+        self.freeze = tuple(freeze)
+        self.modulo = dict(modulo or {})
+        self.doc = doc
+
+
 class Role(Declaration):
     """A group of CPUs doing one kind of work, sized by a parameter.
 
@@ -219,6 +245,10 @@ class ActionInfo:
     sleeps: bool = False  # the step may sleep (GFP_KERNEL allocation, mutex_lock)
     irq: bool = False  # the step runs in hard-interrupt context on its CPU
     applies: Callable[[Any], bool] | None = None  # the step exists only where applies(params)
+    fair: str | None = None  # None, "weak" or "strong": per CPU, for liveness checks
+
+
+FAIRNESS = (None, False, "weak", "strong")
 
 
 @dataclass(frozen=True)
@@ -235,6 +265,8 @@ class PropertyInfo:
     inductive: bool = False  # part of the spec's inductive strengthening (Z3 proofs)
     cpu_fn: Callable[..., Any] | None = None  # fn(state, cpu) of a per-CPU property
     proof: bool = True  # False: the explorer checks it, the Z3 backend does not try
+    always: bool = False  # liveness: from every reachable state (eventually), not only from the start
+    fair: bool = True  # liveness: only runs that respect the actions' fairness count
 
 
 def _record(fn: Callable, attr: str, value: Any) -> Callable:
@@ -244,7 +276,8 @@ def _record(fn: Callable, attr: str, value: Any) -> Callable:
 
 def action(fn: Callable | None = None, *, role: str | None = None,
            choose: dict[str, Any] | None = None, uses: dict[str, str] | None = None,
-           sleeps: bool = False, irq: bool = False, applies: Callable[[Any], bool] | None = None) -> Any:
+           sleeps: bool = False, irq: bool = False, applies: Callable[[Any], bool] | None = None,
+           fair: str | bool | None = None) -> Any:
     """Mark a method as one atomic kernel step.
 
     ``role`` names the CPUs that may take the step (the method receives the
@@ -258,25 +291,34 @@ def action(fn: Callable | None = None, *, role: str | None = None,
     any two steps of that CPU's task, except while the spec's ``IRQS_OFF``
     variable for that CPU is set. ``applies`` (a function of the parameters)
     keeps the step only where it is true: the code of one variant of a
-    function, of one configuration.
+    function, of one configuration. ``fair`` is the step's fairness in
+    liveness checks, for each CPU of the role on its own: ``"weak"`` (if the
+    step stays enabled for that CPU, it is eventually taken: a CPU that can
+    run, runs), ``"strong"`` (if it is enabled again and again, it is
+    eventually taken: a waiter on a FIFO lock is served), False (no promise).
+    Left out, a step redefined in a subclass keeps the fairness of the step
+    it replaces (none for a new step).
     """
+    if fair not in FAIRNESS:
+        raise ValueError("fair must be 'weak', 'strong' or False")
 
     def deco(f: Callable) -> Callable:
         return _record(f, "__countercheck_action__", {"role": role, "choose": dict(choose or {}),
                                                        "uses": dict(uses or {}), "sleeps": sleeps, "irq": irq,
-                                                       "applies": applies})
+                                                       "applies": applies, "fair": fair})
 
     return deco(fn) if fn is not None else deco
 
 
 def _prop(kind: str, fn: Callable | None, expect: str, applies: Callable | None, role: str | None = None,
-          inductive: bool = False, proof: bool = True) -> Any:
+          inductive: bool = False, proof: bool = True, always: bool = False, fair: bool = True) -> Any:
     if expect not in ("holds", "violated"):
         raise ValueError("expect must be 'holds' or 'violated'")
 
     def deco(f: Callable) -> Callable:
         return _record(f, "__countercheck_property__", {"kind": kind, "expect": expect, "applies": applies,
-                                                         "role": role, "inductive": inductive, "proof": proof})
+                                                         "role": role, "inductive": inductive, "proof": proof,
+                                                         "always": always, "fair": fair})
 
     return deco(fn) if fn is not None else deco
 
@@ -304,6 +346,32 @@ def sometimes(fn: Callable | None = None, *, expect: str = "holds",
     """A predicate that must hold in some reachable state: the spec's
     evidence that its invariants are not vacuous. Never reached is a failure."""
     return _prop("sometimes", fn, expect, applies)
+
+
+def eventually(fn: Callable | None = None, *, expect: str = "holds", applies: Callable[[Any], bool] | None = None,
+               always: bool = False, fair: bool = True) -> Any:
+    """A liveness property: every run reaches a state where the predicate holds.
+
+    The method returns a truth value of the state, or a step predicate: a
+    function ``(s, t)`` of a step's state before and after (``lambda s, t:
+    ...``), and then every run must take such a step. A run is a maximal
+    sequence of steps; one that ends (nothing enabled) stays in its last
+    state forever, so a run that stops short of the goal violates it. With
+    ``fair=True`` (the default) only runs in which every ``@action(fair=...)``
+    promise is kept count; ``fair=False`` asks it of every schedule (lock
+    freedom). ``always=True`` asks it again from every reachable state
+    (always eventually: infinitely often). The explorer checks it on the
+    unreduced state graph; the Z3 backend does not.
+    """
+    return _prop("eventually", fn, expect, applies, always=always, fair=fair)
+
+
+def leads_to(fn: Callable | None = None, *, expect: str = "holds", applies: Callable[[Any], bool] | None = None,
+             fair: bool = True) -> Any:
+    """A liveness property ``P ~> Q``: the method returns ``(P, Q)``, and after
+    every state where P holds, Q holds then or later. Q may be a step
+    predicate ``(s, t)`` as for ``@eventually``; ``fair`` as there."""
+    return _prop("leads_to", fn, expect, applies, fair=fair)
 
 
 def witness(*, reaches: tuple[str, ...] = (), violates: tuple[str, ...] = (),

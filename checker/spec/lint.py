@@ -113,6 +113,16 @@ def lint(model: Model) -> None:
         if p.name == "no_overflow":
             continue
         _run(model, f"{name}.{p.name}", lambda: p.fn(s), SymbolicBranch, SymbolicIndex, p.file, p.line)
+    t = symbolic_state(model, "'")
+    for p in model.liveness:  # a pair for leads_to; a goal may be a step predicate (s, t)
+        r = _run(model, f"{name}.{p.name}", lambda: p.fn(s), SymbolicBranch, SymbolicIndex, p.file, p.line)
+        if p.kind == "leads_to" and not (isinstance(r, tuple) and len(r) == 2):
+            raise SpecError(f"{name}.{p.name} is a @leads_to property and returned {r!r}; it returns the pair "
+                            f"(P, Q), e.g.\n    return s.pc[0] == PC.wait, s.pc[0] == PC.held",
+                            file=p.file, line=p.line)
+        goal = r[1] if p.kind == "leads_to" else r
+        if callable(goal):
+            _run(model, f"{name}.{p.name}", lambda: goal(s, t), SymbolicBranch, SymbolicIndex, p.file, p.line)
     if model.terminal is not None:
         _run(model, f"{name}.{model.terminal.__name__}", lambda: model.terminal(s), SymbolicBranch,
              SymbolicIndex, model.info.file, model.info.line)

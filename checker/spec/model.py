@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Iterator
 from checker.errors import SpecError, UsageError, source_of
 from checker.kernel.config import Api
 from checker.kernel.memory import Heap
-from checker.spec.declare import ActionInfo, Param, PropertyInfo, Role, Var
+from checker.spec.declare import Abstraction, ActionInfo, Param, PropertyInfo, Role, Var
 
 DEFAULT_ASSUMPTIONS = (
     "sequentially consistent interleaving of the modelled atomic steps",
@@ -97,6 +97,7 @@ class SpecInfo:
         self.witnesses: dict[str, Any] = {}
         self.heaps: dict[str, Any] = {}
         self.api: Any = None
+        self.abstraction: Abstraction | None = None
         #: Per-CPU variable -> function of the state giving (lo, hi) bounds of
         #: each element, used by the sum lemma of the Z3 backend.
         self.sum_bounds: dict[str, Any] = {}
@@ -194,6 +195,8 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
                 si.vars.update(val.variables())
             elif isinstance(val, Api):
                 si.api = val
+            elif isinstance(val, Abstraction):
+                si.abstraction = val
             elif isinstance(val, Var):
                 si.vars[attr] = val
             elif isinstance(val, Role):
@@ -201,15 +204,21 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
             elif callable(val) and hasattr(val, "__countercheck_action__"):
                 meta = val.__countercheck_action__
                 f, ln = source_of(val)
+                # An action redefined without `fair` keeps the fairness of the one it replaces: a bug spec
+                # changes the code of a step, not how the scheduler or the lock treats it.
+                fair = meta.get("fair")
+                if fair is None and attr in si.actions:
+                    fair = si.actions[attr].fair
                 si.actions[attr] = ActionInfo(attr, val, meta["role"], tuple(meta["choose"].items()),
                                               inspect.getdoc(val) or "", f, ln, tuple(meta["uses"].items()),
-                                              meta["sleeps"], meta["irq"], meta["applies"])
+                                              meta["sleeps"], meta["irq"], meta["applies"], fair or None)
             elif callable(val) and hasattr(val, "__countercheck_property__"):
                 meta = val.__countercheck_property__
                 f, ln = source_of(val)
                 si.properties[attr] = PropertyInfo(attr, val, meta["kind"], meta["expect"], meta["applies"],
                                                    inspect.getdoc(val) or "", f, ln, meta["role"],
-                                                   meta["inductive"], proof=meta.get("proof", True))
+                                                   meta["inductive"], proof=meta.get("proof", True),
+                                                   always=meta.get("always", False), fair=meta.get("fair", True))
             elif callable(val) and hasattr(val, "__countercheck_witness__"):
                 si.witnesses[attr] = val
             elif callable(val) and hasattr(val, "__countercheck_terminal__"):
@@ -257,6 +266,11 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
         if len(inspect.signature(p.fn).parameters) != want:
             raise fail(f"property {p.name} must take ({'s, cpu' if p.role else 's'})"
                        + (" because it is declared per-CPU with role=" if p.role else ""), p.line)
+    if si.abstraction is not None:
+        for v in (*si.abstraction.freeze, *si.abstraction.modulo):
+            if v not in si.vars:
+                raise fail(f"its Abstraction names {v!r}, which is not a variable; the variables are: "
+                           f"{', '.join(si.vars)}", decl_line(cls, si.abstraction.name))
     for base in reversed(cls.__mro__):
         si.sum_bounds.update(base.__dict__.get("sum_bounds", {}))
     for v in si.sum_bounds:

@@ -34,6 +34,7 @@ class LazySwitchLoserPreempt(PercpuLazy, expect_violated=("preempt_balanced_on_r
               "lazy_percpu_counter_add, _add_slowpath, switch_to_pcpu, _read, _exit")
 
     lemmas = None  # (the word lemmas are percpu_lazy's; this bug is not in the word)
+    explore_sweeps = ({},)  # (the liveness point is percpu_lazy's)
     mod_bits = Param(1, domain=range(0, 9), explore=(1,), doc="COUNTER_MOD_BITS (8 in the kernel)")
     neg = Param(0, domain=(0, 1), doc="1: amounts +1 and -1")
     readers = Param(0, domain=(0, 1), doc="a CPU doing one lazy_percpu_counter_read")

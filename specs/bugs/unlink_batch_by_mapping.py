@@ -17,6 +17,7 @@ class UnlinkBatchByMapping(VmaUnlinkBatch, expect_violated=(
     """unlink_file_vma_batch_add() comparing vb->vmas[0]->vm_file->f_mapping with vma->vm_file->f_mapping."""
 
     kernel = VmaUnlinkBatch.kernel + "; the batch compares f_mapping instead of vm_file"
+    explore_sweeps = ({},)  # the liveness point (forever=1, layout 3) is the correct spec's
     layout = Param(3, domain=(3,), doc="3: two opens of one inode around a hugetlbfs vma")
     batched = Param(1, domain=(1,), doc="the batched code (the variant is in it)")
 

@@ -20,6 +20,7 @@ class UnlinkBatchNoFileCheck(VmaUnlinkBatch, expect_violated=(
     """unlink_file_vma_batch_add() without the vm_file comparison."""
 
     kernel = VmaUnlinkBatch.kernel + "; the vm_file comparison left out of unlink_file_vma_batch_add()"
+    explore_sweeps = ({},)  # the liveness point (forever=1, layout 3) is the correct spec's
     layout = Param(1, domain=(1,), doc="1: dynamic (exe, libc, ld.so): two files in one group")
     size = Param(8, domain=range(1, 17), explore=(8,), doc="ARRAY_SIZE(vb->vmas) (8 in the kernel)")
     batched = Param(1, domain=(1,), doc="the batched code (the bug is in it)")

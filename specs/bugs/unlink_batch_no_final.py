@@ -8,6 +8,8 @@ group's ``unlink_file_vma_batch_init`` just sets ``count = 0``), while
 an rmap walker that takes ``i_mmap_rwsem`` for read afterwards finds a freed
 vma with freed page tables. Shortest trace: the first group's batch is built,
 then ``free_pgd_range`` frees its page tables with the batch still linked.
+The liveness property says it without a walker: a batch is queued and never
+flushed (the next group's init only forgets it).
 """
 from checker import Param, action, when
 from checker.specs.vma_unlink_batch import PC, VmaUnlinkBatch
@@ -15,10 +17,12 @@ from checker.specs.vma_unlink_batch import PC, VmaUnlinkBatch
 
 class UnlinkBatchNoFinal(VmaUnlinkBatch, expect_violated=(
         "removed_exactly_once", "removed_before_free_pgd_range", "nothing_freed_while_reachable",
-        "final_state_equals_unbatched", "write_locks_match_formula", "memory_safe")):
+        "final_state_equals_unbatched", "write_locks_match_formula", "memory_safe", "a_queued_batch_is_flushed")):
     """free_pgtables() calling free_pgd_range() without unlink_file_vma_batch_final() first."""
 
     kernel = VmaUnlinkBatch.kernel + "; the call to unlink_file_vma_batch_final() left out"
+    # Also with walkers that never stop: the group's last batch is never flushed (a liveness failure).
+    explore_sweeps = ({}, {"forever": 1, "layout": 0})
     batched = Param(1, domain=(1,), doc="the batched code (the bug is in it)")
     layout = Param(0, domain=(0, 1), explore=(0, 1), doc="0: a static binary; 1: dynamic (exe, libc, ld.so)")
     size = Param(2, domain=range(1, 17), explore=(2,), doc="ARRAY_SIZE(vb->vmas): 2, so that batches flush and "

@@ -1,0 +1,85 @@
+"""The state graph as a file: JSON (node-link), GraphML or DOT, with a trace highlighted.
+
+JSON and GraphML need only networkx; DOT needs pydot (the optional extra
+``countercheck[graph]``), and rendering it needs Graphviz's ``dot``.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import networkx as nx
+
+from checker.errors import UsageError
+from checker.explore.graph import StateGraph, describe_label
+from checker.result import flatten
+
+FORMATS = ("dot", "graphml", "json")
+
+
+def state_text(sg: StateGraph, node: int) -> str:
+    model = sg.model
+    flat = flatten(model.state_dict(sg.state(node)))
+    return " ".join(f"{k}={model.show_value(k, v)}" for k, v in flat.items())
+
+
+def step_text(label: dict[str, Any]) -> str:
+    who = "-" if label["cpu"] is None else f"cpu{label['cpu']}"
+    args = ", ".join(f"{k}={v}" for k, v in label["choices"].items())
+    return f"{who} {label['action']}" + (f"({args})" if args else "")
+
+
+def export_graph(sg: StateGraph, fmt: str, trace: list[tuple[int, int, int]] | None = None,
+                 loop_start: int | None = None) -> str:
+    """The graph in ``fmt``; the edges of ``trace`` (and their states) are marked ``trace=1`` with
+    their position, the loop of a lasso from ``loop_start`` on ``loop=1``."""
+    if fmt not in FORMATS:
+        raise UsageError(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    model = sg.model
+    on_trace = {e: i for i, e in enumerate(trace or [])}
+    trace_nodes = {n for e in on_trace for n in e[:2]} | ({trace[0][0]} if trace else set())
+    out = nx.MultiDiGraph(name=f"{model.name} {model.params}")
+    for n in sg.graph.nodes:
+        attrs: dict[str, Any] = {"label": state_text(sg, n), "initial": int(n in sg.initial),
+                                 "trace": int(n in trace_nodes)}
+        if fmt == "json":
+            attrs["state"] = model.state_dict(sg.state(n))
+        out.add_node(n, **attrs)
+    for u, v, k, lab in sg.graph.edges(keys=True, data="label"):
+        d = describe_label(model, lab)
+        pos = on_trace.get((u, v, k))
+        attrs = {"label": step_text(d), "action": d["action"], "cpu": -1 if d["cpu"] is None else d["cpu"],
+                 "choices": json.dumps(d["choices"], sort_keys=True), "trace": int(pos is not None),
+                 "step": -1 if pos is None else pos + 1,
+                 "loop": int(pos is not None and loop_start is not None and pos >= loop_start)}
+        out.add_edge(u, v, key=k, **attrs)
+    if fmt == "json":
+        try:
+            data = nx.node_link_data(out, edges="edges")
+        except TypeError:  # networkx before 3.4 names the keyword `link`
+            data = nx.node_link_data(out, link="edges")
+        return json.dumps(data, indent=1, sort_keys=True) + "\n"
+    if fmt == "graphml":
+        return "\n".join(nx.generate_graphml(out)) + "\n"
+    return _dot(out)
+
+
+def _dot(g: nx.MultiDiGraph) -> str:
+    try:
+        import pydot  # noqa: F401  (networkx's DOT writer needs it)
+    except ImportError:
+        raise UsageError("--format dot needs pydot, which is not installed: pip install 'countercheck[graph]' "
+                         "(or use --format json or graphml, which need only networkx)") from None
+    for n, d in g.nodes(data=True):
+        d["shape"] = "box"
+        if d["initial"]:
+            d["peripheries"] = 2
+        if d["trace"]:
+            d["color"] = "red"
+    for _u, _v, d in g.edges(data=True):
+        if d["trace"]:
+            d["color"] = "red" if not d["loop"] else "blue"
+            d["penwidth"] = 2
+            d["label"] = f"{d['step']}: {d['label']}"
+    p = nx.nx_pydot.to_pydot(g)
+    return p.to_string()
