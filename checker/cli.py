@@ -48,8 +48,16 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--no-symmetry", action="store_true", help="turn CPU-symmetry reduction off")
     v.add_argument("--max-states", type=int, metavar="N", help="stop each exploration after N distinct states")
     v.add_argument("--timeout", type=float, metavar="S", help="stop each exploration after S seconds")
-    v.add_argument("--jobs", type=int, default=1, metavar="N",
-                   help="explore each point on N processes (the same states, verdicts and traces as 1)")
+    v.add_argument("--jobs", type=int, metavar="N",
+                   help="explore each point on N processes (the same states, verdicts and traces as 1); with "
+                        "--cluster, N Ray workers (default: the cluster's CPUs)")
+    v.add_argument("--cluster", metavar="ray[://HOST:PORT]",
+                   help="explore on Ray: 'ray' starts a local Ray here, ray://HOST:PORT joins a running cluster "
+                        "(needs pip install 'countercheck[cluster]')")
+    ck = v.add_mutually_exclusive_group()
+    ck.add_argument("--checkpoint", metavar="DIR", help="save every whole BFS level of each exploration in DIR")
+    ck.add_argument("--resume", metavar="DIR", help="continue the explorations saved in DIR (and keep saving "
+                    "there): the same counts, verdicts and traces as an uninterrupted run")
     v.add_argument("--traces", choices=("none", "failed", "bugs", "all"), default="bugs",
                    help="which traces the text report prints (default: failures and bugs found)")
     v.add_argument("--mode", choices=("explore", "prove", "all"), default="all",
@@ -91,6 +99,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CheckerError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # an interrupted run decided nothing: inconclusive, never a pass
+        saved = getattr(args, "checkpoint", None) or getattr(args, "resume", None)
+        print("interrupted" + (f"; continue with --resume {saved}" if saved else ""), file=sys.stderr)
+        return 3
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -102,8 +114,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
         raise CheckerError("--max-states must be at least 1")
     if args.timeout is not None and args.timeout <= 0:
         raise CheckerError("--timeout must be positive")
-    if args.jobs < 1:
+    if args.jobs is not None and args.jobs < 1:
         raise CheckerError("--jobs must be at least 1")
+    if args.cluster is not None:  # before any work: say how to install Ray, or how to write the address
+        from checker.explore import ray_pool
+
+        ray_pool.parse_cluster(args.cluster)
+        ray_pool.import_ray()
     report = Report()
     spec_args: dict[str, str] = {}
     try:
@@ -119,7 +136,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         report = verify(classes, sets=sets, symmetry=not args.no_symmetry, max_states=args.max_states,
                         timeout=args.timeout, mode=args.mode, bmc=args.bmc, smt_timeout=args.smt_timeout,
                         emit_smt=Path(args.emit_smt) if args.emit_smt else None, jobs=args.jobs,
-                        simulate=_simulate_options(args))
+                        simulate=_simulate_options(args), cluster=args.cluster,
+                        checkpoint=Path(args.checkpoint or args.resume) if (args.checkpoint or args.resume) else None,
+                        resume=args.resume is not None)
     except CheckerError as e:
         report.errors.append(ErrorInfo(e.message, e.file, e.line))
 
@@ -168,7 +187,8 @@ def _simulate_options(args: argparse.Namespace) -> "SimulateOptions | None":
     if args.simulate < 1:
         raise CheckerError("--simulate must be at least 1 (the number of random walks)")
     for flag, value in (("--bmc", args.bmc), ("--max-states", args.max_states), ("--emit-smt", args.emit_smt),
-                        ("--jobs", args.jobs if args.jobs != 1 else None)):
+                        ("--jobs", args.jobs if args.jobs != 1 else None), ("--cluster", args.cluster),
+                        ("--checkpoint", args.checkpoint), ("--resume", args.resume)):
         if value is not None:
             raise CheckerError(f"{flag} is for exploring and proving; --simulate replaces both (use --depth, "
                                f"--seed and --timeout with it)")

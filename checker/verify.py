@@ -173,11 +173,13 @@ def check_sets_apply(classes: list[type], sets: dict[str, Any]) -> None:
 
 
 def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_states: int | None = None,
-                   timeout: float | None = None, run: int = 0, jobs: int = 1) -> list[Check]:
+                   timeout: float | None = None, run: int = 0, jobs: int | None = None, cluster: str | None = None,
+                   checkpoint: Path | None = None, resume: bool = False) -> list[Check]:
     """Explore one spec at one parameter point; one Check per property."""
     model = Model(cls, params)
     lint(model)
-    result = explore(model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs)
+    result = explore(model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs, cluster=cluster,
+                     checkpoint=checkpoint, resume=resume)
     si = model.info
     props = {p.name: p for p in model.properties}
     checks = [build_check(cls, model, run)] if si.api is not None else []
@@ -229,11 +231,13 @@ def with_sources(steps: list[Step], actions: dict[str, Any]) -> list[Step]:
 def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = None, symmetry: bool = True,
            max_states: int | None = None, timeout: float | None = None, mode: str = "all",
            bmc: int | None = None, smt_timeout: float | None = DEFAULT_SMT_TIMEOUT, emit_smt: Path | None = None,
-           on_check: Callable[[Check], None] | None = None, jobs: int = 1,
-           simulate: SimulateOptions | None = None) -> Report:
+           on_check: Callable[[Check], None] | None = None, jobs: int | None = None,
+           simulate: SimulateOptions | None = None, cluster: str | None = None, checkpoint: Path | None = None,
+           resume: bool = False) -> Report:
     """Run every selected spec: the explorer over its explore sweep, the Z3
     backend over its prove sweep (``mode``), BMC at the explore points when
-    ``bmc`` is a depth. ``jobs`` processes explore each point (same results).
+    ``bmc`` is a depth. ``jobs`` processes explore each point (same results),
+    as Ray actors with ``cluster``; ``checkpoint`` and ``resume``: see ``explore``.
     ``simulate`` (a ``checker.simulate.checks.SimulateOptions``) replaces all
     of these with random simulation at the explore points."""
     if mode not in MODES:
@@ -267,7 +271,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             if mode in ("explore", "all"):
                 for params in points:
                     add(explore_checks(cls, params, symmetry=symmetry, max_states=max_states,
-                                       timeout=timeout, run=next(ids), jobs=jobs))
+                                       timeout=timeout, run=next(ids), jobs=jobs, cluster=cluster,
+                                       checkpoint=checkpoint, resume=resume))
             if mode in ("prove", "all"):
                 from checker.prove import bmc_checks, prove_checks
 
