@@ -66,6 +66,12 @@ def connect(address: str | None, num_cpus: int | None = None) -> Any:
     return ray
 
 
+def disconnect() -> None:
+    """Leave the cluster (a local Ray started by ``connect`` stops)."""
+    _idle.clear()
+    import_ray().shutdown()
+
+
 def cluster_cpus() -> int:
     """CPUs the connected cluster offers: the default number of workers."""
     return max(1, int(import_ray().cluster_resources().get("CPU", 1)))
