@@ -11,6 +11,7 @@ import pytest
 from conftest import FIXTURES
 
 from checker import loader
+from checker.cli import main
 from checker.errors import SpecError, UsageError
 from checker.explore import explore
 from checker.explore import parallel
@@ -108,16 +109,19 @@ def test_a_checkpoint_is_not_overwritten_nor_resumed_by_another_run(tmp_path):
         explore(_model("stack_stale"), jobs=3, checkpoint=tmp_path, resume=True)
 
 
-def test_cli_resume_gives_the_uninterrupted_report(cli, tmp_path):
-    args = ("verify", "eager_fold_gt", "--set", "ncpus=2", "--set", "batch=2", "--set", "ops=3", "--mode", "explore",
-            "--format", "json")
+def test_cli_resume_gives_the_uninterrupted_report(cli, tmp_path, capsys):
+    sets = ("--set", "ncpus=2", "--set", "batch=2", "--set", "ops=3")
+    cls = loader.resolve(["eager_fold_gt"])[0]
+    plain = verify([cls], sets=own_sets(cls, parse_set(s for s in sets if s != "--set")), mode="explore")
 
     def checks(r):
         assert r.returncode == 0, r.stderr
         return [{k: v for k, v in c.items() if k != "seconds"} for c in json.loads(r.stdout)["checks"]]
 
-    plain = checks(cli(*args))
-    assert checks(cli(*args, "--jobs", "2", "--checkpoint", str(tmp_path))) == plain
-    assert checks(cli(*args, "--jobs", "2", "--resume", str(tmp_path))) == plain
-    r = cli(*args, "--checkpoint", str(tmp_path), "--resume", str(tmp_path))
-    assert r.returncode == 2 and "not allowed with argument" in r.stderr
+    args = ("verify", "eager_fold_gt", *sets, "--mode", "explore", "--format", "json", "--jobs", "2")
+    expected = [{k: v for k, v in c.items() if k != "seconds"} for c in plain.to_json()["checks"]]
+    assert checks(cli(*args, "--checkpoint", str(tmp_path))) == expected
+    assert checks(cli(*args, "--resume", str(tmp_path))) == expected
+    with pytest.raises(SystemExit) as e:
+        main([*args, "--checkpoint", str(tmp_path), "--resume", str(tmp_path)])
+    assert e.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
