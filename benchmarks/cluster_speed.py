@@ -6,9 +6,11 @@ Each point is explored by the single-process explorer, by 2 forked workers
 (``--jobs 2``), and by 1 and 2 actors of a local Ray; every run must give
 the single-process counts (the script stops otherwise). The overhead per
 BFS level is the extra wall time of one Ray actor over the single process,
-divided by the levels: the cost of the coordinator's four round trips per
-level (decided, expand, receive, admit) and of pickling successors, with no
-parallelism to hide it. Ray's start-up and the actors' first start are
+divided by the levels: the coordinator's four round trips per level
+(decided, expand, receive, admit), plus pickling the level's successors,
+with no parallelism to hide either. On the smallest point (levels of a few
+dozen states) it is the fixed cost per level; on larger ones the per-state
+cost dominates. Ray's start-up and the actors' first start are
 timed apart: they are paid once per command, not per point. Figures are
 measured, not asserted: tests pin counts and verdicts, never times.
 """
@@ -25,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from checker.explore import explore  # noqa: E402
-from checker.explore import ray_pool  # noqa: E402
+from checker import cluster  # noqa: E402
 from checker.specs.percpu_eager import PercpuEager  # noqa: E402
 
 POINTS = [  # (ncpus, ops, batch, readers, summers), with symmetry reduction
@@ -48,12 +50,14 @@ def main() -> None:
             f"{platform.machine()}, {os.cpu_count()} CPUs (shared with other work), "
             f"best of {args.repeat} runs"]
     t0 = time.perf_counter()
-    ray_pool.connect(None, num_cpus=2)
+    cluster.connect(None, num_cpus=2)
     started = time.perf_counter() - t0
     t0 = time.perf_counter()
     explore(PercpuEager(ncpus=1, ops=1, batch=2, readers=0, summers=0), cluster="ray", jobs=2)
     first = time.perf_counter() - t0
     rows.append(f"# ray.init (local, 2 CPUs): {started:.2f} s; first exploration (starts 2 actors): {first:.2f} s")
+    rows.append("# states/s per run; ray ms/level = (ray x1 - 1 process) / levels: fixed cost per level plus pickling "
+                "the level's successors")
     rows.append(f"{'ncpus':>5} {'ops':>3} {'batch':>5} {'rd':>2} {'sum':>3} {'states':>8} {'levels':>6} "
                 + " ".join(f"{name + ' s/s':>17}" for name, _ in RUNS) + f" {'ray ms/level':>12}")
     print("\n".join(rows), flush=True)
@@ -81,7 +85,7 @@ def main() -> None:
                 + f" {per_level:>12.1f}")
         rows.append(line)
         print(line, flush=True)
-    ray_pool.disconnect()
+    cluster.disconnect()
     if args.out:
         Path(args.out).write_text("\n".join(rows) + "\n")
 

@@ -117,10 +117,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise CheckerError("--jobs must be at least 1")
     if args.cluster is not None:  # before any work: say how to install Ray, or how to write the address
-        from checker.explore import ray_pool
+        from checker import cluster
 
-        ray_pool.parse_cluster(args.cluster)
-        ray_pool.import_ray()
+        cluster.parse_cluster(args.cluster)
+        cluster.import_ray()
     report = Report()
     spec_args: dict[str, str] = {}
     try:

@@ -276,7 +276,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             if mode in ("prove", "all"):
                 from checker.prove import bmc_checks, prove_checks
 
-                add(prove_checks(cls, own, smt_timeout=smt_timeout, emit_dir=emit_smt, run=next(ids)))
+                add(prove_checks(cls, own, smt_timeout=smt_timeout, emit_dir=emit_smt, run=next(ids),
+                                 cluster=cluster))
                 if bmc is not None:
                     for params in points:
                         add(bmc_checks(cls, params, bmc, smt_timeout=smt_timeout, run=next(ids)))

@@ -26,11 +26,12 @@ SMALLER = {s: {"readers": (0,)} for s in ("percpu_lazy", "lazy_decode_logical_sh
 @pytest.fixture(scope="module")
 def ray_pool():
     pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'countercheck[cluster]'")
+    from checker import cluster
     from checker.explore import ray_pool
 
-    ray_pool.connect(None, num_cpus=2)  # one local Ray for the module: it takes seconds to start
+    cluster.connect(None, num_cpus=2)  # one local Ray for the module: it takes seconds to start
     yield ray_pool
-    ray_pool.disconnect()
+    cluster.disconnect()
 
 
 def _model(spec):

@@ -35,11 +35,12 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
     model = spec if isinstance(spec, Model) else Model(spec)
     pool = None
     if cluster is not None:
-        from checker.explore import ray_pool
+        from checker import cluster as ray_cluster
+        from checker.explore.ray_pool import RayPool
 
-        ray_pool.connect(ray_pool.parse_cluster(cluster))
-        pool = ray_pool.RayPool
-        jobs = jobs or ray_pool.cluster_cpus()
+        ray_cluster.connect(ray_cluster.parse_cluster(cluster))
+        pool = RayPool
+        jobs = jobs or ray_cluster.cluster_cpus()
     jobs = jobs or 1
     if jobs > 1 or pool is not None or checkpoint is not None:
         from checker.explore.parallel import parallel_search
