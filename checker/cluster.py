@@ -63,7 +63,7 @@ def disconnect() -> None:
     """Leave the cluster (a local Ray started by ``connect`` stops)."""
     from checker.explore import ray_pool
 
-    ray_pool.forget_actors()
+    ray_pool.release_actors()
     import_ray().shutdown()
 
 

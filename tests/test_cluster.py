@@ -1,17 +1,20 @@
 """``verify --cluster ray``: the parallel explorer's workers as Ray actors give
 the single-process explorer's counts, verdicts and shortest traces on every
 built-in spec; a killed actor stops the run as inconclusive and the run
-resumes from its checkpoint to the same result; without Ray, ``--cluster``
-says how to install it."""
+resumes from its checkpoint to the same result; a per-N proof sweep on Ray
+tasks gives the sequential verdicts; without Ray, ``--cluster`` says how to
+install it."""
 import sys
 
 import pytest
+from conftest import FIXTURES
 
 from checker import loader
 from checker.cli import main
 from checker.errors import UsageError
 from checker.explore import explore
 from checker.explore.parallel import parallel_search
+from checker.prove import prove_checks
 from checker.spec.compile import Model
 from checker.verify import own_sets, param_points
 
@@ -73,6 +76,22 @@ def test_a_killed_actor_stops_the_run_and_the_resumed_run_is_the_uninterrupted_o
     assert not st.found and st.depth == 2
     resumed = explore(_model("hotplug_sum_dead"), cluster="ray", jobs=2, checkpoint=tmp_path, resume=True)
     assert _summary(resumed) == full
+
+
+def test_a_per_n_proof_sweep_on_ray_tasks_gives_the_sequential_verdicts(ray_pool):
+    cls = loader.resolve([f"{FIXTURES / 'per_n.py'}:FirstCpuCounter"])[0]  # a spec file: tasks load it by path
+    explore(Model(cls), cluster="ray", jobs=2)  # its actors stay, holding both CPUs, until the sweep needs them
+
+    def outcome(c):
+        # The counterexample to induction is Z3's model, which depends on the terms its process made
+        # before: the one found may differ, the conjunct it breaks may not.
+        return (c.property, c.verdict, c.reason, c.params, c.extra["method"], c.extra["obligations"],
+                c.extra.get("broken"), c.extra.get("notes"))
+
+    seq = [outcome(c) for c in prove_checks(cls, {})]
+    assert [outcome(c) for c in prove_checks(cls, {}, cluster="ray")] == seq
+    assert {o[2] for o in seq} == {"not_inductive", "unproved_support: relies on total_at_most_ten"}
+    assert seq[0][3] == {"ncpus": "1..6"} and seq[0][4] == "per-n"
 
 
 def test_more_workers_than_the_cluster_has_cpus_is_a_usage_error(ray_pool):

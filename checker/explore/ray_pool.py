@@ -49,8 +49,12 @@ class _Actor:
 _idle: list[Any] = []
 
 
-def forget_actors() -> None:
-    """The cluster is being left: its actors go with it."""
+def release_actors() -> None:
+    """Stop the idle actors: each holds a CPU that Ray tasks (the proof sweep) may need."""
+    if _idle:
+        ray = import_ray()
+        for a in _idle:
+            ray.kill(a)
     _idle.clear()
 
 
