@@ -242,7 +242,7 @@ def run_call(worker: _Worker, name: str, args: tuple) -> tuple[str, Any]:
         return "ok", getattr(worker, name)(*args)
     except CheckerError as e:
         return "error", (type(e), e.message, e.file, e.line)
-    except Exception as e:  # pragma: no cover - an engine bug: report it, don't hang
+    except BaseException as e:  # pragma: no cover - an engine bug: report it, don't hang
         return "error", (SpecError, f"worker {worker.wid} failed: {type(e).__name__}: {e}", None, None)
 
 

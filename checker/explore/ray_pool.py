@@ -21,6 +21,7 @@ from checker.errors import UsageError
 from checker.explore.parallel import WorkerLost, _Worker, answer, run_call
 from checker.spec.compile import Model
 
+
 class _Actor:
     """A ``_Worker`` inside a Ray actor, answering as a forked worker does.
     An actor outlives one exploration: ``start`` gives it the next one's
