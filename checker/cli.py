@@ -48,8 +48,16 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--no-symmetry", action="store_true", help="turn CPU-symmetry reduction off")
     v.add_argument("--max-states", type=int, metavar="N", help="stop each exploration after N distinct states")
     v.add_argument("--timeout", type=float, metavar="S", help="stop each exploration after S seconds")
-    v.add_argument("--jobs", type=int, default=1, metavar="N",
-                   help="explore each point on N processes (the same states, verdicts and traces as 1)")
+    v.add_argument("--jobs", type=int, metavar="N",
+                   help="explore each point on N processes (the same states, verdicts and traces as 1); with "
+                        "--cluster, N Ray workers (default: the cluster's CPUs)")
+    v.add_argument("--cluster", metavar="ray[://HOST:PORT]",
+                   help="explore on Ray: 'ray' starts a local Ray here, ray://HOST:PORT joins a running cluster "
+                        "(needs pip install 'countercheck[cluster]')")
+    ck = v.add_mutually_exclusive_group()
+    ck.add_argument("--checkpoint", metavar="DIR", help="save every whole BFS level of each exploration in DIR")
+    ck.add_argument("--resume", metavar="DIR", help="continue the explorations saved in DIR (and keep saving "
+                    "there): the same counts, verdicts and traces as an uninterrupted run")
     v.add_argument("--fingerprint", action="store_true",
                    help="keep 64-bit hashes of visited states, not the states: less memory, and the report gives "
                         "the probability that a hash collision left a state unexplored")
@@ -107,6 +115,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CheckerError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # an interrupted run decided nothing: inconclusive, never a pass
+        saved = getattr(args, "checkpoint", None) or getattr(args, "resume", None)
+        print("interrupted" + (f"; continue with --resume {saved}" if saved else ""), file=sys.stderr)
+        return 3
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -119,10 +131,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
         raise CheckerError("--max-states must be at least 1")
     if args.timeout is not None and args.timeout <= 0:
         raise CheckerError("--timeout must be positive")
-    if args.jobs < 1:
+    if args.jobs is not None and args.jobs < 1:
         raise CheckerError("--jobs must be at least 1")
-    if args.fingerprint and args.jobs > 1:
+    if args.fingerprint and (args.jobs or 1) > 1:
         raise CheckerError("--fingerprint works with one process: drop --jobs or --fingerprint")
+    if args.cluster is not None:  # before any work: say how to install Ray, or how to write the address
+        from checker import cluster
+
+        cluster.parse_cluster(args.cluster)
+        cluster.import_ray()
     report = Report()
     spec_args: dict[str, str] = {}
     progress = Progress(sys.stderr, quiet=args.quiet)
@@ -140,7 +157,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
                         timeout=args.timeout, mode=args.mode, bmc=args.bmc, smt_timeout=args.smt_timeout,
                         emit_smt=Path(args.emit_smt) if args.emit_smt else None, jobs=args.jobs,
                         simulate=_simulate_options(args), progress=progress, fingerprint=args.fingerprint,
-                        coverage=args.coverage)
+                        coverage=args.coverage, cluster=args.cluster,
+                        checkpoint=Path(args.checkpoint or args.resume) if (args.checkpoint or args.resume) else None,
+                        resume=args.resume is not None)
     except CheckerError as e:
         report.errors.append(ErrorInfo(e.message, e.file, e.line))
     finally:
@@ -191,7 +210,8 @@ def _simulate_options(args: argparse.Namespace) -> "SimulateOptions | None":
     if args.simulate < 1:
         raise CheckerError("--simulate must be at least 1 (the number of random walks)")
     for flag, value in (("--bmc", args.bmc), ("--max-states", args.max_states), ("--emit-smt", args.emit_smt),
-                        ("--jobs", args.jobs if args.jobs != 1 else None),
+                        ("--jobs", args.jobs if args.jobs != 1 else None), ("--cluster", args.cluster),
+                        ("--checkpoint", args.checkpoint), ("--resume", args.resume),
                         ("--fingerprint", args.fingerprint or None)):
         if value is not None:
             raise CheckerError(f"{flag} is for exploring and proving; --simulate replaces both (use --depth, "

@@ -22,6 +22,7 @@ class StopReason:
 
     MAX_STATES = "max_states"
     TIMEOUT = "timeout"
+    WORKER_LOST = "worker_lost"  # a parallel or cluster worker died: resumable from a checkpoint
     NOT_INDUCTIVE = "not_inductive"
     SOLVER_UNKNOWN = "solver_unknown"
 

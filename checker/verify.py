@@ -174,9 +174,9 @@ def check_sets_apply(classes: list[type], sets: dict[str, Any]) -> None:
 
 
 def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_states: int | None = None,
-                   timeout: float | None = None, run: int = 0, jobs: int = 1,
-                   progress: Progress | None = None, fingerprint: bool = False,
-                   graphs: list | None = None) -> list[Check]:
+                   timeout: float | None = None, run: int = 0, jobs: int | None = None, cluster: str | None = None,
+                   checkpoint: Path | None = None, resume: bool = False, progress: Progress | None = None,
+                   fingerprint: bool = False, graphs: list | None = None) -> list[Check]:
     """Explore one spec at one parameter point; one Check per property. Liveness properties are
     checked on the unreduced state graph, which ``graphs`` (for coverage) also collects."""
     from checker.live import graph_for, liveness_checks
@@ -189,8 +189,8 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
     live = liveness_checks(cls, model, sg, run) if model.liveness else []
     if model.abstraction is not None:  # unbounded runs with dropped values: liveness only
         return live
-    result = explore(model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs,
-                     fingerprint=fingerprint,
+    result = explore(model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs, cluster=cluster,
+                     checkpoint=checkpoint, resume=resume, fingerprint=fingerprint,
                      progress=progress.exploring(f"{model.name} [{params}]") if progress else None)
     si = model.info
     props = {p.name: p for p in model.properties}
@@ -245,12 +245,14 @@ def with_sources(steps: list[Step], actions: dict[str, Any]) -> list[Step]:
 def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = None, symmetry: bool = True,
            max_states: int | None = None, timeout: float | None = None, mode: str = "all",
            bmc: int | None = None, smt_timeout: float | None = DEFAULT_SMT_TIMEOUT, emit_smt: Path | None = None,
-           on_check: Callable[[Check], None] | None = None, jobs: int = 1,
+           on_check: Callable[[Check], None] | None = None, jobs: int | None = None,
            simulate: SimulateOptions | None = None, progress: Progress | None = None,
-           fingerprint: bool = False, coverage: bool = False) -> Report:
+           fingerprint: bool = False, coverage: bool = False, cluster: str | None = None,
+           checkpoint: Path | None = None, resume: bool = False) -> Report:
     """Run every selected spec: the explorer over its explore sweep, the Z3
     backend over its prove sweep (``mode``), BMC at the explore points when
-    ``bmc`` is a depth. ``jobs`` processes explore each point (same results).
+    ``bmc`` is a depth. ``jobs`` processes explore each point (same results),
+    as Ray actors with ``cluster``; ``checkpoint`` and ``resume``: see ``explore``.
     ``simulate`` (a ``checker.simulate.checks.SimulateOptions``) replaces all
     of these with random simulation at the explore points. ``progress`` shows
     long runs live (``checker.report.progress``). With ``coverage``, a
@@ -291,7 +293,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                 for params in points:
                     add(explore_checks(cls, params, symmetry=symmetry, max_states=max_states,
                                        timeout=timeout, run=next(ids), jobs=jobs, progress=progress,
-                                       fingerprint=fingerprint, graphs=graphs))
+                                       fingerprint=fingerprint, graphs=graphs, cluster=cluster,
+                                       checkpoint=checkpoint, resume=resume))
                 if graphs:
                     from checker.live import coverage_check
                     add([coverage_check(cls, graphs, run=next(ids))])
@@ -299,7 +302,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                 from checker.prove import bmc_checks, prove_checks
 
                 add(prove_checks(cls, own, smt_timeout=smt_timeout, emit_dir=emit_smt, run=next(ids),
-                                 progress=progress.proving if progress else None))
+                                 progress=progress.proving if progress else None, cluster=cluster))
                 if bmc is not None:
                     for params in points:
                         add(bmc_checks(cls, params, bmc, smt_timeout=smt_timeout, run=next(ids)))

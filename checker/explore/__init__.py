@@ -6,6 +6,7 @@ shortest trace for each violation and each ``sometimes`` witness.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable
 
 from checker.errors import UsageError
@@ -20,24 +21,38 @@ DEADLOCK = "no_deadlock"
 
 def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None = None,
             timeout: float | None = None, check_symmetry: bool = True,
-            progress: Callable[[SearchState], None] | None = None, jobs: int = 1,
+            progress: Callable[[SearchState], None] | None = None, jobs: int | None = None,
+            cluster: str | None = None, checkpoint: Path | None = None, resume: bool = False,
             fingerprint: bool = False) -> Exploration:
     """Explore every reachable state of ``spec`` (a bound spec or a model).
 
     ``max_states`` and ``timeout`` (seconds) stop the search early: a
     violation or a reached ``sometimes`` found before then is final, while
     anything that needed the whole state space becomes ``inconclusive``.
-    ``jobs`` > 1 runs the search on that many processes, with the same result.
+    ``jobs`` > 1 runs the search on that many processes, with the same result;
+    ``cluster`` (``"ray"`` or ``"ray://HOST:PORT"``) runs them as Ray actors
+    (``jobs`` defaulting to the cluster's CPUs). ``checkpoint`` (a directory)
+    saves every whole BFS level; ``resume`` continues from the last one saved.
     ``fingerprint`` stores 64-bit hashes of the states (see ``search``).
     """
     model = spec if isinstance(spec, Model) else Model(spec)
-    if jobs > 1:
+    pool = None
+    if cluster is not None:
+        from checker import cluster as ray_cluster
+        from checker.explore.ray_pool import RayPool
+
+        ray_cluster.connect(ray_cluster.parse_cluster(cluster))
+        pool = RayPool
+        jobs = jobs or ray_cluster.cluster_cpus()
+    jobs = jobs or 1
+    if jobs > 1 or pool is not None or checkpoint is not None:
         if fingerprint:
-            raise UsageError("--fingerprint works with one process: drop --jobs or --fingerprint")
+            raise UsageError("--fingerprint works with one process: drop --jobs, --cluster or --checkpoint")
         from checker.explore.parallel import parallel_search
 
         st = parallel_search(model, jobs=jobs, symmetry=symmetry, max_states=max_states, timeout=timeout,
-                             check_symmetry=check_symmetry, progress=progress)
+                             check_symmetry=check_symmetry, progress=progress, pool=pool,
+                             checkpoint_root=checkpoint, resume=resume)
     else:
         st = search(model, symmetry=symmetry, max_states=max_states, timeout=timeout,
                     check_symmetry=check_symmetry, progress=progress, fingerprint=fingerprint)

@@ -22,22 +22,50 @@ The result is the sequential search's, not merely an equivalent one:
 - Context rules (lockdep-style) record first events with the same keys,
   and the workers' records are merged by least key.
 
-Workers are forked, so they share the compiled model without pickling it.
+The coordinator talks to its workers only through a pool (``call`` on
+every worker, ``call_one`` on one, ``close``): ``ForkPool`` forks them here,
+so they share the compiled model without pickling it;
+``checker.explore.ray_pool.RayPool`` runs them as Ray actors that build the
+model from a picklable reference. A worker that dies is reported as
+``WorkerLost``, never waited for; with a checkpoint directory
+(``checker.explore.checkpoint``) the run resumes from its last whole level.
 """
 from __future__ import annotations
 
 import multiprocessing
 import pickle
 import time
-from typing import Any, Callable
+from pathlib import Path
+from typing import Any, Callable, Protocol
 
 from checker.errors import CheckerError, SpecError
+from checker.explore import checkpoint
 from checker.explore.search import SearchState, _spec_exception, symmetry_sampled
 from checker.result import StopReason
 from checker.spec.compile import Model
 
 # Keys order the states of a level as the sequential loop generates them.
 Key = tuple  # (parent rank, successor index)
+
+
+class WorkerLost(Exception):
+    """A worker stopped answering (killed, crashed, its node lost)."""
+
+    def __init__(self, wid: int, why: str):
+        super().__init__(f"worker {wid} {why}")
+        self.wid = wid
+
+
+class Pool(Protocol):
+    def call(self, name: str, per_worker: list[tuple]) -> list[Any]: ...
+
+    def call_one(self, wid: int, name: str, *args: Any) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+#: Makes a pool: (model, jobs, symmetry, check_symmetry) -> Pool.
+PoolFactory = Callable[[Model, int, bool, bool], Pool]
 
 
 class _Worker:
@@ -59,6 +87,7 @@ class _Worker:
         self.own: list = []  # this level's successors owned here
         self.invariants = list(model.invariants)
         self.sometimes = list(model.sometimes)
+        self.saved = 0  # states already in checkpoint files
 
     # -- one level -------------------------------------------------------------
     def expand(self, depth: int, base: int, cutoff: int | None) -> tuple[list[bytes], list, Any]:
@@ -180,6 +209,51 @@ class _Worker:
     def rules_record(self) -> Any:
         return self.rules.record() if self.rules is not None else None
 
+    # -- checkpoints -----------------------------------------------------------
+    def save(self, root: str, level: int) -> None:
+        """Write the states admitted since the last save (this level's)."""
+        new = range(self.saved, len(self.states))
+        checkpoint.write_atomic(checkpoint.worker_file(Path(root), level, self.wid), {
+            "states": [tuple(self.states[i]) for i in new], "parents": [self.parent[i] for i in new],
+            "ranks": [rank for rank, _lid in self.level], "rules": self.rules_record()})
+        self.saved = len(self.states)
+
+    def load(self, root: str, last: int) -> None:
+        """Reload levels 0..``last``: the same local ids, the last as the current level."""
+        make = self.model.state_cls
+        data: dict = {"ranks": [], "rules": None}
+        for level in range(last + 1):
+            data = checkpoint.read(checkpoint.worker_file(Path(root), level, self.wid))
+            first = len(self.states)
+            for c, parent in zip(data["states"], data["parents"]):
+                c = make(c)
+                self.index[c] = len(self.states)
+                self.states.append(c)
+                self.parent.append(parent)
+        self.level = [(rank, first + j) for j, rank in enumerate(data["ranks"])]
+        self.saved = len(self.states)
+        if self.rules is not None and data["rules"]:
+            self.rules.absorb([data["rules"]], None)
+
+
+def run_call(worker: _Worker, name: str, args: tuple) -> tuple[str, Any]:
+    """One coordinator call on a worker, its error made picklable."""
+    try:
+        return "ok", getattr(worker, name)(*args)
+    except CheckerError as e:
+        return "error", (type(e), e.message, e.file, e.line)
+    except BaseException as e:  # pragma: no cover - an engine bug: report it, don't hang
+        return "error", (SpecError, f"worker {worker.wid} failed: {type(e).__name__}: {e}", None, None)
+
+
+def answer(reply: tuple[str, Any]) -> Any:
+    """The value of a ``run_call`` reply, or its error raised here."""
+    status, value = reply
+    if status == "error":
+        cls, message, file, line = value
+        raise cls(message, file=file, line=line)
+    return value
+
 
 def _serve(conn: Any, worker: _Worker) -> None:
     """A worker process: run the coordinator's calls until told to stop."""
@@ -187,16 +261,10 @@ def _serve(conn: Any, worker: _Worker) -> None:
         msg = conn.recv()
         if msg is None:
             return
-        name, args = msg
-        try:
-            conn.send(("ok", getattr(worker, name)(*args)))
-        except CheckerError as e:
-            conn.send(("error", (type(e), e.message, e.file, e.line)))
-        except BaseException as e:  # pragma: no cover - an engine bug: report it, don't hang
-            conn.send(("error", (SpecError, f"worker {worker.wid} failed: {type(e).__name__}: {e}", None, None)))
+        conn.send(run_call(worker, *msg))
 
 
-class _Pool:
+class ForkPool:
     """Forked workers and a blocking call on all or one of them."""
 
     def __init__(self, model: Model, jobs: int, symmetry: bool, check_symmetry: bool):
@@ -214,21 +282,32 @@ class _Pool:
             self.procs.append(p)
 
     def call(self, name: str, per_worker: list[tuple]) -> list[Any]:
-        for conn, args in zip(self.conns, per_worker):
-            conn.send((name, args))
-        return [self._answer(conn) for conn in self.conns]
+        for wid, args in enumerate(per_worker):
+            self._send(wid, (name, args))
+        return [self._answer(wid) for wid in range(len(self.conns))]
 
     def call_one(self, wid: int, name: str, *args: Any) -> Any:
-        self.conns[wid].send((name, args))
-        return self._answer(self.conns[wid])
+        self._send(wid, (name, args))
+        return self._answer(wid)
 
-    @staticmethod
-    def _answer(conn: Any) -> Any:
-        status, value = conn.recv()
-        if status == "error":
-            cls, message, file, line = value
-            raise cls(message, file=file, line=line)
-        return value
+    def _send(self, wid: int, msg: tuple) -> None:
+        try:
+            self.conns[wid].send(msg)
+        except (BrokenPipeError, ConnectionResetError, EOFError):
+            raise self._lost(wid) from None
+
+    def _answer(self, wid: int) -> Any:
+        try:
+            reply = self.conns[wid].recv()
+        except (EOFError, ConnectionResetError):  # the process is gone: its end of the pipe closed
+            raise self._lost(wid) from None
+        return answer(reply)
+
+    def _lost(self, wid: int) -> WorkerLost:
+        p = self.procs[wid]
+        p.join(timeout=1)
+        how = f"exit code {p.exitcode}" if p.exitcode is not None else "no answer"
+        return WorkerLost(wid, f"(pid {p.pid}) died: {how}")
 
     def close(self) -> None:
         for conn in self.conns:
@@ -242,90 +321,161 @@ class _Pool:
                 p.kill()
 
 
+class _Counters:
+    """The coordinator's side of a level boundary: what a checkpoint keeps."""
+
+    def __init__(self) -> None:
+        self.level = 0  # levels admitted so far, the initial one being 0
+        self.depth = 0
+        self.expanded = 0  # states expanded in earlier levels
+        self.total = 0  # states stored
+        self.width = 0  # states in the level about to be expanded
+        self.transitions = 0
+        self.found_at: dict[str, tuple[int, int]] = {}  # property -> (owner, local id)
+        self.deadlock: tuple[int, int] | None = None
+
+
 def parallel_search(model: Model, *, jobs: int, symmetry: bool, max_states: int | None = None,
                     timeout: float | None = None, check_symmetry: bool = True,
-                    progress: Callable[[SearchState], None] | None = None) -> SearchState:
-    """``search`` on ``jobs`` forked workers; the same ``SearchState``, with
-    ``parents`` holding only the paths to the states that decide something."""
+                    progress: Callable[[SearchState], None] | None = None,
+                    pool: PoolFactory | None = None, checkpoint_root: Path | None = None,
+                    resume: bool = False) -> SearchState:
+    """``search`` on ``jobs`` workers (forked, unless ``pool`` makes others);
+    the same ``SearchState``, with ``parents`` holding only the paths to the
+    states that decide something.
+
+    With ``checkpoint_root`` every whole level is saved in this point's
+    directory under it; ``resume`` continues from the last one saved. A lost worker stops the search with
+    ``stopped`` saying so (every verdict then inconclusive: the traces of
+    what was found live in the workers)."""
     st = SearchState()
     t0 = time.perf_counter()
     deadline = t0 + timeout if timeout else None
-    limit = max_states
     sym = model.symmetry
     canon = sym.canonical if (symmetry and sym.active) else None
-    pool = _Pool(model, jobs, symmetry, check_symmetry)
-    found_at: dict[str, tuple[int, int]] = {}  # property -> (owner, local id)
+    from_level = None
+    checkpoint_dir = None if checkpoint_root is None else checkpoint.point_dir(checkpoint_root, model)
+    if checkpoint_dir is not None:
+        meta = {"spec": model.name, "params": model.params.shown(), "jobs": jobs, "symmetry": symmetry}
+        from_level = checkpoint.start(checkpoint_dir, meta, resume)
+    workers = (pool or ForkPool)(model, jobs, symmetry, check_symmetry)
     try:
-        # Level 0: the initial states, deduplicated in order (as ``search`` does).
-        seen: dict[tuple, int] = {}
-        for s0 in model.initial_states():
-            c = canon(s0) if canon else s0
-            seen.setdefault(tuple(c), len(seen))
-        owned: list[list] = [[] for _ in range(jobs)]
-        for c, r in seen.items():
-            owned[hash(c) % jobs].append((r, c))
-        total = len(seen)
-        _merge_hits(pool.call("seed", [(o,) for o in owned]), found_at)
-        width = total  # states in the level about to be expanded
-        expanded = 0
-        rules_cut: tuple | None = None
-        while width and st.stopped is None:
-            if deadline is not None and time.perf_counter() > deadline:
-                st.stopped = StopReason.TIMEOUT
-                break
-            pool.call("decided", [(set(found_at),)] * jobs)
-            out = pool.call("expand", [(st.depth, expanded, None)] * jobs)
-            nsucc = sorted(x for _, ns, _ in out for x in ns)
-            deadlocks = [d for _, _, d in out if d is not None]
-            answers = pool.call("receive", [([blobs[w] for blobs, _, _ in out],) for w in range(jobs)])
-            keys = sorted((k, w, j) for w, ks in enumerate(answers) for j, k in enumerate(ks))
-            room = None if limit is None else limit - total
-            kept = keys if room is None or len(keys) <= room else keys[:room]
-            cutoff = None
-            if room is not None and len(keys) > room:
-                # The sequential loop stops while expanding the parent of the
-                # first state past the limit: later parents never run.
-                st.stopped = StopReason.MAX_STATES
-                cutoff = keys[room][0][0]
-                rules_cut = (st.depth, cutoff)
-            ranks: list[list] = [[None] * len(ks) for ks in answers]
-            for rank, (_k, w, j) in enumerate(kept):
-                ranks[w][j] = rank
-            hits = pool.call("admit", [(r,) for r in ranks])
-            st.transitions += sum(n for r, n in nsucc if cutoff is None or r <= cutoff)
-            dl = min((d for d in deadlocks if cutoff is None or d[0] < cutoff), default=None)
-            if dl is not None and st.deadlock is None:
-                st.deadlock = dl[1:]  # (owner, local id), resolved below
-            _merge_hits(hits, found_at)
-            expanded += width
-            width = len(kept)
-            total += width
-            if width:
-                st.depth += 1
-            if progress is not None:
-                st.seconds = time.perf_counter() - t0
-                st.states = total
-                progress(st)
-        st.states = total
+        if from_level is None:
+            k = _start(model, workers, jobs, canon)
+            _save(workers, k, jobs, checkpoint_dir, st)
+        else:
+            k = _Counters()
+            k.__dict__.update(checkpoint.read(checkpoint.level_dir(checkpoint_dir, from_level) /
+                                              checkpoint.COORDINATOR))
+            if max_states is not None and k.total > max_states:
+                raise CheckerError(f"the checkpoint in {checkpoint_dir} already holds {k.total} states, more "
+                                   f"than --max-states {max_states}")
+            workers.call("load", [(str(checkpoint_dir), from_level)] * jobs)
+        rules_cut = _levels(workers, jobs, k, st, max_states, deadline, checkpoint_dir, progress, t0)
+        st.states = k.total
+        st.depth = k.depth
+        st.transitions = k.transitions
         st.seconds = time.perf_counter() - t0
         # Paths to the states that decide something, fetched from their owners.
-        refs = dict(found_at)
-        if st.deadlock is not None:
-            refs["\0deadlock"] = st.deadlock
-        resolved = {name: _fetch_path(pool, ref, canon, st.parents) for name, ref in refs.items()}
+        refs = dict(k.found_at)
+        if k.deadlock is not None:
+            refs["\0deadlock"] = k.deadlock
+        resolved = {name: _fetch_path(workers, model, ref, st.parents) for name, ref in refs.items()}
         st.deadlock = resolved.pop("\0deadlock", None)
         st.found.update(resolved)
         if model.rules.active:
             rules = model.rules
-            rules.absorb(pool.call("rules_record", [()] * jobs), rules_cut)
+            rules.absorb(workers.call("rules_record", [()] * jobs), rules_cut)
             for v in (rules.unbalanced, rules.sleep_violation):  # ``finish`` traces to these
                 if v is not None:
                     owner = hash(tuple(v[0])) % jobs
-                    _fetch_path(pool, (owner, pool.call_one(owner, "find", tuple(v[0]))), canon, st.parents)
+                    _fetch_path(workers, model, (owner, workers.call_one(owner, "find", tuple(v[0]))), st.parents)
+    except WorkerLost as e:
+        # Nothing found so far can be shown (its trace is spread over the
+        # workers): every verdict is inconclusive, never a pass.
+        st.found.clear()
+        st.deadlock = None
+        st.parents.clear()
+        again = (f"resume with --resume {checkpoint_root}" if checkpoint_root is not None else
+                 "run again, with --checkpoint DIR to be able to resume after a loss")
+        st.stopped = f"{StopReason.WORKER_LOST}: {e} at depth {st.depth}; {again}"
     finally:
-        pool.close()
+        workers.close()
     st.seconds = time.perf_counter() - t0
     return st
+
+
+def _start(model: Model, workers: Pool, jobs: int, canon: Any) -> _Counters:
+    """Level 0: the initial states, deduplicated in order (as ``search`` does)."""
+    k = _Counters()
+    seen: dict[tuple, int] = {}
+    for s0 in model.initial_states():
+        c = canon(s0) if canon else s0
+        seen.setdefault(tuple(c), len(seen))
+    owned: list[list] = [[] for _ in range(jobs)]
+    for c, r in seen.items():
+        owned[hash(c) % jobs].append((r, c))
+    k.total = k.width = len(seen)
+    _merge_hits(workers.call("seed", [(o,) for o in owned]), k.found_at)
+    return k
+
+
+def _levels(workers: Pool, jobs: int, k: _Counters, st: SearchState, limit: int | None, deadline: float | None,
+            root: Path | None, progress: Callable[[SearchState], None] | None, t0: float) -> tuple | None:
+    """Expand level after level until nothing is new or a limit is hit; the
+    context-rule cut ``(depth, rank)`` at the state limit, if hit."""
+    rules_cut = None
+    while k.width and st.stopped is None:
+        if deadline is not None and time.perf_counter() > deadline:
+            st.stopped = StopReason.TIMEOUT
+            break
+        workers.call("decided", [(set(k.found_at),)] * jobs)
+        out = workers.call("expand", [(k.depth, k.expanded, None)] * jobs)
+        nsucc = sorted(x for _, ns, _ in out for x in ns)
+        deadlocks = [d for _, _, d in out if d is not None]
+        answers = workers.call("receive", [([blobs[w] for blobs, _, _ in out],) for w in range(jobs)])
+        keys = sorted((key, w, j) for w, ks in enumerate(answers) for j, key in enumerate(ks))
+        room = None if limit is None else limit - k.total
+        kept = keys if room is None or len(keys) <= room else keys[:room]
+        cutoff = None
+        if room is not None and len(keys) > room:
+            # The sequential loop stops while expanding the parent of the
+            # first state past the limit: later parents never run.
+            st.stopped = StopReason.MAX_STATES
+            cutoff = keys[room][0][0]
+            rules_cut = (k.depth, cutoff)
+        ranks: list[list] = [[None] * len(ks) for ks in answers]
+        for rank, (_k, w, j) in enumerate(kept):
+            ranks[w][j] = rank
+        hits = workers.call("admit", [(r,) for r in ranks])
+        k.transitions += sum(n for r, n in nsucc if cutoff is None or r <= cutoff)
+        dl = min((d for d in deadlocks if cutoff is None or d[0] < cutoff), default=None)
+        if dl is not None and k.deadlock is None:
+            k.deadlock = dl[1:]  # (owner, local id), resolved at the end
+        _merge_hits(hits, k.found_at)
+        k.expanded += k.width
+        k.width = len(kept)
+        k.total += k.width
+        k.level += 1
+        if k.width:
+            k.depth += 1
+        st.depth = k.depth
+        if st.stopped is None:  # a level cut at the state limit is not whole: never resumed from
+            _save(workers, k, jobs, root, st)
+        if progress is not None:
+            st.seconds = time.perf_counter() - t0
+            st.states = k.total
+            progress(st)
+    return rules_cut
+
+
+def _save(workers: Pool, k: _Counters, jobs: int, root: Path | None, st: SearchState) -> None:
+    """A level's checkpoint: the workers' files first, the coordinator's last."""
+    st.depth = k.depth
+    if root is None:
+        return
+    workers.call("save", [(str(root), k.level)] * jobs)
+    checkpoint.write_atomic(checkpoint.level_dir(root, k.level) / checkpoint.COORDINATOR, dict(vars(k)))
 
 
 def _merge_hits(per_worker: list[dict[str, tuple[int, int]]], found_at: dict) -> None:
@@ -339,14 +489,14 @@ def _merge_hits(per_worker: list[dict[str, tuple[int, int]]], found_at: dict) ->
         found_at[name] = (w, lid)
 
 
-def _fetch_path(pool: _Pool, ref: tuple[int, int], canon: Any, parents: dict) -> tuple:
+def _fetch_path(workers: Pool, model: Model, ref: tuple[int, int], parents: dict) -> tuple:
     """Walk parent links across workers into ``parents``; the end state."""
     chain = []
     while ref is not None:
-        state, parent = pool.call_one(ref[0], "lookup", ref[1])
+        state, parent = workers.call_one(ref[0], "lookup", ref[1])
         chain.append((state, parent))
         ref = None if parent is None else parent[:2]
-    chain = [(pool.model.state_cls(s), p) for s, p in chain]
+    chain = [(model.state_cls(s), p) for s, p in chain]
     for i, (state, parent) in enumerate(chain):
         parents[state] = None if parent is None else (chain[i + 1][0], parent[2])
     return chain[0][0]

@@ -15,6 +15,7 @@ from typing import Any, Callable
 import z3
 
 from checker.errors import CheckerError, SpecError, UsageError
+from checker.prove import sweep
 from checker.prove.bmc import bmc
 from checker.prove.construct import replay
 from checker.prove.encoding import AnyN, PerN
@@ -98,10 +99,12 @@ def _bind(cls: type, choice: dict[str, Any]) -> tuple[dict[str, Any], dict[str, 
 
 def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout: float | None = None,
                  emit_dir: Path | None = None, run: int = 0,
-                 progress: Callable[[str], Callable[[int, int], None] | None] | None = None) -> list[Check]:
+                 progress: Callable[[str], Callable[[int, int], None] | None] | None = None,
+                 cluster: str | None = None) -> list[Check]:
     """Inductive proofs over the prove sweep, and witnesses by construction.
 
-    ``progress(label)`` gives a callback told the obligations done of total at each point."""
+    ``progress(label)`` gives a callback told the obligations done of total at each point.
+    With ``cluster``, the points of a per-N fallback are proved on Ray tasks."""
     sets = sets or {}
     si = info(cls)
     checks: list[Check] = []
@@ -112,7 +115,7 @@ def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout
         axes = _axes(cls, sets)
         names = [n for n, _ in axes]
         for combo in itertools.product(*(v for _, v in axes)):
-            checks += _prove_point(cls, dict(zip(names, combo)), smt_timeout, emit_dir, run, progress)
+            checks += _prove_point(cls, dict(zip(names, combo)), smt_timeout, emit_dir, run, progress, cluster)
     for wname, fn in si.witnesses.items():
         checks += _witness_checks(cls, wname, fn, sets, run)
     if cls.lemmas is not None:  # lemmas the spec's abstraction rests on (bit-vector facts about a word)
@@ -128,7 +131,7 @@ def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout
 
 
 def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, emit_dir: Path | None,
-                 run: int, progress: Any = None) -> list[Check]:
+                 run: int, progress: Any = None, cluster: str | None = None) -> list[Check]:
     si = info(cls)
     values, shown, constraints, symbolic = _bind(cls, choice)
     solver = Solver(smt_timeout, emit_dir)
@@ -147,7 +150,7 @@ def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, e
             method = "parametric"
         except (NotParametric, SymbolicBranch, SymbolicIndex) as e:
             fallback_reason = str(e) or _NOT_PARAMETRIC[type(e)]
-            proofs, method, shown = _per_n_fallback(cls, choice, solver, tag, fallback_reason, progress)
+            proofs, method, shown = _per_n_fallback(cls, choice, solver, tag, fallback_reason, progress, cluster)
     else:
         model = Model(cls, resolve_params(cls, values))
         proofs = prove_invariants(PerN(model), list(model.properties), solver, tag, progress and progress(tag))
@@ -191,9 +194,10 @@ def _cti_text(cti: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _per_n_fallback(cls: type, choice: dict[str, Any], solver: Solver, tag: str,
-                    why: str, progress: Any = None) -> tuple[dict[str, Proof], str, dict[str, Any]]:
-    """Prove each concrete point of the ranges, within a time budget."""
+def _per_n_fallback(cls: type, choice: dict[str, Any], solver: Solver, tag: str, why: str,
+                    progress: Any = None, cluster: str | None = None) -> tuple[dict[str, Proof], str, dict[str, Any]]:
+    """Prove each concrete point of the ranges, within a time budget (on Ray tasks with ``cluster``);
+    ``progress`` is told the points done of total."""
     axes = []
     for name, c in choice.items():
         if isinstance(c, tuple) and c[0] == "range":
@@ -206,28 +210,26 @@ def _per_n_fallback(cls: type, choice: dict[str, Any], solver: Solver, tag: str,
             axes.append((name, [c]))
     names = [n for n, _ in axes]
     merged: dict[str, Proof] = {}
-    t0 = time.perf_counter()
     done = 0
-    points = list(itertools.product(*(v for _, v in axes)))
+    points = [{n: v for n, v in zip(names, combo) if v != "default"}
+              for combo in itertools.product(*(v for _, v in axes))]
     last: dict[str, Any] = {}
-    for combo in points:
-        given = {n: v for n, v in zip(names, combo) if v != "default"}
-        model = Model(cls, resolve_params(cls, given))
-        last = model.params.shown()
-        point = f"{tag} at {model.params}"
-        for name, pr in prove_invariants(PerN(model), list(model.properties), solver, tag,
-                                         progress and progress(point)).items():
+    told = progress and progress(f"{tag}: per-N points")
+    # In the points' order, here or on Ray tasks: the first point that fails gives the verdict.
+    for done, (proofs, last) in sweep.budgeted(sweep.answers(cls, points, solver.timeout, solver.emit_dir, tag,
+                                                             cluster), len(points), PER_N_BUDGET):
+        if told:
+            told(done, len(points))
+        for name, pr in proofs.items():
             m = merged.setdefault(name, Proof(name))
             m.obligations += pr.obligations
             m.seconds += pr.seconds
             if m.verdict == HOLDS and pr.verdict != HOLDS:
                 m.verdict, m.reason, m.cti = pr.verdict, pr.reason, pr.cti
-        done += 1
-        if time.perf_counter() - t0 > PER_N_BUDGET and done < len(points):
-            for m in merged.values():
-                if m.verdict == HOLDS:
-                    m.verdict, m.reason = INCONCLUSIVE, f"per_n_budget: proved {done} of {len(points)} points"
-            break
+    if done < len(points):
+        for m in merged.values():
+            if m.verdict == HOLDS:
+                m.verdict, m.reason = INCONCLUSIVE, f"per_n_budget: proved {done} of {len(points)} points"
     for m in merged.values():
         m.notes.append(f"per-N sweep ({done} points): the any-N encoding does not apply because the spec {why}")
     shown = {k: (_shown(v) if isinstance(v, tuple) else last.get(k, v)) for k, v in choice.items()}

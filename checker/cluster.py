@@ -1,0 +1,112 @@
+"""Ray for the engines: joining a cluster, and naming a spec so another machine can load it.
+
+Ray is an optional extra (``pip install 'countercheck[cluster]'``): nothing
+here imports it until a command asks for ``--cluster``. The explorer's
+actors are in ``checker.explore.ray_pool``; the per-N proof sweep's tasks
+in ``checker.prove.sweep``.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from checker.errors import UsageError
+from checker.spec.compile import Model
+from checker.spec.model import info, resolve_params
+
+INSTALL = "pip install 'countercheck[cluster]'"
+#: The package's parent directory: local actors and tasks import ``checker`` from here.
+_SOURCE_ROOT = str(Path(__file__).resolve().parents[1])
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or a usage error saying how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise UsageError(f"--cluster needs Ray, an optional extra: {INSTALL}") from None
+    return ray
+
+
+def parse_cluster(value: str) -> str | None:
+    """``ray`` (a local Ray started here) or ``ray://HOST:PORT``: the address to pass to ``ray.init``."""
+    if value == "ray":
+        return None
+    if value.startswith("ray://") and len(value) > len("ray://"):
+        return value
+    raise UsageError(f"--cluster {value!r}: write --cluster ray (a local Ray started here) or "
+                     f"--cluster ray://HOST:PORT (a running cluster's client address, port 10001 by default)")
+
+
+def connect(address: str | None, num_cpus: int | None = None) -> Any:
+    """Join (or start, with no address: ``num_cpus``, default all) a Ray
+    cluster, once per process."""
+    ray = import_ray()
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {"include_dashboard": False, "logging_level": "ERROR", "log_to_driver": False}
+        if address is None:
+            kwargs["num_cpus"] = num_cpus
+            # Local workers are fresh Python processes: let them import this checkout.
+            path = os.pathsep.join(p for p in (_SOURCE_ROOT, os.environ.get("PYTHONPATH")) if p)
+            kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": path}}
+        try:
+            ray.init(address=address, **kwargs)
+        except (ConnectionError, ValueError, RuntimeError) as e:
+            raise UsageError(f"cannot join the Ray cluster at {address or 'a new local Ray'}: {e}") from None
+    return ray
+
+
+def disconnect() -> None:
+    """Leave the cluster (a local Ray started by ``connect`` stops)."""
+    from checker.explore import ray_pool
+
+    ray_pool.release_actors()
+    import_ray().shutdown()
+
+
+def cluster_cpus() -> int:
+    """CPUs the connected cluster offers: the default number of workers."""
+    return max(1, int(import_ray().cluster_resources().get("CPU", 1)))
+
+
+@dataclass(frozen=True)
+class SpecRef:
+    """A picklable way to the same spec class in another process or machine."""
+
+    module: str  # the spec class's module, importable by name, or "" for a spec file
+    file: str | None  # the spec file, read on the worker's node when the module is not importable
+    name: str  # the class's name
+
+    @classmethod
+    def of(cls, spec: type) -> "SpecRef":
+        importable = not spec.__module__.startswith("countercheck_user_")  # loader.specs_in_file's names
+        return cls(spec.__module__ if importable else "", None if importable else info(spec).file, spec.__name__)
+
+    def load(self) -> type:
+        if self.module:
+            return getattr(importlib.import_module(self.module), self.name)
+        from checker.loader import specs_in_file
+
+        return next(c for c in specs_in_file(self.file) if c.__name__ == self.name)
+
+    def __str__(self) -> str:
+        return f"{self.module or self.file}:{self.name}"
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """A picklable way to the same model: the spec and its parameter values."""
+
+    spec: SpecRef
+    values: tuple[tuple[str, Any], ...]
+
+    @classmethod
+    def of(cls, model: Model) -> "ModelRef":
+        return cls(SpecRef.of(model.cls), tuple(model.params.as_dict().items()))
+
+    def build(self) -> Model:
+        spec = self.spec.load()
+        return Model(spec, resolve_params(spec, dict(self.values)))

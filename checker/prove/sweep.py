@@ -1,0 +1,70 @@
+"""The per-N fallback's points, proved here one after another or spread over Ray tasks.
+
+Each point of a per-N sweep is an independent set of obligations (one
+concrete CPU count). With ``--cluster`` every point is a Ray task; the
+answers are taken in the points' order and with the same time budget rule
+as here (stop after the point that passes the budget), so the merged
+verdicts, reasons and counterexamples are those of the sequential sweep
+whenever it finishes.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+from checker.cluster import SpecRef, connect, import_ray, parse_cluster
+from checker.prove.encoding import PerN
+from checker.prove.inductive import Proof, prove_invariants
+from checker.prove.solver import Solver
+from checker.spec.compile import Model
+from checker.spec.model import resolve_params
+
+Answer = tuple[dict[str, Proof], dict[str, Any]]  # proofs by property, the point's shown parameters
+
+
+def prove_point(cls: type, given: dict[str, Any], smt_timeout: float | None, emit_dir: Path | None,
+                tag: str) -> Answer:
+    """Every inductive obligation of ``cls`` at one concrete point."""
+    model = Model(cls, resolve_params(cls, given))
+    proofs = prove_invariants(PerN(model), list(model.properties), Solver(smt_timeout, emit_dir), tag)
+    return proofs, model.params.shown()
+
+
+def _remote_point(ref: SpecRef, given: dict[str, Any], smt_timeout: float | None, tag: str) -> Answer:
+    return prove_point(ref.load(), given, smt_timeout, None, tag)
+
+
+def answers(cls: type, points: list[dict[str, Any]], smt_timeout: float | None, emit_dir: Path | None, tag: str,
+            cluster: str | None) -> Iterator[Answer]:
+    """The points' answers in order; the caller stops taking them at its budget.
+    ``--emit-smt`` keeps the sweep here, where its files are written."""
+    if cluster is None or emit_dir is not None:
+        for given in points:
+            yield prove_point(cls, given, smt_timeout, emit_dir, tag)
+        return
+    connect(parse_cluster(cluster))
+    ray = import_ray()
+    from checker.explore.ray_pool import release_actors
+
+    release_actors()  # the explorer's idle actors hold the CPUs these tasks need
+    task = ray.remote(num_cpus=1, max_retries=0)(_remote_point)
+    ref = SpecRef.of(cls)
+    pending = [task.remote(ref, given, smt_timeout, tag) for given in points]
+    taken = 0
+    try:
+        for p in pending:
+            yield ray.get(p)
+            taken += 1
+    finally:  # points past the budget, or after an error, are not waited for
+        for p in pending[taken + 1:]:
+            ray.cancel(p)
+
+
+def budgeted(it: Iterator[Answer], total: int, budget: float) -> Iterator[tuple[int, Answer]]:
+    """``(points done, answer)`` until the answer after which ``budget`` seconds have passed."""
+    t0 = time.perf_counter()
+    for done, ans in enumerate(it, 1):
+        yield done, ans
+        if time.perf_counter() - t0 > budget and done < total:
+            return
