@@ -193,16 +193,10 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
                      checkpoint=checkpoint, resume=resume, fingerprint=fingerprint,
                      progress=progress.exploring(f"{model.name} [{params}]") if progress else None)
     si = model.info
-    props = {p.name: p for p in model.properties}
     checks = [build_check(cls, model, run)] if si.api is not None else []
     for name, out in result.outcomes.items():
         start = out.initial_state or result.initial_state
-        if name == DEADLOCK:
-            expected = si.builtin_expect.get(DEADLOCK, HOLDS)
-            file, line, doc = si.file, si.line, "no state where work is left and nothing is enabled"
-        else:
-            p = props[name]
-            expected, file, line, doc = p.expect, p.file, p.line, p.doc
+        expected, file, line, doc = property_meta(model, name)
         checks.append(Check(
             spec=model.name, file=file, line=line, params=params.shown(), property=name, kind=out.kind,
             backend="explore", verdict=out.verdict, expected=expected, reason=out.reason,
@@ -213,6 +207,16 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
             extra={} if result.omission_probability is None else
             {"fingerprint": True, "omission_probability": result.omission_probability}))
     return checks + live
+
+
+def property_meta(model: Model, name: str) -> tuple[str, str | None, int | None, str]:
+    """(expected verdict, file, line, doc) of a property, the deadlock check included."""
+    si = model.info
+    if name == DEADLOCK:
+        return (si.builtin_expect.get(DEADLOCK, HOLDS), si.file, si.line,
+                "no state where work is left and nothing is enabled")
+    p = next(p for p in model.properties if p.name == name)
+    return p.expect, p.file, p.line, p.doc
 
 
 MODES = ("explore", "prove", "all")

@@ -9,6 +9,7 @@ import signal
 
 import pytest
 from conftest import FIXTURES
+from test_parallel import _model, _summary
 
 from checker import loader
 from checker.cli import main
@@ -18,18 +19,7 @@ from checker.explore import parallel
 from checker.explore.parallel import ForkPool, parallel_search
 from checker.result import INCONCLUSIVE
 from checker.spec.compile import Model
-from checker.verify import own_sets, param_points, parse_set, verify
-
-
-def _model(spec, sets=""):
-    cls = loader.resolve([spec])[0]
-    own = own_sets(cls, parse_set(sets.split()) if sets else {})
-    return Model(cls, param_points(cls, own, "explore")[0])
-
-
-def _summary(r):
-    return (r.states, r.transitions, r.depth, r.complete, r.stopped_because,
-            {n: (o.verdict, o.reason, o.trace, o.initial_state) for n, o in r.outcomes.items()})
+from checker.verify import own_sets, parse_set, verify
 
 
 def _killing_pool(level):

@@ -26,7 +26,7 @@ POINTS = [
 ]
 
 
-def _model(spec, sets):
+def _model(spec, sets=""):
     cls = loader.resolve([spec])[0]
     own = own_sets(cls, parse_set(sets.split()) if sets else {})
     return Model(cls, param_points(cls, own, "explore")[0])

@@ -4,9 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from checker.report.trace import render_trace
-from checker.result import HOLDS, Check
+from checker.result import Check
 from checker.simulate import Simulation, simulate
-from checker.simulate.walk import DEADLOCK
 from checker.spec.compile import Model
 from checker.spec.lint import lint
 from checker.spec.model import Params
@@ -27,23 +26,17 @@ class SimulateOptions:
 def simulate_checks(cls: type, params: Params, opts: SimulateOptions, *, timeout: float | None = None,
                     run: int = 0) -> list[Check]:
     """Simulate one spec at one parameter point; one Check per property."""
-    from checker.verify import build_check  # verify imports this module lazily
+    from checker.verify import build_check, property_meta  # verify imports this module lazily
 
     model = Model(cls, params)
     lint(model)
     sim = simulate(model, runs=opts.runs, depth=opts.depth, seed=opts.seed, timeout=timeout)
     si = model.info
-    props = {p.name: p for p in model.properties}
     init = model.state_dict(model.initial_states()[0])
     checks = [build_check(cls, model, run)] if si.api is not None else []
     for name, out in sim.outcomes.items():
         start = out.initial_state or init
-        if name == DEADLOCK:
-            expected = si.builtin_expect.get(DEADLOCK, HOLDS)
-            file, line, doc = si.file, si.line, "no state where work is left and nothing is enabled"
-        else:
-            p = props[name]
-            expected, file, line, doc = p.expect, p.file, p.line, p.doc
+        expected, file, line, doc = property_meta(model, name)
         checks.append(Check(
             spec=model.name, file=file, line=line, params=params.shown(), property=name, kind=out.kind,
             backend="simulate", verdict=out.verdict, expected=expected, reason=out.reason,
