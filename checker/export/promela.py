@@ -188,6 +188,8 @@ class _Exporter:
                f" * SPIN stores the explorer's states (without symmetry reduction) plus {EXTRA_STATES}, "
                "the start state.",
                " * Invariants are asserted in every reachable state; a deadlock is an invalid end state.",
+               " * Check with: spin -o2 -a FILE.pml && gcc -O2 -DSAFETY -o pan pan.c && ./pan -c0",
+               " * (-o2 keeps write-only variables in the state vector, as the explorer does.)",
                " * Promela's int is 32 bits: wider spec variables are exact while they stay within it.",
                " *"]
         props = {p.name: p for p in m.properties}
