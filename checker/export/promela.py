@@ -43,7 +43,7 @@ from typing import Any
 import z3
 
 from checker.errors import CheckerError
-from checker.export.terms import INT_MAX, INT_MIN, Printer, Untranslatable, symbols
+from checker.export.terms import INT_MAX, INT_MIN, Printer, Untranslatable, shared, symbols
 from checker.prove.encoding import PerN
 from checker.report.trace import first_paragraph
 from checker.spec.compile import Model
@@ -146,9 +146,9 @@ class _Exporter:
         self.used.add(name)
         return name
 
-    def _print(self, term: Any, what: str) -> str:
+    def _print(self, term: Any, what: str, printer: Printer | None = None) -> str:
         try:
-            return self.printer(term)
+            return (printer or self.printer)(term)
         except Untranslatable as e:
             raise self._refuse(f"{what} uses {e}") from None
 
@@ -157,6 +157,7 @@ class _Exporter:
         m = self.m
         self._claims = self._properties()
         steps = self._steps()
+        everything = self._check(None)  # in each initial state
         terminal = self._print(to_z3_bool(m.terminal(self.s)), f"the terminal predicate {m.terminal.__name__}")
         assertions = {c.name: (c.prop, c.kind) for c in self._claims}
         lines = self._header(assertions)
@@ -164,7 +165,6 @@ class _Exporter:
         lines += [f"hidden byte {a};" for a in assertions]
         lines += [f"hidden int {t};" for t in self.temps]
         lines += ["", f"active proctype {PROCESS}() {{"]
-        everything = self._check(None)
         inits = [self._initial(s0, everything) for s0 in m.initial_states()]
         if len(inits) == 1:
             lines.append(f"  {inits[0]};")
@@ -241,21 +241,31 @@ class _Exporter:
             if p.kind == "invariant":
                 parts = term.children() if z3.is_and(term) else [term]
                 name = self._fresh(f"inv_{p.name}")
-                out.append(_Claim(name, p.name, p.kind, False,
-                                  [(self._print(c, what), symbols(c)) for c in parts]))
+                self._print(term, what)  # refuse what cannot be printed here, naming the property
+                out.append(_Claim(name, p.name, p.kind, False, [(c, symbols(c)) for c in parts]))
             else:
                 name = self._fresh(f"unreached_{p.name}")
-                out.append(_Claim(name, p.name, p.kind, True, [(self._print(term, what), symbols(term))]))
+                self._print(term, what)
+                out.append(_Claim(name, p.name, p.kind, True, [(term, symbols(term))]))
         return out
 
     def _check(self, changed: set[str] | None) -> str:
-        """The assertions after a step that changed the slots ``changed`` (None: every state slot)."""
-        out = []
+        """The assertions after a step that changed the slots ``changed`` (None: every state slot);
+        subterms the claims share are computed once, into hidden temporaries."""
+        chosen = []
         for c in self._claims:
-            parts = [text for text, reads in c.parts if changed is None or reads & changed]
-            if not parts:
-                continue
-            value = parts[0] if len(parts) == 1 else "(" + " && ".join(parts) + ")"
+            parts = [term for term, reads in c.parts if changed is None or reads & changed]
+            if parts:
+                chosen.append((c, parts))
+        out: list[str] = []
+        printer = Printer(self.slots, {})
+        for k, sub in enumerate(shared([t for _, parts in chosen for t in parts])):
+            t = self._temp(k)
+            out.append(f"{t} = {self._print(sub, 'a property', printer)}")
+            printer.aliases[sub.get_id()] = t
+        for c, parts in chosen:
+            texts = [self._print(t, c.prop, printer) for t in parts]
+            value = texts[0] if len(texts) == 1 else "(" + " && ".join(texts) + ")"
             out.append(f"{c.name} = {'!' if c.negate else ''}{value}; assert({c.name})")
         return "; ".join(out)
 
@@ -289,11 +299,18 @@ class _Exporter:
 
     def _assignments(self, assigns: list[tuple[str, z3.ExprRef]], what: str) -> str:
         """Sequential assignments with the simultaneous meaning of the spec's update: each reads the
-        values before the step, so one is placed before any other that overwrites what it reads; a
-        cycle (a swap) goes through hidden temporaries."""
+        values before the step. Subterms used more than once are computed first into hidden
+        temporaries; then each assignment is placed before any other that overwrites what it reads,
+        and a cycle (a swap) goes through temporaries too."""
         if not assigns:
             return "skip"
-        texts = {slot: self._print(term, f"the update of {slot} by {what}") for slot, term in assigns}
+        parts: list[str] = []
+        printer = Printer(self.slots, {})
+        for k, sub in enumerate(shared([term for _, term in assigns])):
+            t = self._temp(k)
+            parts.append(f"{t} = {self._print(sub, f'the update by {what}', printer)}")
+            printer.aliases[sub.get_id()] = t
+        texts = {slot: self._print(term, f"the update of {slot} by {what}", printer) for slot, term in assigns}
         reads = {slot: symbols(term) for slot, term in assigns}
         order: list[str] = []
         left = [slot for slot, _ in assigns]
@@ -303,17 +320,21 @@ class _Exporter:
                 break
             order.append(ready[0])
             left.remove(ready[0])
-        while len(self.temps) < len(left):
-            self.temps.append(self._fresh(f"tmp{len(self.temps)}"))
-        parts = [f"{self.slots[a]} = {texts[a]}" for a in order]
-        parts += [f"{t} = {texts[a]}" for t, a in zip(self.temps, left)]
-        parts += [f"{self.slots[a]} = {t}" for t, a in zip(self.temps, left)]
+        swap = [self._temp(len(printer.aliases) + i) for i in range(len(left))]
+        parts += [f"{t} = {texts[a]}" for t, a in zip(swap, left)]
+        parts += [f"{self.slots[a]} = {texts[a]}" for a in order]
+        parts += [f"{self.slots[a]} = {t}" for t, a in zip(swap, left)]
         return "; ".join(parts)
+
+    def _temp(self, i: int) -> str:
+        while len(self.temps) <= i:
+            self.temps.append(self._fresh(f"tmp{len(self.temps)}"))
+        return self.temps[i]
 
 
 @dataclass(frozen=True)
 class _Claim:
-    """One assertion: a property's parts as (Promela text, symbols read)."""
+    """One assertion: a property's parts as (Z3 term, symbols read)."""
 
     name: str
     prop: str

@@ -41,8 +41,10 @@ class Printer:
     expression that holds it (``local[1]``, or a constant).
     """
 
-    def __init__(self, names: dict[str, str]):
+    def __init__(self, names: dict[str, str], aliases: dict[int, str] | None = None):
         self.names = names
+        #: AST id -> the name of a temporary already holding that subterm's value
+        self.aliases = aliases or {}
         # Keyed by AST id; the term is kept with its text so that its id cannot be reused.
         self._memo: dict[int, tuple[z3.ExprRef, str]] = {}
 
@@ -51,6 +53,9 @@ class Printer:
 
     def _print(self, t: z3.ExprRef) -> str:
         key = t.get_id()
+        alias = self.aliases.get(key)
+        if alias is not None:
+            return alias
         hit = self._memo.get(key)
         if hit is None:
             hit = self._memo[key] = (t, self._node(t))
@@ -147,3 +152,30 @@ def symbols(term: z3.ExprRef) -> set[str]:
             out.add(t.decl().name())
         todo.extend(kids)
     return out
+
+
+def shared(terms: list[z3.ExprRef]) -> list[z3.ExprRef]:
+    """Compound subterms used more than once across ``terms``, children before parents: printed
+    as a tree, a term that nests ``If(err == 0, x, err)`` k times would otherwise be 2^k long."""
+    uses: dict[int, int] = {}
+    nodes: dict[int, z3.ExprRef] = {}
+    order: list[z3.ExprRef] = []
+
+    def visit(t: z3.ExprRef) -> None:
+        stack = [(t, False)]
+        while stack:
+            node, done = stack.pop()
+            key = node.get_id()
+            if done:
+                order.append(node)
+                continue
+            uses[key] = uses.get(key, 0) + 1
+            if key in nodes:
+                continue
+            nodes[key] = node
+            stack.append((node, True))
+            stack.extend((c, False) for c in reversed(node.children()))
+
+    for t in terms:
+        visit(t)
+    return [n for n in order if uses[n.get_id()] > 1 and n.children()]
