@@ -43,7 +43,7 @@ from typing import Any
 import z3
 
 from checker.errors import CheckerError
-from checker.export.terms import INT_MAX, INT_MIN, Printer, Untranslatable, shared, symbols
+from checker.export.terms import INT_MAX, INT_MIN, Kids, Printer, Untranslatable, shared, symbols
 from checker.prove.encoding import PerN
 from checker.report.trace import first_paragraph
 from checker.spec.compile import Model
@@ -105,7 +105,8 @@ class _Exporter:
                     self.slots[f"{n}[{c}]"] = f"{self.pnames[n]}[{c}]"
             else:
                 self.slots[n] = self.pnames[n]
-        self.printer = Printer(self.slots)
+        self.kids = Kids()
+        self.printer = Printer(self.slots, kids=self.kids)
         self.used = set(self.pnames.values())
         self.temps: list[str] = []  # hidden temporaries for updates that swap values
 
@@ -242,11 +243,11 @@ class _Exporter:
                 parts = term.children() if z3.is_and(term) else [term]
                 name = self._fresh(f"inv_{p.name}")
                 self._print(term, what)  # refuse what cannot be printed here, naming the property
-                out.append(_Claim(name, p.name, p.kind, False, [(c, symbols(c)) for c in parts]))
+                out.append(_Claim(name, p.name, p.kind, False, [(c, symbols(c, self.kids)) for c in parts]))
             else:
                 name = self._fresh(f"unreached_{p.name}")
                 self._print(term, what)
-                out.append(_Claim(name, p.name, p.kind, True, [(term, symbols(term))]))
+                out.append(_Claim(name, p.name, p.kind, True, [(term, symbols(term, self.kids))]))
         return out
 
     def _check(self, changed: set[str] | None) -> str:
@@ -258,8 +259,8 @@ class _Exporter:
             if parts:
                 chosen.append((c, parts))
         out: list[str] = []
-        printer = Printer(self.slots, {})
-        for k, sub in enumerate(shared([t for _, parts in chosen for t in parts])):
+        printer = Printer(self.slots, {}, self.kids)
+        for k, sub in enumerate(shared([t for _, parts in chosen for t in parts], self.kids)):
             t = self._temp(k)
             out.append(f"{t} = {self._print(sub, 'a property', printer)}")
             printer.aliases[sub.get_id()] = t
@@ -305,13 +306,13 @@ class _Exporter:
         if not assigns:
             return "skip"
         parts: list[str] = []
-        printer = Printer(self.slots, {})
-        for k, sub in enumerate(shared([term for _, term in assigns])):
+        printer = Printer(self.slots, {}, self.kids)
+        for k, sub in enumerate(shared([term for _, term in assigns], self.kids)):
             t = self._temp(k)
             parts.append(f"{t} = {self._print(sub, f'the update by {what}', printer)}")
             printer.aliases[sub.get_id()] = t
         texts = {slot: self._print(term, f"the update of {slot} by {what}", printer) for slot, term in assigns}
-        reads = {slot: symbols(term) for slot, term in assigns}
+        reads = {slot: symbols(term, self.kids) for slot, term in assigns}
         order: list[str] = []
         left = [slot for slot, _ in assigns]
         while left:

@@ -137,3 +137,19 @@ def _pan(args: list[str], cwd: Path, timeout: float | None) -> tuple[str, int, f
             timer.cancel()
     proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
     return log.read_text(), proc.returncode, usage.ru_maxrss / 1024, killed
+
+
+def verdicts(model: PromelaModel, result: SpinResult) -> dict[str, str]:
+    """SPIN's answer per property, in the explorer's words: an invariant whose assertion failed is
+    violated; a sometimes whose never-reached assertion failed holds; a deadlock is an invalid end state."""
+    from checker.explore import DEADLOCK
+
+    out = {}
+    for name, (prop, kind) in model.assertions.items():
+        failed = name in result.violated
+        if kind == "invariant":
+            out[prop] = "violated" if failed else "holds"
+        else:
+            out[prop] = "holds" if failed else "violated"
+    out[DEADLOCK] = "violated" if result.deadlock else "holds"
+    return out

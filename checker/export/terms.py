@@ -34,6 +34,21 @@ _COMPARE = {
 }
 
 
+class Kids:
+    """Each term's children, computed once: z3's ``children()`` is slow, and the exporter walks the
+    same shared subterms for every step (the term is kept with them, so its id stays its own)."""
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[z3.ExprRef, list[z3.ExprRef]]] = {}
+
+    def __call__(self, t: z3.ExprRef) -> list[z3.ExprRef]:
+        key = t.get_id()
+        hit = self._known.get(key)
+        if hit is None:
+            hit = self._known[key] = (t, t.children())
+        return hit[1]
+
+
 class Printer:
     """Prints terms over the symbols of one symbolic state.
 
@@ -41,8 +56,9 @@ class Printer:
     expression that holds it (``local[1]``, or a constant).
     """
 
-    def __init__(self, names: dict[str, str], aliases: dict[int, str] | None = None):
+    def __init__(self, names: dict[str, str], aliases: dict[int, str] | None = None, kids: Kids | None = None):
         self.names = names
+        self.kids = kids or Kids()
         #: AST id -> the name of a temporary already holding that subterm's value
         self.aliases = aliases or {}
         # Keyed by AST id; the term is kept with its text so that its id cannot be reused.
@@ -69,7 +85,7 @@ class Printer:
         if z3.is_false(t):
             return "false"
         k = t.decl().kind()
-        kids = t.children()
+        kids = self.kids(t)
         p: Callable[[z3.ExprRef], str] = self._print
         if k == z3.Z3_OP_UNINTERPRETED and not kids:
             name = t.decl().name()
@@ -137,7 +153,7 @@ def _short(t: z3.ExprRef) -> str:
     return s if len(s) <= 80 else s[:77] + "..."
 
 
-def symbols(term: z3.ExprRef) -> set[str]:
+def symbols(term: z3.ExprRef, kids: Kids) -> set[str]:
     """The names of the state symbols a term reads."""
     out: set[str] = set()
     seen: set[int] = set()
@@ -147,14 +163,14 @@ def symbols(term: z3.ExprRef) -> set[str]:
         if t.get_id() in seen:
             continue
         seen.add(t.get_id())
-        kids = t.children()
-        if not kids and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+        below = kids(t)
+        if not below and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
             out.add(t.decl().name())
-        todo.extend(kids)
+        todo.extend(below)
     return out
 
 
-def shared(terms: list[z3.ExprRef]) -> list[z3.ExprRef]:
+def shared(terms: list[z3.ExprRef], kids: Kids) -> list[z3.ExprRef]:
     """Compound subterms used more than once across ``terms``, children before parents: printed
     as a tree, a term that nests ``If(err == 0, x, err)`` k times would otherwise be 2^k long."""
     uses: dict[int, int] = {}
@@ -174,8 +190,8 @@ def shared(terms: list[z3.ExprRef]) -> list[z3.ExprRef]:
                 continue
             nodes[key] = node
             stack.append((node, True))
-            stack.extend((c, False) for c in reversed(node.children()))
+            stack.extend((c, False) for c in reversed(kids(node)))
 
     for t in terms:
         visit(t)
-    return [n for n in order if uses[n.get_id()] > 1 and n.children()]
+    return [n for n in order if uses[n.get_id()] > 1 and kids(n)]
