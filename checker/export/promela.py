@@ -108,7 +108,7 @@ class _Exporter:
         self.kids = Kids()
         self.printer = Printer(self.slots, kids=self.kids)
         self.used = set(self.pnames.values())
-        self.temps: list[str] = []  # hidden temporaries for updates that swap values
+        self.temps: list[str] = []  # hidden temporaries: shared subterms, swapped values
 
     # -- what cannot be expressed -------------------------------------------------
     def _refuse(self, what: str) -> NotExportable:
@@ -132,11 +132,15 @@ class _Exporter:
                         raise self._refuse(f"{n} starts at {x}, beyond Promela's 32-bit int")
 
     def _promela_names(self) -> dict[str, str]:
-        out = {}
+        """Spec variable -> Promela name: the same unless a keyword (of Promela, or of the C that
+        pan is compiled from) or a leading underscore (SPIN's own names) forces a change."""
+        out: dict[str, str] = {}
+        taken = set(self.m.var_names)
         for n in self.m.var_names:
-            p = n
-            while p in _RESERVED or p.startswith("_"):
-                p = p.lstrip("_") + "_" if p.startswith("_") else p + "_"
+            p = n if not n.startswith("_") else "v" + n
+            while p in _RESERVED or (p != n and p in taken):
+                p += "_"
+            taken.add(p)
             out[n] = p
         return out
 
@@ -208,7 +212,7 @@ class _Exporter:
         for n in m.var_names:
             v = m.vars[n]
             t = _ptype(v.type)
-            doc = f"  /* {v.doc} */".replace("*/ */", "* / */") if v.doc else ""
+            doc = f"  /* {first_paragraph(v.doc).replace('*/', '* /')} */" if v.doc else ""
             if n in m.tupled:
                 size = m.arrays.get(n, m.ncpus_total)
                 if size == 0:
