@@ -113,19 +113,19 @@ def point_text(point: dict) -> str:
     return " ".join(f"{k}={v}" for k, v in point.items())
 
 
-def fmt_row(tool: str, r: dict, base: dict | None) -> str:
+def fmt_row(tool: str, r: dict, bases: dict[str, dict]) -> str:
+    """One tool's line, with its time and peak memory as multiples of each complete run in ``bases``."""
     if "error" in r:
         return f"  {tool:<22} {'-':>10} {r['wall']:>9.1f} {'-':>9}   {r['error']}"
     if r.get("complete") is False:
         return (f"  {tool:<22} {r['states']:>10,} {r['wall']:>9.1f} {r['rss']:>9.0f}   stopped: {r['stopped']} "
                 f"(inconclusive)")
+    ratios = [f"x{r['wall'] / b['wall']:.2f} time, x{r['rss'] / b['rss']:.2f} memory of {name}"
+              for name, b in bases.items() if "error" not in b and b.get("complete", True)]
     extra = ""
     if "pan_mb" in r:
-        extra = f"   pan {r['pan_mb']:.0f} MB, vector {r['vector']} B, -w{r['w']}, compile {r['compile']:.1f} s"
-    ratio = ""
-    if base is not None and "error" not in base and base.get("complete", True):
-        ratio = f"   x{r['wall'] / base['wall']:.2f} time, x{r['rss'] / base['rss']:.2f} memory"
-    return f"  {tool:<22} {r['states']:>10,} {r['wall']:>9.1f} {r['rss']:>9.0f}{ratio}{extra}"
+        extra = f"   [pan {r['pan_mb']:.0f} MB, vector {r['vector']} B, -w{r['w']}, compile {r['compile']:.1f} s]"
+    return f"  {tool:<22} {r['states']:>10,} {r['wall']:>9.1f} {r['rss']:>9.0f}   " + "; ".join(ratios) + extra
 
 
 def header() -> list[str]:
@@ -144,7 +144,7 @@ def header() -> list[str]:
         "global): SPIN stores our no-symmetry states + 1",
         f"# ours: explore() in its own process, timeout {OURS_TIMEOUT:.0f} s, address space capped at "
         f"{MEMORY_CAP >> 30} GB; wall includes start-up; peak RSS from wait4",
-        "# ratios: against our explorer without symmetry (time and peak memory)",
+        "# ratios: wall time and peak memory as multiples of ours without symmetry (no-sym) and with it (sym)",
         f"  {'tool':<22} {'states':>10} {'wall s':>9} {'peak MB':>9}",
     ]
 
@@ -178,8 +178,9 @@ def main() -> int:
             expected = sym.get("states", 1 << 20) * math.factorial(point.get("ncpus", 1))
         por = spin_run(spec, point, reduce=True, expected=expected)
         nopor = spin_run(spec, point, reduce=False, expected=expected)
-        block += [fmt_row("ours, symmetry", sym, full), fmt_row("ours, no symmetry", full, None),
-                  fmt_row("SPIN, POR", por, full), fmt_row("SPIN, no POR", nopor, full)]
+        bases = {"no-sym": full, "sym": sym}
+        block += [fmt_row("ours, symmetry", sym, {"no-sym": full}), fmt_row("ours, no symmetry", full, {}),
+                  fmt_row("SPIN, POR", por, bases), fmt_row("SPIN, no POR", nopor, bases)]
         print("\n".join(block), flush=True)
         lines += block
     lines.append(f"# total {time.perf_counter() - t0:.0f} s")
