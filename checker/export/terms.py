@@ -53,7 +53,7 @@ class Printer:
     """Prints terms over the symbols of one symbolic state.
 
     ``names`` maps a symbol's Z3 name (``local[1]``) to the Promela
-    expression that holds it (``local[1]``, or a constant).
+    variable that holds it (``local_[1]``: ``local`` is a Promela keyword).
     """
 
     def __init__(self, names: dict[str, str], aliases: dict[int, str] | None = None, kids: Kids | None = None):
