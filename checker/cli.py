@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     graphcmd.add_arguments(sub.add_parser("graph", help="export the state graph (dot, graphml, json)"))
     from checker import throughput
     throughput.add_arguments(sub.add_parser("throughput", help="predicted ops/s against cores for a workload"))
+    from checker.export import command as export_command
+    export_command.add_arguments(sub.add_parser("export", help="a spec at one parameter point as a Promela "
+                                                "model for SPIN"))
     return p
 
 
@@ -111,6 +114,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "throughput":
             from checker.throughput import main as throughput_main
             return throughput_main(args)
+        if args.command == "export":
+            from checker.export.command import main as export_main
+            return export_main(args)
         return cmd_verify(args)
     except CheckerError as e:
         print(f"error: {e}", file=sys.stderr)

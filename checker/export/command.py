@@ -1,0 +1,59 @@
+"""``python -m checker export SPEC --to promela --output FILE.pml``."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from checker.errors import CheckerError, UsageError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("spec", metavar="SPEC", help="a built-in spec name, a spec file, or FILE.py:ClassName")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="set a parameter (one value each: the export is one parameter point; the others "
+                        "take their defaults)")
+    p.add_argument("--to", choices=("promela",), default="promela", help="the target language (promela)")
+    p.add_argument("--output", metavar="FILE.pml", help="write the model to FILE (default: stdout)")
+    p.add_argument("--sometimes", action="store_true",
+                   help="also assert that each sometimes property is never reached: SPIN then reports "
+                        "it violated where it is reached")
+
+
+def main(args: argparse.Namespace) -> int:
+    from checker import loader
+    from checker.export.promela import export_promela
+    from checker.spec.compile import Model
+    from checker.spec.lint import lint
+    from checker.spec.model import resolve_params
+    from checker.verify import check_sets_apply, own_sets, parse_set
+
+    classes = loader.resolve([args.spec])
+    if len(classes) != 1:
+        raise UsageError(f"{args.spec} defines {len(classes)} specs ({', '.join(c.__name__ for c in classes)}); "
+                         f"name one as FILE.py:ClassName")
+    cls = classes[0]
+    sets = parse_set(args.set)
+    check_sets_apply(classes, sets)
+    point = {}
+    for name, values in own_sets(cls, sets).items():
+        if len(values) != 1 or values[0] in ("default", "symbolic"):
+            raise UsageError(f"--set {name}={','.join(map(str, values))}: export takes one value per parameter "
+                             f"(one parameter point)")
+        point[name] = values[0]
+    model = Model(cls, resolve_params(cls, point))
+    lint(model)
+    exported = export_promela(model, sometimes=args.sometimes)
+    if args.output is None:
+        sys.stdout.write(exported.text)
+        return 0
+    try:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(exported.text)
+    except OSError as e:
+        raise CheckerError(f"cannot write {args.output}: {e.strerror}") from None
+    print(f"wrote {args.output}: {model.name} at {model.params}, {exported.steps} steps, "
+          f"{len(exported.assertions)} assertions")
+    print(f"  SPIN stores the explorer's states without symmetry (--no-symmetry) + {exported.extra_states}; "
+          f"check with:")
+    print(f"  spin -o2 -a {args.output} && gcc -O2 -DSAFETY -o pan pan.c && ./pan -c0")
+    return 0

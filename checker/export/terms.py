@@ -1,0 +1,197 @@
+"""Z3 terms as Promela expressions.
+
+The terms come from running a spec's own actions and properties on
+symbols (``checker.prove.encoding.PerN``), so this is a printer, not a
+second interpreter: each Z3 operator the spec vocabulary produces has one
+Promela form. Promela's ``int`` is 32 bits and its ``/`` and ``%`` are C's
+(truncating), so integer division and remainder by a positive constant are
+printed as floor division and a non-negative remainder, as Python and Z3
+compute them; division by a state value is refused.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import z3
+
+INT_MIN = -(1 << 31)
+INT_MAX = (1 << 31) - 1
+
+
+class Untranslatable(Exception):
+    """A term with no Promela form; the message names the construct."""
+
+
+_INFIX = {
+    z3.Z3_OP_LE: "<=", z3.Z3_OP_LT: "<", z3.Z3_OP_GE: ">=", z3.Z3_OP_GT: ">",
+    z3.Z3_OP_ADD: "+", z3.Z3_OP_SUB: "-", z3.Z3_OP_MUL: "*",
+    z3.Z3_OP_AND: "&&", z3.Z3_OP_OR: "||",
+}
+#: Comparisons, with the Python test that decides one whose constant side lies beyond int.
+_COMPARE = {
+    z3.Z3_OP_LE: lambda a, b: a <= b, z3.Z3_OP_LT: lambda a, b: a < b,
+    z3.Z3_OP_GE: lambda a, b: a >= b, z3.Z3_OP_GT: lambda a, b: a > b,
+}
+
+
+class Kids:
+    """Each term's children, computed once: z3's ``children()`` is slow, and the exporter walks the
+    same shared subterms for every step (the term is kept with them, so its id stays its own)."""
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[z3.ExprRef, list[z3.ExprRef]]] = {}
+
+    def __call__(self, t: z3.ExprRef) -> list[z3.ExprRef]:
+        key = t.get_id()
+        hit = self._known.get(key)
+        if hit is None:
+            hit = self._known[key] = (t, t.children())
+        return hit[1]
+
+
+class Printer:
+    """Prints terms over the symbols of one symbolic state.
+
+    ``names`` maps a symbol's Z3 name (``local[1]``) to the Promela
+    variable that holds it (``local_[1]``: ``local`` is a Promela keyword).
+    """
+
+    def __init__(self, names: dict[str, str], aliases: dict[int, str] | None = None, kids: Kids | None = None):
+        self.names = names
+        self.kids = kids or Kids()
+        #: AST id -> the name of a temporary already holding that subterm's value
+        self.aliases = aliases or {}
+        # Keyed by AST id; the term is kept with its text so that its id cannot be reused.
+        self._memo: dict[int, tuple[z3.ExprRef, str]] = {}
+
+    def __call__(self, term: z3.ExprRef) -> str:
+        return self._print(term)
+
+    def _print(self, t: z3.ExprRef) -> str:
+        key = t.get_id()
+        alias = self.aliases.get(key)
+        if alias is not None:
+            return alias
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._memo[key] = (t, self._node(t))
+        return hit[1]
+
+    def _node(self, t: z3.ExprRef) -> str:
+        if z3.is_int_value(t):
+            return _number(t.as_long())
+        if z3.is_true(t):
+            return "true"
+        if z3.is_false(t):
+            return "false"
+        k = t.decl().kind()
+        kids = self.kids(t)
+        p: Callable[[z3.ExprRef], str] = self._print
+        if k == z3.Z3_OP_UNINTERPRETED and not kids:
+            name = t.decl().name()
+            if name not in self.names:
+                raise Untranslatable(f"the symbol {name!r} is not a state variable")
+            return self.names[name]
+        if k in _COMPARE:
+            beyond = self._beyond_int(k, kids)
+            if beyond is not None:
+                return beyond
+        if k in _INFIX:
+            return "(" + f" {_INFIX[k]} ".join(p(c) for c in kids) + ")"
+        if k in (z3.Z3_OP_EQ, z3.Z3_OP_IFF):
+            return f"({p(kids[0])} == {p(kids[1])})"
+        if k == z3.Z3_OP_DISTINCT and len(kids) == 2:
+            return f"({p(kids[0])} != {p(kids[1])})"
+        if k == z3.Z3_OP_NOT:
+            return f"(!{p(kids[0])})"
+        if k == z3.Z3_OP_IMPLIES:
+            return f"((!{p(kids[0])}) || {p(kids[1])})"
+        if k == z3.Z3_OP_UMINUS:
+            return f"(-{p(kids[0])})"
+        if k == z3.Z3_OP_ITE:
+            return f"({p(kids[0])} -> {p(kids[1])} : {p(kids[2])})"
+        if k in (z3.Z3_OP_IDIV, z3.Z3_OP_MOD):
+            return self._division(k, kids)
+        raise Untranslatable(f"the operation {t.decl().name()!r} (in {_short(t)})")
+
+    def _beyond_int(self, k: int, kids: list) -> str | None:
+        """A comparison with a constant beyond Promela's int (an s64's range in ``no_overflow``) has
+        the same answer for every int value: print that answer."""
+        a, b = kids
+        for const, other, flip in ((a, b, False), (b, a, True)):
+            if z3.is_int_value(const) and not z3.is_int_value(other):
+                v = const.as_long()
+                if INT_MIN <= v <= INT_MAX:
+                    return None
+                probe = INT_MAX if v > INT_MAX else INT_MIN  # every int lies on this side of v
+                ok = _COMPARE[k](probe, v) if flip else _COMPARE[k](v, probe)
+                return "true" if ok else "false"
+        return None
+
+    def _division(self, k: int, kids: list) -> str:
+        a, b = kids
+        if not z3.is_int_value(b) or b.as_long() <= 0:
+            what = "division" if k == z3.Z3_OP_IDIV else "remainder"
+            raise Untranslatable(f"{what} by {_short(b)}, not a positive constant (Promela's / and % "
+                                 f"truncate; only a positive constant divisor is printed exactly)")
+        x, d = self._print(a), _number(b.as_long())
+        if k == z3.Z3_OP_IDIV:  # floor division: C truncates towards zero
+            return f"({x} >= 0 -> {x} / {d} : ({x} - {d} + 1) / {d})"
+        return f"((({x} % {d}) + {d}) % {d})"
+
+
+def _number(v: int) -> str:
+    if not INT_MIN <= v <= INT_MAX:
+        raise Untranslatable(f"the value {v} (beyond Promela's 32-bit int)")
+    if v == INT_MIN:  # the literal 2147483648 itself is beyond int
+        return f"({INT_MIN + 1} - 1)"
+    return str(v) if v >= 0 else f"({v})"
+
+
+def _short(t: z3.ExprRef) -> str:
+    s = str(t).replace("\n", " ")
+    return s if len(s) <= 80 else s[:77] + "..."
+
+
+def symbols(term: z3.ExprRef, kids: Kids) -> set[str]:
+    """The names of the state symbols a term reads."""
+    out: set[str] = set()
+    seen: set[int] = set()
+    todo = [term]
+    while todo:
+        t = todo.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        below = kids(t)
+        if not below and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out.add(t.decl().name())
+        todo.extend(below)
+    return out
+
+
+def shared(terms: list[z3.ExprRef], kids: Kids) -> list[z3.ExprRef]:
+    """Compound subterms used more than once across ``terms``, children before parents: printed
+    as a tree, a term that nests ``If(err == 0, x, err)`` k times would otherwise be 2^k long."""
+    uses: dict[int, int] = {}
+    nodes: dict[int, z3.ExprRef] = {}
+    order: list[z3.ExprRef] = []
+
+    def visit(t: z3.ExprRef) -> None:
+        stack = [(t, False)]
+        while stack:
+            node, done = stack.pop()
+            key = node.get_id()
+            if done:
+                order.append(node)
+                continue
+            uses[key] = uses.get(key, 0) + 1
+            if key in nodes:
+                continue
+            nodes[key] = node
+            stack.append((node, True))
+            stack.extend((c, False) for c in reversed(kids(node)))
+
+    for t in terms:
+        visit(t)
+    return [n for n in order if uses[n.get_id()] > 1 and kids(n)]
