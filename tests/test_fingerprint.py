@@ -35,3 +35,35 @@ def test_the_report_gives_the_omission_probability(cli):
 def test_fingerprints_with_several_processes_is_a_usage_error(cli):
     r = cli("verify", "percpu_eager", "--fingerprint", "--jobs", "2")
     assert r.returncode == 2 and "--fingerprint works with one process" in r.stderr
+
+
+def test_equal_states_have_equal_fingerprints_whatever_objects_they_share():
+    from checker.explore.search import fingerprint_of
+
+    row = (0, -1, 2)
+    shared, copied = (row, row, 5), (row, tuple(list(row)), 5)
+    assert shared == copied and fingerprint_of(shared) == fingerprint_of(copied)
+    assert fingerprint_of((0, -1)) != fingerprint_of((0, -2))  # Python's hash(-1) == hash(-2)
+
+
+def test_initial_bools_are_stored_as_ints():
+    """``apply`` stores a bool as an int; the initial state does too, so a state reached again after
+    ``x = 0`` is the same state as the initial ``x = False`` in every encoding."""
+    from checker import Shared, Spec, action, terminal, when
+    from checker.spec.compile import Model
+
+    class Flag(Spec):
+        kernel = "a test, not kernel code"
+        up = Shared(False)
+
+        @action
+        def flip(s):
+            return when(True, up=s.up == 0)
+
+        @terminal
+        def never(s):
+            return False
+
+    s0 = Model(Flag).initial_states()[0]
+    assert type(s0[0]) is int
+    assert explore(Flag(), fingerprint=True).states == explore(Flag()).states == 2

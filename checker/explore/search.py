@@ -37,7 +37,8 @@ def _same(s: tuple) -> tuple:
 def fingerprint_of(s: tuple) -> int:
     """A 64-bit fingerprint of a state. Not Python's ``hash``: it maps -1
     and -2 to the same value, so states differing only there would collide."""
-    return int.from_bytes(blake2b(marshal.dumps(tuple(s)), digest_size=8).digest(), "little")
+    # marshal version 2: no back-references, so equal states give equal bytes whatever objects they share
+    return int.from_bytes(blake2b(marshal.dumps(tuple(s), 2), digest_size=8).digest(), "little")
 
 
 def changed(reads: tuple[int, ...] | None, s: tuple, t: tuple) -> bool:

@@ -149,7 +149,9 @@ class Model:
                     self._check_value(n, x)
             else:
                 self._check_value(n, init)
-            vals.append(init)
+            # bools stored as ints, as ``apply`` stores them: equal states are then equal in every
+            # encoding (False == 0 as tuples, but not as bytes: fingerprints, checkpoints, Promela)
+            vals.append(tuple(int(x) for x in init) if isinstance(init, tuple) else int(init))
         if not self.uninit_any:
             return [self.state_cls(vals)]
         # Any value: one initial state per combination of the uninitialised locals' domains.
