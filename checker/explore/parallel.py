@@ -203,9 +203,6 @@ class _Worker:
     def lookup(self, lid: int) -> tuple[tuple, Any]:
         return tuple(self.states[lid]), self.parent[lid]
 
-    def count(self) -> int:
-        return len(self.states)
-
     def rules_record(self) -> Any:
         return self.rules.record() if self.rules is not None else None
 

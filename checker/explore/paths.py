@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from checker.explore.search import fingerprint_of
+from checker.explore.search import _same, fingerprint_of
 from checker.result import Step
 from checker.spec.compile import Model
 
@@ -57,10 +57,6 @@ def concrete_trace(model: Model, parents: dict[tuple, Any], end: tuple,
         else:  # pragma: no cover - would mean canonical form and successors disagree
             raise AssertionError(f"cannot replay a stored step to {target}")
     return start, steps, x
-
-
-def _same(s: Any) -> Any:
-    return s
 
 
 def make_step(model: Model, label: tuple, before: tuple, after: tuple) -> Step:

@@ -131,8 +131,9 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
         for s0 in model.initial_states():
             current = s0
             c = canon(s0) if canon else s0
-            if key(c) not in parents:
-                parents[key(c)] = None
+            kc = key(c)
+            if kc not in parents:
+                parents[kc] = None
                 check(c)
                 level.append(c)
         expanded = 0
