@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 from checker.errors import CheckerError
-from checker.models.throughput import (calibrate, free_parameters, largest_measured_cores, load, measured_points,
-                               solve, validation)
+from checker.models.throughput import (CalibrationError, Calibration, Machine, calibration, largest_measured_cores,
+                                       measured_points, solve, validation_of)
 from checker.models.vma_unlink import SEED_004_HISTOGRAM
 from checker.models.workloads import WORKLOADS, batch_histograms
 
@@ -29,7 +29,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="core counts (1..256); a range LO..HI gives the powers of two in it, its ends and "
                         "the seeds' measured core counts (default 1..256)")
     p.add_argument("--variant", action="append", default=[], metavar="NAME",
-                   help="a variant of the workload (repeat or comma-separate; default: all)")
+                   help="a variant of the workload (repeat or comma-separate; default: all); the first is the "
+                        "base the speedups are against")
+    p.add_argument("--smt", type=int, default=1, metavar="K",
+                   help="hardware threads per core (default 1); siblings share a core (prior smt_yield)")
+    p.add_argument("--possible-cpus", type=int, metavar="N",
+                   help="possible CPUs, what per-CPU walks scale with (default: cores x smt)")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="concurrent copies of the benchmark (default: one per core; 1 for lmbench)")
+    p.add_argument("--base", metavar="[VARIANT@CORES=]VALUE",
+                   help="your own measured baseline (ops/s, or us/op for lmbench); the workload's think time "
+                        "Z is solved from it on this machine. Default variant: the first; default cores: the "
+                        "largest of --cores")
+    p.add_argument("--calibration", metavar="FILE.json",
+                   help="your own figures in the format of models/calibration.json; the parameters its 'fits' "
+                        "names are solved from them, the rest from the seeds")
     p.add_argument("--format", choices=("text", "json", "csv"), default="text")
     p.add_argument("--plot", metavar="FILE.png|FILE.svg", help="also plot ops/s against cores (needs matplotlib)")
 
@@ -64,9 +78,48 @@ def _variants(args: argparse.Namespace) -> tuple[str, ...]:
     return tuple(dict.fromkeys(chosen)) or allowed
 
 
+def _machine_args(args: argparse.Namespace) -> None:
+    for name in ("smt", "possible_cpus", "workers"):
+        v = getattr(args, name)
+        if v is not None and not 1 <= v <= 4096:
+            raise CheckerError(f"--{name.replace('_', '-')} {v}: give a whole number in 1..4096")
+
+
+def machine(args: argparse.Namespace, cores: int) -> Machine:
+    return Machine(cores, args.smt, args.possible_cpus, args.workers)
+
+
+def parse_base(text: str, args: argparse.Namespace, variants: tuple[str, ...], cores: list[int]) -> dict:
+    """--base [VARIANT@CORES=]VALUE as a figure on the command line's machine."""
+    w = WORKLOADS[args.workload]
+    head, eq, value = text.rpartition("=")
+    variant, at, c = head.partition("@") if eq else (variants[0], "@", str(cores[-1]))
+    if eq and not at:
+        raise CheckerError(f"--base {text!r}: write VALUE or VARIANT@CORES=VALUE, e.g. {variants[0]}@64=250000")
+    if variant not in w.variants:
+        raise CheckerError(f"--base {text!r}: {args.workload} has the variants {', '.join(w.variants)}")
+    try:
+        val, n = float(value), int(c)
+    except ValueError:
+        raise CheckerError(f"--base {text!r}: the value and the cores must be numbers, e.g. "
+                           f"{variants[0]}@64=250000") from None
+    if val <= 0 or not 1 <= n <= MAX_CORES:
+        raise CheckerError(f"--base {text!r}: the value must be positive and the cores in 1..{MAX_CORES}")
+    f = {"id": f"--base {variant}@{n}", "seed": "user", "workload": args.workload, "variant": variant,
+         "cores": n, "value": val, "unit": "us" if w.single_process else "ops/s", "smt": args.smt}
+    if args.possible_cpus is not None:
+        f["possible_cpus"] = args.possible_cpus
+    if args.workers is not None:
+        f["workers"] = args.workers
+    return f
+
+
 def main(args: argparse.Namespace) -> int:
     try:
         return _run(args)
+    except CalibrationError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     except CheckerError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -82,19 +135,20 @@ def _run(args: argparse.Namespace) -> int:
             print("error: --plot needs matplotlib, an optional extra: pip install 'countercheck[plot]' "
                   "(or pip install matplotlib)", file=sys.stderr)
             return 2
+    _machine_args(args)
     w = args.workload
     variants = _variants(args)
-    measured = measured_points(w)
-    cores = parse_cores(args.cores, [f["cores"] for f in measured])
-    params, priors = calibrate(), load()["priors"]
-    points = {v: [solve(w, v, c, params, priors) for c in cores] for v in variants}
-    rows, ratios = validation()
-    limit = largest_measured_cores(w)
-    out = {"text": _text, "json": _json, "csv": _csv}[args.format](w, variants, cores, points, measured, rows,
-                                                                      ratios, params, limit)
+    cores = parse_cores(args.cores, [f["cores"] for f in measured_points(w)])
+    base = parse_base(args.base, args, variants, cores) if args.base else None
+    cal = calibration(user=args.calibration, base=base)
+    points = {v: [solve(w, v, machine(args, c), cal.params, cal.priors) for c in cores] for v in variants}
+    rows, ratios = validation_of(cal)
+    limit = largest_measured_cores(w, cal)
+    out = {"text": _text, "json": _json, "csv": _csv}[args.format](args, variants, cores, points, cal, rows,
+                                                                      ratios, limit)
     sys.stdout.write(out)
     if args.plot:
-        _plot(args.plot, w, variants, cores, points, measured, limit)
+        _plot(args.plot, w, variants, cores, points, measured_points(w, cal), limit)
         print(f"plot written to {args.plot}", file=sys.stderr)
     return 0
 
@@ -103,12 +157,22 @@ def _extrapolated(c: int, limit: int) -> bool:
     return c > limit
 
 
-def _text(w, variants, cores, points, measured, rows, ratios, params, limit) -> str:
+def _relevant_fits(w: str, cal: Calibration) -> list:
+    """The fits a prediction of ``w`` depends on: its Z and every hold time."""
+    return [cal.fits[k] for k in cal.fits if k == f"Z[{w}]" or not k.startswith("Z[")]
+
+
+def _text(args, variants, cores, points, cal, rows, ratios, limit) -> str:
+    w = args.workload
     wl = WORKLOADS[w]
     buf = io.StringIO()
     unit = "us/op (single process: cores do not change it)" if wl.single_process else "ops/s"
+    m = machine(args, cores[-1])
     print(f"{w}: {wl.doc}. Predicted {unit}; speedup against {variants[0]}; the bottleneck lock and its "
           f"utilisation. * = extrapolated beyond the largest measured core count ({limit}).", file=buf)
+    print(f"machine: {args.smt} hardware thread(s) per core; possible CPUs "
+          f"{args.possible_cpus or 'cores x smt'}; workers {args.workers or ('1' if wl.single_process else 'one per core')}"
+          f" (at {cores[-1]} cores: {m.describe(wl.single_process)})", file=buf)
     head = f"{'cores':>6} " + " ".join(f"{v:>14}" for v in variants)
     head += "  " + " ".join(f"{'x ' + v:>14}" for v in variants[1:]) + "  bottleneck"
     print(head, file=buf)
@@ -121,13 +185,15 @@ def _text(w, variants, cores, points, measured, rows, ratios, params, limit) -> 
         line += "  " + " ".join(f"{s:>14.3f}" for s in speed)
         line += "  " + ", ".join(f"{p.variant}: {p.bottleneck or '-'} {p.utilisation:.0%}" for p in pts)
         print(line, file=buf)
+    measured = measured_points(w, cal)
     if measured:
-        print("\nmeasured (seed figures) beside the prediction:", file=buf)
+        print("\nmeasured figures beside the prediction (on each figure's own machine):", file=buf)
         for f in measured:
-            p = solve(w, f["variant"], f["cores"], params, load()["priors"])
+            p = solve(w, f["variant"], _fig_machine(f, cal), cal.params_for(f["source"]), cal.priors)
             pred = p.latency_us if f["unit"] == "us" else p.ops_per_s
-            print(f"  seed {f['seed']} {f['variant']:>13} at {f['cores']:>3} cores: measured {f['value']:>12,.1f} "
-                  f"predicted {pred:>12,.1f} {f['unit']}", file=buf)
+            print(f"  {f['id']:<22} {f['variant']:>13} at {f['cores']:>3} cores: measured {f['value']:>12,.1f} "
+                  f"predicted {pred:>12,.1f} {f['unit']}  ({'fitted' if f['id'] in cal.calibrated else 'held out'})",
+                  file=buf)
     if w.startswith("doexec"):
         print("\nunlink_file_vma batches per exec (model layouts: the binary's 4 vmas, ld.so's and libc's 5 each):",
               file=buf)
@@ -138,54 +204,76 @@ def _text(w, variants, cores, points, measured, rows, ratios, params, limit) -> 
         print("  seed 004 (a whole kernel build, not doexec): " + ", ".join(
             f"{k}: {v} ({v / total:.0%})" for k, v in SEED_004_HISTOGRAM.items())
             + ". Both have a bucket at 5; the build's dominant bucket, 1, has no counterpart here.", file=buf)
-    print("\nvalidation (every seed figure; cal = a calibration figure, solved exactly, not a test):", file=buf)
+    print("\nvalidation (every figure; cal = a calibration figure, solved exactly, not a test):", file=buf)
     print(f"  {'figure':<32} {'measured':>12} {'predicted':>12} {'error':>8}", file=buf)
     for r in rows:
         print(f"  {r.id:<32} {r.measured:>12,.1f} {r.predicted:>12,.1f} {r.error:>+8.2%} "
               f"{'cal' if r.calibrated else 'held out'}", file=buf)
-    # The change (ratio - 1) is printed too: a ratio near 1 has a small relative error even when the
-    # predicted change is far off, and the reader should see both.
-    print(f"  {'ratio within a seed':<32} {'measured':>12} {'predicted':>12} {'error':>8}   change: measured "
-          f"predicted", file=buf)
+    # The change (ratio - 1) is printed too, and its error: a ratio near 1 has a small relative error even
+    # when the predicted change is far off, and the reader should see both.
+    print(f"  {'ratio':<32} {'measured':>12} {'predicted':>12} {'error':>8}            change: measured "
+          f"predicted  error", file=buf)
     for r in ratios:
         print(f"  {r.id:<32} {r.measured:>12.4f} {r.predicted:>12.4f} {r.error:>+8.2%} "
-              f"{'cal     ' if r.calibrated else 'held out'} {r.measured - 1:>+8.1%} {r.predicted - 1:>+8.1%}",
-              file=buf)
-    fp = free_parameters(params)
+              f"{'cal     ' if r.calibrated else 'held out'} {r.measured - 1:>+17.1%} {r.predicted - 1:>+9.1%} "
+              f"{r.change_error * 100:>+6.1f} pt", file=buf)
     held = [r for r in ratios if not r.calibrated]
     worst = max((abs(r.error) for r in held), default=0.0)
-    print(f"\n{len(fp)} free parameters for {len(rows)} figures ({len(ratios)} ratios, {len(held)} held out; "
-          f"largest held-out ratio error {worst:.2%}):", file=buf)
-    print("  " + ", ".join(f"{k}={v:.4g}" for k, v in fp.items()) + "  (microseconds)", file=buf)
+    worst_change = max((abs(r.change_error) for r in held), default=0.0)
+    print(f"\n{len(cal.fits)} free parameters for {len(rows)} figures ({len(ratios)} ratios, {len(held)} held out; "
+          f"largest held-out ratio error {worst:.2%}, on the change {worst_change * 100:.1f} points). Fitted:",
+          file=buf)
+    for f in cal.fits.values():
+        print(f"  {f.parameter:<20} = {f.value:>12.4g} us   fitted on {f.figure} ({_source(f.source)})", file=buf)
     return buf.getvalue()
 
 
-def _records(w, variants, cores, points, limit) -> list[dict]:
+def _source(s: str) -> str:
+    return "the seeds, models/calibration.json" if s.endswith("models/calibration.json") else s
+
+
+def _fig_machine(f: dict, cal: Calibration) -> Machine:
+    from checker.models.throughput import figure_machine
+    return figure_machine(f, cal.priors)
+
+
+def _fits_string(w: str, cal: Calibration) -> str:
+    return ";".join(f"{f.parameter}={f.figure}" for f in _relevant_fits(w, cal))
+
+
+def _records(args, variants, cores, points, cal, limit) -> list[dict]:
     out = []
+    fitted = _fits_string(args.workload, cal)
     for v in variants:
         base = points[variants[0]]
         for p, b in zip(points[v], base):
-            out.append({"workload": w, "variant": v, "cores": p.cores, "ops_per_s": p.ops_per_s,
+            out.append({"workload": args.workload, "variant": v, "cores": p.cores, "smt": args.smt,
+                        "possible_cpus": p.possible_cpus, "workers": p.workers, "ops_per_s": p.ops_per_s,
                         "latency_us": p.latency_us, "speedup": p.ops_per_s / b.ops_per_s,
                         "bottleneck": p.bottleneck, "bottleneck_utilisation": p.utilisation,
-                        "extrapolated": _extrapolated(p.cores, limit)})
+                        "extrapolated": _extrapolated(p.cores, limit), "fitted_on": fitted})
     return out
 
 
-def _json(w, variants, cores, points, measured, rows, ratios, params, limit) -> str:
+def _json(args, variants, cores, points, cal, rows, ratios, limit) -> str:
     def row(r):
         return {"id": r.id, "measured": r.measured, "predicted": r.predicted, "error": r.error,
-                "calibrated": r.calibrated}
+                "change_error": r.change_error, "calibrated": r.calibrated, "source": _source(r.source)}
+    w = args.workload
     doc = {"workload": w, "variants": list(variants), "largest_measured_cores": limit,
-           "points": _records(w, variants, cores, points, limit), "measured": measured,
+           "machine": {"smt": args.smt, "possible_cpus": args.possible_cpus, "workers": args.workers},
+           "points": _records(args, variants, cores, points, cal, limit), "measured": measured_points(w, cal),
            "validation": {"figures": [row(r) for r in rows], "ratios": [row(r) for r in ratios]},
-           "free_parameters": free_parameters(params), "figures": len(rows),
+           "fits": [{"parameter": f.parameter, "value": f.value, "figure": f.figure, "source": _source(f.source)}
+                    for f in cal.fits.values()],
+           "free_parameters": {f.parameter: f.value for f in cal.fits.values()}, "priors": cal.priors,
+           "figures": len(rows),
            "batch_histograms": {"model": batch_histograms(), "seed_004_kernel_build": SEED_004_HISTOGRAM}}
     return json.dumps(doc, indent=2) + "\n"
 
 
-def _csv(w, variants, cores, points, measured, rows, ratios, params, limit) -> str:
-    recs = _records(w, variants, cores, points, limit)
+def _csv(args, variants, cores, points, cal, rows, ratios, limit) -> str:
+    recs = _records(args, variants, cores, points, cal, limit)
     buf = io.StringIO()
     wr = csv.DictWriter(buf, fieldnames=list(recs[0]), lineterminator="\n")
     wr.writeheader()

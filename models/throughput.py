@@ -1,32 +1,93 @@
-"""From cost records to ops/s on P cores, calibrated on a fixed set of seed figures.
+"""From cost records to ops/s on a machine, calibrated on named figures, with every fit's source shown.
 
 price() turns one iteration's Costs into a think time (everything outside
 the global locks, at uncontended prices) and a demand per global lock;
-queueing.mva() turns those into throughput. The free parameters (a think
-time per workload, and the hold times of the per-cpu allocator,
-i_mmap_rwsem and vmap_area_lock) are solved exactly from the figures that
-models/calibration.json lists under ``calibrate_on``; every other figure is
+queueing.mva() turns those into throughput. A ``Machine`` says how many
+cores, hardware threads per core, possible CPUs (what per-CPU work scales
+with) and workers (what throughput scales with). The free parameters (a
+think time Z per workload, and hold times) are solved exactly from the
+figures a calibration file's ``fits`` names: the seeds' (models/calibration.json),
+a user's own file, or a user's one ``--base`` figure. Every fitted value
+carries the figure and the file it came from; every other figure is
 predicted and its error reported.
 """
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from .costs import (I_MMAP_RWSEM, LRUVEC_LOCK, PCPU_ALLOC_MUTEX, PCPU_LOCK, PERCPU_COUNTERS_LOCK,
-                          VMAP_AREA_LOCK, Costs)
+                    VMAP_AREA_LOCK, Costs)
 from .queueing import Solution, mva
 from .workloads import WORKLOADS, iteration, ops_per_iteration
 
 CALIBRATION = Path(__file__).with_name("calibration.json")
 US = 1e-6
+#: The hold times a calibration can fit, and what each prices.
+HOLDS = {"h_pcpu": "serialised time of one per-cpu allocation's area search or free under pcpu_lock",
+         "h_immap": "i_mmap_rwsem write hold per vma linked or unlinked",
+         "h_vmap": "vmap_area_lock hold per acquisition"}
+
+
+class CalibrationError(ValueError):
+    """A calibration that cannot be done as asked: the message says which figure and why."""
 
 
 @lru_cache(maxsize=None)
 def load(path: str = str(CALIBRATION)) -> dict:
     return json.loads(Path(path).read_text())
+
+
+@dataclass(frozen=True)
+class Machine:
+    """Where a figure was measured or a prediction is made.
+
+    ``possible_cpus`` (default cores x smt) sizes every per-CPU walk (memset, sums); ``workers`` (default
+    one per core; 1 for a single-process benchmark) is the closed network's population."""
+
+    cores: int
+    smt: int = 1
+    possible_cpus: int | None = None
+    workers: int | None = None
+
+    def cpus(self) -> int:
+        return self.possible_cpus if self.possible_cpus is not None else self.cores * self.smt
+
+    def population(self, single_process: bool) -> int:
+        if self.workers is not None:
+            return self.workers
+        return 1 if single_process else self.cores
+
+    def slowdowns(self, single_process: bool, priors: dict) -> tuple[float, float]:
+        """(per-thread slowdown of all work, extra slowdown of the work outside the locks).
+
+        Workers are spread one per core first, then onto SMT siblings: a core running j of its K threads
+        delivers 1 + (smt_yield - 1)(j - 1)/(K - 1) single-thread speeds (smt_yield, a named prior, for
+        all K busy), shared by its j threads. Past K threads per core the scheduler time-shares: the work
+        outside the locks stretches by workers / threads. A spinlock holder is not preempted, so lock holds
+        stretch by the SMT share only."""
+        w, threads = self.population(single_process), self.cores * self.smt
+        busy = min(w, threads)
+        per_core = busy / self.cores
+        if per_core <= 1 or self.smt == 1:
+            smt = 1.0
+        else:
+            smt = per_core / (1 + (priors["smt_yield"] - 1) * (per_core - 1) / (self.smt - 1))
+        return smt, max(1.0, w / threads)
+
+    def describe(self, single_process: bool = False) -> str:
+        return (f"{self.cores} cores x {self.smt} threads, {self.cpus()} possible CPUs, "
+                f"{self.population(single_process)} workers")
+
+
+def figure_machine(f: dict, priors: dict) -> Machine:
+    """The machine of a calibration figure (a string possible_cpus names a prior)."""
+    pc = f.get("possible_cpus")
+    if isinstance(pc, str):
+        pc = priors[pc]
+    return Machine(f["cores"], f.get("smt", 1), pc, f.get("workers"))
 
 
 def price(c: Costs, params: dict, priors: dict) -> tuple[float, dict[str, float]]:
@@ -49,11 +110,6 @@ def price(c: Costs, params: dict, priors: dict) -> tuple[float, dict[str, float]
     return think, demands
 
 
-def _ncpus(workload: str, cores: int, priors: dict) -> int:
-    # lmbench runs one process, but the kernel still has all of seed 001's machine's possible CPUs
-    return priors["possible_cpus_seed001"] if WORKLOADS[workload].single_process else cores
-
-
 @dataclass(frozen=True)
 class Point:
     workload: str
@@ -63,35 +119,56 @@ class Point:
     latency_us: float      # per operation, uncontended part included
     bottleneck: str | None
     utilisation: float     # of the bottleneck lock
+    possible_cpus: int = 0
+    workers: int = 0
+    demands: dict = field(default_factory=dict, compare=False)  # per global lock, us per iteration
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=8192)
 def _iteration(workload: str, variant: str, ncpus: int, priors_json: str) -> Costs:
     # The models are deterministic: one run per (workload, variant, CPUs) is enough.
     return iteration(workload, variant, ncpus, json.loads(priors_json))
 
 
-def solve(workload: str, variant: str, cores: int, params: dict, priors: dict) -> Point:
-    c = _iteration(workload, variant, _ncpus(workload, cores, priors), json.dumps(priors, sort_keys=True))
+def solve(workload: str, variant: str, machine: Machine | int, params: dict, priors: dict) -> Point:
+    """The predicted throughput of ``workload`` under ``variant`` on ``machine`` (an int: that many cores,
+    one thread each, one worker per core)."""
+    m = machine if isinstance(machine, Machine) else Machine(machine)
+    single = WORKLOADS[workload].single_process
+    ncpus, workers = m.cpus(), m.population(single)
+    c = _iteration(workload, variant, ncpus, json.dumps(priors, sort_keys=True))
     think, demands = price(c, params, priors)
-    z = params["Z"][workload] + think
-    workers = 1 if WORKLOADS[workload].single_process else cores * priors.get("workers_per_core", 1)
+    smt, share = m.slowdowns(single, priors)
+    z = (params["Z"][workload] + think) * smt * share
+    demands = {k: d * smt for k, d in demands.items()}
     sol: Solution = mva(workers, z, demands)
     per_op = ops_per_iteration(workload, priors)
     b = sol.bottleneck
-    return Point(workload, variant, cores, sol.throughput / US * per_op, (z + sum(sol.residence.values())) / per_op,
-                 b, sol.utilisation.get(b, 0.0) if b else 0.0)
+    return Point(workload, variant, m.cores, sol.throughput / US * per_op,
+                 (z + sum(sol.residence.values())) / per_op, b, sol.utilisation.get(b, 0.0) if b else 0.0,
+                 ncpus, workers, demands)
 
 
 def _measure(p: Point, unit: str) -> float:
     return p.latency_us if unit == "us" else p.ops_per_s
 
 
-def _root(f, lo: float, hi: float, iters: int = 80) -> float:
+def _bisect(f, a: float, b: float, fa: float, iters: int = 60) -> float:
+    for _ in range(iters):
+        m = (a + b) / 2
+        fm = f(m)
+        if (fm > 0) == (fa > 0):
+            a, fa = m, fm
+        else:
+            b = m
+    return (a + b) / 2
+
+
+def _root(f, lo: float, hi: float) -> float:
     """The smallest root of ``f`` on [lo, hi]: the first sign change on a log grid, then bisection.
 
     A hold time's gap is not monotone (past some hold time the base figure cannot be reached at any
-    think time), so the first crossing is the meaningful one. No crossing: ValueError."""
+    think time), so the first crossing is the meaningful one. No crossing: CalibrationError."""
     grid = [lo] + [lo + (hi - lo) * 10 ** (k / 8 - 12) for k in range(0, 8 * 12 + 1)]
     prev_x, prev_f = grid[0], f(grid[0])
     if prev_f == 0:
@@ -99,71 +176,190 @@ def _root(f, lo: float, hi: float, iters: int = 80) -> float:
     for x in grid[1:]:
         fx = f(x)
         if (fx > 0) != (prev_f > 0) or fx == 0:
-            a, b, fa = prev_x, x, prev_f
-            for _ in range(iters):
-                m = (a + b) / 2
-                fm = f(m)
-                if (fm > 0) == (fa > 0):
-                    a, fa = m, fm
-                else:
-                    b = m
-            return (a + b) / 2
+            return _bisect(f, prev_x, x, prev_f)
         prev_x, prev_f = x, fx
-    raise ValueError("no parameter value reproduces the calibration figure")
+    raise CalibrationError("no parameter value reproduces the calibration figure")
 
 
-# The calibration: which free parameter each calibrated figure fixes. A think time Z is solved from a
-# workload's base figure; a hold time from the figure of the variant that changes that lock's use.
-_HOLDS = {"h_pcpu": "s000-after", "h_immap": "s004-after", "h_vmap": "s003-after"}
-_BASES = {"doexec-static": "s000-before", "doexec-shared": "s004-before", "clone": "s003-before",
-          "lmbench-fork": "s001-fork-base", "lmbench-exec": "s001-exec-base", "lmbench-shell": "s001-shell-base"}
-_HOLD_WORKLOAD = {"h_pcpu": "doexec-static", "h_immap": "doexec-shared", "h_vmap": "clone"}
+@dataclass(frozen=True)
+class Fit:
+    """Where one free parameter's value came from."""
+    parameter: str
+    value: float
+    figure: str      # the figure's id
+    source: str      # the calibration file, or "--base"
 
 
-@lru_cache(maxsize=4)
-def calibrate(path: str = str(CALIBRATION)) -> dict:
-    """Solve every free parameter from the figures under ``calibrate_on``; refuse any other figure."""
-    cal = load(path)
-    priors, figs = cal["priors"], {f["id"]: f for f in cal["figures"]}
-    allowed = set(cal["calibrate_on"])
-    for fid in list(_HOLDS.values()) + list(_BASES.values()):
-        if fid not in allowed:
-            raise ValueError(f"{fid} fixes a free parameter but is not in calibrate_on of {path}")
-    params: dict = {"h_pcpu": 0.0, "h_immap": 0.0, "h_vmap": 0.0, "Z": {w: 0.0 for w in WORKLOADS}}
+@dataclass
+class Calibration:
+    params: dict
+    priors: dict
+    fits: dict[str, Fit]
+    figures: list[dict]           # every figure validated (the seeds' and the user's), each with "source"
+    ratios: list[dict]
+    calibrated: set[str]          # ids of the figures something was solved from
+    by_source: dict = field(default_factory=dict)  # source -> the parameters its figures are predicted with
 
-    def fit_z(workload: str) -> None:
-        f = figs[_BASES[workload]]
+    def params_for(self, source: str) -> dict:
+        """A figure is predicted with the parameters of its own machine: the seeds' Zs for a seed figure,
+        the user file's for the user's figures, the --base Z for the base figure and every prediction."""
+        return self.by_source.get(source, self.params)
 
-        def err(z: float) -> float:
-            params["Z"][workload] = z
-            got = _measure(solve(workload, f["variant"], f["cores"], params, priors), f["unit"])
-            return got - f["value"] if f["unit"] == "us" else f["value"] - got
-        params["Z"][workload] = _root(err, 0.0, 1e7)
 
-    # The hold times first (each with its workload's Z solved inside), then the Z of the rest.
-    for hold, fid in _HOLDS.items():
-        f, w = figs[fid], _HOLD_WORKLOAD[hold]
+def _fit_z(params: dict, workload: str, f: dict, priors: dict) -> None:
+    m = figure_machine(f, priors)
+
+    def err(z: float) -> float:
+        params["Z"][workload] = z
+        got = _measure(solve(workload, f["variant"], m, params, priors), f["unit"])
+        return got - f["value"] if f["unit"] == "us" else f["value"] - got
+    # Latency grows and throughput falls with Z: one sign change, so bisection on a bracket suffices.
+    lo, hi = 0.0, 1.0
+    e_lo = err(lo)
+    if e_lo > 0:
+        raise CalibrationError(f"figure {f['id']}: {f['value']:g} {f['unit']} is out of reach even with no "
+                               f"unmodelled time (the modelled costs alone exceed it)")
+    while err(hi) < 0:
+        hi *= 4
+        if hi > 1e9:
+            raise CalibrationError(f"figure {f['id']}: no think time reproduces {f['value']:g} {f['unit']}")
+    params["Z"][workload] = _bisect(err, lo, hi, e_lo, iters=64)
+
+
+def fit(params: dict, fits: dict[str, str], figs: dict[str, dict], priors: dict, source: str) -> dict[str, Fit]:
+    """Solve the parameters ``fits`` names (parameter -> figure id) into ``params``: hold times first,
+    each with its workload's Z re-solved inside, then the remaining Zs."""
+    out: dict[str, Fit] = {}
+    for p, fid in fits.items():
+        if fid not in figs:
+            raise CalibrationError(f"{source}: fits {p} on {fid!r}, which is not one of its figures")
+        if p not in HOLDS and not (p.startswith("Z[") and p[2:-1] in WORKLOADS):
+            raise CalibrationError(f"{source}: cannot fit {p!r}; the free parameters are "
+                                   f"{', '.join(HOLDS)} and Z[workload] for {', '.join(WORKLOADS)}")
+        if p.startswith("Z[") and figs[fid]["workload"] != p[2:-1]:
+            raise CalibrationError(f"{source}: {p} is fitted on {fid}, a figure of {figs[fid]['workload']}")
+    for hold in [p for p in fits if p in HOLDS]:
+        f = figs[fits[hold]]
+        w = f["workload"]
+        zf = fits.get(f"Z[{w}]")
+        if zf is None:
+            raise CalibrationError(f"{source}: {hold} is fitted on {f['id']} ({w}), but Z[{w}] is not fitted "
+                                   f"there: a hold time is solved together with its workload's think time")
 
         def gap(h: float) -> float:
             params[hold] = h
             try:
-                fit_z(w)
-            except ValueError:
+                _fit_z(params, w, figs[zf], priors)
+            except CalibrationError:
                 # The base figure is out of reach even with no think time: h is past the point where
                 # the base variant saturates, where the changed variant's gain is largest. Continuing
                 # the gap's sign from there keeps the first crossing (below that point) findable.
                 return f["value"]
-            return _measure(solve(w, f["variant"], f["cores"], params, priors), f["unit"]) - f["value"]
-        params[hold] = _root(gap, 0.0, 1e4)
-        fit_z(w)
-    for w in _BASES:
-        if w not in _HOLD_WORKLOAD.values():
-            fit_z(w)
-    return params
+            return _measure(solve(w, f["variant"], figure_machine(f, priors), params, priors), f["unit"]) - f["value"]
+        try:
+            params[hold] = _root(gap, 0.0, 1e4)
+        except CalibrationError:
+            raise CalibrationError(f"{source}: no {hold} reproduces {f['id']} ({f['value']:g} {f['unit']}) "
+                                   f"with {zf} reproduced too") from None
+        _fit_z(params, w, figs[zf], priors)
+        out[hold] = Fit(hold, params[hold], f["id"], source)
+    for p, fid in fits.items():
+        if p.startswith("Z["):
+            w = p[2:-1]
+            if p not in {f"Z[{figs[fits[h]]['workload']}]" for h in out}:
+                _fit_z(params, w, figs[fid], priors)
+            out[p] = Fit(p, params["Z"][w], fid, source)
+    return out
+
+
+def _check_file(cal: dict, path: str) -> None:
+    for key in ("figures", "calibrate_on", "fits"):
+        if key not in cal:
+            raise CalibrationError(f"{path}: no {key!r}; a calibration file has 'figures', 'calibrate_on' and "
+                                   f"'fits' as models/calibration.json does")
+    figs = {f["id"]: f for f in cal["figures"]}
+    for f in cal["figures"]:
+        for k in ("id", "workload", "variant", "cores", "value", "unit"):
+            if k not in f:
+                raise CalibrationError(f"{path}: figure {f.get('id', '?')!r} has no {k!r}")
+        w = WORKLOADS.get(f["workload"])
+        if w is None:
+            raise CalibrationError(f"{path}: figure {f['id']}: no workload {f['workload']!r}; the workloads are "
+                                   f"{', '.join(WORKLOADS)}")
+        if f["variant"] not in w.variants:
+            raise CalibrationError(f"{path}: figure {f['id']}: {f['workload']} has the variants "
+                                   f"{', '.join(w.variants)}, not {f['variant']!r}")
+        if f["unit"] not in ("ops/s", "us"):
+            raise CalibrationError(f"{path}: figure {f['id']}: unit {f['unit']!r}; write 'ops/s' or 'us'")
+    for p, fid in cal["fits"].items():
+        if fid not in set(cal["calibrate_on"]):
+            raise CalibrationError(f"{path}: {p} is fitted on {fid}, which is not in calibrate_on")
+    for fid in cal["calibrate_on"]:
+        if fid not in figs:
+            raise CalibrationError(f"{path}: calibrate_on names {fid!r}, which is not a figure")
+
+
+def _empty_params() -> dict:
+    return {**{h: 0.0 for h in HOLDS}, "Z": {w: 0.0 for w in WORKLOADS}}
+
+
+@lru_cache(maxsize=64)
+def _calibrate(path: str, priors_json: str) -> tuple[dict, dict]:
+    cal = load(path)
+    _check_file(cal, path)
+    params = _empty_params()
+    fits = fit(params, cal["fits"], {f["id"]: f for f in cal["figures"]}, json.loads(priors_json), path)
+    return params, fits
+
+
+def calibrate(path: str = str(CALIBRATION), priors: dict | None = None) -> dict:
+    """Every free parameter solved from the seeds' figures (``priors``: replace the file's, e.g. for a
+    sensitivity band). Returns the parameters; calibration() also says where each came from."""
+    pri = priors if priors is not None else load(path)["priors"]
+    params, _ = _calibrate(path, json.dumps(pri, sort_keys=True))
+    return json.loads(json.dumps(params))
+
+
+def calibration(user: str | None = None, base: dict | None = None, priors: dict | None = None) -> Calibration:
+    """The seeds' calibration, then a user's file (``user``: its fits replace the seeds' for the parameters
+    it names) and a user's ``base`` figure (its Z replaces the workload's). ``priors`` (default: the seeds'
+    file's, updated by the user file's) are used for every fit and prediction."""
+    seeds = load(str(CALIBRATION))
+    pri = dict(priors if priors is not None else seeds["priors"])
+    ucal = None
+    if user is not None:
+        try:
+            ucal = json.loads(Path(user).read_text())
+        except OSError as e:
+            raise CalibrationError(f"--calibration {user}: {e.strerror}") from None
+        except json.JSONDecodeError as e:
+            raise CalibrationError(f"--calibration {user}: not JSON (line {e.lineno}: {e.msg})") from None
+        _check_file(ucal, user)
+        if priors is None:
+            pri.update(ucal.get("priors", {}))
+    seed_params, seed_fits = _calibrate(str(CALIBRATION), json.dumps(pri, sort_keys=True))
+    params = json.loads(json.dumps(seed_params))
+    fits = dict(seed_fits)
+    figures = [dict(f, source="seeds") for f in seeds["figures"]]
+    ratios = [dict(r, source="seeds") for r in seeds["ratios"]]
+    calibrated = set(seeds["calibrate_on"])
+    by_source = {"seeds": json.loads(json.dumps(params))}
+    if ucal is not None:
+        figs = {f["id"]: f for f in ucal["figures"]}
+        fits.update(fit(params, ucal["fits"], figs, pri, user))
+        figures += [dict(f, source=user) for f in ucal["figures"]]
+        ratios += [dict(r, source=user) for r in ucal.get("ratios", [])]
+        calibrated |= set(ucal["calibrate_on"])
+        by_source[user] = json.loads(json.dumps(params))
+    if base is not None:
+        fits.update(fit(params, {f"Z[{base['workload']}]": base["id"]}, {base["id"]: base}, pri, "--base"))
+        figures.append(dict(base, source="--base"))
+        calibrated.add(base["id"])
+    return Calibration(params, pri, fits, figures, ratios, calibrated, by_source)
 
 
 def free_parameters(params: dict) -> dict[str, float]:
-    out = {k: params[k] for k in _HOLDS}
+    out = {k: params[k] for k in HOLDS}
     out.update({f"Z[{w}]": z for w, z in params["Z"].items()})
     return out
 
@@ -174,31 +370,42 @@ class Row:
     measured: float
     predicted: float
     calibrated: bool
-    extrapolated: bool = False
+    source: str = "seeds"
 
     @property
     def error(self) -> float:
         return (self.predicted - self.measured) / self.measured
 
+    @property
+    def change_error(self) -> float:
+        """For a ratio: predicted change minus measured change (ratio - 1), in points."""
+        return (self.predicted - 1) - (self.measured - 1)
 
-def validation(path: str = str(CALIBRATION)) -> tuple[list[Row], list[Row]]:
-    """Every seed figure and every within-seed ratio: measured, predicted, relative error, calibrated."""
-    cal, params = load(path), calibrate(path)
-    priors, cal_set = cal["priors"], set(cal["calibrate_on"])
-    figs, pred = {}, {}
-    rows = []
-    for f in cal["figures"]:
-        p = _measure(solve(f["workload"], f["variant"], f["cores"], params, priors), f["unit"])
+
+def validation_of(cal: Calibration) -> tuple[list[Row], list[Row]]:
+    """Every figure and every ratio of ``cal``: measured, predicted, relative error, calibrated or held out."""
+    figs, pred, rows = {}, {}, []
+    for f in cal.figures:
+        p = _measure(solve(f["workload"], f["variant"], figure_machine(f, cal.priors), cal.params_for(f["source"]),
+                           cal.priors), f["unit"])
         figs[f["id"]], pred[f["id"]] = f["value"], p
-        rows.append(Row(f["id"], f["value"], p, f["id"] in cal_set))
+        rows.append(Row(f["id"], f["value"], p, f["id"] in cal.calibrated, f["source"]))
     ratios = [Row(r["id"], figs[r["num"]] / figs[r["den"]], pred[r["num"]] / pred[r["den"]],
-                  r["num"] in cal_set and r["den"] in cal_set) for r in cal["ratios"]]
+                  r["num"] in cal.calibrated and r["den"] in cal.calibrated, r["source"]) for r in cal.ratios]
     return rows, ratios
 
 
-def measured_points(workload: str, path: str = str(CALIBRATION)) -> list[dict]:
-    return [f for f in load(path)["figures"] if f["workload"] == workload]
+def validation(path: str = str(CALIBRATION)) -> tuple[list[Row], list[Row]]:
+    """The seeds' figures and within-seed ratios, as calibrated on the seeds."""
+    if path != str(CALIBRATION):
+        return validation_of(calibration(user=path))
+    return validation_of(calibration())
 
 
-def largest_measured_cores(workload: str, path: str = str(CALIBRATION)) -> int:
-    return max((f["cores"] for f in measured_points(workload, path)), default=0)
+def measured_points(workload: str, cal: Calibration | None = None) -> list[dict]:
+    figures = cal.figures if cal is not None else load()["figures"]
+    return [f for f in figures if f["workload"] == workload]
+
+
+def largest_measured_cores(workload: str, cal: Calibration | None = None) -> int:
+    return max((f["cores"] for f in measured_points(workload, cal)), default=0)

@@ -7,7 +7,7 @@ from checker.cli import main
 from checker.models.calibration_check import check_calibration_file
 from checker.models.queueing import mva
 from checker.models.stack_cache import StackCache, clone_burst
-from checker.models.throughput import CALIBRATION, load, validation
+from checker.models.throughput import CALIBRATION, load, validation, validation_of
 from checker.models.vma_unlink import elf_layout, histogram, unlink_batched, unlink_unbatched
 
 
@@ -72,7 +72,8 @@ def test_throughput_json_has_points_speedups_and_bottlenecks(capsys):
 def test_throughput_csv(capsys):
     assert main(["throughput", "--workload", "clone", "--cores", "32", "--format", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("workload,variant,cores,ops_per_s") and len(lines) == 3
+    assert lines[0].startswith("workload,variant,cores,smt,possible_cpus,workers,ops_per_s")
+    assert lines[1].endswith("h_vmap=s003-after;Z[clone]=s003-before") and len(lines) == 3
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -105,3 +106,104 @@ def test_doexec_batch_histograms_and_the_seed_004_comparison(capsys):
     assert h["static"]["batch_sizes"] == {4: 1}
     assert main(["throughput", "--workload", "doexec-shared", "--cores", "20"]) == 0
     assert "a whole kernel build, not doexec" in capsys.readouterr().out
+
+
+# -- the machine and the user's own figures (issue 19) ------------------------------------------------
+from checker.models.throughput import Machine, calibration, figure_machine, solve  # noqa: E402
+
+
+def test_possible_cpus_scale_per_cpu_work_and_workers_scale_throughput():
+    cal = calibration()
+    fork = [solve("lmbench-fork", "grouped", Machine(1, possible_cpus=n), cal.params, cal.priors).latency_us
+            for n in (64, 128, 256)]
+    assert fork[0] < fork[1] < fork[2]  # check_mm's sums and the memsets walk every possible CPU
+    split = [solve("lmbench-fork", "split", Machine(1, possible_cpus=n), cal.params, cal.priors).latency_us
+             for n in (64, 256)]
+    # split rss walks no CPU for its counters; only mm_cid's memset grows
+    assert 0 < split[1] - split[0] < (fork[2] - fork[0]) / 3
+    few = solve("doexec-static", "grouped", Machine(64, workers=8), cal.params, cal.priors)
+    many = solve("doexec-static", "grouped", Machine(64), cal.params, cal.priors)
+    assert (few.workers, many.workers, few.possible_cpus) == (8, 64, 64)
+    assert few.ops_per_s < many.ops_per_s
+
+
+def test_smt_siblings_share_a_core_and_oversubscription_time_shares():
+    pri = {"smt_yield": 1.25}
+    assert Machine(8, smt=2).slowdowns(False, pri) == (1.0, 1.0)  # one worker per core: siblings idle
+    smt, share = Machine(8, smt=2, workers=16).slowdowns(False, pri)
+    assert (smt, share) == (pytest.approx(2 / 1.25), 1.0)
+    assert Machine(8, workers=32).slowdowns(False, pri) == (1.0, 4.0)
+    assert Machine(8, smt=2).cpus() == 16 and Machine(8, smt=2, possible_cpus=64).cpus() == 64
+
+
+def test_clone_figures_ran_100_workers_on_32_cores():
+    """stress-ng --clone 100 (seed 003): the calibration's worker count is read, not a dead prior."""
+    cal = calibration()
+    f = next(x for x in cal.figures if x["id"] == "s003-before")
+    m = figure_machine(f, cal.priors)
+    assert (m.cores, m.population(False)) == (32, 100)
+    assert "clone_workers_per_core" not in cal.priors
+    assert solve("clone", "find_vm_area", m, cal.params, cal.priors).ops_per_s == pytest.approx(3500, rel=1e-6)
+
+
+def test_base_figure_solves_z_on_the_users_machine_and_leaves_the_seeds_alone(capsys):
+    argv = ["throughput", "--workload", "doexec-shared", "--cores", "64", "--smt", "2", "--possible-cpus", "256",
+            "--base", "unbatched@64=80000", "--format", "json"]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    pts = {(p["variant"], p["cores"]): p for p in doc["points"]}
+    assert pts[("unbatched", 64)]["ops_per_s"] == pytest.approx(80000, rel=1e-6)
+    assert pts[("unbatched", 64)]["possible_cpus"] == 256
+    fits = {f["parameter"]: f for f in doc["fits"]}
+    assert fits["Z[doexec-shared]"]["figure"] == "--base unbatched@64" and fits["Z[doexec-shared]"]["source"] == "--base"
+    assert fits["h_immap"]["figure"] == "s004-after"
+    figs = {r["id"]: r for r in doc["validation"]["figures"]}
+    assert abs(figs["s004-before"]["error"]) < 1e-6  # the seed machine keeps its own Z
+    assert "Z[doexec-shared]=--base unbatched@64" in pts[("batched", 64)]["fitted_on"]
+
+
+def test_a_users_calibration_file_fits_what_it_names(tmp_path, capsys):
+    user = {"figures": [
+        {"id": "mine-before", "workload": "doexec-static", "variant": "per-counter", "cores": 48, "value": 120000,
+         "unit": "ops/s", "smt": 2},
+        {"id": "mine-after", "workload": "doexec-static", "variant": "grouped", "cores": 48, "value": 170000,
+         "unit": "ops/s", "smt": 2}],
+        "ratios": [{"id": "mine grouped/per-counter", "num": "mine-after", "den": "mine-before"}],
+        "calibrate_on": ["mine-before"], "fits": {"Z[doexec-static]": "mine-before"}}
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(user))
+    assert main(["throughput", "--cores", "48", "--smt", "2", "--calibration", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"Z[doexec-static]     =" in out and f"fitted on mine-before ({path})" in out
+    assert "mine grouped/per-counter" in out and "held out" in out
+    cal = calibration(user=str(path))
+    rows = {r.id: r for r in validation_of(cal)[0]}
+    assert abs(rows["mine-before"].error) < 1e-6 and not rows["mine-after"].calibrated
+
+
+@pytest.mark.parametrize("doc, message", [
+    ({"figures": []}, "no 'calibrate_on'"),
+    ({"figures": [{"id": "a", "workload": "nope", "variant": "x", "cores": 1, "value": 1, "unit": "ops/s"}],
+      "calibrate_on": ["a"], "fits": {}}, "no workload 'nope'; the workloads are"),
+    ({"figures": [{"id": "a", "workload": "clone", "variant": "vmalloc_area", "cores": 8, "value": 100,
+                   "unit": "ops/s"}], "calibrate_on": ["a"], "fits": {"h_vmap": "a"}},
+     "Z[clone] is not fitted there"),
+    ({"figures": [], "calibrate_on": [], "fits": {"h_bogus": "a"}}, "which is not in calibrate_on"),
+])
+def test_a_bad_calibration_file_exits_2_naming_the_problem(tmp_path, capsys, doc, message):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(doc))
+    assert main(["throughput", "--cores", "8", "--calibration", str(path)]) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--base", "fast"], "must be numbers"),
+    (["--base", "nope@8=100"], "has the variants"),
+    (["--base", "grouped=100"], "VARIANT@CORES=VALUE"),
+    (["--workers", "0"], "1..4096"),
+    (["--base", "1e12"], "out of reach"),
+])
+def test_bad_machine_or_base_exits_2(capsys, argv, message):
+    assert main(["throughput", "--cores", "8", *argv]) == 2
+    assert message in capsys.readouterr().err
