@@ -10,7 +10,7 @@ on cache lines other CPUs also write. Pricing is the throughput model's job
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 # Global locks the seeds name (reference sections 1.6, 6, 7).
 PCPU_ALLOC_MUTEX = "pcpu_alloc_mutex"          # mm/percpu.c, GFP_KERNEL allocations only
@@ -29,29 +29,33 @@ class Costs:
     """Events of one or more operations; ``+`` adds records, ``*`` repeats one."""
 
     locks: Counter = field(default_factory=Counter)      # lock name -> acquisitions
-    held: Counter = field(default_factory=Counter)       # lock name -> work units done while holding it
+    held: Counter = field(default_factory=Counter)       # lock name -> work units done holding it (and no inner lock)
     pcpu_allocs: int = 0
     pcpu_frees: int = 0
     cpu_work: int = 0       # per-possible-CPU steps outside every global lock (memset, sum loops)
     shared_rmw: int = 0     # atomic RMWs on cache lines other CPUs write (LOCK-prefixed ops)
     local_ops: int = 0      # this_cpu_* ops and plain private stores
+    irq_saves: int = 0      # local_irq_save/restore pairs (pushf; cli ... popf)
+    local_cmpxchg: int = 0  # non-LOCKed this_cpu_cmpxchg attempts, failed ones included
+    nested: Counter = field(default_factory=Counter)     # (outer, inner) -> sections of inner taken inside outer
+    line_rmw: Counter = field(default_factory=Counter)   # a global variable's line -> RMWs on it by every CPU
 
     def __add__(self, other: Costs) -> Costs:
-        return Costs(self.locks + other.locks, self.held + other.held, self.pcpu_allocs + other.pcpu_allocs,
-                     self.pcpu_frees + other.pcpu_frees, self.cpu_work + other.cpu_work,
-                     self.shared_rmw + other.shared_rmw, self.local_ops + other.local_ops)
+        return Costs(**{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)})
 
     def __mul__(self, n: int) -> Costs:
-        return Costs(Counter({k: v * n for k, v in self.locks.items()}),
-                     Counter({k: v * n for k, v in self.held.items()}), self.pcpu_allocs * n,
-                     self.pcpu_frees * n, self.cpu_work * n, self.shared_rmw * n, self.local_ops * n)
+        def rep(v):
+            return Counter({k: x * n for k, x in v.items()}) if isinstance(v, Counter) else v * n
+        return Costs(**{f.name: rep(getattr(self, f.name)) for f in fields(self)})
 
-    def lock(self, name: str, work: int = 1) -> Costs:
+    def lock(self, name: str, work: int = 1, inside: str | None = None) -> Costs:
         """Record one acquisition of ``name`` (itself an RMW on the lock's shared line) and ``work``
-        units done under it."""
+        units done under it; ``inside``: the lock already held around it (a nested section)."""
         self.locks[name] += 1
         self.held[name] += work
         self.shared_rmw += 1
+        if inside is not None:
+            self.nested[(inside, name)] += 1
         return self
 
 

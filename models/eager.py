@@ -29,6 +29,7 @@ class EagerCounter:
     variant: str = "B"
     count: int = 0
     local: list[int] = field(default_factory=list)
+    lock_name: str = FBC_LOCK   # a global counter's (nr_files) lock is a global lock
 
     def __post_init__(self) -> None:
         if self.variant not in VARIANTS:
@@ -36,15 +37,35 @@ class EagerCounter:
         if not self.local:
             self.local = [0] * self.ncpus
 
-    def add(self, cpu: int, amount: int) -> Costs:
+    def add(self, cpu: int, amount: int, retries: int = 0) -> Costs:
         """percpu_counter_add_batch(fbc, amount, batch) on ``cpu``: a local add while
-        |local + amount| < batch, else fold local + amount into count under fbc->lock."""
+        |local + amount| < batch, else fold local + amount into count under fbc->lock.
+
+        What each variant pays (reference section 1.2): A: preempt_disable/enable around a plain read and
+        an irq-safe this_cpu_add, or raw_spin_lock_irqsave for the fold; B: local_irq_save/restore around
+        the whole add; C: this_cpu_read, then this_cpu_try_cmpxchg (no LOCK prefix) that fails when an
+        interrupt or a migration changed the local since the read: ``retries`` such failures (C only: the
+        interrupting add is a call of its own, made before this one)."""
+        if retries and self.variant != "C":
+            raise ValueError(f"variant {self.variant}: only C's cmpxchg loop retries")
         c = self.local[cpu] + amount
+        if self.variant == "A":
+            cost = Costs(local_ops=3)       # preempt_disable, __this_cpu_read, preempt_enable
+        elif self.variant == "B":
+            cost = Costs(local_ops=1, irq_saves=1)  # local_irq_save; __this_cpu_read; ... local_irq_restore
+        else:
+            cost = Costs(local_ops=1)       # this_cpu_read
         if abs(c) < self.batch:
             self.local[cpu] = c
-            # A: this_cpu_add; B: the add inside local_irq_save; C: a non-LOCKed this_cpu_cmpxchg.
-            return Costs(local_ops=1)
-        cost = Costs(local_ops=2).lock(FBC_LOCK)  # the read, the lock, then __this_cpu_sub
+            if self.variant == "C":
+                cost.local_cmpxchg += 1 + retries
+            else:
+                cost.local_ops += 1          # this_cpu_add
+            return cost
+        if self.variant != "B":
+            cost.irq_saves += 1              # raw_spin_lock_irqsave (B's interrupts are already off)
+        cost.local_ops += 1 + (self.variant == "C")  # __this_cpu_sub (C re-reads the local first)
+        cost.lock(self.lock_name)
         self.count += c
         self.local[cpu] = 0
         return cost
@@ -55,7 +76,7 @@ class EagerCounter:
 
     def sum(self) -> tuple[int, Costs]:
         """__percpu_counter_sum(): count plus every CPU's local, under fbc->lock."""
-        cost = Costs(cpu_work=self.ncpus).lock(FBC_LOCK, work=self.ncpus)
+        cost = Costs(cpu_work=self.ncpus, irq_saves=1).lock(self.lock_name, work=self.ncpus)  # raw_spin_lock_irqsave
         return self.count + sum(self.local), cost
 
     def exact(self) -> int:

@@ -38,6 +38,31 @@ class MmInit:
     with_cid: bool = True          # mm_alloc_cid: 6.6's ladder has it, f1a7941243c1's does not
     hotplug: bool = True           # CONFIG_HOTPLUG_CPU: counters are listed on percpu_counters
     counters: int = NR_MM_COUNTERS  # 0: the rss counters need no per-cpu storage (split, lazy)
+    ctor: bool = False             # Harry Yoo's RFC: cid and counters allocated by the slab constructor
+    slab_objects: int = 16         # mm_structs per new slab (each constructed when the slab is made)
+    _free: list = field(default_factory=list)  # constructed mm_structs in the slab, not in use
+
+    def _construct(self) -> Costs:
+        """A new slab: the constructor allocates each object's pcpu_cid and rss counters (GFP_KERNEL)."""
+        cost = Costs()
+        for _ in range(self.slab_objects):
+            obj = Mm()
+            obj.cid, c = self.alloc.alloc(1)
+            cost += c
+            if self.counters:
+                counters, handle, c = init_many(self.alloc, self.counters, default_batch(self.alloc.ncpus),
+                                                hotplug=self.hotplug)
+                cost += c
+                obj.rss, obj.handles = counters, [handle]
+            self._free.append(obj)
+        return cost
+
+    def _mm_init_ctor(self) -> tuple[Mm, Costs]:
+        cost = self._construct() if not self._free else Costs()
+        mm = self._free.pop()
+        mm.live |= {"mm", "pgd", "context", "cid"}
+        cost.cpu_work += self.alloc.ncpus  # mm_init_cid(): for_each_possible_cpu, cid = MM_CID_UNSET
+        return mm, cost
 
     def mm_init(self, fail_at: int = 0) -> tuple[Mm | None, Costs]:
         """dup_mm()/mm_alloc() then mm_init(): the mm, or None after the unwind."""
@@ -48,6 +73,10 @@ class MmInit:
             attempt += 1
             return attempt != fail_at
 
+        if self.ctor:
+            if fail_at:
+                raise ValueError("the constructor variant's unwind is not modelled")
+            return self._mm_init_ctor()
         mm, cost = Mm(), Costs()
         for obj in ("mm", "pgd", "context"):  # slab / page allocations: no global lock of ours
             if not ok():
@@ -59,6 +88,7 @@ class MmInit:
             if mm.cid is None:
                 return self._unwind(mm, cost)
             mm.live.add("cid")
+            cost.cpu_work += self.alloc.ncpus  # mm_init_cid(): for_each_possible_cpu, cid = MM_CID_UNSET
         batch = default_batch(self.alloc.ncpus)
         if self.counters == 0:  # split rss or lazy counters: mm_init allocates no rss storage
             return mm, cost
@@ -96,6 +126,10 @@ class MmInit:
             cost += c
             if value:
                 raise AssertionError(f"BUG: Bad rss-counter state val:{value}")
+        if self.ctor:  # free_mm(): back to the slab, its per-cpu memory kept (zero, as check_mm proved)
+            mm.live.clear()
+            self._free.append(mm)
+            return cost
         if mm.cid is not None:
             cost += self.alloc.free(mm.cid)
         n = self.counters if self.grouped else 1

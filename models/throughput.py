@@ -20,8 +20,8 @@ from pathlib import Path
 
 from .costs import (I_MMAP_RWSEM, LRUVEC_LOCK, PCPU_ALLOC_MUTEX, PCPU_LOCK, PERCPU_COUNTERS_LOCK,
                     VMAP_AREA_LOCK, Costs)
-from .queueing import Solution, mva
-from .workloads import WORKLOADS, iteration, ops_per_iteration
+from .queueing import Solution, launch_throughput, mva
+from .workloads import NR_FILES_LOCK, WORKLOADS, iteration, launch_parts, ops_per_iteration
 
 CALIBRATION = Path(__file__).with_name("calibration.json")
 US = 1e-6
@@ -90,24 +90,34 @@ def figure_machine(f: dict, priors: dict) -> Machine:
     return Machine(f["cores"], f.get("smt", 1), pc, f.get("workers"))
 
 
-def price(c: Costs, params: dict, priors: dict) -> tuple[float, dict[str, float]]:
-    """(think time outside global locks, demand per global lock), in microseconds per iteration."""
+def price(c: Costs, params: dict, priors: dict) -> tuple[float, dict[str, float], dict]:
+    """(think time outside global locks, own demand per global lock, nested sections), in microseconds per
+    iteration. The per-cpu allocator's locks follow models/percpu_alloc.py (from mm/percpu.c): an area
+    operation under pcpu_lock costs h_pcpu (a free, h_pcpu x free_area_ratio); a GFP_KERNEL allocation's
+    area operation is nested in pcpu_alloc_mutex, whose own hold is the populated-bitmap walk."""
     h = params["h_pcpu"]
-    share, free_share = priors["pcpu_lock_share"], priors["free_share"]
+    nested_allocs = c.nested[(PCPU_ALLOC_MUTEX, PCPU_LOCK)]
+    atomic_allocs = c.pcpu_allocs - nested_allocs
     demands = {
-        PCPU_ALLOC_MUTEX: c.locks[PCPU_ALLOC_MUTEX] * h * (1 - share),
-        PCPU_LOCK: (c.pcpu_allocs * share + c.pcpu_frees * free_share) * h,
-        PERCPU_COUNTERS_LOCK: c.locks[PERCPU_COUNTERS_LOCK] * priors["t_lock"]
-        + c.held[PERCPU_COUNTERS_LOCK] * priors["t_list_node"],
+        PCPU_ALLOC_MUTEX: c.held[PCPU_ALLOC_MUTEX] * priors["t_populate_check"],
+        PCPU_LOCK: atomic_allocs * h + c.pcpu_frees * h * priors["free_area_ratio"],
         I_MMAP_RWSEM: c.locks[I_MMAP_RWSEM] * params["h_immap"] + c.held[I_MMAP_RWSEM] * priors["t_list_node"],
         VMAP_AREA_LOCK: c.locks[VMAP_AREA_LOCK] * params["h_vmap"],
         LRUVEC_LOCK: c.locks[LRUVEC_LOCK] * priors["t_lock"] + c.held[LRUVEC_LOCK] * priors["t_lru_page"],
     }
+    for k in (PERCPU_COUNTERS_LOCK, NR_FILES_LOCK):  # list and counter locks: a round trip and the items
+        demands[k] = c.locks[k] * priors["t_lock"] + c.held[k] * priors["t_list_node"]
+    for line, n in c.line_rmw.items():  # a shared variable's line: one transfer per RMW, serialised
+        demands[f"line:{line}"] = n * priors["t_xfer"]
     demands = {k: v for k, v in demands.items() if v > 0}
-    other_locks = sum(n for k, n in c.locks.items() if k not in demands)
+    nested = {(PCPU_ALLOC_MUTEX, PCPU_LOCK): nested_allocs * h} if nested_allocs else {}
+    if nested and PCPU_ALLOC_MUTEX not in demands:
+        demands[PCPU_ALLOC_MUTEX] = 0.0
+    other_locks = sum(n for k, n in c.locks.items() if k not in demands and k != PCPU_LOCK)
     think = (other_locks * priors["t_lock"] + c.shared_rmw * priors["t_rmw"] + c.local_ops * priors["t_local"]
-             + c.cpu_work * priors["t_cpu_line"])
-    return think, demands
+             + c.cpu_work * priors["t_cpu_line"] + c.irq_saves * priors["t_irq_save"]
+             + c.local_cmpxchg * priors["t_local_cmpxchg"])
+    return think, demands, nested
 
 
 @dataclass(frozen=True)
@@ -130,18 +140,53 @@ def _iteration(workload: str, variant: str, ncpus: int, priors_json: str) -> Cos
     return iteration(workload, variant, ncpus, json.loads(priors_json))
 
 
+@lru_cache(maxsize=4096)
+def _launch_parts(variant: str, ncpus: int, priors_json: str) -> tuple[Costs, Costs]:
+    return launch_parts(variant, ncpus, json.loads(priors_json))
+
+
+class NoThinkTime(CalibrationError):
+    """A workload with no figure of its own and nothing to borrow: the user must give one."""
+
+
+def think_time(workload: str, params: dict) -> float:
+    z = params["Z"].get(workload)
+    if z is None:
+        raise NoThinkTime(f"{workload} has no measured figure to solve its think time Z from: give your own "
+                          f"--base VALUE (what you measured, in ops/s) or a --calibration file with a figure of it")
+    return z
+
+
 def solve(workload: str, variant: str, machine: Machine | int, params: dict, priors: dict) -> Point:
     """The predicted throughput of ``workload`` under ``variant`` on ``machine`` (an int: that many cores,
     one thread each, one worker per core)."""
     m = machine if isinstance(machine, Machine) else Machine(machine)
-    single = WORKLOADS[workload].single_process
+    wl = WORKLOADS[workload]
+    single = wl.single_process
     ncpus, workers = m.cpus(), m.population(single)
-    c = _iteration(workload, variant, ncpus, json.dumps(priors, sort_keys=True))
-    think, demands = price(c, params, priors)
+    pj = json.dumps(priors, sort_keys=True)
     smt, share = m.slowdowns(single, priors)
-    z = (params["Z"][workload] + think) * smt * share
+    z0 = think_time(workload, params)
+    if wl.two_class:
+        parent, child = _launch_parts(variant, ncpus, pj)
+        tp, dp, np_ = price(parent, params, priors)
+        tc, dc, nc = price(child, params, priors)
+        zc = z0 * params["Z_child_ratio"][workload]
+        stretch = smt * max(1.0, (workers + 1) / (m.cores * m.smt))
+        x, sol, alive = launch_throughput(
+            workers, ((z0 + tp) * stretch, {k: d * smt for k, d in dp.items()},
+                      {k: d * smt for k, d in np_.items()}),
+            ((zc + tc) * stretch, {k: d * smt for k, d in dc.items()}, {k: d * smt for k, d in nc.items()}))
+        b = sol.bottleneck
+        demands = {k: dp.get(k, 0) + dc.get(k, 0) for k in set(dp) | set(dc)}
+        return Point(workload, variant, m.cores, x / US, 1 / x, b, sol.utilisation.get(b, 0.0) if b else 0.0,
+                     ncpus, workers, demands)
+    c = _iteration(workload, variant, ncpus, pj)
+    think, demands, nested = price(c, params, priors)
+    z = (z0 + think) * smt * share
     demands = {k: d * smt for k, d in demands.items()}
-    sol: Solution = mva(workers, z, demands)
+    nested = {k: d * smt for k, d in nested.items()}
+    sol: Solution = mva(workers, z, demands, nested)
     per_op = ops_per_iteration(workload, priors)
     b = sol.bottleneck
     return Point(workload, variant, m.cores, sol.throughput / US * per_op,
@@ -153,14 +198,33 @@ def _measure(p: Point, unit: str) -> float:
     return p.latency_us if unit == "us" else p.ops_per_s
 
 
-def _bisect(f, a: float, b: float, fa: float, iters: int = 60) -> float:
-    for _ in range(iters):
-        m = (a + b) / 2
+def _bisect(f, a: float, b: float, fa: float, iters: int = 100, fb: float | None = None) -> float:
+    """A root of ``f`` in [a, b] (f(a) = fa and f(b) differ in sign): the Illinois variant of false
+    position, which keeps the bracket (so it cannot escape it as the secant method can) and converges
+    superlinearly on the smooth gaps here; bisection steps when it stalls."""
+    fb = f(b) if fb is None else fb
+    if fb == 0:
+        return b
+    side = 0
+    for k in range(iters):
+        if b - a <= 1e-13 * max(abs(b), 1e-12):
+            break
+        m = (a * fb - b * fa) / (fb - fa) if fb != fa and k % 8 != 7 else (a + b) / 2
+        if not a < m < b:
+            m = (a + b) / 2
         fm = f(m)
+        if fm == 0:
+            return m
         if (fm > 0) == (fa > 0):
             a, fa = m, fm
+            if side == -1:
+                fb /= 2
+            side = -1
         else:
-            b = m
+            b, fb = m, fm
+            if side == 1:
+                fa /= 2
+            side = 1
     return (a + b) / 2
 
 
@@ -169,14 +233,14 @@ def _root(f, lo: float, hi: float) -> float:
 
     A hold time's gap is not monotone (past some hold time the base figure cannot be reached at any
     think time), so the first crossing is the meaningful one. No crossing: CalibrationError."""
-    grid = [lo] + [lo + (hi - lo) * 10 ** (k / 8 - 12) for k in range(0, 8 * 12 + 1)]
+    grid = [lo] + [lo + (hi - lo) * 10 ** (k / 8 - 12) for k in range(40, 8 * 12 + 1)]
     prev_x, prev_f = grid[0], f(grid[0])
     if prev_f == 0:
         return prev_x
     for x in grid[1:]:
         fx = f(x)
         if (fx > 0) != (prev_f > 0) or fx == 0:
-            return _bisect(f, prev_x, x, prev_f)
+            return _bisect(f, prev_x, x, prev_f, fb=fx)
         prev_x, prev_f = x, fx
     raise CalibrationError("no parameter value reproduces the calibration figure")
 
@@ -214,16 +278,18 @@ def _fit_z(params: dict, workload: str, f: dict, priors: dict) -> None:
         got = _measure(solve(workload, f["variant"], m, params, priors), f["unit"])
         return got - f["value"] if f["unit"] == "us" else f["value"] - got
     # Latency grows and throughput falls with Z: one sign change, so bisection on a bracket suffices.
-    lo, hi = 0.0, 1.0
+    lo = 0.0
     e_lo = err(lo)
     if e_lo > 0:
         raise CalibrationError(f"figure {f['id']}: {f['value']:g} {f['unit']} is out of reach even with no "
                                f"unmodelled time (the modelled costs alone exceed it)")
-    while err(hi) < 0:
-        hi *= 4
-        if hi > 1e9:
-            raise CalibrationError(f"figure {f['id']}: no think time reproduces {f['value']:g} {f['unit']}")
-    params["Z"][workload] = _bisect(err, lo, hi, e_lo, iters=64)
+    # X = n / (Z + ...) <= n / Z, so Z <= n / X bounds the root (a latency: Z <= the latency).
+    n = m.population(WORKLOADS[workload].single_process) * ops_per_iteration(workload, priors)
+    hi = f["value"] if f["unit"] == "us" else n / (f["value"] * US)
+    e_hi = err(hi)
+    if e_hi < 0:
+        raise CalibrationError(f"figure {f['id']}: no think time reproduces {f['value']:g} {f['unit']}")
+    params["Z"][workload] = _bisect(err, lo, hi, e_lo, fb=e_hi)
 
 
 def fit(params: dict, fits: dict[str, str], figs: dict[str, dict], priors: dict, source: str) -> dict[str, Fit]:
@@ -300,7 +366,23 @@ def _check_file(cal: dict, path: str) -> None:
 
 
 def _empty_params() -> dict:
-    return {**{h: 0.0 for h in HOLDS}, "Z": {w: 0.0 for w in WORKLOADS}}
+    return {**{h: 0.0 for h in HOLDS}, "Z": {}, "Z_child_ratio": {}}
+
+
+def _borrow(params: dict, fits: dict, borrow: dict, priors: dict, path: str) -> dict[str, Fit]:
+    """Z of a workload with no figure of its own, taken from a seed workload's (flagged as borrowed). The
+    launch parent's Z is launch_fork_share of a fork's; its children's Z is the rest of a fork + exec's."""
+    out = {}
+    for p, src in borrow.items():
+        w, sw = p[2:-1], src[2:-1]
+        z = params["Z"][sw]
+        if WORKLOADS[w].two_class:
+            zp = priors["launch_fork_share"] * z
+            params["Z_child_ratio"][w] = (params["Z"]["lmbench-exec"] - zp) / zp
+            z = zp
+        params["Z"][w] = z
+        out[p] = Fit(p, z, fits[src].figure, f"borrowed from {src}")
+    return out
 
 
 @lru_cache(maxsize=64)
@@ -308,7 +390,9 @@ def _calibrate(path: str, priors_json: str) -> tuple[dict, dict]:
     cal = load(path)
     _check_file(cal, path)
     params = _empty_params()
-    fits = fit(params, cal["fits"], {f["id"]: f for f in cal["figures"]}, json.loads(priors_json), path)
+    pri = json.loads(priors_json)
+    fits = fit(params, cal["fits"], {f["id"]: f for f in cal["figures"]}, pri, path)
+    fits.update(_borrow(params, fits, cal.get("borrow", {}), pri, path))
     return params, fits
 
 
@@ -361,6 +445,30 @@ def calibration(user: str | None = None, base: dict | None = None, priors: dict 
 def free_parameters(params: dict) -> dict[str, float]:
     out = {k: params[k] for k in HOLDS}
     out.update({f"Z[{w}]": z for w, z in params["Z"].items()})
+    return out
+
+
+def sensitivity(workload: str, variant: str, machine: Machine, user: str | None = None, base: dict | None = None,
+                base_variant: str | None = None) -> dict[str, tuple[float, float]]:
+    """Each prior of ``prior_ranges`` at its low and its high value, one at a time, everything re-fitted
+    on the same figures: the prediction's ops/s (and, with ``base_variant``, the speedup over it) at each
+    end. Returns prior -> (value at low, value at high)."""
+    seeds = load(str(CALIBRATION))
+    out = {}
+    for prior, (lo, hi) in seeds["prior_ranges"].items():
+        vals = []
+        for v in (lo, hi):
+            pri = dict(seeds["priors"], **{prior: v})
+            try:
+                cal = calibration(user=user, base=base, priors=pri)
+                p = solve(workload, variant, machine, cal.params, cal.priors)
+                y = p.ops_per_s
+                if base_variant is not None:
+                    y /= solve(workload, base_variant, machine, cal.params, cal.priors).ops_per_s
+            except CalibrationError:
+                y = float("nan")
+            vals.append(y)
+        out[prior] = (vals[0], vals[1])
     return out
 
 

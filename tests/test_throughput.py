@@ -80,7 +80,7 @@ def test_throughput_csv(capsys):
     (["--cores", "0..300"], "outside 1..256"),
     (["--cores", "many"], "not a whole number"),
     (["--cores", "64..8"], "range is empty"),
-    (["--workload", "lmbench-fork", "--variant", "batched"], "has the variants grouped, split, lazy"),
+    (["--workload", "lmbench-fork", "--variant", "batched"], "has the variants grouped, split, lazy-z, lazy"),
     (["--plot", "out.pdf"], "must end in .png or .svg"),
 ])
 def test_throughput_bad_input_exits_2_with_a_reason(capsys, argv, message):
