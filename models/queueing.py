@@ -115,6 +115,11 @@ def mva(workers: int, think: float, demands: dict[str, float], nested: Nested | 
             x = (a + b) / 2
         a, fa, b, fb = b, fb, x, at(x)[1][0]
     eff, (x, r, q, _) = at(x)
+    # The shadow load is clamped below 1, so near saturation the surrogate can overshoot an inner lock's
+    # capacity a little; that bound is exact (the lock is held own + nested per iteration), so keep it.
+    for inner in inners:
+        cap = demands.get(inner, 0.0) + sum(d for (_, i), d in nested.items() if i == inner)
+        x = min(x, 1 / cap)
     util = {k: x * eff[k] for k in eff}
     for (outer, inner), d in nested.items():  # the inner lock is held for its nested sections too
         util[inner] = x * (demands.get(inner, 0.0) + d)

@@ -213,3 +213,282 @@ def test_stack_cache_miss_and_hit_costs():
         assert cache.slots == [[1, 2], [0, 0]]
         assert [cache.alloc(0)[1].local_ops for _ in range(3)] == [1, 2, 2]
         assert cache.slots == [[0, 0], [0, 0]]  # the hit at slot 1 emptied slot 1
+
+
+# -- issue 19: the eager add's three forms priced by what each does -------------------------------
+from hypothesis import HealthCheck  # noqa: E402
+
+from checker.spec.declare import DISABLED  # noqa: E402
+from checker.specs.percpu_eager import ADD as EADD, VARIANT, PercpuEager  # noqa: E402
+from checker.specs.percpu_grouped import STEP, PercpuGrouped  # noqa: E402
+from checker.specs.percpu_lazy_rfc import ADD as ZADD, PercpuLazyRfc  # noqa: E402
+from checker.models.costs import (FBC_LOCK, PCPU_ALLOC_MUTEX, PCPU_LOCK, PERCPU_COUNTERS_LOCK,  # noqa: E402
+                                  LRUVEC_LOCK, Costs)
+from checker.models.eager import EagerCounter  # noqa: E402
+from checker.models.grouped import MmInit  # noqa: E402
+from checker.models.lazy_rfc import LazyRfcCounter  # noqa: E402
+from checker.models.percpu_alloc import PercpuAllocator  # noqa: E402
+
+
+def cpu_steps(model, s, cpu, only=None, irq=False, **want):
+    """Every enabled step of ``cpu`` from ``s`` (irq: only its interrupt handler's; else its task's)."""
+    out = []
+    for act in model.actions:
+        if cpu not in act.cpus or (only is not None and act.info.name not in only):
+            continue
+        if bool(getattr(act.info, "irq", False)) != irq:
+            continue
+        for args in act.choices:
+            kw = dict(zip(act.arg_names, args))
+            if any(k in kw and kw[k] != v for k, v in want.items()):
+                continue
+            r = act.info.fn(s, cpu, *args)
+            if r is DISABLED or not r.guard:
+                continue
+            out.append((act.info.name, model.apply(s, r.updates, act)))
+    return out
+
+
+def one_step(model, s, cpu, **kw):
+    steps = cpu_steps(model, s, cpu, **kw)
+    assert len({n for n, _ in steps}) == 1, [n for n, _ in steps]
+    return steps[0]
+
+
+def eager_call(model, s, t, amount):
+    """One whole add by task ``t``: its steps until it is idle. Returns (names, irq-offs, states)."""
+    names, offs = [], 0
+    while True:
+        name, nxt = one_step(model, s, t, amount=amount)
+        # a step that turns interrupts off, or B's fast path, one step between local_irq_save and restore
+        offs += int(s.irqs[t] == 0 and nxt.irqs[t] == 1) + int(name == "add_fast")
+        names.append(name)
+        s = nxt
+        if s.pc[t] == EADD.idle and name not in ("add_slow",):
+            return names, offs, s
+
+
+@pytest.mark.parametrize("variant", ("A", "B", "C"))
+@settings(max_examples=15, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=st.lists(st.tuples(st.integers(0, 2), st.sampled_from((-1, 1, 5))), min_size=5, max_size=20))
+def test_eager_variants_count_what_their_steps_do(variant, ops):
+    """A: preempt_disable around a plain read and this_cpu_add; B: local_irq_save around everything;
+    C: this_cpu_read and a this_cpu_try_cmpxchg. The model's interrupt-disabling sections and cmpxchg
+    attempts are the spec's, call by call (3 CPUs, batch 4, the amounts the spec allows)."""
+    spec = Model(PercpuEager, PercpuEager(variant=getattr(VARIANT, variant), ncpus=3, batch=4, large=5,
+                                          ops=20, summers=0).params)
+    s = spec.initial_states()[0]
+    ctr = EagerCounter(3, 4, variant)
+    for cpu, amount in ops:
+        cost = ctr.add(cpu, amount)
+        names, offs, s = eager_call(spec, s, cpu, amount)
+        assert (s.count, list(s.local)) == (ctr.count, ctr.local)
+        assert cost.irq_saves == offs
+        assert cost.local_cmpxchg == names.count("try_cmpxchg") + names.count("try_cmpxchg_fails")
+        assert cost.locks[FBC_LOCK] == sum(n in ("acquire", "lock_irqsave") for n in names)
+
+
+def test_variant_c_retries_its_cmpxchg_when_an_interrupt_adds_in_between():
+    """this_cpu_read, then the interrupt's add on the same CPU, then a failed cmpxchg and a good one: the
+    model's add with retries=1, after the interrupt's own add, counts both attempts and ends the same."""
+    spec = Model(PercpuEager, PercpuEager(variant=VARIANT.C, ncpus=1, batch=4, ops=1, irq=1, summers=0).params)
+    s = spec.initial_states()[0]
+    name, s = one_step(spec, s, 0, only=("this_cpu_read",), amount=1)
+    name, s = one_step(spec, s, 0, irq=True, only=("irq_add_fast",), amount=1)
+    attempts = []
+    while s.pc[0] != EADD.idle:
+        name, s = one_step(spec, s, 0, only=("try_cmpxchg", "try_cmpxchg_fails"))
+        attempts.append(name)
+    assert attempts == ["try_cmpxchg_fails", "try_cmpxchg"]
+    ctr = EagerCounter(1, 4, "C")
+    irq = ctr.add(0, 1)
+    cost = ctr.add(0, 1, retries=1)
+    assert ctr.local == list(s.local) == [2]
+    assert (irq.local_cmpxchg, cost.local_cmpxchg) == (1, len(attempts))
+    with pytest.raises(ValueError, match="only C's cmpxchg loop retries"):
+        EagerCounter(1, 4, "B").add(0, 1, retries=1)
+
+
+def test_eager_variants_are_priced_apart():
+    a, b, c = (EagerCounter(4, 32, v).add(0, 1) for v in "ABC")
+    assert (a.irq_saves, b.irq_saves, c.irq_saves) == (0, 1, 0)
+    assert (a.local_cmpxchg, b.local_cmpxchg, c.local_cmpxchg) == (0, 0, 1)
+    assert (a.local_ops, b.local_ops, c.local_ops) == (4, 2, 1)
+
+
+# -- L-Z ------------------------------------------------------------------------------------------
+def lz_call(model, s, cpu, i, recent, ok):
+    names = []
+    while True:
+        steps = cpu_steps(model, s, cpu, i=i, recent=recent, ok=ok)
+        steps = [x for x in steps if x[0] not in ("destroy",)]
+        assert len({n for n, _ in steps}) == 1, (names, [n for n, _ in steps])
+        name, s = steps[0]
+        names.append(name)
+        if s.pc[cpu] == ZADD.idle:
+            return names, s
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@given(st.sampled_from((0, 1)), st.lists(st.tuples(st.integers(0, 1), st.sampled_from((1, -1)),
+                                                   st.sampled_from((0, 1, 2000)), st.booleans()),
+                                         min_size=4, max_size=12))
+def test_lazy_rfc_model_matches_its_spec(mod_bits, adds):
+    """L-Z (specs/percpu_lazy_rfc.py) at 2 CPUs, batch 2: each model add is an uninterrupted run of that
+    CPU's actions; word, publication, count and locals agree, and the model's per-cpu allocations (GFP_ATOMIC:
+    pcpu_lock only), percpu_counters_lock and fbc->lock sections and cmpxchgs are the spec's steps."""
+    spec = Model(PercpuLazyRfc, PercpuLazyRfc(ncpus=2, mod_bits=mod_bits, batch=2, ops=12, neg=1,
+                                              readers=0).params)
+    s = spec.initial_states()[0]
+    alloc = PercpuAllocator(2)
+    ctr = LazyRfcCounter(alloc, 2, mod_bits=mod_bits)
+    now = 1
+    for cpu, i, gap, ok in adds:
+        now += gap
+        recent = int(ctr.recent_wrap(now))
+        cost = ctr.add(cpu, i, now, alloc_ok=ok)
+        names, s = lz_call(spec, s, cpu, i, recent, int(ok))
+        assert ctr.published == bool(s.published)
+        if ctr.published:
+            assert (ctr.fbc.count, ctr.fbc.local) == (s.count, list(s.local))
+        else:
+            assert ctr.v == s.word
+        assert cost.pcpu_allocs == cost.locks[PCPU_LOCK] == names.count("percpu_counter_init")
+        assert cost.locks[PCPU_ALLOC_MUTEX] == 0
+        assert cost.locks[PERCPU_COUNTERS_LOCK] == names.count("register_lock")
+        assert cost.locks[FBC_LOCK] == names.count("set_lock") + names.count("percpu_counter_fold")
+        cmpxchgs = sum(n in ("slowpath_cmpxchg", "switch_cmpxchg", "switch_claim") for n in names)
+        assert cost.shared_rmw - sum(cost.locks.values()) == cmpxchgs
+    assert ctr.sum()[0] == s.exact
+    drop = ctr.destroy()
+    assert drop.pcpu_frees == int(bool(s.published)) and not alloc.areas
+
+
+# -- the mm_init ladders: per-counter with and without mm_cid ------------------------------------
+_LIST_LOCK = ("register", "fail_pcpu_unlist", "destroy_unlist")
+_ALLOC = ("mm_alloc_cid", "percpu_counter_init_many", "percpu_counter_init")
+
+
+def grouped_run(grouped, fail_at):
+    """mm_init (and, if it succeeded, __mmdrop) of the grouped spec: list-lock steps and allocations."""
+    spec = Model(PercpuGrouped, PercpuGrouped(grouped=grouped, folds=0, fail_at=fail_at).params)
+    s = spec.initial_states()[0]
+    names = []
+    while s.step not in (STEP.done,):
+        steps = cpu_steps(spec, s, 0)
+        assert len({n for n, _ in steps}) == 1
+        name, s = steps[0]
+        names.append(name)
+    return {"list": sum(n in _LIST_LOCK for n in names), "allocs": sum(n in _ALLOC for n in names),
+            "ok": int(s.returned != 1)}
+
+
+@pytest.mark.parametrize("fail_at", range(0, 9))
+def test_per_counter_with_cid_is_the_6_2_ladder_with_6_6s_cid_step(fail_at):
+    """f1a7941243c1's ladder (grouped=0, no mm_cid) and 6.6's cid step (grouped=1) compose into 6.5's
+    per-counter + cid ladder: attempts 1-3 are the same; attempt 4 is the cid (6.6's fail_at 4); each later
+    attempt is 6.2's attempt one earlier, plus the cid's allocation and free."""
+    model = MmInit(PercpuAllocator(8), grouped=False, with_cid=True)
+    mm, cost = model.mm_init(fail_at)
+    drop = model.mmdrop(mm) if mm is not None else Costs()
+    got = {"list": (cost + drop).locks[PERCPU_COUNTERS_LOCK], "allocs": cost.pcpu_allocs, "ok": int(mm is not None)}
+    if fail_at and fail_at <= 3:
+        want = grouped_run(0, fail_at)
+    elif fail_at == 4:
+        want = grouped_run(1, 4)
+    else:
+        want = grouped_run(0, fail_at - 1 if fail_at else 0)
+        want["allocs"] += 1
+    assert got == want
+    assert not model.alloc.areas
+
+
+def test_per_counter_without_cid_is_f1a7941243c1():
+    per = MmInit(PercpuAllocator(8), grouped=False, with_cid=False)
+    mm, cost = per.mm_init()
+    assert cost.pcpu_allocs == grouped_run(0, 0)["allocs"] == 4
+    assert (cost + per.mmdrop(mm)).locks[PERCPU_COUNTERS_LOCK] == grouped_run(0, 0)["list"] == 8
+
+
+# -- which lock each allocation takes (mm/percpu.c: the mutex only for GFP_KERNEL) ------------------
+def _gfp(spec_cls, action):
+    doc = next(a.info.fn.__doc__ for a in Model(spec_cls, spec_cls().params).actions if a.info.name == action)
+    return "GFP_ATOMIC" if "GFP_ATOMIC" in doc else "GFP_KERNEL" if "GFP_KERNEL" in doc else None
+
+
+def test_each_allocation_takes_the_locks_its_gfp_implies():
+    """pcpu_alloc(): is_atomic = (gfp & GFP_KERNEL) != GFP_KERNEL; pcpu_alloc_mutex only if !is_atomic,
+    then pcpu_lock nested in it. The gfp each spec's allocation names decides what the model takes."""
+    from checker.models.lazy import LazyCounter
+    from checker.specs.percpu_lazy import PercpuLazy
+    grouped = MmInit(PercpuAllocator(4), with_cid=False).mm_init()[1]
+    assert _gfp(PercpuGrouped, "percpu_counter_init_many") == "GFP_KERNEL"
+    assert (grouped.locks[PCPU_ALLOC_MUTEX], grouped.nested[(PCPU_ALLOC_MUTEX, PCPU_LOCK)]) == (1, 1)
+    assert _gfp(PercpuLazyRfc, "percpu_counter_init") == "GFP_ATOMIC"
+    lz = LazyRfcCounter(PercpuAllocator(4), 32, mod_bits=0)
+    lz.add(0, 1, now=1)
+    sw = lz.add(0, 1, now=2)
+    assert lz.published and (sw.locks[PCPU_ALLOC_MUTEX], sw.locks[PCPU_LOCK], sw.nested.total()) == (0, 1, 0)
+    assert _gfp(PercpuLazy, "switch_alloc") == "GFP_ATOMIC"
+    lk = LazyCounter(PercpuAllocator(4), mod_bits=1)
+    costs = [lk.add(0, 1, now=1) for _ in range(4)]
+    assert lk.is_pcpu and sum(c.locks[PCPU_ALLOC_MUTEX] for c in costs) == 0
+    free = PercpuAllocator(4)
+    h, _ = free.alloc(1)
+    f = free.free(h)
+    assert (f.locks[PCPU_LOCK], f.locks[PCPU_ALLOC_MUTEX], f.nested.total()) == (1, 0, 0)
+
+
+# -- composition: mm_lifecycle and iteration are sums of the checked calls --------------------------
+@pytest.mark.parametrize("rss", ("per-counter", "per-counter-nocid", "grouped", "lazy", "lazy-z", "split", "atomic"))
+def test_mm_lifecycle_is_init_faults_teardown_and_matches_the_ladders(rss):
+    from checker.models.workloads import MmRss, _link_file_vmas, _release_pages, _unlink_file_vmas, mm_lifecycle
+    life = mm_lifecycle(rss, 8, 10, 60)
+    alloc = PercpuAllocator(8)
+    eager = rss in ("per-counter", "per-counter-nocid", "grouped")
+    mi = MmInit(alloc, grouped=rss != "per-counter" and rss != "per-counter-nocid",
+                with_cid=rss != "per-counter-nocid", counters=4 if eager else 0)
+    mm, cost = mi.mm_init()
+    r = MmRss(rss, mm, alloc)
+    cost += _link_file_vmas((), 5)  # the static binary's own 4 vmas
+    for k in range(10):
+        cost += r.add(k % 2, 1)
+    cost += r.add(0, -5) + r.add(1, -5) + _release_pages(60) + _unlink_file_vmas((), 5, True)
+    cost += r.teardown() + mi.mmdrop(mm)
+    assert life == cost
+    assert life.pcpu_allocs == life.pcpu_frees and not alloc.areas
+    if rss in ("per-counter-nocid", "grouped"):  # the spec ladders of f1a7941243c1 and 6.6, run whole
+        assert life.locks[PERCPU_COUNTERS_LOCK] == grouped_run(int(rss == "grouped"), 0)["list"]
+        assert life.pcpu_allocs == grouped_run(int(rss == "grouped"), 0)["allocs"]
+    assert life.locks[LRUVEC_LOCK] == 2  # 60 pages, 31 per release_pages batch
+
+
+def test_an_lmbench_exec_iteration_is_a_fork_lifecycle_and_an_exec_lifecycle():
+    from checker.models.throughput import load
+    from checker.models.workloads import iteration, mm_lifecycle
+    pri = load()["priors"]
+    it = iteration("lmbench-exec", "grouped", 16, pri)
+    half = pri["pages_freed"]["lmbench-exec"] // 2
+    # lmbench's binaries are not doexec's batched build: unlink_file_vma one vma at a time
+    fork = mm_lifecycle("grouped", 16, pri["faults"]["lmbench-fork"], half, batched=False)
+    exe = mm_lifecycle("grouped", 16, pri["faults"]["lmbench-exec"], half, batched=False)
+    assert it == fork + exe
+
+
+def test_the_slab_constructor_variant_allocates_once_per_slab_and_never_on_reuse():
+    """Harry Yoo's RFC (no spec in specs/): the constructor runs 6.6's cid and counter steps for each object
+    of a new slab; a reused mm_struct takes no allocator or list lock, keeps mm_init_cid's walk and
+    check_mm's sums."""
+    alloc = PercpuAllocator(8)
+    mi = MmInit(alloc, ctor=True, slab_objects=4)
+    first, cost = mi.mm_init()
+    assert cost.pcpu_allocs == 4 * grouped_run(1, 0)["allocs"]
+    assert cost.locks[PERCPU_COUNTERS_LOCK] == 4  # each object's init_many registers its group
+    mi.mmdrop(first)
+    again, cost = mi.mm_init()
+    drop = mi.mmdrop(again)
+    assert (cost + drop).pcpu_allocs == (cost + drop).pcpu_frees == 0
+    assert not (cost + drop).locks[PCPU_LOCK] and not (cost + drop).locks[PERCPU_COUNTERS_LOCK]
+    assert cost.cpu_work == 8 and drop.cpu_work == 4 * 8
+    assert len(alloc.areas) == 8  # 4 objects' cid and counter areas stay with the slab

@@ -207,3 +207,110 @@ def test_a_bad_calibration_file_exits_2_naming_the_problem(tmp_path, capsys, doc
 def test_bad_machine_or_base_exits_2(capsys, argv, message):
     assert main(["throughput", "--cores", "8", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+# -- queueing: the nested lock and two classes -----------------------------------------------------
+from checker.models.queueing import (launch_throughput, mva_exact_multiclass, product_form_throughput,  # noqa: E402
+                                     schweitzer_bard)
+
+
+def test_a_nested_lock_with_no_other_users_is_plain_mva_and_one_worker_is_the_sum():
+    plain = mva(16, 10.0, {"outer": 0.5 + 2.0, "other": 1.0})
+    nested = mva(16, 10.0, {"outer": 0.5, "other": 1.0}, {("outer", "inner"): 2.0})
+    assert nested.throughput == pytest.approx(plain.throughput, rel=1e-12)
+    one = mva(1, 10.0, {"outer": 0.5, "inner": 1.0}, {("outer", "inner"): 2.0})
+    assert one.throughput == pytest.approx(1 / 13.5, rel=1e-12)  # nobody to wait for
+    many = mva(256, 1.0, {"outer": 0.1, "inner": 1.0}, {("outer", "inner"): 1.0})
+    assert many.throughput <= 1 / 2.0 + 1e-9  # the inner lock is held 2 per iteration: its capacity
+    # the outer lock is held through the wait for the inner one: longer than its own and nested sections
+    assert many.utilisation["outer"] > many.throughput * (0.1 + 1.0) * 1.2
+
+
+def test_exact_multiclass_mva_is_the_product_form_closed_form():
+    pops, think = {"parent": 1, "child": 3}, {"parent": 4.0, "child": 9.0}
+    demands = {"parent": {"a": 1.0, "b": 0.5}, "child": {"a": 2.0, "b": 0.2}}
+    exact = mva_exact_multiclass(pops, think, demands)
+    closed = product_form_throughput(pops, think, demands)
+    for c in pops:
+        assert exact.throughput[c] == pytest.approx(closed[c], rel=1e-12)
+    # one class: the single-class recursion
+    assert mva_exact_multiclass({"x": 5}, {"x": 3.0}, {"x": {"a": 1.0}}).throughput["x"] == \
+        pytest.approx(mva(5, 3.0, {"a": 1.0}).throughput, rel=1e-12)
+
+
+def test_schweitzer_bard_is_within_eight_percent_of_exact():
+    pops, think = {"parent": 1, "child": 6}, {"parent": 4.0, "child": 9.0}
+    demands = {"parent": {"a": 1.0, "b": 0.5}, "child": {"a": 2.0, "b": 0.2}}
+    exact = mva_exact_multiclass(pops, think, demands).throughput
+    approx = schweitzer_bard({k: float(v) for k, v in pops.items()}, think, demands).throughput
+    for c in pops:
+        assert approx[c] == pytest.approx(exact[c], rel=0.08)  # measured: 6.2% (parent), 1.0% (children)
+    one = {"parent": 1, "child": 1}
+    assert schweitzer_bard({k: 1.0 for k in one}, think, demands).throughput["parent"] == pytest.approx(
+        mva_exact_multiclass(one, think, demands).throughput["parent"], rel=0.02)
+
+
+def test_launch_without_contention_is_bounded_by_the_parent_or_by_the_children():
+    x, _, alive = launch_throughput(8, (10.0, {}, {}), (30.0, {}, {}))
+    assert x == pytest.approx(1 / 10.0, rel=1e-6) and alive == pytest.approx(3.0, rel=1e-6)  # Little's law
+    x, _, alive = launch_throughput(2, (10.0, {}, {}), (30.0, {}, {}))
+    assert x == pytest.approx(2 / 30.0, rel=1e-6) and alive == 2  # two slots: the children bound it
+
+
+# -- the new workloads and variants ------------------------------------------------------------------
+def test_fork_many_borrows_lmbench_forks_z_and_says_so(capsys):
+    assert main(["throughput", "--workload", "fork-many", "--cores", "26,256", "--variant", "per-counter,grouped",
+                 "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    fits = {f["parameter"]: f for f in doc["fits"]}
+    assert fits["Z[fork-many]"]["source"] == "borrowed from Z[lmbench-fork]"
+    assert fits["Z[fork-many]"]["figure"] == "s001-fork-base"
+    pts = {(p["variant"], p["cores"]): p for p in doc["points"]}
+    assert pts[("per-counter", 256)]["bottleneck"] in ("pcpu_lock", "pcpu_alloc_mutex")
+    assert pts[("grouped", 256)]["speedup"] > 2  # 2 allocations and frees per fork instead of 5
+
+
+def test_page_fault_and_open_missing_need_the_users_own_base(capsys):
+    assert main(["throughput", "--workload", "page-fault", "--cores", "8"]) == 2
+    assert "give your own --base VALUE" in capsys.readouterr().err
+
+
+def test_eager_b_pays_irq_save_and_c_a_local_cmpxchg_per_fault():
+    cal = calibration(base={"id": "b", "workload": "page-fault", "variant": "eager-B", "cores": 8,
+                            "value": 4e6, "unit": "ops/s"})
+    pri = cal.priors
+    from checker.models.workloads import iteration
+    lat = {v: solve("page-fault", v, Machine(1), cal.params, pri).latency_us for v in ("eager-A", "eager-B", "eager-C")}
+    cost = {v: iteration("page-fault", v, 1, pri) for v in lat}
+
+    def priced(c):
+        return (c.irq_saves * pri["t_irq_save"] + c.local_ops * pri["t_local"]
+                + c.local_cmpxchg * pri["t_local_cmpxchg"]) / pri["fault_pages"]
+    # per fast-path fault: B = 2 local ops + an irq save/restore; C = 1 local op + a cmpxchg; A = 4 local ops
+    assert cost["eager-B"].irq_saves - cost["eager-C"].irq_saves > 0.9 * pri["fault_pages"]
+    assert cost["eager-C"].local_cmpxchg > 0.9 * pri["fault_pages"] and cost["eager-B"].local_cmpxchg == 0
+    for v in ("eager-A", "eager-B"):
+        assert lat[v] - lat["eager-C"] == pytest.approx(priced(cost[v]) - priced(cost["eager-C"]), rel=1e-6)
+    assert lat["eager-B"] > lat["eager-A"] > lat["eager-C"]
+
+
+def test_open_missing_nr_files_never_folds_but_an_atomic_saturates_its_line():
+    from checker.models.workloads import NR_FILES_LOCK, iteration
+    from checker.models.throughput import load as _load
+    pri = _load()["priors"]
+    for v in ("eager-A", "eager-B", "eager-C"):
+        assert iteration("open-missing", v, 64, pri).locks[NR_FILES_LOCK] == 0  # inc then dec: |local| < batch
+    cal = calibration(base={"id": "b", "workload": "open-missing", "variant": "eager-C", "cores": 8,
+                            "value": 8e6, "unit": "ops/s"})
+    p = solve("open-missing", "atomic", Machine(256), cal.params, cal.priors)
+    assert p.bottleneck == "line:nr_files"
+    assert p.ops_per_s <= 1e6 / (2 * cal.priors["t_xfer"]) * (1 + 1e-9)
+
+
+def test_lazy_page_faults_after_the_switch_are_local():
+    from checker.models.workloads import iteration
+    from checker.models.throughput import load as _load
+    pri = _load()["priors"]
+    lazy, atomic = iteration("page-fault", "lazy", 8, pri), iteration("page-fault", "atomic", 8, pri)
+    pages = pri["fault_pages"]
+    assert lazy.pcpu_allocs == 0 and lazy.shared_rmw == atomic.shared_rmw - pages - 1  # no LOCKed add per fault
