@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 from checker.errors import CheckerError
-from checker.models.throughput import (CalibrationError, Calibration, Machine, calibration, largest_measured_cores,
+from checker.models.measure import MeasureError, measure
+from checker.models.throughput import (CalibrationError, Calibration, Machine, bands, calibration, largest_measured_cores,
                                        measured_points, solve, validation_of)
 from checker.models.vma_unlink import SEED_004_HISTOGRAM
 from checker.models.workloads import WORKLOADS, batch_histograms
@@ -44,6 +45,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--calibration", metavar="FILE.json",
                    help="your own figures in the format of models/calibration.json; the parameters its 'fits' "
                         "names are solved from them, the rest from the seeds")
+    p.add_argument("--measure", action="store_true",
+                   help="build and run a small C microbenchmark (system compiler) on this machine; its figures "
+                        "replace the matching priors for this machine's predictions, which need your --base")
+    p.add_argument("--no-band", dest="band", action="store_false",
+                   help="skip the sensitivity band (each prior at both ends of its range, everything re-fitted: "
+                        "about twenty calibrations)")
     p.add_argument("--format", choices=("text", "json", "csv"), default="text")
     p.add_argument("--plot", metavar="FILE.png|FILE.svg", help="also plot ops/s against cores (needs matplotlib)")
 
@@ -117,7 +124,7 @@ def parse_base(text: str, args: argparse.Namespace, variants: tuple[str, ...], c
 def main(args: argparse.Namespace) -> int:
     try:
         return _run(args)
-    except CalibrationError as e:
+    except (CalibrationError, MeasureError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except CheckerError as e:
@@ -140,15 +147,29 @@ def _run(args: argparse.Namespace) -> int:
     variants = _variants(args)
     cores = parse_cores(args.cores, [f["cores"] for f in measured_points(w)])
     base = parse_base(args.base, args, variants, cores) if args.base else None
-    cal = calibration(user=args.calibration, base=base)
+    measured = None
+    if args.measure:
+        if base is None and args.calibration is None:
+            raise CheckerError("--measure describes this machine, whose think time Z only your own figure can "
+                               "give: add --base VALUE (what you measured here), or --calibration FILE")
+        measured = measure()
+        print("measured on this machine: " + ", ".join(f"{k}={v:.4g}" for k, v in measured["figures"].items())
+              + " (us)" + "".join(f"; {k} not used: {why}" for k, why in measured["dropped"].items()),
+              file=sys.stderr)
+    mpri = measured["priors"] if measured else None
+    cal = calibration(user=args.calibration, base=base, machine_priors=mpri)
     points = {v: [solve(w, v, machine(args, c), cal.params, cal.priors) for c in cores] for v in variants}
     rows, ratios = validation_of(cal)
     limit = largest_measured_cores(w, cal)
+    band = None
+    if args.band and (args.format == "text" or args.plot):
+        band = bands(w, variants, [machine(args, c) for c in cores], args.calibration, base, mpri)
+    args._band, args._measured = band, measured
     out = {"text": _text, "json": _json, "csv": _csv}[args.format](args, variants, cores, points, cal, rows,
                                                                       ratios, limit)
     sys.stdout.write(out)
     if args.plot:
-        _plot(args.plot, w, variants, cores, points, measured_points(w, cal), limit)
+        _plot(args.plot, args, variants, cores, points, cal, limit, band)
         print(f"plot written to {args.plot}", file=sys.stderr)
     return 0
 
@@ -217,6 +238,26 @@ def _text(args, variants, cores, points, cal, rows, ratios, limit) -> str:
         print(f"  {r.id:<32} {r.measured:>12.4f} {r.predicted:>12.4f} {r.error:>+8.2%} "
               f"{'cal     ' if r.calibrated else 'held out'} {r.measured - 1:>+17.1%} {r.predicted - 1:>+9.1%} "
               f"{r.change_error * 100:>+6.1f} pt", file=buf)
+    if getattr(args, "_band", None):
+        print(f"\nsensitivity (each prior in models/calibration.json's prior_ranges at its low and high end, one at "
+              f"a time, every free parameter re-fitted on the same figures): {unit.split(' ')[0]} and speedup "
+              f"against {variants[0]}, low..high, and the prior that moves it most", file=buf)
+        for c in sorted({cores[0], cores[-1]} | {x for x in cores if x in (26, 64, 256)}):
+            i = cores.index(c)
+            for v in variants:
+                b = args._band[(v, c)]
+                lo, hi = (1e6 / b["ops"].high, 1e6 / b["ops"].low) if wl.single_process else (b["ops"].low, b["ops"].high)
+                mid = points[v][i].latency_us if wl.single_process else points[v][i].ops_per_s
+                sp = b["speedup"]
+                print(f"  {c:>4} {v:>18}: {mid:>12,.1f} in {lo:,.1f}..{hi:,.1f} ({b['ops'].widest})"
+                      + (f"; speedup {sp.low:.4f}..{sp.high:.4f} ({sp.widest})" if v != variants[0] else ""),
+                      file=buf)
+    if getattr(args, "_measured", None):
+        m = args._measured
+        print("\nmeasured on this machine (--measure; replaces these priors for its predictions only): "
+              + ", ".join(f"{k}={v:.4g} us" for k, v in m["priors"].items()), file=buf)
+        for k, why in m["dropped"].items():
+            print(f"  {k}: not used, {why}", file=buf)
     held = [r for r in ratios if not r.calibrated]
     worst = max((abs(r.error) for r in held), default=0.0)
     worst_change = max((abs(r.change_error) for r in held), default=0.0)
@@ -267,6 +308,7 @@ def _json(args, variants, cores, points, cal, rows, ratios, limit) -> str:
            "fits": [{"parameter": f.parameter, "value": f.value, "figure": f.figure, "source": _source(f.source)}
                     for f in cal.fits.values()],
            "free_parameters": {f.parameter: f.value for f in cal.fits.values()}, "priors": cal.priors,
+           "measured_machine": getattr(args, "_measured", None),
            "figures": len(rows),
            "batch_histograms": {"model": batch_histograms(), "seed_004_kernel_build": SEED_004_HISTOGRAM}}
     return json.dumps(doc, indent=2) + "\n"

@@ -103,10 +103,10 @@ def price(c: Costs, params: dict, priors: dict) -> tuple[float, dict[str, float]
         PCPU_LOCK: atomic_allocs * h + c.pcpu_frees * h * priors["free_area_ratio"],
         I_MMAP_RWSEM: c.locks[I_MMAP_RWSEM] * params["h_immap"] + c.held[I_MMAP_RWSEM] * priors["t_list_node"],
         VMAP_AREA_LOCK: c.locks[VMAP_AREA_LOCK] * params["h_vmap"],
-        LRUVEC_LOCK: c.locks[LRUVEC_LOCK] * priors["t_lock"] + c.held[LRUVEC_LOCK] * priors["t_lru_page"],
+        LRUVEC_LOCK: c.locks[LRUVEC_LOCK] * priors["t_lock_global"] + c.held[LRUVEC_LOCK] * priors["t_lru_page"],
     }
     for k in (PERCPU_COUNTERS_LOCK, NR_FILES_LOCK):  # list and counter locks: a round trip and the items
-        demands[k] = c.locks[k] * priors["t_lock"] + c.held[k] * priors["t_list_node"]
+        demands[k] = c.locks[k] * priors["t_lock_global"] + c.held[k] * priors["t_list_node"]
     for line, n in c.line_rmw.items():  # a shared variable's line: one transfer per RMW, serialised
         demands[f"line:{line}"] = n * priors["t_xfer"]
     demands = {k: v for k, v in demands.items() if v > 0}
@@ -263,6 +263,10 @@ class Calibration:
     ratios: list[dict]
     calibrated: set[str]          # ids of the figures something was solved from
     by_source: dict = field(default_factory=dict)  # source -> the parameters its figures are predicted with
+    priors_by_source: dict = field(default_factory=dict)  # source -> the priors its figures are predicted with
+
+    def priors_for(self, source: str) -> dict:
+        return self.priors_by_source.get(source, self.priors)
 
     def params_for(self, source: str) -> dict:
         """A figure is predicted with the parameters of its own machine: the seeds' Zs for a seed figure,
@@ -404,12 +408,16 @@ def calibrate(path: str = str(CALIBRATION), priors: dict | None = None) -> dict:
     return json.loads(json.dumps(params))
 
 
-def calibration(user: str | None = None, base: dict | None = None, priors: dict | None = None) -> Calibration:
+def calibration(user: str | None = None, base: dict | None = None, priors: dict | None = None,
+                machine_priors: dict | None = None) -> Calibration:
     """The seeds' calibration, then a user's file (``user``: its fits replace the seeds' for the parameters
-    it names) and a user's ``base`` figure (its Z replaces the workload's). ``priors`` (default: the seeds'
-    file's, updated by the user file's) are used for every fit and prediction."""
+    it names) and a user's ``base`` figure (its Z replaces the workload's). The seeds' figures are fitted
+    and predicted with the seeds' priors (``priors`` replaces them, for a sensitivity band); the user's
+    machine, its figures and every prediction with those updated by the user file's priors and by
+    ``machine_priors`` (--measure): a measurement of one machine never re-fits another's figures."""
     seeds = load(str(CALIBRATION))
-    pri = dict(priors if priors is not None else seeds["priors"])
+    seed_pri = dict(priors if priors is not None else seeds["priors"])
+    pri = dict(seed_pri)
     ucal = None
     if user is not None:
         try:
@@ -419,9 +427,9 @@ def calibration(user: str | None = None, base: dict | None = None, priors: dict 
         except json.JSONDecodeError as e:
             raise CalibrationError(f"--calibration {user}: not JSON (line {e.lineno}: {e.msg})") from None
         _check_file(ucal, user)
-        if priors is None:
-            pri.update(ucal.get("priors", {}))
-    seed_params, seed_fits = _calibrate(str(CALIBRATION), json.dumps(pri, sort_keys=True))
+        pri.update(ucal.get("priors", {}))
+    pri.update(machine_priors or {})
+    seed_params, seed_fits = _calibrate(str(CALIBRATION), json.dumps(seed_pri, sort_keys=True))
     params = json.loads(json.dumps(seed_params))
     fits = dict(seed_fits)
     figures = [dict(f, source="seeds") for f in seeds["figures"]]
@@ -439,7 +447,8 @@ def calibration(user: str | None = None, base: dict | None = None, priors: dict 
         fits.update(fit(params, {f"Z[{base['workload']}]": base["id"]}, {base["id"]: base}, pri, "--base"))
         figures.append(dict(base, source="--base"))
         calibrated.add(base["id"])
-    return Calibration(params, pri, fits, figures, ratios, calibrated, by_source)
+    return Calibration(params, pri, fits, figures, ratios, calibrated, by_source,
+                       {"seeds": seed_pri})
 
 
 def free_parameters(params: dict) -> dict[str, float]:
@@ -448,28 +457,49 @@ def free_parameters(params: dict) -> dict[str, float]:
     return out
 
 
-def sensitivity(workload: str, variant: str, machine: Machine, user: str | None = None, base: dict | None = None,
-                base_variant: str | None = None) -> dict[str, tuple[float, float]]:
-    """Each prior of ``prior_ranges`` at its low and its high value, one at a time, everything re-fitted
-    on the same figures: the prediction's ops/s (and, with ``base_variant``, the speedup over it) at each
-    end. Returns prior -> (value at low, value at high)."""
+@dataclass(frozen=True)
+class Band:
+    """One prediction at each end of every prior's range (one prior at a time, everything re-fitted)."""
+    low: float
+    high: float
+    widest: str          # the prior that moves it most
+    by_prior: dict       # prior -> (value at its low end, at its high end)
+
+
+def bands(workload: str, variants: tuple[str, ...], machines: list[Machine], user: str | None = None,
+          base: dict | None = None, machine_priors: dict | None = None) -> dict:
+    """(variant, cores) -> {"ops": Band, "speedup": Band (against variants[0])}. A prior measured by
+    --measure has no band: it is that machine's figure, not a prior."""
     seeds = load(str(CALIBRATION))
-    out = {}
-    for prior, (lo, hi) in seeds["prior_ranges"].items():
-        vals = []
-        for v in (lo, hi):
-            pri = dict(seeds["priors"], **{prior: v})
+    runs: dict[str, tuple[dict, dict]] = {}
+    for prior, ends in seeds["prior_ranges"].items():
+        if prior in (machine_priors or {}):
+            continue
+        out = []
+        for v in ends:
             try:
-                cal = calibration(user=user, base=base, priors=pri)
-                p = solve(workload, variant, machine, cal.params, cal.priors)
-                y = p.ops_per_s
-                if base_variant is not None:
-                    y /= solve(workload, base_variant, machine, cal.params, cal.priors).ops_per_s
+                cal = calibration(user=user, base=base, priors=dict(seeds["priors"], **{prior: v}),
+                                  machine_priors=machine_priors)
+                out.append({(var, m.cores): solve(workload, var, m, cal.params, cal.priors).ops_per_s
+                            for var in variants for m in machines})
             except CalibrationError:
-                y = float("nan")
-            vals.append(y)
-        out[prior] = (vals[0], vals[1])
-    return out
+                out.append(None)  # no fit at this end of the range: the band says so with nan
+        runs[prior] = (out[0], out[1])
+    result = {}
+    for var in variants:
+        for m in machines:
+            key, bkey = (var, m.cores), (variants[0], m.cores)
+            per = {"ops": {}, "speedup": {}}
+            for prior, ends in runs.items():
+                per["ops"][prior] = tuple(e[key] if e else float("nan") for e in ends)
+                per["speedup"][prior] = tuple(e[key] / e[bkey] if e else float("nan") for e in ends)
+            result[key] = {}
+            for kind, d in per.items():
+                vals = [x for pair in d.values() for x in pair if x == x]
+                spread = {p: max(abs(a - b) if a == a and b == b else float("inf"), 0) for p, (a, b) in d.items()}
+                widest = max(spread, key=spread.__getitem__) if spread else "-"
+                result[key][kind] = Band(min(vals, default=float("nan")), max(vals, default=float("nan")), widest, d)
+    return result
 
 
 @dataclass(frozen=True)
@@ -494,8 +524,9 @@ def validation_of(cal: Calibration) -> tuple[list[Row], list[Row]]:
     """Every figure and every ratio of ``cal``: measured, predicted, relative error, calibrated or held out."""
     figs, pred, rows = {}, {}, []
     for f in cal.figures:
-        p = _measure(solve(f["workload"], f["variant"], figure_machine(f, cal.priors), cal.params_for(f["source"]),
-                           cal.priors), f["unit"])
+        pri = cal.priors_for(f["source"])
+        p = _measure(solve(f["workload"], f["variant"], figure_machine(f, pri), cal.params_for(f["source"]), pri),
+                     f["unit"])
         figs[f["id"]], pred[f["id"]] = f["value"], p
         rows.append(Row(f["id"], f["value"], p, f["id"] in cal.calibrated, f["source"]))
     ratios = [Row(r["id"], figs[r["num"]] / figs[r["den"]], pred[r["num"]] / pred[r["den"]],

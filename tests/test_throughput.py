@@ -54,7 +54,7 @@ def test_calibration_file_names_only_known_figures():
 
 
 def test_throughput_text_marks_extrapolations_and_calibration(capsys):
-    assert main(["throughput", "--workload", "doexec-static", "--cores", "16,26,64"]) == 0
+    assert main(["throughput", "--workload", "doexec-static", "--cores", "16,26,64", "--no-band"]) == 0
     out = capsys.readouterr().out
     assert "   64* " in out and "   26  " in out
     assert "s000-after" in out and "held out" in out and "free parameters for 15 figures" in out
@@ -104,7 +104,7 @@ def test_doexec_batch_histograms_and_the_seed_004_comparison(capsys):
     h = batch_histograms()
     assert h["dynamic"] == {"batch_sizes": {4: 1, 5: 2}, "acquisitions_unbatched": 14, "acquisitions_batched": 3}
     assert h["static"]["batch_sizes"] == {4: 1}
-    assert main(["throughput", "--workload", "doexec-shared", "--cores", "20"]) == 0
+    assert main(["throughput", "--workload", "doexec-shared", "--cores", "20", "--no-band"]) == 0
     assert "a whole kernel build, not doexec" in capsys.readouterr().out
 
 
@@ -172,7 +172,7 @@ def test_a_users_calibration_file_fits_what_it_names(tmp_path, capsys):
         "calibrate_on": ["mine-before"], "fits": {"Z[doexec-static]": "mine-before"}}
     path = tmp_path / "mine.json"
     path.write_text(json.dumps(user))
-    assert main(["throughput", "--cores", "48", "--smt", "2", "--calibration", str(path)]) == 0
+    assert main(["throughput", "--cores", "48", "--smt", "2", "--calibration", str(path), "--no-band"]) == 0
     out = capsys.readouterr().out
     assert f"Z[doexec-static]     =" in out and f"fitted on mine-before ({path})" in out
     assert "mine grouped/per-counter" in out and "held out" in out
@@ -314,3 +314,51 @@ def test_lazy_page_faults_after_the_switch_are_local():
     lazy, atomic = iteration("page-fault", "lazy", 8, pri), iteration("page-fault", "atomic", 8, pri)
     pages = pri["fault_pages"]
     assert lazy.pcpu_allocs == 0 and lazy.shared_rmw == atomic.shared_rmw - pages - 1  # no LOCKed add per fault
+
+
+# -- the user's machine: --measure, and the sensitivity band ---------------------------------------
+def test_measure_without_a_base_exits_2_saying_why(capsys):
+    assert main(["throughput", "--cores", "8", "--measure", "--no-band"]) == 2
+    assert "add --base VALUE" in capsys.readouterr().err
+
+
+def test_measured_figures_serve_only_this_machines_predictions():
+    from checker.models.measure import usable
+    figs = {"cpus": 2, "t_local": 0.001, "t_rmw": 0.03, "t_lock": 0.03, "t_lock_global": 0.2, "t_xfer": 0.15,
+            "t_shared_rmw": 0.05, "t_cpu_line": 0.08}
+    got = usable(figs)
+    assert got["dropped"] == {} and got["priors"]["t_xfer"] == 0.15
+    assert set(usable(dict(figs, t_xfer=12.0))["dropped"]) == {"t_lock_global", "t_xfer"}  # threads not concurrent
+    base = {"id": "--base grouped@64", "workload": "doexec-static", "variant": "grouped", "cores": 64,
+            "value": 300000, "unit": "ops/s"}
+    plain, mine = calibration(base=base), calibration(base=base, machine_priors=got["priors"])
+    assert mine.params["h_pcpu"] == plain.params["h_pcpu"]  # the seeds' fits are the seeds'
+    seed_rows = {r.id: r for r in validation_of(mine)[0]}
+    assert all(abs(seed_rows[f].error) < 1e-9 for f in ("s000-before", "s000-after", "s001-fork-base"))
+    assert mine.params["Z"]["doexec-static"] != plain.params["Z"]["doexec-static"]  # this machine's Z
+    p = solve("doexec-static", "grouped", Machine(64), mine.params, mine.priors)
+    assert p.ops_per_s == pytest.approx(300000, rel=1e-6)
+
+
+def test_measure_builds_and_runs_with_the_system_compiler():
+    import shutil
+    from checker.models.measure import measure
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no C compiler")
+    m = measure()
+    for k in ("t_local", "t_rmw", "t_lock", "t_cpu_line"):
+        assert m["figures"][k] > 0 and k in m["priors"]
+    assert m["figures"]["cpus"] >= 1
+
+
+def test_every_prior_range_gives_a_band_that_contains_the_prediction():
+    from checker.models.throughput import bands, load as _load
+    b = bands("doexec-static", ("per-counter", "grouped"), [Machine(26), Machine(64)])
+    cal = calibration()
+    for c in (26, 64):
+        p = solve("doexec-static", "grouped", Machine(c), cal.params, cal.priors).ops_per_s
+        assert b[("grouped", c)]["ops"].low <= p <= b[("grouped", c)]["ops"].high
+        assert set(b[("grouped", c)]["ops"].by_prior) == set(_load()["prior_ranges"])
+    # at the calibration point the fitted figures are reproduced at every end of every range
+    assert b[("grouped", 26)]["ops"].low == pytest.approx(186061.81, rel=1e-6)
+    assert b[("grouped", 64)]["ops"].high > b[("grouped", 64)]["ops"].low  # extrapolation is uncertain
