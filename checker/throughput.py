@@ -8,6 +8,7 @@ prints and plots.
 from __future__ import annotations
 
 import argparse
+import math
 import csv
 import io
 import json
@@ -93,7 +94,14 @@ def _machine_args(args: argparse.Namespace) -> None:
 
 
 def machine(args: argparse.Namespace, cores: int) -> Machine:
-    return Machine(cores, args.smt, args.possible_cpus, args.workers)
+    pc = args.possible_cpus
+    if pc is None and WORKLOADS[args.workload].single_process and not args.base:
+        # one process on the seed's machine unless told otherwise: its possible CPUs, not 1 per core
+        from checker.models.throughput import load
+        seed = next((f for f in load()["figures"] if f["workload"] == args.workload), None)
+        if seed is not None:
+            pc = seed.get("possible_cpus")
+    return Machine(cores, args.smt, pc, args.workers)
 
 
 def parse_base(text: str, args: argparse.Namespace, variants: tuple[str, ...], cores: list[int]) -> dict:
@@ -192,8 +200,9 @@ def _text(args, variants, cores, points, cal, rows, ratios, limit) -> str:
     print(f"{w}: {wl.doc}. Predicted {unit}; speedup against {variants[0]}; the bottleneck lock and its "
           f"utilisation. * = extrapolated beyond the largest measured core count ({limit}).", file=buf)
     print(f"machine: {args.smt} hardware thread(s) per core; possible CPUs "
-          f"{args.possible_cpus or 'cores x smt'}; workers {args.workers or ('1' if wl.single_process else 'one per core')}"
-          f" (at {cores[-1]} cores: {m.describe(wl.single_process)})", file=buf)
+          f"{args.possible_cpus or m.possible_cpus or 'cores x smt'}"
+          f"{' = ' + str(m.cpus(cal.priors)) if isinstance(m.possible_cpus, str) else ''}; workers {args.workers or ('1' if wl.single_process else 'one per core')}"
+          f" (at {cores[-1]} cores: {m.describe(wl.single_process, cal.priors)})", file=buf)
     head = f"{'cores':>6} " + " ".join(f"{v:>14}" for v in variants)
     head += "  " + " ".join(f"{'x ' + v:>14}" for v in variants[1:]) + "  bottleneck"
     print(head, file=buf)
@@ -203,7 +212,7 @@ def _text(args, variants, cores, points, cal, rows, ratios, limit) -> str:
         base = vals[0]
         speed = [(base / x if wl.single_process else x / base) for x in vals[1:]]
         line = f"{c:>5}{'*' if _extrapolated(c, limit) else ' '} " + " ".join(f"{x:>14,.1f}" for x in vals)
-        line += "  " + " ".join(f"{s:>14.3f}" for s in speed)
+        line += "  " + " ".join(f"{s:>14.4f}" for s in speed)
         line += "  " + ", ".join(f"{p.variant}: {p.bottleneck or '-'} {p.utilisation:.0%}" for p in pts)
         print(line, file=buf)
     measured = measured_points(w, cal)
@@ -323,28 +332,142 @@ def _csv(args, variants, cores, points, cal, rows, ratios, limit) -> str:
     return buf.getvalue()
 
 
-def _plot(path: str, w, variants, cores, points, measured, limit) -> None:
+_STYLES = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"), ((0, (5, 1)), "v"), ((0, (3, 1, 1, 1)), "P"),
+           ((0, (1, 1)), "X"), ((0, (5, 3, 1, 3)), "*")]
+
+
+def _plot(path: str, args, variants, cores, points, cal, limit, band) -> None:
     import matplotlib
     matplotlib.use("Agg")  # no display; files only
     import matplotlib.pyplot as plt
 
-    single = WORKLOADS[w].single_process
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for v in variants:
-        ys = [p.latency_us if single else p.ops_per_s for p in points[v]]
-        ax.plot(cores, ys, marker=".", label=f"{v} (predicted)")
-    for f in measured:
-        ax.scatter([f["cores"]], [f["value"]], marker="x", s=60, zorder=5, color="black")
-        ax.annotate(f"seed {f['seed']} {f['variant']}", (f["cores"], f["value"]), fontsize=7,
-                    xytext=(4, 4), textcoords="offset points")
+    w = args.workload
+    wl = WORKLOADS[w]
+    measured = measured_points(w, cal)
+    if wl.single_process:
+        _plot_bars(plt, path, w, variants, cores, points, cal, band, measured)
+        return
+    fig, (ax, sx) = plt.subplots(1, 2, figsize=(12, 5))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    notes: dict[tuple, list[str]] = {}
+    for k, v in enumerate(variants):
+        ls, mk = _STYLES[k % len(_STYLES)]
+        col = colors[k % len(colors)]
+        # coinciding lines stay visible: each later one thinner, on top, with hollow markers every other one
+        style = {"linestyle": ls, "marker": mk, "markersize": 6 - 0.5 * (k % 4), "color": col,
+                 "linewidth": 2.6 - 0.4 * min(k, 4), "zorder": 3 + k,
+                 "markerfacecolor": "none" if k % 2 else col}
+        ys = [p.ops_per_s for p in points[v]]
+        base = [p.ops_per_s for p in points[variants[0]]]
+        ax.plot(cores, ys, label=v, **style)
+        if k:
+            sx.plot(cores, [(y / b - 1) * 100 for y, b in zip(ys, base)], label=f"{v} / {variants[0]}", **style)
+        if band:
+            lo = [band[(v, c)]["ops"].low for c in cores]
+            hi = [band[(v, c)]["ops"].high for c in cores]
+            ax.fill_between(cores, lo, hi, color=col, alpha=0.08, linewidth=0, zorder=1)
+            if k:
+                sx.fill_between(cores, [(band[(v, c)]["speedup"].low - 1) * 100 for c in cores],
+                                [(band[(v, c)]["speedup"].high - 1) * 100 for c in cores], color=col, alpha=0.08,
+                                linewidth=0, zorder=1)
+        # the bottleneck's ceiling (X / U at the largest core count) and where it is first 80% busy
+        last = points[v][-1]
+        if last.bottleneck and last.utilisation > 0.5:
+            ceiling = last.ops_per_s / last.utilisation
+            ax.axhline(ceiling, color=col, linestyle=(0, (1, 3)), linewidth=0.8, zorder=2)
+            sat = next((p for p in points[v] if p.utilisation >= 0.8 and p.bottleneck == last.bottleneck), None)
+            if sat is not None:
+                ax.annotate("", (sat.cores, sat.ops_per_s), xytext=(sat.cores, sat.ops_per_s * 0.6),
+                            arrowprops={"arrowstyle": "->", "color": col, "lw": 1.0})
+            where = f", 80% busy at {sat.cores} cores" if sat is not None else ""
+            notes.setdefault((last.bottleneck, round(ceiling, -2), where), []).append(v)
+    lines = [f"{', '.join(vs)}: {lock} saturates at {ceil:,.0f}/s{where}" for (lock, ceil, where), vs in notes.items()]
+    if lines:
+        ax.text(0.02, 0.98, "bottleneck (dotted: its ceiling; arrow: 80% busy)\n" + "\n".join(lines),
+                transform=ax.transAxes, fontsize=7, va="top",
+                bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.85, "edgecolor": "0.7"})
+    for j, f in enumerate(measured):
+        fitted = f["id"] in cal.calibrated
+        v = f["variant"]
+        col = colors[variants.index(v) % len(colors)] if v in variants else "black"
+        ax.scatter([f["cores"]], [f["value"]], s=70, zorder=20, marker="o",
+                   facecolors=col if fitted else "none", edgecolors="black", linewidths=1.2)
+        ax.annotate(f"{f['id']} ({'fitted' if fitted else 'held out'})", (f["cores"], f["value"]), fontsize=7,
+                    xytext=(6, -12 - 11 * j), textcoords="offset points")
+        if v in variants and v != variants[0]:  # a measured change, when the base was measured beside it
+            b = next((g for g in measured if g["variant"] == variants[0] and g["cores"] == f["cores"]
+                      and g.get("source") == f.get("source")), None)
+            if b is not None:
+                sx.scatter([f["cores"]], [(f["value"] / b["value"] - 1) * 100], s=70, zorder=20, marker="o",
+                           facecolors=col if fitted else "none", edgecolors="black", linewidths=1.2)
     if limit and cores[-1] > limit:
-        ax.axvspan(limit, cores[-1], color="0.9", zorder=0)
-        ax.text(limit, ax.get_ylim()[1], " extrapolated", va="top", fontsize=8, color="0.4")
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("cores")
-    ax.set_ylabel("us per op" if single else "ops/s")
-    ax.set_title(f"{w}: predicted (lines), seed figures (x)")
-    ax.legend(fontsize=8)
+        for a in (ax, sx):
+            a.axvspan(limit, cores[-1], color="0.93", zorder=0)
+        sx.text(limit * 1.05, 0.02, "extrapolated: beyond the\nlargest measured cores", fontsize=7, color="0.35",
+                transform=sx.get_xaxis_transform())
+    for a in (ax, sx):
+        a.set_xscale("log", base=2)
+        a.set_xlabel(f"cores ({args.smt} thread(s) each; workers: {args.workers or 'one per core'})")
+        a.grid(True, which="both", alpha=0.25)
+    ax.set_yscale("log")
+    ax.set_ylabel("ops/s (log scale)")
+    ax.set_title(f"{w}: predicted ops/s; filled = fitted figure, hollow = held out", fontsize=9)
+    changes = [abs(p.ops_per_s / b.ops_per_s - 1) * 100 for v in variants[1:]
+               for p, b in zip(points[v], points[variants[0]])]
+    small = min((x for x in changes if x > 0), default=1.0)
+    # symlog: a 0.1% effect and a 150% one on one axis, each readable
+    sx.set_yscale("symlog", linthresh=max(1e-3, 10 ** math.floor(math.log10(small))))
+    sx.set_ylabel(f"change against {variants[0]}, % (symmetric log scale)")
+    sx.axhline(0.0, color="0.5", linewidth=0.8)
+    sx.set_title("speedup (shaded: every prior's range, everything re-fitted)" if band else "speedup", fontsize=9)
+    ax.legend(fontsize=7, loc="lower right")
+    sx.legend(fontsize=7, loc="best")
     fig.tight_layout()
-    fig.savefig(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _plot_bars(plt, path, w, variants, cores, points, cal, band, measured) -> None:
+    """A single-process benchmark has no cores axis: one bar per variant (its latency), the band as an error
+    bar, the change against the base printed on each bar, the measured figures beside."""
+    fig, (ax, sx) = plt.subplots(1, 2, figsize=(12, 4.8))
+    c = cores[-1]
+    lat = [points[v][-1].latency_us for v in variants]
+    err = None
+    if band:
+        err = [[lat[i] - 1e6 / band[(v, c)]["ops"].high for i, v in enumerate(variants)],
+               [1e6 / band[(v, c)]["ops"].low - lat[i] for i, v in enumerate(variants)]]
+    xs = range(len(variants))
+    ax.bar(xs, lat, yerr=err, capsize=3, color="0.75", edgecolor="black", label="predicted")
+    for f in measured:
+        if f["variant"] in variants:
+            fitted = f["id"] in cal.calibrated
+            ax.scatter([variants.index(f["variant"])], [f["value"]], s=70, zorder=5, marker="D",
+                       facecolors="black" if fitted else "white", edgecolors="black",
+                       label="measured, fitted" if fitted else "measured, held out")
+    lo = min(lat + [f["value"] for f in measured]) * 0.97
+    ax.set_ylim(lo, max(lat + [f["value"] for f in measured]) * 1.02)  # a cut axis: the effects are a few %
+    ax.set_xticks(list(xs), variants, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel(f"us per operation (axis starts at {lo:,.0f})")
+    ax.set_title(f"{w}: one process (no cores axis); filled = fitted, hollow = held out", fontsize=9)
+    h, lab = ax.get_legend_handles_labels()
+    ax.legend(dict(zip(lab, h)).values(), dict(zip(lab, h)).keys(), fontsize=7)
+    change = [(lat[0] / x - 1) * 100 for x in lat]
+    sx.bar(xs, change, color=["0.6" if x >= 0 else "0.85" for x in change], edgecolor="black")
+    if band:
+        sx.errorbar(xs, change, yerr=[[change[i] - (band[(v, c)]["speedup"].low - 1) * 100 for i, v in enumerate(variants)],
+                                      [(band[(v, c)]["speedup"].high - 1) * 100 - change[i] for i, v in enumerate(variants)]],
+                    fmt="none", ecolor="black", capsize=3)
+    for f in measured:
+        base = next((g for g in measured if g["variant"] == variants[0]), None)
+        if base is not None and f["variant"] in variants:
+            sx.scatter([variants.index(f["variant"])], [(base["value"] / f["value"] - 1) * 100], marker="D",
+                       s=60, zorder=5, facecolors="black" if f["id"] in cal.calibrated else "white",
+                       edgecolors="black")
+    sx.axhline(0, color="0.4", linewidth=0.8)
+    sx.set_xticks(list(xs), variants, rotation=30, ha="right", fontsize=8)
+    sx.set_ylabel(f"speedup against {variants[0]}, % (diamonds: measured)")
+    sx.set_title("predicted change, with every prior's band", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -49,10 +49,12 @@ class Machine:
 
     cores: int
     smt: int = 1
-    possible_cpus: int | None = None
+    possible_cpus: int | str | None = None   # a string names a prior (a seed machine's, varied in a band)
     workers: int | None = None
 
-    def cpus(self) -> int:
+    def cpus(self, priors: dict | None = None) -> int:
+        if isinstance(self.possible_cpus, str):
+            return int((priors or load()["priors"])[self.possible_cpus])
         return self.possible_cpus if self.possible_cpus is not None else self.cores * self.smt
 
     def population(self, single_process: bool) -> int:
@@ -77,17 +79,14 @@ class Machine:
             smt = per_core / (1 + (priors["smt_yield"] - 1) * (per_core - 1) / (self.smt - 1))
         return smt, max(1.0, w / threads)
 
-    def describe(self, single_process: bool = False) -> str:
-        return (f"{self.cores} cores x {self.smt} threads, {self.cpus()} possible CPUs, "
+    def describe(self, single_process: bool = False, priors: dict | None = None) -> str:
+        return (f"{self.cores} cores x {self.smt} threads, {self.cpus(priors)} possible CPUs, "
                 f"{self.population(single_process)} workers")
 
 
 def figure_machine(f: dict, priors: dict) -> Machine:
     """The machine of a calibration figure (a string possible_cpus names a prior)."""
-    pc = f.get("possible_cpus")
-    if isinstance(pc, str):
-        pc = priors[pc]
-    return Machine(f["cores"], f.get("smt", 1), pc, f.get("workers"))
+    return Machine(f["cores"], f.get("smt", 1), f.get("possible_cpus"), f.get("workers"))
 
 
 def price(c: Costs, params: dict, priors: dict) -> tuple[float, dict[str, float], dict]:
@@ -163,7 +162,7 @@ def solve(workload: str, variant: str, machine: Machine | int, params: dict, pri
     m = machine if isinstance(machine, Machine) else Machine(machine)
     wl = WORKLOADS[workload]
     single = wl.single_process
-    ncpus, workers = m.cpus(), m.population(single)
+    ncpus, workers = m.cpus(priors), m.population(single)
     pj = json.dumps(priors, sort_keys=True)
     smt, share = m.slowdowns(single, priors)
     z0 = think_time(workload, params)

@@ -362,3 +362,13 @@ def test_every_prior_range_gives_a_band_that_contains_the_prediction():
     # at the calibration point the fitted figures are reproduced at every end of every range
     assert b[("grouped", 26)]["ops"].low == pytest.approx(186061.81, rel=1e-6)
     assert b[("grouped", 64)]["ops"].high > b[("grouped", 64)]["ops"].low  # extrapolation is uncertain
+
+
+def test_plots_have_a_speedup_panel_and_bars_for_one_process(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    for w, name in (("doexec-shared", "cores.png"), ("lmbench-fork", "bars.png")):
+        out = tmp_path / name
+        assert main(["throughput", "--workload", w, "--cores", "1,20,64", "--no-band", "--plot", str(out)]) == 0
+        assert out.stat().st_size > 10000
+    import matplotlib.image as mpimg
+    assert mpimg.imread(str(tmp_path / "cores.png")).shape[1] > 1000  # two panels side by side
