@@ -386,14 +386,18 @@ def _plot(path: str, args, variants, cores, points, cal, limit, band) -> None:
         ax.text(0.02, 0.98, "bottleneck (dotted: its ceiling; arrow: 80% busy)\n" + "\n".join(lines),
                 transform=ax.transAxes, fontsize=7, va="top",
                 bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.85, "edgecolor": "0.7"})
-    for j, f in enumerate(measured):
+    placed: list[tuple[int, float]] = []
+    for f in measured:
         fitted = f["id"] in cal.calibrated
         v = f["variant"]
         col = colors[variants.index(v) % len(colors)] if v in variants else "black"
         ax.scatter([f["cores"]], [f["value"]], s=70, zorder=20, marker="o",
                    facecolors=col if fitted else "none", edgecolors="black", linewidths=1.2)
+        # beside its point; a label whose point is within 15% of an earlier one's moves down a line
+        clash = sum(c == f["cores"] and abs(y / f["value"] - 1) < 0.15 for c, y in placed)
+        placed.append((f["cores"], f["value"]))
         ax.annotate(f"{f['id']} ({'fitted' if fitted else 'held out'})", (f["cores"], f["value"]), fontsize=7,
-                    xytext=(6, -12 - 11 * j), textcoords="offset points")
+                    xytext=(8, -3 - 10 * clash), textcoords="offset points")
         if v in variants and v != variants[0]:  # a measured change, when the base was measured beside it
             b = next((g for g in measured if g["variant"] == variants[0] and g["cores"] == f["cores"]
                       and g.get("source") == f.get("source")), None)
@@ -418,6 +422,11 @@ def _plot(path: str, args, variants, cores, points, cal, limit, band) -> None:
     # symlog: a 0.1% effect and a 150% one on one axis, each readable
     sx.set_yscale("symlog", linthresh=max(1e-3, 10 ** math.floor(math.log10(small))))
     sx.set_ylabel(f"change against {variants[0]}, % (symmetric log scale)")
+    signed = [p.ops_per_s / b.ops_per_s - 1 for v in variants[1:] for p, b in zip(points[v], points[variants[0]])]
+    if signed and min(signed) >= 0:
+        sx.set_ylim(bottom=0)
+    elif signed and max(signed) <= 0:
+        sx.set_ylim(top=0)
     sx.axhline(0.0, color="0.5", linewidth=0.8)
     sx.set_title("speedup (shaded: every prior's range, everything re-fitted)" if band else "speedup", fontsize=9)
     ax.legend(fontsize=7, loc="lower right")
