@@ -197,8 +197,10 @@ def _text(args, variants, cores, points, cal, rows, ratios, limit) -> str:
     buf = io.StringIO()
     unit = "us/op (single process: cores do not change it)" if wl.single_process else "ops/s"
     m = machine(args, cores[-1])
+    star = (f"* = extrapolated beyond the largest measured core count ({limit})" if limit else
+            "* = no figure of this workload was measured: every point rests on a borrowed or --base Z")
     print(f"{w}: {wl.doc}. Predicted {unit}; speedup against {variants[0]}; the bottleneck lock and its "
-          f"utilisation. * = extrapolated beyond the largest measured core count ({limit}).", file=buf)
+          f"utilisation. {star}.", file=buf)
     print(f"machine: {args.smt} hardware thread(s) per core; possible CPUs "
           f"{args.possible_cpus or m.possible_cpus or 'cores x smt'}"
           f"{' = ' + str(m.cpus(cal.priors)) if isinstance(m.possible_cpus, str) else ''}; workers {args.workers or ('1' if wl.single_process else 'one per core')}"

@@ -24,6 +24,8 @@ from .queueing import Solution, launch_throughput, mva
 from .workloads import NR_FILES_LOCK, WORKLOADS, iteration, launch_parts, ops_per_iteration
 
 CALIBRATION = Path(__file__).with_name("calibration.json")
+SERIAL_PARENT = "the serial parent"  # launch's bottleneck when its children keep up
+CHILD_SLOTS = "the children (--workers)"  # ... and when the parent waits for a slot
 US = 1e-6
 #: The hold times a calibration can fit, and what each prices.
 HOLDS = {"h_pcpu": "serialised time of one per-cpu allocation's area search or free under pcpu_lock",
@@ -176,8 +178,12 @@ def solve(workload: str, variant: str, machine: Machine | int, params: dict, pri
             workers, ((z0 + tp) * stretch, {k: d * smt for k, d in dp.items()},
                       {k: d * smt for k, d in np_.items()}),
             ((zc + tc) * stretch, {k: d * smt for k, d in dc.items()}, {k: d * smt for k, d in nc.items()}))
-        b = sol.bottleneck
         demands = {k: dp.get(k, 0) + dc.get(k, 0) for k in set(dp) | set(dc)}
+        if alive < workers:  # the children keep up: the one parent, never idle, is what limits
+            return Point(workload, variant, m.cores, x / US, 1 / x, SERIAL_PARENT, 1.0, ncpus, workers, demands)
+        b = sol.bottleneck
+        if not b or sol.utilisation[b] < 0.5:  # the parent waits for a free slot: the children limit it
+            return Point(workload, variant, m.cores, x / US, 1 / x, CHILD_SLOTS, 1.0, ncpus, workers, demands)
         return Point(workload, variant, m.cores, x / US, 1 / x, b, sol.utilisation.get(b, 0.0) if b else 0.0,
                      ncpus, workers, demands)
     c = _iteration(workload, variant, ncpus, pj)

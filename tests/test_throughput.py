@@ -372,3 +372,15 @@ def test_plots_have_a_speedup_panel_and_bars_for_one_process(tmp_path, capsys):
         assert out.stat().st_size > 10000
     import matplotlib.image as mpimg
     assert mpimg.imread(str(tmp_path / "cores.png")).shape[1] > 1000  # two panels side by side
+
+
+def test_launch_names_what_limits_it_the_serial_parent_or_the_children():
+    from checker.models.throughput import CHILD_SLOTS, SERIAL_PARENT
+    cal = calibration()
+    few = solve("launch", "grouped", Machine(64, workers=2), cal.params, cal.priors)
+    many = solve("launch", "grouped", Machine(64), cal.params, cal.priors)
+    assert (few.bottleneck, many.bottleneck) == (CHILD_SLOTS, SERIAL_PARENT)
+    assert few.ops_per_s < many.ops_per_s
+    # a serial parent's fork walks every possible CPU: more of them, fewer launches per second
+    big = solve("launch", "grouped", Machine(64, possible_cpus=512), cal.params, cal.priors)
+    assert big.ops_per_s < many.ops_per_s
