@@ -165,7 +165,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                         simulate=_simulate_options(args), progress=progress, fingerprint=args.fingerprint,
                         coverage=args.coverage, cluster=args.cluster,
                         checkpoint=Path(args.checkpoint or args.resume) if (args.checkpoint or args.resume) else None,
-                        resume=args.resume is not None)
+                        resume=args.resume is not None, named=list(spec_args))
     except CheckerError as e:
         report.errors.append(ErrorInfo(e.message, e.file, e.line))
     finally:

@@ -60,10 +60,16 @@ def connect(address: str | None, num_cpus: int | None = None) -> Any:
 
 
 def disconnect() -> None:
-    """Leave the cluster (a local Ray started by ``connect`` stops)."""
-    from checker.explore import ray_pool
+    """Leave the cluster (a local Ray started by ``connect`` stops), the explorer's idle actors first.
 
-    ray_pool.release_actors()
+    Those live in ``checker.explore.ray_pool``, which imports this module; it is
+    looked up, not imported, so the two do not import each other: if it was
+    never loaded, no actor was made."""
+    import sys
+
+    pool = sys.modules.get("checker.explore.ray_pool")
+    if pool is not None:
+        pool.release_actors()
     import_ray().shutdown()
 
 

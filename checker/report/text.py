@@ -139,6 +139,7 @@ def render(report: Report, *, traces: str = "bugs", spec_args: dict[str, str] | 
     for name, spec in report.specs.items():
         out.append(f"{name} models {spec['kernel']}, assuming:")
         out += [f"  - {a}" for a in spec["assumptions"]]
+    out += [f"warning: {w}" for w in report.warnings]
     for e in report.errors if errors else ():
         where = f"{e.file}:{e.line}: " if e.file and e.line else (f"{e.file}: " if e.file else "")
         out.append(f"error: {where}{e.message}")

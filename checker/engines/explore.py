@@ -1,0 +1,89 @@
+"""The explore engine: a spec at one point, explored exhaustively; liveness on its state graph.
+
+Which explorer runs is a choice inside this engine, by name (``EXPLORERS``):
+each is a function with ``checker.explore.explore``'s signature and result
+type (an ``Exploration``). A new explorer is one entry there and, if it
+needs one, a value for the request's ``explorer`` option.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from checker.engines import Request, _load
+from checker.engines.common import build_check, property_meta
+from checker.report.trace import render_trace
+from checker.result import Check
+from checker.spec.compile import Model
+from checker.spec.lint import lint
+from checker.spec.model import Params
+
+#: Explorers by name, as "module:function" (loaded on first use).
+EXPLORERS: dict[str, str] = {"interpreted": "checker.explore:explore"}
+DEFAULT_EXPLORER = "interpreted"
+
+
+def explorer(name: str = DEFAULT_EXPLORER) -> Callable[..., Any]:
+    from checker.errors import UsageError
+
+    if name not in EXPLORERS:
+        raise UsageError(f"no explorer {name!r}; the explorers are: {', '.join(EXPLORERS)}")
+    return _load(EXPLORERS[name])
+
+
+def never_reached(states: int, complete: bool) -> str:
+    """The reason of a ``sometimes`` that no explored state satisfies."""
+    return f"never reached in {states:,} states ({'exhaustive' if complete else 'limit hit'})"
+
+
+class ExploreEngine:
+    name = "explore"
+
+    def run(self, request: Request) -> list[Check]:
+        o = request.options
+        return explore_checks(
+            request.cls, request.params, symmetry=o.get("symmetry", True),
+            max_states=request.limits.max_states, timeout=request.limits.timeout, run=request.run,
+            jobs=request.runner.jobs, cluster=request.runner.cluster, checkpoint=request.runner.checkpoint,
+            resume=request.runner.resume, progress=request.progress, fingerprint=o.get("fingerprint", False),
+            graphs=request.graphs, explorer_name=o.get("explorer", DEFAULT_EXPLORER))
+
+
+def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_states: int | None = None,
+                   timeout: float | None = None, run: int = 0, jobs: int | None = None, cluster: str | None = None,
+                   checkpoint: Any = None, resume: bool = False, progress: Any = None,
+                   fingerprint: bool = False, graphs: list | None = None,
+                   explorer_name: str = DEFAULT_EXPLORER) -> list[Check]:
+    """Explore one spec at one parameter point; one Check per property. Liveness properties are
+    checked on the unreduced state graph, which ``graphs`` (for coverage) also collects."""
+    from checker.live import graph_for, liveness_checks
+
+    model = Model(cls, params)
+    lint(model)
+    sg = graph_for(model, max_states) if (model.liveness or graphs is not None) else None
+    if graphs is not None:
+        graphs.append((model, sg))
+    live = liveness_checks(cls, model, sg, run) if model.liveness else []
+    if model.abstraction is not None:  # unbounded runs with dropped values: liveness only
+        return live
+    result = explorer(explorer_name)(
+        model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs, cluster=cluster,
+        checkpoint=checkpoint, resume=resume, fingerprint=fingerprint,
+        progress=progress.exploring(f"{model.name} [{params}]") if progress else None)
+    si = model.info
+    checks = [build_check(cls, model, run)] if si.api is not None else []
+    for name, out in result.outcomes.items():
+        start = out.initial_state or result.initial_state
+        expected, file, line, doc = property_meta(model, name)
+        extra: dict[str, Any] = {} if result.omission_probability is None else {
+            "fingerprint": True, "omission_probability": result.omission_probability}
+        if out.kind == "sometimes" and out.verdict != "holds":  # say how hard it was looked for
+            extra["unreached"] = never_reached(result.states, result.complete)
+        extra.update(getattr(result, "extra", None) or {})  # an explorer's own fields (e.g. which one ran)
+        checks.append(Check(
+            spec=model.name, file=file, line=line, params=params.shown(), property=name, kind=out.kind,
+            backend="explore", verdict=out.verdict, expected=expected, reason=out.reason,
+            symmetry=result.symmetry, states=result.states, transitions=result.transitions,
+            depth=result.depth, seconds=result.seconds, run=run, initial_state=start,
+            trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=symmetry,
+            trace_text=render_trace(model, start, out.trace) if out.trace else [], extra=extra))
+    return checks + live
