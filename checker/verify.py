@@ -18,6 +18,7 @@ from checker.errors import CheckerError, SpecError, UsageError
 from checker.result import INCONCLUSIVE, VERDICTS, Check
 from checker.report.progress import Progress
 from checker.spec.model import Params, all_assumptions, info, resolve_params
+from checker.spec.vacuity import vacuous_invariants
 
 if TYPE_CHECKING:
     from checker.simulate.checks import SimulateOptions
@@ -296,7 +297,10 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                                        "assumptions": list(all_assumptions(cls))}
         try:
             own = own_sets(cls, sets)
-            planned.append((cls, own, plan(cls, own, mode=mode, simulate=simulate, bmc=bmc, coverage=coverage)))
+            tasks = plan(cls, own, mode=mode, simulate=simulate, bmc=bmc, coverage=coverage)
+            planned.append((cls, own, tasks))
+            points = [t.params for t in tasks if t.params is not None] or [resolve_params(cls, {})]
+            report.warnings += vacuous_invariants(cls, list(dict.fromkeys(points)))
         except CheckerError as e:
             report.errors.append(ErrorInfo(e.message, e.file or info(cls).file, e.line))
             errored.add(cls.spec_name)
