@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "--cluster, N Ray workers (default: the cluster's CPUs)")
     v.add_argument("--cluster", metavar="ray[://HOST:PORT]",
                    help="explore on Ray: 'ray' starts a local Ray here, ray://HOST:PORT joins a running cluster "
-                        "(needs pip install 'countercheck[cluster]')")
+                        "(needs Ray: pip install 'ray>=2.9')")
     ck = v.add_mutually_exclusive_group()
     ck.add_argument("--checkpoint", metavar="DIR", help="save every whole BFS level of each exploration in DIR")
     ck.add_argument("--resume", metavar="DIR", help="continue the explorations saved in DIR (and keep saving "

@@ -1,6 +1,7 @@
 """Ray for the engines: joining a cluster, and naming a spec so another machine can load it.
 
-Ray is an optional extra (``pip install 'countercheck[cluster]'``): nothing
+Ray is an optional extra (``pip install 'ray>=2.9'``, or ``pip install '.[cluster]'`` in
+the checkout): nothing
 here imports it until a command asks for ``--cluster``. The explorer's
 actors are in ``checker.explore.ray_pool``; the per-N proof sweep's tasks
 in ``checker.prove.sweep``.
@@ -17,7 +18,9 @@ from checker.errors import UsageError
 from checker.spec.compile import Model
 from checker.spec.model import info, resolve_params
 
-INSTALL = "pip install 'countercheck[cluster]'"
+#: Names the dependency itself (or the checkout), never this project by a name the package index
+#: could resolve to someone else's code.
+INSTALL = "pip install 'ray>=2.9' (or, in the checkout, pip install '.[cluster]')"
 #: The package's parent directory: local actors and tasks import ``checker`` from here.
 _SOURCE_ROOT = str(Path(__file__).resolve().parents[1])
 

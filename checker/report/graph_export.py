@@ -1,7 +1,7 @@
 """The state graph as a file: JSON (node-link), GraphML or DOT, with a trace highlighted.
 
 JSON and GraphML need only networkx; DOT needs pydot (the optional extra
-``countercheck[graph]``), and rendering it needs Graphviz's ``dot``.
+``pip install 'pydot>=1.4'``), and rendering it needs Graphviz's ``dot``.
 """
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def _dot(g: nx.MultiDiGraph) -> str:
     try:
         import pydot  # noqa: F401  (networkx's DOT writer needs it)
     except ImportError:
-        raise UsageError("--format dot needs pydot, which is not installed: pip install 'countercheck[graph]' "
+        raise UsageError("--format dot needs pydot, which is not installed: pip install 'pydot>=1.4' (or, in the checkout, pip install '.[graph]') "
                          "(or use --format json or graphml, which need only networkx)") from None
     for n, d in g.nodes(data=True):
         d["shape"] = "box"
