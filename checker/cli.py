@@ -99,7 +99,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from checker.interrupts import interruptible
+
     args = build_parser().parse_args(argv)
+    # SIGTERM and SIGHUP end every command as Ctrl-C does; Z3's queries stop at once.
+    with interruptible(uses_z3=_uses_z3(args)):
+        return _dispatch(args)
+
+
+def _uses_z3(args: argparse.Namespace) -> bool:
+    if args.command == "bounds":
+        return True
+    if args.command != "verify":
+        return False
+    return args.simulate is None and (args.mode != "explore" or args.bmc is not None)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     try:
         if args.command == "list":
             return cmd_list(args)
@@ -114,6 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return graph_main(args)
         if args.command == "throughput":
             from checker.throughput import main as throughput_main
+            if getattr(args, "plot", None):
+                from checker import preflight
+                preflight.writable_file("--plot", args.plot)
             return throughput_main(args)
         if args.command == "export":
             from checker.export.command import main as export_main
@@ -122,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CheckerError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # an interrupted run decided nothing: inconclusive, never a pass
+    except KeyboardInterrupt:  # an interrupted run: inconclusive, never a pass
         saved = getattr(args, "checkpoint", None) or getattr(args, "resume", None)
         print("interrupted" + (f"; continue with --resume {saved}" if saved else ""), file=sys.stderr)
         return 3
@@ -185,7 +204,6 @@ def _check_verify_flags(args: argparse.Namespace) -> list[str]:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from checker import loader
-    from checker.interrupts import interruptible
     from checker.report import text
     from checker.report.progress import Progress
     from checker.verify import parse_set, verify
@@ -204,33 +222,32 @@ def cmd_verify(args: argparse.Namespace) -> int:
         sys.stdout.write(text.check_line(c) + "\n")
         sys.stdout.flush()
 
-    uses_z3 = args.simulate is None and (args.mode != "explore" or args.bmc is not None)
-    with interruptible(uses_z3=uses_z3):
-        try:
-            sets = parse_set(args.set)
-            classes = loader.resolve(args.specs)
-            for name in args.specs:
-                for cls in loader.resolve([name]):
-                    spec_args[cls.spec_name] = name
-            report = verify(classes, sets=sets, symmetry=not args.no_symmetry, max_states=args.max_states,
-                            timeout=args.timeout, mode=args.mode, bmc=args.bmc, smt_timeout=args.smt_timeout,
-                            emit_smt=Path(args.emit_smt) if args.emit_smt else None, jobs=args.jobs,
-                            simulate=_simulate_options(args), progress=progress, fingerprint=args.fingerprint,
-                            coverage=args.coverage, cluster=args.cluster,
-                            checkpoint=Path(args.checkpoint or args.resume) if (args.checkpoint or args.resume)
-                            else None, resume=args.resume is not None, named=list(spec_args),
-                            on_check=on_check if stream else None)
-        except CheckerError as e:
-            report.errors.append(ErrorInfo(e.message, e.file, e.line))
-        except KeyboardInterrupt:  # before the run started (loading the specs): nothing decided
-            report.interrupted = True
-        finally:
-            progress.clear()
-        if report.interrupted:
-            saved = args.checkpoint or args.resume
-            print("interrupted: what was not decided is inconclusive (interrupted)"
-                  + (f"; continue with --resume {saved}" if saved else ""), file=sys.stderr)
-        _emit_verify(args, report, spec_args, streamed=stream)
+    # main() made SIGINT, SIGTERM and SIGHUP raise KeyboardInterrupt: the run ends with what it decided.
+    try:
+        sets = parse_set(args.set)
+        classes = loader.resolve(args.specs)
+        for name in args.specs:
+            for cls in loader.resolve([name]):
+                spec_args[cls.spec_name] = name
+        report = verify(classes, sets=sets, symmetry=not args.no_symmetry, max_states=args.max_states,
+                        timeout=args.timeout, mode=args.mode, bmc=args.bmc, smt_timeout=args.smt_timeout,
+                        emit_smt=Path(args.emit_smt) if args.emit_smt else None, jobs=args.jobs,
+                        simulate=_simulate_options(args), progress=progress, fingerprint=args.fingerprint,
+                        coverage=args.coverage, cluster=args.cluster,
+                        checkpoint=Path(args.checkpoint or args.resume) if (args.checkpoint or args.resume)
+                        else None, resume=args.resume is not None, named=list(spec_args),
+                        on_check=on_check if stream else None)
+    except CheckerError as e:
+        report.errors.append(ErrorInfo(e.message, e.file, e.line))
+    except KeyboardInterrupt:  # before the run started (loading the specs): nothing decided
+        report.interrupted = True
+    finally:
+        progress.clear()
+    if report.interrupted:
+        saved = args.checkpoint or args.resume
+        print("interrupted: what was not decided is inconclusive (interrupted)"
+              + (f"; continue with --resume {saved}" if saved else ""), file=sys.stderr)
+    _emit_verify(args, report, spec_args, streamed=stream)
     return report.exit_code
 
 

@@ -7,12 +7,13 @@ needs one, a value for the request's ``explorer`` option.
 """
 from __future__ import annotations
 
+import time
 from typing import Any, Callable
 
 from checker.engines import Request, _load
-from checker.engines.common import build_check, property_meta
+from checker.engines.common import DEADLOCK, build_check, property_meta
 from checker.report.trace import render_trace
-from checker.result import Check
+from checker.result import INCONCLUSIVE, Check, Exploration, Outcome
 from checker.spec.compile import Model
 from checker.spec.lint import lint
 from checker.spec.model import Params
@@ -20,6 +21,8 @@ from checker.spec.model import Params
 #: Explorers by name, as "module:function" (loaded on first use).
 EXPLORERS: dict[str, str] = {"interpreted": "checker.explore:explore"}
 DEFAULT_EXPLORER = "interpreted"
+#: The reason of a check whose exploration ran out of memory.
+MEMORY = "memory"
 
 
 def explorer(name: str = DEFAULT_EXPLORER) -> Callable[..., Any]:
@@ -28,6 +31,14 @@ def explorer(name: str = DEFAULT_EXPLORER) -> Callable[..., Any]:
     if name not in EXPLORERS:
         raise UsageError(f"no explorer {name!r}; the explorers are: {', '.join(EXPLORERS)}")
     return _load(EXPLORERS[name])
+
+
+def out_of_memory(model: Model, symmetry: bool, seconds: float) -> Exploration:
+    """The exploration that ran out of memory: nothing decided, every property inconclusive (``memory``)."""
+    outcomes = {p.name: Outcome(p.name, p.kind, INCONCLUSIVE, MEMORY) for p in model.properties}
+    outcomes[DEADLOCK] = Outcome(DEADLOCK, "deadlock", INCONCLUSIVE, MEMORY)
+    return Exploration(model.name, model.params.shown(), symmetry, 0, 0, 0, seconds, False, MEMORY, outcomes,
+                       model.state_dict(model.initial_states()[0]))
 
 
 def never_reached(states: int, complete: bool) -> str:
@@ -65,10 +76,14 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
     live = liveness_checks(cls, model, sg, run) if model.liveness else []
     if model.abstraction is not None:  # unbounded runs with dropped values: liveness only
         return live
-    result = explorer(explorer_name)(
-        model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs, cluster=cluster,
-        checkpoint=checkpoint, resume=resume, fingerprint=fingerprint,
-        progress=progress.exploring(f"{model.name} [{params}]") if progress else None)
+    t0 = time.perf_counter()
+    try:
+        result = explorer(explorer_name)(
+            model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs, cluster=cluster,
+            checkpoint=checkpoint, resume=resume, fingerprint=fingerprint,
+            progress=progress.exploring(f"{model.name} [{params}]") if progress else None)
+    except MemoryError:  # the search's states are gone with its frame: every check is undecided
+        result = out_of_memory(model, symmetry, time.perf_counter() - t0)
     si = model.info
     checks = [build_check(cls, model, run)] if si.api is not None else []
     for name, out in result.outcomes.items():

@@ -112,7 +112,7 @@ def walk(model: Model, *, runs: int, depth: int, seed: int, timeout: float | Non
                 w.actions_seen.add(label[0])
             w.steps += len(labels)
             w.max_depth = max(w.max_depth, len(labels))
-    except CheckerError:
+    except (CheckerError, MemoryError):  # out of memory is a limit, not the spec's fault
         raise
     except Exception as e:  # an exception inside spec code: say where and in which state
         raise _spec_exception(model, e, current) from None
