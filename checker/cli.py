@@ -226,17 +226,22 @@ def cmd_verify(args: argparse.Namespace) -> int:
     try:
         sets = parse_set(args.set)
         classes = loader.resolve(args.specs)
+        named = []  # specs the user named one by one: checking nothing there is an error, not a warning
         for name in args.specs:
-            for cls in loader.resolve([name]):
+            resolved = loader.resolve([name])
+            for cls in resolved:
                 spec_args[cls.spec_name] = name
+            if len(resolved) == 1:
+                named.append(resolved[0].spec_name)
         report = verify(classes, sets=sets, symmetry=not args.no_symmetry, max_states=args.max_states,
                         timeout=args.timeout, mode=args.mode, bmc=args.bmc, smt_timeout=args.smt_timeout,
                         emit_smt=Path(args.emit_smt) if args.emit_smt else None, jobs=args.jobs,
                         simulate=_simulate_options(args), progress=progress, fingerprint=args.fingerprint,
                         coverage=args.coverage, cluster=args.cluster,
                         checkpoint=Path(args.checkpoint or args.resume) if (args.checkpoint or args.resume)
-                        else None, resume=args.resume is not None, named=list(spec_args),
-                        on_check=on_check if stream else None)
+                        else None, resume=args.resume is not None, named=named,
+                        on_check=on_check if stream else None,
+                        on_note=lambda text: print(text, file=sys.stderr, flush=True))
     except CheckerError as e:
         report.errors.append(ErrorInfo(e.message, e.file, e.line))
     except KeyboardInterrupt:  # before the run started (loading the specs): nothing decided

@@ -214,6 +214,25 @@ def plan(cls: type, own: dict[str, tuple], *, mode: str, simulate: Any, bmc: int
     return tasks
 
 
+def sweep_note(cls: type, own: dict[str, tuple], points: list[Params]) -> str | None:
+    """With values set on the command line, which points run and why, when there is more than one:
+    the parameters not set take the spec's explore sweeps."""
+    if not own or len(points) < 2:
+        return None
+    shown = [p.shown() for p in points]
+    varying = {k: list(dict.fromkeys(d[k] for d in shown)) for k in shown[0] if len({d[k] for d in shown}) > 1}
+    params = info(cls).params
+    swept = {k for e in cls.explore_sweeps for k in e}
+    extra = {k: v for k, v in varying.items()
+             if k not in own and (params[k].explore is not None or k in swept or not params[k].derived)}
+    if not extra:
+        return None
+    set_text = " ".join(f"{k}={','.join(map(str, dict.fromkeys(d[k] for d in shown)))}" for k in own)
+    vary = ", ".join(f"{k} {','.join(map(str, v))}" for k, v in extra.items())
+    return (f"{cls.spec_name}: {len(points)} points: {set_text} as set, crossed with its explore sweeps of "
+            f"{vary}; --set those to run fewer")
+
+
 def interrupted_checks(cls: type, task: Task, run: int) -> list[Check]:
     """What a task cut short by an interrupt decided: nothing, one inconclusive check per property."""
     if task.engine == "coverage":
@@ -251,7 +270,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
            simulate: SimulateOptions | None = None, progress: Progress | None = None,
            fingerprint: bool = False, coverage: bool = False, cluster: str | None = None,
            checkpoint: Path | None = None, resume: bool = False, named: Iterable[str] = (),
-           explorer: str | None = None) -> Report:
+           explorer: str | None = None, on_note: Callable[[str], None] | None = None) -> Report:
     """Run every selected spec: the explorer over its explore sweep, the Z3
     backend over its prove sweep (``mode``), BMC at the explore points when
     ``bmc`` is a depth. ``jobs`` processes explore each point (same results),
@@ -259,7 +278,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     ``simulate`` (a ``checker.simulate.checks.SimulateOptions``) replaces all
     of these with random simulation at the explore points. ``progress`` shows
     long runs live (``checker.report.progress``). With ``coverage``, a
-    coverage check per spec. ``on_check`` is told each check as it is decided.
+    coverage check per spec. ``on_check`` is told each check as it is decided, ``on_note``
+    each note and warning as it arises (a sweep wider than the values set, a point out of reach).
 
     Nothing checked is never a pass: a spec in ``named`` (spec names the user
     asked for) that checks nothing is an error, any other a warning, and a
@@ -292,6 +312,14 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
 
     planned: list[tuple[type, dict, list[Task]]] = []
     errored: set[str] = set()
+
+    def warn(text: str) -> None:
+        report.warnings.append(text)
+        if on_note:
+            if progress is not None:
+                progress.clear()
+            on_note(f"warning: {text}")
+
     for cls in classes:  # every spec's runs first: the progress line counts them, an interrupt names them
         report.specs[cls.spec_name] = {"file": info(cls).file, "kernel": cls.kernel,
                                        "assumptions": list(all_assumptions(cls))}
@@ -299,6 +327,9 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             own = own_sets(cls, sets)
             tasks = plan(cls, own, mode=mode, simulate=simulate, bmc=bmc, coverage=coverage)
             planned.append((cls, own, tasks))
+            note = sweep_note(cls, own, [t.params for t in tasks if t.engine in ("explore", "simulate")])
+            if note and on_note:
+                on_note(f"note: {note}")
             points = [t.params for t in tasks if t.params is not None] or [resolve_params(cls, {})]
             report.warnings += vacuous_invariants(cls, list(dict.fromkeys(points)))
         except CheckerError as e:
@@ -322,7 +353,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                         else:
                             add(cls, engines.run(task.engine, Request(
                                 cls, task.params, sets=own, limits=limits, runner=runner, options=options,
-                                run=run, progress=progress, graphs=graphs if task.engine == "explore" else None)))
+                                run=run, progress=progress, graphs=graphs if task.engine == "explore" else None,
+                                warn=warn)))
                     except KeyboardInterrupt:
                         add(cls, interrupted_checks(cls, task, run))
                         for rest in tasks[k:]:

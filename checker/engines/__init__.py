@@ -63,6 +63,8 @@ class Request:
     progress: Any = None
     #: Filled by the explore engine for a coverage check: (model, state graph) per point.
     graphs: list | None = None
+    #: Told what the user should know before the engine's result (a point out of reach); None: nobody.
+    warn: Callable[[str], None] | None = None
 
 
 class Engine(Protocol):

@@ -56,19 +56,25 @@ class ExploreEngine:
             max_states=request.limits.max_states, timeout=request.limits.timeout, run=request.run,
             jobs=request.runner.jobs, cluster=request.runner.cluster, checkpoint=request.runner.checkpoint,
             resume=request.runner.resume, progress=request.progress, fingerprint=o.get("fingerprint", False),
-            graphs=request.graphs, explorer_name=o.get("explorer", DEFAULT_EXPLORER))
+            graphs=request.graphs, explorer_name=o.get("explorer", DEFAULT_EXPLORER), warn=request.warn)
 
 
 def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_states: int | None = None,
                    timeout: float | None = None, run: int = 0, jobs: int | None = None, cluster: str | None = None,
                    checkpoint: Any = None, resume: bool = False, progress: Any = None,
                    fingerprint: bool = False, graphs: list | None = None,
-                   explorer_name: str = DEFAULT_EXPLORER) -> list[Check]:
+                   explorer_name: str = DEFAULT_EXPLORER, warn: Callable[[str], None] | None = None) -> list[Check]:
     """Explore one spec at one parameter point; one Check per property. Liveness properties are
-    checked on the unreduced state graph, which ``graphs`` (for coverage) also collects."""
+    checked on the unreduced state graph, which ``graphs`` (for coverage) also collects. ``warn`` is
+    told, before the search starts, when the point looks out of the explorer's reach."""
+    from checker.engines.estimate import out_of_reach
     from checker.live import graph_for, liveness_checks
 
     model = Model(cls, params)
+    if warn is not None and max_states is None:  # with a state limit the run ends anyway
+        why = out_of_reach(model)
+        if why:
+            warn(why)
     lint(model)
     sg = graph_for(model, max_states) if (model.liveness or graphs is not None) else None
     if graphs is not None:

@@ -54,6 +54,8 @@ def check_line(c: Check) -> str:
         fair = c.extra.get("fairness")
         stats = f"{c.states} states (unreduced graph{'' if fair != 'none' else ', no fairness'}" + (
             f"; abstraction: {c.extra['abstraction']}" if c.extra.get("abstraction") else "") + ")"
+    elif c.reason == "interrupted":
+        stats = "not decided"
     elif c.extra.get("unreached"):
         stats = c.extra["unreached"]
     elif c.backend == "explore":
