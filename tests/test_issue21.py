@@ -394,3 +394,16 @@ def test_sarif_one_result_per_property_and_verdict_with_stable_fingerprints(tmp_
     assert [p["params"] for p in res["properties"]["points"]] == [{"ncpus": 2}, {"ncpus": 3}]
     assert [x["partialFingerprints"] for x in runs[0]] == [x["partialFingerprints"] for x in runs[1]]
     assert len({x["partialFingerprints"]["countercheck/v1"] for x in runs[0]}) == len(runs[0])
+
+
+def test_ctrl_c_with_jobs_shows_no_worker_tracebacks():
+    # a terminal's Ctrl-C reaches the whole process group: the coordinator and every worker
+    p = subprocess.Popen([sys.executable, "-m", "checker", *LONG, "--jobs", "2"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True)
+    first = p.stdout.readline()
+    assert "ncpus=1" in first
+    time.sleep(2.0)
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 3, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
