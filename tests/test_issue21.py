@@ -59,6 +59,20 @@ def start(*args: str, cwd: Path | None = None) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, cwd=cwd or ROOT, env=dict(os.environ))
 
 
+def wait_ready(p: subprocess.Popen, timeout: float = 120) -> None:
+    """Until the command has installed its signal handling (its watcher thread runs), however loaded
+    the machine: a signal before that would find Python's default handler."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if len(os.listdir(f"/proc/{p.pid}/task")) >= 2:
+                return
+        except FileNotFoundError:
+            break
+        time.sleep(0.1)
+    raise AssertionError("the command did not start in time")
+
+
 # -- zero is not a pass ---------------------------------------------------------------------------
 
 def test_prove_on_a_spec_without_a_prove_sweep_is_exit_2_saying_why():
@@ -183,7 +197,8 @@ def test_an_interrupt_writes_every_file_with_what_was_decided(tmp_path, sig):
 
 def test_ctrl_c_during_prove_ends_promptly_as_inconclusive():
     p = start("verify", "percpu_eager", "--mode", "prove", "--smt-timeout", "300")
-    time.sleep(6)  # inside Z3's queries by now
+    wait_ready(p)
+    time.sleep(4)  # inside Z3's queries by now
     t0 = time.monotonic()
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=120)
@@ -194,7 +209,8 @@ def test_ctrl_c_during_prove_ends_promptly_as_inconclusive():
 
 def test_ctrl_c_during_bounds_is_inconclusive_not_a_violation():
     p = start("bounds")
-    time.sleep(6)
+    wait_ready(p)
+    time.sleep(4)
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=120)
     assert p.returncode == 3 and "interrupted" in err and "Traceback" not in err
