@@ -273,6 +273,8 @@ def _emit_verify(args: argparse.Namespace, report: Report, spec_args: dict[str, 
             sys.stdout.write(rest)
         else:
             sys.stdout.write(payload)
+            for w in report.warnings:  # stdout is the payload: the human lines go to stderr
+                print(f"warning: {w}", file=sys.stderr)
             for e in report.errors:
                 print(f"error: {_where(e)}{e.message}", file=sys.stderr)
     else:

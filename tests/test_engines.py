@@ -64,3 +64,19 @@ def test_an_unknown_engine_or_explorer_lists_the_known_ones():
         engines.get("fast")
     with pytest.raises(UsageError, match="interpreted"):
         explorer("compiledd")
+
+
+def test_a_new_explorer_is_one_registry_entry(monkeypatch):
+    from checker.engines import explore as engine
+    from checker.explore import explore
+
+    seen = []
+
+    def counting(model, **kw):
+        seen.append(model.name)
+        return explore(model, **kw)
+
+    monkeypatch.setitem(engine.EXPLORERS, "counting", counting)
+    point = resolve_params(PercpuEager, {"ncpus": 1, "ops": 1, "batch": 2})
+    checks = engines.run("explore", Request(PercpuEager, point, options={"explorer": "counting"}))
+    assert seen == ["percpu_eager"] and {c.property: c.verdict for c in checks}["read_bound"] == "holds"

@@ -2,8 +2,11 @@
 
 Which explorer runs is a choice inside this engine, by name (``EXPLORERS``):
 each is a function with ``checker.explore.explore``'s signature and result
-type (an ``Exploration``). A new explorer is one entry there and, if it
-needs one, a value for the request's ``explorer`` option.
+type (an ``Exploration``), given as "module:function" (loaded on first use)
+or as the function itself. A new explorer is one entry there, e.g.
+``EXPLORERS["compiled"] = "checker.compiled:explore"`` (or a
+``functools.partial`` fixing its own options), chosen by the request's
+``explorer`` option (``verify(..., explorer="compiled")``).
 """
 from __future__ import annotations
 
@@ -18,8 +21,8 @@ from checker.spec.compile import Model
 from checker.spec.lint import lint
 from checker.spec.model import Params
 
-#: Explorers by name, as "module:function" (loaded on first use).
-EXPLORERS: dict[str, str] = {"interpreted": "checker.explore:explore"}
+#: Explorers by name: "module:function" (loaded on first use) or the function.
+EXPLORERS: dict[str, str | Callable[..., Any]] = {"interpreted": "checker.explore:explore"}
 DEFAULT_EXPLORER = "interpreted"
 #: The reason of a check whose exploration ran out of memory.
 MEMORY = "memory"
@@ -30,7 +33,8 @@ def explorer(name: str = DEFAULT_EXPLORER) -> Callable[..., Any]:
 
     if name not in EXPLORERS:
         raise UsageError(f"no explorer {name!r}; the explorers are: {', '.join(EXPLORERS)}")
-    return _load(EXPLORERS[name])
+    ref = EXPLORERS[name]
+    return ref if callable(ref) else _load(ref)
 
 
 def out_of_memory(model: Model, symmetry: bool, seconds: float) -> Exploration:
