@@ -307,7 +307,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             if c.trace:
                 c.trace = with_sources(c.trace, info(cls).actions)
             report.checks.append(c)
-            if on_check:
+            if on_check and c.reason != "interrupted":  # what an interrupt left undecided is summed up once
                 on_check(c)
 
     planned: list[tuple[type, dict, list[Task]]] = []

@@ -169,6 +169,13 @@ def render(report: Report, *, traces: str = "bugs", spec_args: dict[str, str] | 
         out.append(f"{name} models {spec['kernel']}, assuming:")
         out += [f"  - {a}" for a in spec["assumptions"]]
     out += [f"warning: {w}" for w in report.warnings]
+    if report.interrupted:
+        left: dict[str, int] = {}
+        for c in report.checks:
+            if c.reason == "interrupted":
+                left[c.spec] = left.get(c.spec, 0) + 1
+        if left:
+            out.append("interrupted, not decided: " + ", ".join(f"{n} checks of {s}" for s, n in left.items()))
     for e in report.errors if errors else ():
         where = f"{e.file}:{e.line}: " if e.file and e.line else (f"{e.file}: " if e.file else "")
         out.append(f"error: {where}{e.message}")
