@@ -190,6 +190,9 @@ def test_an_interrupt_writes_every_file_with_what_was_decided(tmp_path, sig):
     assert "interrupted, not decided: " in out and " checks of percpu_eager" in out
     assert "inconclusive (interrupted)" not in out  # summed up in one line, not one line per check
     data = json.loads((tmp_path / "r.json").read_text())
+    import jsonschema
+
+    jsonschema.validate(data, json.loads((ROOT / "checker" / "report" / "schema.json").read_text()))
     assert data["interrupted"] is True and data["summary"]["exit_code"] == 3
     by_point = {(c["params"]["ncpus"], c["verdict"], c["reason"]) for c in data["checks"]}
     assert (1, "holds", None) in by_point and (4, "inconclusive", "interrupted") in by_point
