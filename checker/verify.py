@@ -247,20 +247,22 @@ def interrupted_checks(cls: type, task: Task, run: int) -> list[Check]:
                   doc=p.doc, bug=p.name in cls.expect_violated) for p in props]
 
 
-def nothing_checked(cls: type, tasks: list[Task], mode: str, simulate: Any) -> str:
+def nothing_checked(cls: type, own: dict[str, tuple], tasks: list[Task], mode: str, simulate: Any) -> str:
     """Why a spec's run produced no check, in the user's words."""
     what = "--simulate" if simulate is not None else f"--mode {mode}"
-    if not tasks:
-        return (f"{cls.spec_name} checks nothing with {what}: its explore sweep has no point "
-                f"(a parameter's explore= is empty, or --set left no value)")
-    engines_run = sorted({t.engine for t in tasks})
-    if engines_run == ["prove"]:
-        return (f"{cls.spec_name} checks nothing with {what}: it has no prove sweep (no inductive "
-                f"invariant, witness, lemma or bmc); run it with --mode explore")
-    if simulate is not None:
-        return (f"{cls.spec_name} checks nothing with {what}: every point of its explore sweep is "
-                f"liveness-only (an Abstraction), which simulation does not check")
-    return f"{cls.spec_name} checks nothing with {what}: its {len(tasks)} runs ({', '.join(engines_run)}) made no check"
+    why = []
+    pointed = [t for t in tasks if t.params is not None]
+    if (simulate is not None or mode != "prove") and not pointed:
+        why.append("its explore sweep has no point (a parameter's explore= is empty, or --set left no value)")
+    elif simulate is not None:
+        why.append("every point of its explore sweep is liveness-only (an Abstraction), which simulation "
+                   "does not check")
+    if any(t.engine == "prove" for t in tasks):
+        why.append("it has no prove sweep (no inductive invariant, witness, lemma or bmc)"
+                   + ("; run it with --mode explore" if mode == "prove" and param_points(cls, own) else ""))
+    if not why:
+        why.append(f"its {len(tasks)} runs ({', '.join(sorted({t.engine for t in tasks}))}) made no check")
+    return f"{cls.spec_name} checks nothing with {what}: " + "; and ".join(why)
 
 
 def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = None, symmetry: bool = True,
@@ -376,7 +378,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     for cls, own, tasks in planned:
         if cls.spec_name in checked or cls.spec_name in errored:
             continue
-        why = nothing_checked(cls, tasks, mode, simulate)
+        why = nothing_checked(cls, own, tasks, mode, simulate)
         if cls.spec_name in named:
             report.errors.append(ErrorInfo(why, info(cls).file, None))
         else:
