@@ -15,6 +15,7 @@ from checker.errors import CheckerError
 from checker.verify import ErrorInfo, Report
 
 if TYPE_CHECKING:
+    from checker.result import Check
     from checker.simulate.checks import SimulateOptions
 
 #: --format: the human report, the JSON contract, JUnit XML, SARIF 2.1.0.
@@ -53,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "--cluster, N Ray workers (default: the cluster's CPUs)")
     v.add_argument("--cluster", metavar="ray[://HOST:PORT]",
                    help="explore on Ray: 'ray' starts a local Ray here, ray://HOST:PORT joins a running cluster "
-                        "(needs pip install 'countercheck[cluster]')")
+                        "(needs Ray: pip install 'ray>=2.9')")
     ck = v.add_mutually_exclusive_group()
     ck.add_argument("--checkpoint", metavar="DIR", help="save every whole BFS level of each exploration in DIR")
     ck.add_argument("--resume", metavar="DIR", help="continue the explorations saved in DIR (and keep saving "
@@ -98,7 +99,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from checker.interrupts import interruptible
+
     args = build_parser().parse_args(argv)
+    # SIGTERM and SIGHUP end every command as Ctrl-C does; Z3's queries stop at once.
+    with interruptible(uses_z3=_uses_z3(args)):
+        return _dispatch(args)
+
+
+def _uses_z3(args: argparse.Namespace) -> bool:
+    if args.command == "bounds":
+        return True
+    if args.command != "verify":
+        return False
+    return args.simulate is None and (args.mode != "explore" or args.bmc is not None)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     try:
         if args.command == "list":
             return cmd_list(args)
@@ -113,6 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return graph_main(args)
         if args.command == "throughput":
             from checker.throughput import main as throughput_main
+            if getattr(args, "plot", None):
+                from checker import preflight
+                preflight.writable_file("--plot", args.plot)
             return throughput_main(args)
         if args.command == "export":
             from checker.export.command import main as export_main
@@ -121,10 +141,65 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CheckerError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # an interrupted run decided nothing: inconclusive, never a pass
+    except KeyboardInterrupt:  # an interrupted run: inconclusive, never a pass
         saved = getattr(args, "checkpoint", None) or getattr(args, "resume", None)
         print("interrupted" + (f"; continue with --resume {saved}" if saved else ""), file=sys.stderr)
         return 3
+    except MemoryError:  # outside the explorer (which reports its own as a limit): still no traceback
+        print("error: out of memory; lower --set values or --max-states, or use --mode prove or --simulate",
+              file=sys.stderr)
+        return 3
+
+
+def _check_verify_flags(args: argparse.Namespace) -> list[str]:
+    """Refuse, before any work, every flag value or combination that cannot mean anything; the notes to print."""
+    from checker import preflight
+
+    def positive(flag: str, v: float | None) -> None:
+        if v is not None and not v > 0:  # `not >` is also true of nan
+            raise CheckerError(f"{flag} must be a positive number of seconds, not {v}")
+
+    if args.max_states is not None and args.max_states < 1:
+        raise CheckerError("--max-states must be at least 1")
+    positive("--timeout", args.timeout)
+    positive("--smt-timeout", args.smt_timeout)
+    if args.jobs is not None and args.jobs < 1:
+        raise CheckerError("--jobs must be at least 1")
+    if args.fingerprint and (args.jobs or 1) > 1:
+        raise CheckerError("--fingerprint works with one process: drop --jobs or --fingerprint")
+    if args.bmc is not None and args.bmc < 0:
+        raise CheckerError("--bmc must be at least 0")
+    if args.bmc is not None and args.mode == "explore":
+        raise CheckerError("--bmc runs Z3: use it with --mode prove or --mode all, not --mode explore")
+    if args.emit_smt is not None and args.mode == "explore":
+        raise CheckerError("--emit-smt writes Z3's proof obligations: use it with --mode prove or --mode all")
+    if args.simulate is None and args.mode == "prove":
+        for flag, value in (("--checkpoint", args.checkpoint), ("--resume", args.resume),
+                            ("--fingerprint", args.fingerprint or None)):
+            if value is not None:
+                raise CheckerError(f"{flag} is for exploring; --mode prove does not explore")
+    for flag in ("output", "json", "junit", "sarif"):
+        if getattr(args, flag):
+            preflight.writable_file(f"--{flag}", getattr(args, flag))
+    for flag in ("checkpoint", "emit_smt"):
+        if getattr(args, flag):
+            preflight.directory(f"--{flag.replace('_', '-')}", getattr(args, flag))
+    if args.resume:
+        preflight.resumable(args.resume)
+    notes = []
+    if args.cluster is not None:  # before any work: say how to install Ray, or how to write the address
+        from checker import cluster
+
+        address = cluster.parse_cluster(args.cluster)
+        cluster.import_ray()
+        if args.jobs is not None and args.simulate is None and args.mode != "prove":
+            cluster.connect(address)
+            args.jobs, note = preflight.cap_jobs(args.jobs, cluster.cluster_cpus(), "the Ray cluster has")
+            notes.append(note)
+    elif args.jobs is not None:
+        args.jobs, note = preflight.cap_jobs(args.jobs, preflight.local_cores(), "this machine has")
+        notes.append(note)
+    return [n for n in notes if n]
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -133,46 +208,61 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from checker.report.progress import Progress
     from checker.verify import parse_set, verify
 
-    if args.max_states is not None and args.max_states < 1:
-        raise CheckerError("--max-states must be at least 1")
-    if args.timeout is not None and args.timeout <= 0:
-        raise CheckerError("--timeout must be positive")
-    if args.jobs is not None and args.jobs < 1:
-        raise CheckerError("--jobs must be at least 1")
-    if args.fingerprint and (args.jobs or 1) > 1:
-        raise CheckerError("--fingerprint works with one process: drop --jobs or --fingerprint")
-    if args.cluster is not None:  # before any work: say how to install Ray, or how to write the address
-        from checker import cluster
-
-        cluster.parse_cluster(args.cluster)
-        cluster.import_ray()
+    for note in _check_verify_flags(args):
+        print(note, file=sys.stderr)
     report = Report()
     spec_args: dict[str, str] = {}
     progress = Progress(sys.stderr, quiet=args.quiet)
+    # The human report goes to stdout unless stdout carries --format's payload: then each check's
+    # line is printed as soon as it is decided, and the rest (traces, summary) at the end.
+    stream = args.format == "text" or args.output is not None
+
+    def on_check(c: "Check") -> None:
+        progress.clear()
+        sys.stdout.write(text.check_line(c) + "\n")
+        sys.stdout.flush()
+
+    # main() made SIGINT, SIGTERM and SIGHUP raise KeyboardInterrupt: the run ends with what it decided.
     try:
         sets = parse_set(args.set)
         classes = loader.resolve(args.specs)
+        named = []  # specs the user named one by one: checking nothing there is an error, not a warning
         for name in args.specs:
-            for cls in loader.resolve([name]):
+            resolved = loader.resolve([name])
+            for cls in resolved:
                 spec_args[cls.spec_name] = name
-        if args.bmc is not None and args.bmc < 0:
-            raise CheckerError("--bmc must be at least 0")
-        if args.smt_timeout is not None and args.smt_timeout <= 0:
-            raise CheckerError("--smt-timeout must be positive")
+            if len(resolved) == 1:
+                named.append(resolved[0].spec_name)
         report = verify(classes, sets=sets, symmetry=not args.no_symmetry, max_states=args.max_states,
                         timeout=args.timeout, mode=args.mode, bmc=args.bmc, smt_timeout=args.smt_timeout,
                         emit_smt=Path(args.emit_smt) if args.emit_smt else None, jobs=args.jobs,
                         simulate=_simulate_options(args), progress=progress, fingerprint=args.fingerprint,
                         coverage=args.coverage, cluster=args.cluster,
-                        checkpoint=Path(args.checkpoint or args.resume) if (args.checkpoint or args.resume) else None,
-                        resume=args.resume is not None)
+                        checkpoint=Path(args.checkpoint or args.resume) if (args.checkpoint or args.resume)
+                        else None, resume=args.resume is not None, named=named,
+                        on_check=on_check if stream else None,
+                        on_note=lambda text: print(text, file=sys.stderr, flush=True))
     except CheckerError as e:
         report.errors.append(ErrorInfo(e.message, e.file, e.line))
+    except KeyboardInterrupt:  # before the run started (loading the specs): nothing decided
+        report.interrupted = True
     finally:
         progress.clear()
+    if report.interrupted:
+        saved = args.checkpoint or args.resume
+        print("interrupted: what was not decided is inconclusive (interrupted)"
+              + (f"; continue with --resume {saved}" if saved else ""), file=sys.stderr)
+    _emit_verify(args, report, spec_args, streamed=stream)
+    return report.exit_code
 
-    to_file = args.output is not None
-    human = text.render(report, traces=args.traces, spec_args=spec_args, errors=to_file)
+
+def _emit_verify(args: argparse.Namespace, report: Report, spec_args: dict[str, str], *, streamed: bool) -> None:
+    """Every output the user asked for: the files first (they are what CI keeps), then stdout."""
+    from checker.report import text
+
+    human = text.render(report, traces=args.traces, spec_args=spec_args, errors=args.output is not None)
+    rest = text.render(report, traces=args.traces, spec_args=spec_args, errors=args.output is not None,
+                       check_lines=False)
     for fmt in ("junit", "sarif", "json"):
         if getattr(args, fmt):
             _write(getattr(args, fmt), render_as(fmt, report, spec_args))
@@ -180,9 +270,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
         payload = render_as(args.format, report, spec_args)
         if args.output:
             _write(args.output, payload)
-            sys.stdout.write(human)
+            sys.stdout.write(rest)
         else:
             sys.stdout.write(payload)
+            for w in report.warnings:  # stdout is the payload: the human lines go to stderr
+                print(f"warning: {w}", file=sys.stderr)
             for e in report.errors:
                 print(f"error: {_where(e)}{e.message}", file=sys.stderr)
     else:
@@ -190,10 +282,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
             _write(args.output, human)
             sys.stdout.write(text.summary_line(report) + "\n")
         else:
-            sys.stdout.write(human)
+            sys.stdout.write(rest if streamed else human)
         for e in report.errors:
             print(f"error: {_where(e)}{e.message}", file=sys.stderr)
-    return report.exit_code
 
 
 def render_as(fmt: str, report: Report, spec_args: dict[str, str]) -> str:

@@ -1,6 +1,7 @@
 """Ray for the engines: joining a cluster, and naming a spec so another machine can load it.
 
-Ray is an optional extra (``pip install 'countercheck[cluster]'``): nothing
+Ray is an optional extra (``pip install 'ray>=2.9'``, or ``pip install '.[cluster]'`` in
+the checkout): nothing
 here imports it until a command asks for ``--cluster``. The explorer's
 actors are in ``checker.explore.ray_pool``; the per-N proof sweep's tasks
 in ``checker.prove.sweep``.
@@ -17,7 +18,9 @@ from checker.errors import UsageError
 from checker.spec.compile import Model
 from checker.spec.model import info, resolve_params
 
-INSTALL = "pip install 'countercheck[cluster]'"
+#: Names the dependency itself (or the checkout), never this project by a name the package index
+#: could resolve to someone else's code.
+INSTALL = "pip install 'ray>=2.9' (or, in the checkout, pip install '.[cluster]')"
 #: The package's parent directory: local actors and tasks import ``checker`` from here.
 _SOURCE_ROOT = str(Path(__file__).resolve().parents[1])
 
@@ -60,10 +63,16 @@ def connect(address: str | None, num_cpus: int | None = None) -> Any:
 
 
 def disconnect() -> None:
-    """Leave the cluster (a local Ray started by ``connect`` stops)."""
-    from checker.explore import ray_pool
+    """Leave the cluster (a local Ray started by ``connect`` stops), the explorer's idle actors first.
 
-    ray_pool.release_actors()
+    Those live in ``checker.explore.ray_pool``, which imports this module; it is
+    looked up, not imported, so the two do not import each other: if it was
+    never loaded, no actor was made."""
+    import sys
+
+    pool = sys.modules.get("checker.explore.ray_pool")
+    if pool is not None:
+        pool.release_actors()
     import_ray().shutdown()
 
 

@@ -27,6 +27,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", metavar="FILE", help="write to FILE (default: stdout)")
     p.add_argument("--max-states", type=int, default=EXPORT_MAX_STATES, metavar="N",
                    help=f"refuse graphs of more than N states (default {EXPORT_MAX_STATES})")
+    p.add_argument("--show", metavar="VAR,VAR", help="variables to print in each state's box (by default "
+                   "only its number: each edge lists what its step changed, every node holds its whole state)")
     p.add_argument("--trace", metavar="PROPERTY", help="highlight the counterexample (or witness) of PROPERTY")
 
 
@@ -53,7 +55,15 @@ def main(args: argparse.Namespace) -> int:
                          f"export a smaller point (smaller --set values: fewer CPUs, fewer ops, a smaller batch) "
                          f"or raise --max-states")
     edges, loop_start = trace_edges(sg, args.trace) if args.trace else (None, None)
-    text = export_graph(sg, args.format, edges, loop_start)
+    show = tuple(x.strip() for x in args.show.split(",") if x.strip()) if args.show else None
+    if show:
+        from checker.report.graph_export import known_names
+
+        unknown = [x for x in show if x not in known_names(sg)]
+        if unknown:
+            raise UsageError(f"--show {', '.join(unknown)}: no such variable; the state's variables are: "
+                             f"{', '.join(sorted(n for n in known_names(sg) if '[' not in n))}")
+    text = export_graph(sg, args.format, edges, loop_start, show)
     if args.output:
         try:
             with open(args.output, "w", encoding="utf-8") as f:

@@ -55,6 +55,11 @@ def specs_in_file(path: str) -> list[type]:
         raise
     except SyntaxError as e:
         raise SpecError(f"syntax error: {e.msg}", file=str(p), line=e.lineno) from None
+    except SystemExit as e:  # never a silent exit 0: importing a spec file must define specs, not end the run
+        file, line = innermost_frame_in(e.__traceback__, {str(p)})
+        raise SpecError(f"importing the spec called sys.exit({e.code!r}); a spec file only defines specs "
+                        f"(move script code under `if __name__ == \"__main__\":`)", file=file or str(p),
+                        line=line) from None
     except Exception as e:
         file, line = innermost_frame_in(e.__traceback__, {str(p)})
         raise SpecError(f"importing the spec raised {type(e).__name__}: {e}", file=file or str(p),

@@ -15,16 +15,17 @@ parameter point, each backend):
 
 - it fails when any of them is not as expected, with the trace as the
   message (a violation) or the check and its claim (a bug not found);
-- it is skipped with the reason when none failed but one is inconclusive
-  (a limit is never a pass);
+- it fails too when none failed but one is inconclusive (a limit is never
+  a pass), or is skipped with the reason under
+  ``--countercheck-skip-inconclusive``;
+- it fails when no check covered it (nothing checked is never a pass);
 - it passes otherwise: a bug spec's item passes when its bug is found.
 
 The item list is derived before running: the declared properties (in
 explore mode those that apply at some point of the sweep), the engine's own
 checks of the chosen mode (``no_deadlock``, ``no_overflow``, ``builds``;
-with the Z3 backend ``types``, ``sum_lemma`` and bit-vector lemmas). An item
-no check covered is skipped, and a check no item covers is named in a
-warning.
+with the Z3 backend ``types``, ``sum_lemma`` and bit-vector lemmas). A check
+no item covers is named in a warning.
 """
 from __future__ import annotations
 
@@ -48,6 +49,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="set a spec parameter, as verify's --set (NAME=V, NAME=LO..HI, NAME=A,B)")
     g.addoption("--countercheck-max-states", type=int, default=None, metavar="N",
                 help="stop each exploration after N distinct states (inconclusive, never a pass)")
+    g.addoption("--countercheck-skip-inconclusive", action="store_true", default=False,
+                help="skip an item whose checks are inconclusive (a limit was hit) instead of failing it")
     g.addoption("--countercheck-timeout", type=float, default=None, metavar="S",
                 help="stop each exploration after S seconds (inconclusive, never a pass)")
 
@@ -225,12 +228,16 @@ class PropertyItem(pytest.Item):
             raise CheckFailed("\n\n".join(blocks))
         undecided = [c for c in checks if c.verdict == "inconclusive"]
         if undecided:
-            pytest.skip(f"inconclusive: {summary(undecided[0])}"
-                        + (f" (and {len(undecided) - 1} more checks)" if len(undecided) > 1 else ""))
+            why = (f"inconclusive: {summary(undecided[0])}"
+                   + (f" (and {len(undecided) - 1} more checks)" if len(undecided) > 1 else ""))
+            if self.config.getoption("countercheck_skip_inconclusive"):
+                pytest.skip(why)
+            raise CheckFailed(why + "\n(a limit is never a pass: raise it, or pass "
+                                    "--countercheck-skip-inconclusive to skip such items)")
         if not checks:
             mode = self.config.getoption("countercheck_mode")
-            pytest.skip(f"{self.name} was not checked: it applies at no point of this run (mode {mode}), or "
-                        f"this mode's backend does not check it")
+            raise CheckFailed(f"{self.name} was not checked: it applies at no point of this run (mode {mode}), "
+                              f"or this mode's backend does not check it; nothing checked is never a pass")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, CheckFailed):

@@ -147,8 +147,8 @@ def _run(args: argparse.Namespace) -> int:
         try:
             import matplotlib  # noqa: F401
         except ImportError:
-            print("error: --plot needs matplotlib, an optional extra: pip install 'countercheck[plot]' "
-                  "(or pip install matplotlib)", file=sys.stderr)
+            print("error: --plot needs matplotlib, an optional extra: pip install 'matplotlib>=3.5' "
+                  "(or, in the checkout, pip install '.[plot]')", file=sys.stderr)
             return 2
     _machine_args(args)
     w = args.workload

@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from checker import engines
+from checker.engines import Limits, Request, Runner
+from checker.engines.common import build_check, property_meta, with_sources  # noqa: F401  (re-exported)
+from checker.engines.explore import explore_checks  # noqa: F401  (re-exported: bounds, tests)
 from checker.errors import CheckerError, SpecError, UsageError
-from checker.explore import DEADLOCK, explore
-from checker.result import HOLDS, VERDICTS, Check, Step
+from checker.result import INCONCLUSIVE, VERDICTS, Check
 from checker.report.progress import Progress
-from checker.report.trace import render_trace
-from checker.spec.compile import Model
-from checker.spec.lint import lint
 from checker.spec.model import Params, all_assumptions, info, resolve_params
+from checker.spec.vacuity import vacuous_invariants
 
 if TYPE_CHECKING:
     from checker.simulate.checks import SimulateOptions
@@ -44,12 +45,19 @@ class Report:
     seconds: float = 0.0
     #: Per spec run: its file, the kernel code it models, and its assumptions.
     specs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Things the user should read that stopped nothing (a spec in the selection that checks nothing).
+    warnings: list[str] = field(default_factory=list)
+    #: The run was cut short (Ctrl-C, SIGTERM, SIGHUP): what was not decided is inconclusive.
+    interrupted: bool = False
 
     @property
     def exit_code(self) -> int:
-        """0 all as expected, 1 a failure, 2 an error, 3 inconclusive: the first that applies of 2, 1, 3, 0."""
+        """0 all as expected, 1 a failure, 2 an error, 3 inconclusive (an interrupted run is): the
+        first that applies of 2, 3 (interrupted), 1, 3, 0."""
         if self.errors:
             return 2
+        if self.interrupted:
+            return 3
         statuses = {c.status for c in self.checks}
         if "failed" in statuses:
             return 1
@@ -77,6 +85,8 @@ class Report:
                         **self.counts()},
             "errors": [e.to_json() for e in self.errors],
             "specs": self.specs,
+            **({"warnings": list(self.warnings)} if self.warnings else {}),
+            **({"interrupted": True} if self.interrupted else {}),
         }
 
 
@@ -173,77 +183,86 @@ def check_sets_apply(classes: list[type], sets: dict[str, Any]) -> None:
                              f"{', '.join(known)}")
 
 
-def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_states: int | None = None,
-                   timeout: float | None = None, run: int = 0, jobs: int | None = None, cluster: str | None = None,
-                   checkpoint: Path | None = None, resume: bool = False, progress: Progress | None = None,
-                   fingerprint: bool = False, graphs: list | None = None) -> list[Check]:
-    """Explore one spec at one parameter point; one Check per property. Liveness properties are
-    checked on the unreduced state graph, which ``graphs`` (for coverage) also collects."""
-    from checker.live import graph_for, liveness_checks
-
-    model = Model(cls, params)
-    lint(model)
-    sg = graph_for(model, max_states) if (model.liveness or graphs is not None) else None
-    if graphs is not None:
-        graphs.append((model, sg))
-    live = liveness_checks(cls, model, sg, run) if model.liveness else []
-    if model.abstraction is not None:  # unbounded runs with dropped values: liveness only
-        return live
-    result = explore(model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs, cluster=cluster,
-                     checkpoint=checkpoint, resume=resume, fingerprint=fingerprint,
-                     progress=progress.exploring(f"{model.name} [{params}]") if progress else None)
-    si = model.info
-    checks = [build_check(cls, model, run)] if si.api is not None else []
-    for name, out in result.outcomes.items():
-        start = out.initial_state or result.initial_state
-        expected, file, line, doc = property_meta(model, name)
-        checks.append(Check(
-            spec=model.name, file=file, line=line, params=params.shown(), property=name, kind=out.kind,
-            backend="explore", verdict=out.verdict, expected=expected, reason=out.reason,
-            symmetry=result.symmetry, states=result.states, transitions=result.transitions,
-            depth=result.depth, seconds=result.seconds, run=run, initial_state=start,
-            trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=symmetry,
-            trace_text=render_trace(model, start, out.trace) if out.trace else [],
-            extra={} if result.omission_probability is None else
-            {"fingerprint": True, "omission_probability": result.omission_probability}))
-    return checks + live
-
-
-def property_meta(model: Model, name: str) -> tuple[str, str | None, int | None, str]:
-    """(expected verdict, file, line, doc) of a property, the deadlock check included."""
-    si = model.info
-    if name == DEADLOCK:
-        return (si.builtin_expect.get(DEADLOCK, HOLDS), si.file, si.line,
-                "no state where work is left and nothing is enabled")
-    p = next(p for p in model.properties if p.name == name)
-    return p.expect, p.file, p.line, p.doc
-
-
 MODES = ("explore", "prove", "all")
 #: Seconds per Z3 query unless --smt-timeout says otherwise: every query has one.
 DEFAULT_SMT_TIMEOUT = 60.0
 
 
-def build_check(cls: type, model: Model, run: int) -> Check:
-    """Does every kernel symbol the spec's actions call exist in this configuration?"""
-    si = model.info
-    errors = si.api.build_errors(si.actions.values(), model.params)
-    expected = si.builtin_expect.get("builds", HOLDS)
-    c = Check(spec=model.name, file=si.file, line=si.line, params=model.params.shown(), property="builds",
-              kind="build", backend="explore", verdict="violated" if errors else HOLDS, expected=expected,
-              run=run, doc="every symbol a caller uses exists in this configuration",
-              bug="builds" in cls.expect_violated, extra={"build_errors": [str(e) for e in errors]})
-    c.trace_text = [str(e) for e in errors]
-    return c
+@dataclass
+class Task:
+    """One engine run of a spec: at a parameter point, or (``prove``) over its prove sweep."""
+
+    engine: str
+    params: Params | None = None
 
 
-def with_sources(steps: list[Step], actions: dict[str, Any]) -> list[Step]:
-    """Each step with the file and first line of its action's definition, where Python knows them."""
-    out = []
-    for st in steps:
-        a = actions.get(st.action)
-        out.append(replace(st, file=a.file, line=a.line) if a is not None and a.line is not None else st)
-    return out
+def plan(cls: type, own: dict[str, tuple], *, mode: str, simulate: Any, bmc: int | None,
+         coverage: bool) -> list[Task]:
+    """The engine runs ``verify`` makes for one spec, in order (``coverage``: the check on their graphs)."""
+    points = param_points(cls, own, "explore")
+    if simulate is not None:
+        return [Task("simulate", p) for p in points]
+    tasks: list[Task] = []
+    if mode in ("explore", "all"):
+        tasks += [Task("explore", p) for p in points]
+        if coverage and points:
+            tasks.append(Task("coverage"))
+    if mode in ("prove", "all"):
+        tasks.append(Task("prove"))
+        if bmc is not None:
+            tasks += [Task("bmc", p) for p in points]
+    return tasks
+
+
+def sweep_note(cls: type, own: dict[str, tuple], points: list[Params]) -> str | None:
+    """With values set on the command line, which points run and why, when there is more than one:
+    the parameters not set take the spec's explore sweeps."""
+    if not own or len(points) < 2:
+        return None
+    shown = [p.shown() for p in points]
+    varying = {k: list(dict.fromkeys(d[k] for d in shown)) for k in shown[0] if len({d[k] for d in shown}) > 1}
+    params = info(cls).params
+    swept = {k for e in cls.explore_sweeps for k in e}
+    extra = {k: v for k, v in varying.items()
+             if k not in own and (params[k].explore is not None or k in swept or not params[k].derived)}
+    if not extra:
+        return None
+    set_text = " ".join(f"{k}={','.join(map(str, dict.fromkeys(d[k] for d in shown)))}" for k in own)
+    vary = ", ".join(f"{k} {','.join(map(str, v))}" for k, v in extra.items())
+    return (f"{cls.spec_name}: {len(points)} points: {set_text} as set, crossed with its explore sweeps of "
+            f"{vary}; --set those to run fewer")
+
+
+def interrupted_checks(cls: type, task: Task, run: int) -> list[Check]:
+    """What a task cut short by an interrupt decided: nothing, one inconclusive check per property."""
+    if task.engine == "coverage":
+        return []
+    si = info(cls)
+    params = task.params.shown() if task.params is not None else {}
+    backend = {"prove": "z3", "bmc": "z3"}.get(task.engine, task.engine)
+    props = [p for p in si.properties.values()
+             if task.params is None or p.applies is None or p.applies(task.params)]
+    return [Check(spec=cls.spec_name, file=p.file, line=p.line, params=params, property=p.name, kind=p.kind,
+                  backend=backend, verdict=INCONCLUSIVE, expected=p.expect, reason="interrupted", run=run,
+                  doc=p.doc, bug=p.name in cls.expect_violated) for p in props]
+
+
+def nothing_checked(cls: type, own: dict[str, tuple], tasks: list[Task], mode: str, simulate: Any) -> str:
+    """Why a spec's run produced no check, in the user's words."""
+    what = "--simulate" if simulate is not None else f"--mode {mode}"
+    why = []
+    pointed = [t for t in tasks if t.params is not None]
+    if (simulate is not None or mode != "prove") and not pointed:
+        why.append("its explore sweep has no point (a parameter's explore= is empty, or --set left no value)")
+    elif simulate is not None:
+        why.append("every point of its explore sweep is liveness-only (an Abstraction), which simulation "
+                   "does not check")
+    if any(t.engine == "prove" for t in tasks):
+        why.append("it has no prove sweep (no inductive invariant, witness, lemma or bmc)"
+                   + ("; run it with --mode explore" if mode == "prove" and param_points(cls, own) else ""))
+    if not why:
+        why.append(f"its {len(tasks)} runs ({', '.join(sorted({t.engine for t in tasks}))}) made no check")
+    return f"{cls.spec_name} checks nothing with {what}: " + "; and ".join(why)
 
 
 def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = None, symmetry: bool = True,
@@ -252,7 +271,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
            on_check: Callable[[Check], None] | None = None, jobs: int | None = None,
            simulate: SimulateOptions | None = None, progress: Progress | None = None,
            fingerprint: bool = False, coverage: bool = False, cluster: str | None = None,
-           checkpoint: Path | None = None, resume: bool = False) -> Report:
+           checkpoint: Path | None = None, resume: bool = False, named: Iterable[str] = (),
+           explorer: str | None = None, on_note: Callable[[str], None] | None = None) -> Report:
     """Run every selected spec: the explorer over its explore sweep, the Z3
     backend over its prove sweep (``mode``), BMC at the explore points when
     ``bmc`` is a depth. ``jobs`` processes explore each point (same results),
@@ -260,57 +280,111 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     ``simulate`` (a ``checker.simulate.checks.SimulateOptions``) replaces all
     of these with random simulation at the explore points. ``progress`` shows
     long runs live (``checker.report.progress``). With ``coverage``, a
-    coverage check per spec."""
+    coverage check per spec. ``on_check`` is told each check as it is decided, ``on_note``
+    each note and warning as it arises (a sweep wider than the values set, a point out of reach).
+
+    Nothing checked is never a pass: a spec in ``named`` (spec names the user
+    asked for) that checks nothing is an error, any other a warning, and a
+    run that checks nothing at all an error. An interrupt (``KeyboardInterrupt``)
+    ends the run with what was decided; what was not is inconclusive
+    (``interrupted``), and ``Report.interrupted`` is set.
+    """
     if mode not in MODES:
         raise UsageError(f"--mode {mode!r}: choose one of {', '.join(MODES)}")
     sets = sets or {}
+    named = set(named)
     report = Report()
     t0 = time.perf_counter()
     check_sets_apply(classes, sets)
     ids = itertools.count(1)
+    limits = Limits(max_states=max_states, timeout=timeout, smt_timeout=smt_timeout)
+    runner = Runner(jobs=jobs, cluster=cluster, checkpoint=checkpoint, resume=resume)
+    options: dict[str, Any] = {"symmetry": symmetry, "fingerprint": fingerprint, "depth": bmc,
+                               "simulate": simulate, "emit_smt": emit_smt}
+    if explorer is not None:
+        options["explorer"] = explorer
 
-    def add(checks: list[Check]) -> None:
+    def add(cls: type, checks: list[Check]) -> None:
         for c in checks:
             if c.trace:
                 c.trace = with_sources(c.trace, info(cls).actions)
             report.checks.append(c)
-            if on_check:
+            if on_check and c.reason != "interrupted":  # what an interrupt left undecided is summed up once
                 on_check(c)
 
-    for cls in classes:
+    planned: list[tuple[type, dict, list[Task]]] = []
+    errored: set[str] = set()
+
+    def warn(text: str) -> None:
+        report.warnings.append(text)
+        if on_note:
+            if progress is not None:
+                progress.clear()
+            on_note(f"warning: {text}")
+
+    for cls in classes:  # every spec's runs first: the progress line counts them, an interrupt names them
         report.specs[cls.spec_name] = {"file": info(cls).file, "kernel": cls.kernel,
                                        "assumptions": list(all_assumptions(cls))}
         try:
             own = own_sets(cls, sets)
-            points = param_points(cls, own, "explore")
-            if simulate is not None:
-                from checker.simulate.checks import simulate_checks
-
-                ab = info(cls).abstraction
-                for params in points:
-                    if ab is not None and ab.when(params):
-                        continue  # a liveness-only point: its invariants would read the dropped values
-                    add(simulate_checks(cls, params, simulate, timeout=timeout, run=next(ids)))
-                continue
-            if mode in ("explore", "all"):
-                graphs: list | None = [] if coverage else None
-                for params in points:
-                    add(explore_checks(cls, params, symmetry=symmetry, max_states=max_states,
-                                       timeout=timeout, run=next(ids), jobs=jobs, progress=progress,
-                                       fingerprint=fingerprint, graphs=graphs, cluster=cluster,
-                                       checkpoint=checkpoint, resume=resume))
-                if graphs:
-                    from checker.live import coverage_check
-                    add([coverage_check(cls, graphs, run=next(ids))])
-            if mode in ("prove", "all"):
-                from checker.prove import bmc_checks, prove_checks
-
-                add(prove_checks(cls, own, smt_timeout=smt_timeout, emit_dir=emit_smt, run=next(ids),
-                                 progress=progress.proving if progress else None, cluster=cluster))
-                if bmc is not None:
-                    for params in points:
-                        add(bmc_checks(cls, params, bmc, smt_timeout=smt_timeout, run=next(ids)))
+            tasks = plan(cls, own, mode=mode, simulate=simulate, bmc=bmc, coverage=coverage)
+            planned.append((cls, own, tasks))
+            note = sweep_note(cls, own, [t.params for t in tasks if t.engine in ("explore", "simulate")])
+            if note and on_note:
+                on_note(f"note: {note}")
+            points = [t.params for t in tasks if t.params is not None] or [resolve_params(cls, {})]
+            report.warnings += vacuous_invariants(cls, list(dict.fromkeys(points)))
         except CheckerError as e:
             report.errors.append(ErrorInfo(e.message, e.file or info(cls).file, e.line))
+            errored.add(cls.spec_name)
+    done: list[tuple[type, list[Task]]] = []  # tasks finished per spec, for the zero-check test
+    try:
+        for j, (cls, own, tasks) in enumerate(planned, 1):
+            done.append((cls, []))
+            graphs: list | None = [] if coverage else None
+            try:
+                for k, task in enumerate(tasks, 1):
+                    if progress is not None:
+                        progress.at(f"spec {j} of {len(planned)}, point {k} of {len(tasks)}")
+                    run = next(ids)
+                    try:
+                        if task.engine == "coverage":
+                            if graphs:
+                                from checker.live import coverage_check
+                                add(cls, [coverage_check(cls, graphs, run=run)])
+                        else:
+                            add(cls, engines.run(task.engine, Request(
+                                cls, task.params, sets=own, limits=limits, runner=runner, options=options,
+                                run=run, progress=progress, graphs=graphs if task.engine == "explore" else None,
+                                warn=warn)))
+                    except KeyboardInterrupt:
+                        add(cls, interrupted_checks(cls, task, run))
+                        for rest in tasks[k:]:
+                            add(cls, interrupted_checks(cls, rest, next(ids)))
+                        raise
+                    done[-1][1].append(task)
+            except CheckerError as e:
+                report.errors.append(ErrorInfo(e.message, e.file or info(cls).file, e.line))
+                errored.add(cls.spec_name)
+    except KeyboardInterrupt:
+        report.interrupted = True
+        for cls, _own, tasks in planned[len(done):]:
+            for task in tasks:
+                add(cls, interrupted_checks(cls, task, next(ids)))
     report.seconds = time.perf_counter() - t0
+    if report.interrupted:
+        return report
+    checked = {c.spec for c in report.checks}
+    for cls, own, tasks in planned:
+        if cls.spec_name in checked or cls.spec_name in errored:
+            continue
+        why = nothing_checked(cls, own, tasks, mode, simulate)
+        if cls.spec_name in named:
+            report.errors.append(ErrorInfo(why, info(cls).file, None))
+        else:
+            report.warnings.append(why)
+    if not report.checks and not report.errors:
+        names = ", ".join(c.spec_name for c in classes) or "no spec"
+        report.errors.append(ErrorInfo(f"nothing was checked: selected {names}; " + "; ".join(report.warnings)))
+        report.warnings.clear()
     return report

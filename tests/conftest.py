@@ -10,6 +10,18 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 sys.path.insert(0, str(FIXTURES))
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """-n auto --dist loadfile when pytest-xdist is there and the command line did not choose
+    (-n 0, -n 2, -p no:xdist); runs before xdist's own hook, which turns -n into workers."""
+    if not config.pluginmanager.hasplugin("xdist") or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    if config.option.numprocesses is None:
+        config.option.numprocesses = "auto"
+        if config.option.dist == "no":
+            config.option.dist = "loadfile"
+
+
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """Run ``python -m checker`` as a user would, in a fresh process."""
     env = dict(os.environ)

@@ -19,7 +19,10 @@ def test_one_d_step_per_step_and_an_assertion_per_invariant():
     steps = sum(len(a.cpus) * len(a.choices) for a in model.actions)
     assert out.text.count(":: d_step {") == steps + 1  # and the terminal state's valid end
     assert out.steps == steps == 16
-    assert set(out.assertions) == {f"inv_{p.name}" for p in model.invariants}
+    assert set(out.assertions) == {f"inv_{p.name}" for p in model.invariants if p.expect == "holds"}
+    every = export_promela(model, expected_violations=True)  # the bounds shown tight, named as such
+    assert set(every.assertions) - set(out.assertions) == {
+        f"expected_violated_{p.name}" for p in model.invariants if p.expect == "violated"} != set()
     assert all(kind == "invariant" for _, kind in out.assertions.values())
     assert out.text.count("active proctype") == 1 and out.extra_states == 1
     assert "int local_[2];" in out.text  # `local` is a Promela keyword: renamed

@@ -51,9 +51,9 @@ def test_dot_export_keeps_every_state_and_step():
     assert (len(nodes), len(g.get_edges())) == (full.states, full.transitions) == (8, 14)
 
 
-def test_dot_without_pydot_names_the_extra(eager, monkeypatch):
+def test_dot_without_pydot_names_the_dependency(eager, monkeypatch):
     monkeypatch.setitem(sys.modules, "pydot", None)
-    with pytest.raises(UsageError, match=r"countercheck\[graph\]"):
+    with pytest.raises(UsageError, match=r"pip install 'pydot>=1.4'"):
         export_graph(eager, "dot")
 
 

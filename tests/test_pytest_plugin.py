@@ -76,13 +76,29 @@ def test_set_passes_through(specs):
     r.assert_outcomes(passed=4, deselected=4)  # with one CPU the total never reaches 2: below_two holds
 
 
-def test_a_limit_is_a_skip_with_its_reason_never_a_pass(specs):
+def test_a_limit_fails_the_item_with_its_reason_never_a_pass(specs):
+    r = run(specs, "--countercheck", "tiny_spec.py", "-k", "tiny and not bug", "--countercheck-max-states", "2")
+    r.assert_outcomes(passed=1, failed=3, deselected=4)  # one_add is reached (decided) within 2 states
+    r.stdout.fnmatch_lines_random(["*inconclusive: tiny.counted [[]ncpus=2[]]: inconclusive (max_states)",
+                                   "*inconclusive: tiny.below_two [[]ncpus=2[]]: inconclusive (max_states)",
+                                   "*a limit is never a pass*--countercheck-skip-inconclusive*"])
+
+
+def test_skip_inconclusive_is_an_opt_in(specs):
     r = run(specs, "--countercheck", "tiny_spec.py", "-k", "tiny and not bug", "--countercheck-max-states", "2",
-            "-rs")
-    r.assert_outcomes(passed=1, skipped=3, deselected=4)  # one_add is reached (decided) within 2 states
+            "--countercheck-skip-inconclusive", "-rs")
+    r.assert_outcomes(passed=1, skipped=3, deselected=4)
     r.stdout.fnmatch_lines_random(["SKIPPED*inconclusive: tiny.counted [[]ncpus=2[]]: inconclusive (max_states)",
-                                   "SKIPPED*inconclusive: tiny.below_two [[]ncpus=2[]]: inconclusive (max_states)",
                                    "SKIPPED*inconclusive: tiny.no_deadlock [[]ncpus=2[]]: inconclusive (max_states)"])
+
+
+def test_a_spec_that_checks_nothing_fails_its_items(specs):
+    empty = TINY.replace("Param(2, domain=range(1, 4))", "Param(2, domain=range(1, 4), explore=())")
+    assert empty != TINY
+    specs.makepyfile(empty_spec=empty)
+    r = run(specs, "--countercheck", "empty_spec.py", "-k", "counted")
+    r.assert_outcomes(failed=1)
+    r.stdout.fnmatch_lines(["*nothing was checked*tiny checks nothing*explore sweep has no point*"])
 
 
 def test_a_parameter_no_spec_has_is_a_usage_error(specs):

@@ -95,7 +95,7 @@ def test_plot_without_matplotlib_says_how_to_install_it(capsys, tmp_path):
     except ImportError:
         pass
     assert main(["throughput", "--plot", str(tmp_path / "out.png")]) == 2
-    assert "pip install 'countercheck[plot]'" in capsys.readouterr().err
+    assert "pip install 'matplotlib>=3.5'" in capsys.readouterr().err
     assert not (tmp_path / "out.png").exists()
 
 

@@ -181,7 +181,7 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
             if nxt:
                 st.depth += 1
             level = nxt
-    except CheckerError:
+    except (CheckerError, MemoryError):  # out of memory is a limit (the engine says so), not the spec's fault
         raise
     except Exception as e:  # an exception inside spec code: say where and in which state
         raise _spec_exception(model, e, current) from None

@@ -14,6 +14,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "take their defaults)")
     p.add_argument("--to", choices=("promela",), default="promela", help="the target language (promela)")
     p.add_argument("--output", metavar="FILE.pml", help="write the model to FILE (default: stdout)")
+    p.add_argument("--expected-violations", action="store_true",
+                   help="also assert the invariants the spec expects violated (a bug spec's bug), named "
+                        "expected_violated_NAME: SPIN then reports them as errors, as it should")
     p.add_argument("--sometimes", action="store_true",
                    help="also assert that each sometimes property is never reached: SPIN then reports "
                         "it violated where it is reached")
@@ -42,7 +45,7 @@ def main(args: argparse.Namespace) -> int:
         point[name] = values[0]
     model = Model(cls, resolve_params(cls, point))
     lint(model)
-    exported = export_promela(model, sometimes=args.sometimes)
+    exported = export_promela(model, sometimes=args.sometimes, expected_violations=args.expected_violations)
     if args.output is None:
         sys.stdout.write(exported.text)
         return 0
@@ -51,8 +54,11 @@ def main(args: argparse.Namespace) -> int:
             f.write(exported.text)
     except OSError as e:
         raise CheckerError(f"cannot write {args.output}: {e.strerror}") from None
+    left_out = sum(1 for p in model.invariants if p.expect == "violated") if not args.expected_violations else 0
     print(f"wrote {args.output}: {model.name} at {model.params}, {exported.steps} steps, "
-          f"{len(exported.assertions)} assertions")
+          f"{len(exported.assertions)} assertions"
+          + (f" ({left_out} invariants the spec expects violated left out: --expected-violations adds them)"
+             if left_out else ""))
     print(f"  SPIN stores the explorer's states without symmetry (--no-symmetry) + {exported.extra_states}; "
           f"check with:")
     print(f"  spin -o2 -a {args.output} && gcc -O2 -DSAFETY -o pan pan.c && ./pan -c0")

@@ -82,17 +82,20 @@ class PromelaModel:
     extra_states: int = EXTRA_STATES
 
 
-def export_promela(model: Model, *, sometimes: bool = False) -> PromelaModel:
-    """The Promela model of ``model``; ``sometimes=True`` adds each
-    ``sometimes`` property as an assertion SPIN violates where it is reached.
+def export_promela(model: Model, *, sometimes: bool = False, expected_violations: bool = False) -> PromelaModel:
+    """The Promela model of ``model``: by default an assertion per invariant that must hold, so that
+    SPIN reports no error on a correct spec. ``expected_violations=True`` adds the invariants the spec
+    expects violated (a bug spec's bug, a bound shown tight), named ``expected_violated_NAME``;
+    ``sometimes=True`` each ``sometimes`` property as an assertion SPIN violates where it is reached.
     Raises ``NotExportable`` naming what Promela cannot express."""
-    return _Exporter(model, sometimes).build()
+    return _Exporter(model, sometimes, expected_violations).build()
 
 
 class _Exporter:
-    def __init__(self, model: Model, sometimes: bool):
+    def __init__(self, model: Model, sometimes: bool, expected_violations: bool = False):
         self.m = model
         self.want_sometimes = sometimes
+        self.want_expected = expected_violations
         self.where = f"{model.name} ({model.params})"
         self._refuse_unsupported()
         self.pern = PerN(model)
@@ -192,7 +195,8 @@ class _Exporter:
                " * One process; each spec step (action, CPU, choice) is one d_step of the do loop, so",
                f" * SPIN stores the explorer's states (without symmetry reduction) plus {EXTRA_STATES}, "
                "the start state.",
-               " * Invariants are asserted in every reachable state; a deadlock is an invalid end state.",
+               " * Invariants that must hold are asserted in every reachable state (those the spec expects",
+               " * violated only with --expected-violations); a deadlock is an invalid end state.",
                " * Check with: spin -o2 -a FILE.pml && gcc -O2 -DSAFETY -o pan pan.c && ./pan -c0",
                " * (-o2 keeps write-only variables in the state vector, as the explorer does.)",
                " * Promela's int is 32 bits: wider spec variables are exact while they stay within it.",
@@ -238,14 +242,15 @@ class _Exporter:
         step re-checks only the conjuncts that read what it changed (the others held before the step,
         in a state that was itself checked, and still read the same values)."""
         m = self.m
-        props = list(m.invariants) + (list(m.sometimes) if self.want_sometimes else [])
+        props = [p for p in m.invariants if p.expect != "violated" or self.want_expected]
+        props += list(m.sometimes) if self.want_sometimes else []
         out = []
         for p in props:
             term = to_z3_bool(p.fn(self.s))
             what = f"the {p.kind} {p.name}"
             if p.kind == "invariant":
                 parts = term.children() if z3.is_and(term) else [term]
-                name = self._fresh(f"inv_{p.name}")
+                name = self._fresh(f"{'expected_violated' if p.expect == 'violated' else 'inv'}_{p.name}")
                 self._print(term, what)  # refuse what cannot be printed here, naming the property
                 out.append(_Claim(name, p.name, p.kind, False, [(c, symbols(c, self.kids)) for c in parts]))
             else:

@@ -1,7 +1,7 @@
 """The state graph as a file: JSON (node-link), GraphML or DOT, with a trace highlighted.
 
 JSON and GraphML need only networkx; DOT needs pydot (the optional extra
-``countercheck[graph]``), and rendering it needs Graphviz's ``dot``.
+``pip install 'pydot>=1.4'``), and rendering it needs Graphviz's ``dot``.
 """
 from __future__ import annotations
 
@@ -17,10 +17,27 @@ from checker.result import flatten
 FORMATS = ("dot", "graphml", "json")
 
 
-def state_text(sg: StateGraph, node: int) -> str:
+def state_text(sg: StateGraph, node: int, show: tuple[str, ...] | None = None) -> str:
+    """The state's variables as ``k=v`` (only those named in ``show``, by variable or slot name)."""
     model = sg.model
     flat = flatten(model.state_dict(sg.state(node)))
+    if show is not None:
+        flat = {k: v for k, v in flat.items() if k in show or k.split("[")[0] in show}
     return " ".join(f"{k}={model.show_value(k, v)}" for k, v in flat.items())
+
+
+def changes_text(sg: StateGraph, u: int, v: int) -> str:
+    """What a step changed: ``local[0]: 0 -> 1``, one variable per line."""
+    model = sg.model
+    a, b = flatten(model.state_dict(sg.state(u))), flatten(model.state_dict(sg.state(v)))
+    return "\n".join(f"{k}: {model.show_value(k, a[k])} -> {model.show_value(k, x)}"
+                     for k, x in b.items() if a.get(k) != x)
+
+
+def known_names(sg: StateGraph) -> set[str]:
+    model = sg.model
+    flat = flatten(model.state_dict(sg.state(next(iter(sg.graph.nodes)))))
+    return set(flat) | {k.split("[")[0] for k in flat}
 
 
 def step_text(label: dict[str, Any]) -> str:
@@ -30,9 +47,13 @@ def step_text(label: dict[str, Any]) -> str:
 
 
 def export_graph(sg: StateGraph, fmt: str, trace: list[tuple[int, int, int]] | None = None,
-                 loop_start: int | None = None) -> str:
+                 loop_start: int | None = None, show: tuple[str, ...] | None = None) -> str:
     """The graph in ``fmt``; the edges of ``trace`` (and their states) are marked ``trace=1`` with
-    their position, the loop of a lasso from ``loop_start`` on ``loop=1``."""
+    their position, the loop of a lasso from ``loop_start`` on ``loop=1``.
+
+    Labels stay readable at any size: a node's label is its number (``s12``) and the variables
+    named in ``show``; an edge's is its step and the variables it changed. Every node also
+    carries the whole state (``state_text``; DOT shows it as a tooltip)."""
     if fmt not in FORMATS:
         raise UsageError(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
     model = sg.model
@@ -40,7 +61,9 @@ def export_graph(sg: StateGraph, fmt: str, trace: list[tuple[int, int, int]] | N
     trace_nodes = {n for e in on_trace for n in e[:2]} | ({trace[0][0]} if trace else set())
     out = nx.MultiDiGraph(name=f"{model.name} {model.params}")
     for n in sg.graph.nodes:
-        attrs: dict[str, Any] = {"label": state_text(sg, n), "initial": int(n in sg.initial),
+        picked = state_text(sg, n, show) if show else ""
+        attrs: dict[str, Any] = {"label": f"s{n}" + (f"\n{picked}" if picked else ""),
+                                 "state_text": state_text(sg, n), "initial": int(n in sg.initial),
                                  "trace": int(n in trace_nodes)}
         if fmt == "json":
             attrs["state"] = model.state_dict(sg.state(n))
@@ -48,7 +71,9 @@ def export_graph(sg: StateGraph, fmt: str, trace: list[tuple[int, int, int]] | N
     for u, v, k, lab in sg.graph.edges(keys=True, data="label"):
         d = describe_label(model, lab)
         pos = on_trace.get((u, v, k))
-        attrs = {"label": step_text(d), "action": d["action"], "cpu": -1 if d["cpu"] is None else d["cpu"],
+        changed = changes_text(sg, u, v)
+        attrs = {"label": step_text(d) + (f"\n{changed}" if changed else ""), "changes": changed,
+                 "action": d["action"], "cpu": -1 if d["cpu"] is None else d["cpu"],
                  "choices": json.dumps(d["choices"], sort_keys=True), "trace": int(pos is not None),
                  "step": -1 if pos is None else pos + 1,
                  "loop": int(pos is not None and loop_start is not None and pos >= loop_start)}
@@ -68,10 +93,11 @@ def _dot(g: nx.MultiDiGraph) -> str:
     try:
         import pydot  # noqa: F401  (networkx's DOT writer needs it)
     except ImportError:
-        raise UsageError("--format dot needs pydot, which is not installed: pip install 'countercheck[graph]' "
+        raise UsageError("--format dot needs pydot, which is not installed: pip install 'pydot>=1.4' (or, in the checkout, pip install '.[graph]') "
                          "(or use --format json or graphml, which need only networkx)") from None
     for n, d in g.nodes(data=True):
         d["shape"] = "box"
+        d["tooltip"] = d.pop("state_text")
         if d["initial"]:
             d["peripheries"] = 2
         if d["trace"]:

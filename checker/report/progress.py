@@ -28,6 +28,13 @@ class Progress:
         self._clock = clock
         self._last = float("-inf")
         self._width = 0  # of the line on screen, to blank it out
+        self._where = ""  # "spec j of M, point k of N": where the run is, set by verify
+
+    def at(self, where: str) -> None:
+        """Where the run is now (``spec 2 of 5, point 3 of 8``): shown before the engine's figures."""
+        self._where = where
+        if self.enabled:
+            self._show(where, force=True)
 
     def exploring(self, label: str) -> Callable[[Any], None] | None:
         """A callback for ``explore(progress=...)``, or None when silent (no cost at all)."""
@@ -35,9 +42,11 @@ class Progress:
             return None
 
         def show(st: Any) -> None:
-            rate = len(st.parents) / st.seconds if st.seconds > 0 else 0.0
+            # The parallel coordinator keeps no parents of its own: its count is ``states``.
+            n = max(st.states, len(st.parents))
+            rate = n / st.seconds if st.seconds > 0 else 0.0
             # The figures first: a narrow terminal cuts the label, not them.
-            self._show(f"{len(st.parents):,} states  {rate:,.0f} states/s  frontier {st.frontier:,}  "
+            self._show(f"{self._prefix()}{n:,} states  {rate:,.0f} states/s  frontier {st.frontier:,}  "
                        f"depth {st.depth}  {st.seconds:.1f}s  {label}")
 
         return show
@@ -49,10 +58,24 @@ class Progress:
         t0 = self._clock()
 
         def show(done: int, total: int) -> None:
-            self._show(f"proof obligations {done}/{total}  {self._clock() - t0:.1f}s  {label}",
+            self._show(f"{self._prefix()}proof obligations {done}/{total}  {self._clock() - t0:.1f}s  {label}",
                        force=done == total)
 
         return show
+
+    def simulating(self, label: str) -> Callable[[int, int], None] | None:
+        """A callback for random walks done of total, or None when silent."""
+        if not self.enabled:
+            return None
+        t0 = self._clock()
+
+        def show(done: int, total: int) -> None:
+            self._show(f"{self._prefix()}walk {done}/{total}  {self._clock() - t0:.1f}s  {label}")
+
+        return show
+
+    def _prefix(self) -> str:
+        return f"{self._where}: " if self._where else ""
 
     def _show(self, text: str, force: bool = False) -> None:
         now = self._clock()

@@ -8,7 +8,31 @@ from checker.result import Check
 from checker.verify import Report
 
 EXIT_MEANING = {0: "everything as expected", 1: "a property failed or an expected bug was not found",
-                2: "an error stopped some checks", 3: "inconclusive: a limit was reached"}
+                2: "an error stopped some checks", 3: "inconclusive"}
+
+#: What an inconclusive check's reason means, for the summary line (the first word of the reason).
+_UNDECIDED = {"not_inductive": "not inductive: an induction step failed, strengthen the invariant",
+              "interrupted": "interrupted", "max_states": "a limit was reached", "timeout": "a limit was reached",
+              "memory": "out of memory", "worker_lost": "a worker was lost",
+              "solver_unknown": "Z3 answered unknown", "not_parametric": "not provable for a symbolic range"}
+
+
+def exit_meaning(report: Report) -> str:
+    """What the exit code says about this run: for exit 3, which kinds of undecided there were."""
+    code = report.exit_code
+    if code != 3:
+        return EXIT_MEANING[code]
+    why: list[str] = []
+    if report.interrupted:
+        why.append("interrupted")
+    for c in report.checks:
+        if c.verdict == "inconclusive":
+            key = (c.reason or "").split(":")[0].split(" ")[0]
+            text = _UNDECIDED.get(key, "a limit was reached" if key in ("", "max_states") else "undecided: "
+                                  + (c.reason or "")[:60])
+            if text not in why:
+                why.append(text)
+    return "inconclusive: " + "; ".join(why or ["undecided"])
 
 
 def params_text(params: dict) -> str:
@@ -30,6 +54,10 @@ def check_line(c: Check) -> str:
         fair = c.extra.get("fairness")
         stats = f"{c.states} states (unreduced graph{'' if fair != 'none' else ', no fairness'}" + (
             f"; abstraction: {c.extra['abstraction']}" if c.extra.get("abstraction") else "") + ")"
+    elif c.reason == "interrupted":
+        stats = "not decided"
+    elif c.extra.get("unreached"):
+        stats = c.extra["unreached"]
     elif c.backend == "explore":
         stats = f"{c.states} states"
         if c.extra.get("fingerprint"):
@@ -122,10 +150,11 @@ def wants_trace(c: Check, traces: str) -> bool:
 
 
 def render(report: Report, *, traces: str = "bugs", spec_args: dict[str, str] | None = None,
-           errors: bool = True) -> str:
-    """The whole human report; ``errors=False`` leaves the errors to stderr."""
+           errors: bool = True, check_lines: bool = True) -> str:
+    """The whole human report; ``errors=False`` leaves the errors to stderr, ``check_lines=False``
+    the lines of the checks (printed as each was decided) out."""
     spec_args = spec_args or {}
-    out = [check_line(c) for c in report.checks]
+    out = [check_line(c) for c in report.checks] if check_lines else []
     shown, seen = [], set()
     for c in report.checks:  # one trace per spec and property: the first parameter point's
         if wants_trace(c, traces) and (c.spec, c.property, c.status) not in seen:
@@ -139,6 +168,14 @@ def render(report: Report, *, traces: str = "bugs", spec_args: dict[str, str] | 
     for name, spec in report.specs.items():
         out.append(f"{name} models {spec['kernel']}, assuming:")
         out += [f"  - {a}" for a in spec["assumptions"]]
+    out += [f"warning: {w}" for w in report.warnings]
+    if report.interrupted:
+        left: dict[str, int] = {}
+        for c in report.checks:
+            if c.reason == "interrupted":
+                left[c.spec] = left.get(c.spec, 0) + 1
+        if left:
+            out.append("interrupted, not decided: " + ", ".join(f"{n} checks of {s}" for s, n in left.items()))
     for e in report.errors if errors else ():
         where = f"{e.file}:{e.line}: " if e.file and e.line else (f"{e.file}: " if e.file else "")
         out.append(f"error: {where}{e.message}")
@@ -152,4 +189,4 @@ def summary_line(report: Report) -> str:
     return (f"{len(report.checks)} checks in {runs} runs: {k['holds']} holds, {k['violated']} violated, "
             f"{k['inconclusive']} inconclusive; {k['failed']} not as expected; "
             f"{len(report.errors)} errors; {report.seconds:.1f}s; exit {report.exit_code} "
-            f"({EXIT_MEANING[report.exit_code]})")
+            f"({exit_meaning(report)})")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from checker.errors import CheckerError
 from checker.explore.paths import make_step
@@ -60,10 +60,11 @@ class Simulation:
         return text + (f"; stopped: {w.stopped}" if w.stopped else "")
 
 
-def simulate(model: Model, *, runs: int, depth: int, seed: int = 0, timeout: float | None = None) -> Simulation:
+def simulate(model: Model, *, runs: int, depth: int, seed: int = 0, timeout: float | None = None,
+             progress: Callable[[int, int], None] | None = None) -> Simulation:
     """Random walks of ``model``; see the module docstring for what the verdicts mean."""
     t0 = time.perf_counter()
-    w = walk(model, runs=runs, depth=depth, seed=seed, timeout=timeout)
+    w = walk(model, runs=runs, depth=depth, seed=seed, timeout=timeout, progress=progress)
     sim = Simulation(model.name, model.params.shown(), runs, depth, seed, w, len(model.actions), {})
     several = len(model.initial_states()) > 1
     for p in (*model.properties, None):

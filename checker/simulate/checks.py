@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
+from checker.engines.common import build_check, property_meta
 from checker.report.trace import render_trace
 from checker.result import Check
 from checker.simulate import Simulation, simulate
@@ -24,13 +26,12 @@ class SimulateOptions:
 
 
 def simulate_checks(cls: type, params: Params, opts: SimulateOptions, *, timeout: float | None = None,
-                    run: int = 0) -> list[Check]:
-    """Simulate one spec at one parameter point; one Check per property."""
-    from checker.verify import build_check, property_meta  # verify imports this module lazily
-
+                    run: int = 0, progress: Callable[[int, int], None] | None = None) -> list[Check]:
+    """Simulate one spec at one parameter point; one Check per property. ``progress(runs done,
+    runs)`` is told how far the walks are."""
     model = Model(cls, params)
     lint(model)
-    sim = simulate(model, runs=opts.runs, depth=opts.depth, seed=opts.seed, timeout=timeout)
+    sim = simulate(model, runs=opts.runs, depth=opts.depth, seed=opts.seed, timeout=timeout, progress=progress)
     si = model.info
     init = model.state_dict(model.initial_states()[0])
     checks = [build_check(cls, model, run)] if si.api is not None else []

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 from checker.errors import CheckerError
 from checker.explore.search import _spec_exception
@@ -47,7 +48,8 @@ def run_rng(seed: int, run: int) -> random.Random:
     return random.Random(f"{seed}:{run}")
 
 
-def walk(model: Model, *, runs: int, depth: int, seed: int, timeout: float | None = None) -> Walks:
+def walk(model: Model, *, runs: int, depth: int, seed: int, timeout: float | None = None,
+         progress: Callable[[int, int], None] | None = None) -> Walks:
     """``runs`` random walks of at most ``depth`` steps; stops early once every property is decided.
 
     Properties are checked in every state a walk visits, the initial one
@@ -71,6 +73,8 @@ def walk(model: Model, *, runs: int, depth: int, seed: int, timeout: float | Non
             if w.stopped or (deadline is not None and time.perf_counter() > deadline):
                 w.stopped = "timeout"
                 break
+            if progress is not None:
+                progress(r, runs)
             rng = run_rng(seed, r)
             strat = STRATEGIES[r % len(STRATEGIES)](steps, rng, depth)
             i0 = rng.randrange(len(inits))
@@ -108,7 +112,7 @@ def walk(model: Model, *, runs: int, depth: int, seed: int, timeout: float | Non
                 w.actions_seen.add(label[0])
             w.steps += len(labels)
             w.max_depth = max(w.max_depth, len(labels))
-    except CheckerError:
+    except (CheckerError, MemoryError):  # out of memory is a limit, not the spec's fault
         raise
     except Exception as e:  # an exception inside spec code: say where and in which state
         raise _spec_exception(model, e, current) from None

@@ -6,8 +6,12 @@ engines act on the compiled form (``checker.spec.compile``).
 """
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterable as AbcIterable
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
+
+from checker.errors import SpecError
 
 from checker.types import CpuId, Enum, Int, IntType, NOBODY
 
@@ -22,6 +26,18 @@ class Declaration:
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
         self.owner = owner
+
+
+def _check_values(what: str, v: Any, *, allow_callable: bool) -> None:
+    """A Param's ``domain``/``explore``/``prove`` is a collection of values (a domain may be a predicate);
+    a bare number is refused where it is written, naming what to write instead."""
+    if v is None or (allow_callable and callable(v)) or (isinstance(v, AbcIterable) and not isinstance(v, str)):
+        return
+    frame = sys._getframe(2)  # the spec class body that wrote Param(...)
+    hint = f"range(1, {v + 1})" if isinstance(v, int) and not isinstance(v, bool) and v > 0 else "range(1, 9)"
+    raise SpecError(f"Param({what}={v!r}): {what} is a collection of values"
+                    + (" or a predicate" if allow_callable else "") + f", e.g. {what}={hint} or {what}=(1, 2)",
+                    file=frame.f_code.co_filename, line=frame.f_lineno)
 
 
 class Param(Declaration):
@@ -40,6 +56,8 @@ class Param(Declaration):
                  names: Enum | None = None, doc: str = ""):
         if isinstance(domain, Enum):
             names, domain = domain, range(len(domain.names))
+        for what, v in (("domain", domain), ("explore", explore), ("prove", prove)):
+            _check_values(what, v, allow_callable=what == "domain")
         self.default = default
         self.domain = domain
         self.names = names

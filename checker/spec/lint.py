@@ -112,7 +112,8 @@ def lint(model: Model) -> None:
     for p in model.properties:
         if p.name == "no_overflow":
             continue
-        _run(model, f"{name}.{p.name}", lambda: p.fn(s), SymbolicBranch, SymbolicIndex, p.file, p.line)
+        r = _run(model, f"{name}.{p.name}", lambda: p.fn(s), SymbolicBranch, SymbolicIndex, p.file, p.line)
+        _truth_value(f"{name}.{p.name}", r, p)
     t = symbolic_state(model, "'")
     for p in model.liveness:  # a pair for leads_to; a goal may be a step predicate (s, t)
         r = _run(model, f"{name}.{p.name}", lambda: p.fn(s), SymbolicBranch, SymbolicIndex, p.file, p.line)
@@ -179,9 +180,31 @@ def _run(model: Model, what: str, call: Callable[[], Any], branch: type, index: 
         raise
     except Exception as e:
         f, ln = innermost_frame_in(e.__traceback__, model.spec_files)
+        if isinstance(e, TypeError) and "for /:" in str(e):
+            code = linecache.getline(f, ln).strip() if f and ln else ""
+            raise SpecError(f"{what} divides with `/`" + (f": `{code}`" if code else "") + ", which makes a "
+                            f"float; state values are integers: use `//` (floor division, as Python's and "
+                            f"Z3's), or `>>` for a power of two", file=f or file, line=ln or line) from None
         raise SpecError(f"{what} raised {type(e).__name__}: {e} when run on symbolic values "
                         f"with {model.params}",
                         file=f or file, line=ln or line) from None
+
+
+def _truth_value(what: str, r: Any, p: Any) -> None:
+    """A property's result must be a truth value: ``None`` (a forgotten ``return``) would read as
+    violated, and ``"yes"`` or a number as holds."""
+    import z3
+
+    if isinstance(r, bool) or (isinstance(r, Sym) and z3.is_bool(r.z)) or isinstance(r, z3.BoolRef):
+        return
+    if r is None:
+        got = "None (a forgotten `return`?)"
+    elif isinstance(r, Sym):
+        got = "a number, not a comparison"
+    else:
+        got = f"{type(r).__name__} {r!r}"
+    raise SpecError(f"{what} returned {got}; a property returns a truth value, e.g.\n"
+                    f"    return s.count <= s.limit", file=p.file, line=p.line)
 
 
 #: Python forms that ask bool() of a value, and what to write instead.

@@ -1,0 +1,43 @@
+"""What every engine's checks share: a property's metadata, the build check, steps' sources."""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from checker.result import HOLDS, Check, Step
+from checker.spec.compile import Model
+
+#: The explorer's deadlock check's name (``checker.explore.DEADLOCK``, repeated so this module stays below it).
+DEADLOCK = "no_deadlock"
+
+
+def property_meta(model: Model, name: str) -> tuple[str, str | None, int | None, str]:
+    """(expected verdict, file, line, doc) of a property, the deadlock check included."""
+    si = model.info
+    if name == DEADLOCK:
+        return (si.builtin_expect.get(DEADLOCK, HOLDS), si.file, si.line,
+                "no state where work is left and nothing is enabled")
+    p = next(p for p in model.properties if p.name == name)
+    return p.expect, p.file, p.line, p.doc
+
+
+def build_check(cls: type, model: Model, run: int, backend: str = "explore") -> Check:
+    """Does every kernel symbol the spec's actions call exist in this configuration?"""
+    si = model.info
+    errors = si.api.build_errors(si.actions.values(), model.params)
+    expected = si.builtin_expect.get("builds", HOLDS)
+    c = Check(spec=model.name, file=si.file, line=si.line, params=model.params.shown(), property="builds",
+              kind="build", backend=backend, verdict="violated" if errors else HOLDS, expected=expected,
+              run=run, doc="every symbol a caller uses exists in this configuration",
+              bug="builds" in cls.expect_violated, extra={"build_errors": [str(e) for e in errors]})
+    c.trace_text = [str(e) for e in errors]
+    return c
+
+
+def with_sources(steps: list[Step], actions: dict[str, Any]) -> list[Step]:
+    """Each step with the file and first line of its action's definition, where Python knows them."""
+    out = []
+    for st in steps:
+        a = actions.get(st.action)
+        out.append(replace(st, file=a.file, line=a.line) if a is not None and a.line is not None else st)
+    return out

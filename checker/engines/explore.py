@@ -1,0 +1,114 @@
+"""The explore engine: a spec at one point, explored exhaustively; liveness on its state graph.
+
+Which explorer runs is a choice inside this engine, by name (``EXPLORERS``):
+each is a function with ``checker.explore.explore``'s signature and result
+type (an ``Exploration``), given as "module:function" (loaded on first use)
+or as the function itself. A new explorer is one entry there, e.g.
+``EXPLORERS["compiled"] = "checker.compiled:explore"`` (or a
+``functools.partial`` fixing its own options), chosen by the request's
+``explorer`` option (``verify(..., explorer="compiled")``).
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from checker.engines import Request, _load
+from checker.engines.common import DEADLOCK, build_check, property_meta
+from checker.report.trace import render_trace
+from checker.result import INCONCLUSIVE, Check, Exploration, Outcome
+from checker.spec.compile import Model
+from checker.spec.lint import lint
+from checker.spec.model import Params
+
+#: Explorers by name: "module:function" (loaded on first use) or the function.
+EXPLORERS: dict[str, str | Callable[..., Any]] = {"interpreted": "checker.explore:explore"}
+DEFAULT_EXPLORER = "interpreted"
+#: The reason of a check whose exploration ran out of memory.
+MEMORY = "memory"
+
+
+def explorer(name: str = DEFAULT_EXPLORER) -> Callable[..., Any]:
+    from checker.errors import UsageError
+
+    if name not in EXPLORERS:
+        raise UsageError(f"no explorer {name!r}; the explorers are: {', '.join(EXPLORERS)}")
+    ref = EXPLORERS[name]
+    return ref if callable(ref) else _load(ref)
+
+
+def out_of_memory(model: Model, symmetry: bool, seconds: float) -> Exploration:
+    """The exploration that ran out of memory: nothing decided, every property inconclusive (``memory``)."""
+    outcomes = {p.name: Outcome(p.name, p.kind, INCONCLUSIVE, MEMORY) for p in model.properties}
+    outcomes[DEADLOCK] = Outcome(DEADLOCK, "deadlock", INCONCLUSIVE, MEMORY)
+    return Exploration(model.name, model.params.shown(), symmetry, 0, 0, 0, seconds, False, MEMORY, outcomes,
+                       model.state_dict(model.initial_states()[0]))
+
+
+def never_reached(states: int, complete: bool) -> str:
+    """The reason of a ``sometimes`` that no explored state satisfies."""
+    return f"never reached in {states:,} states ({'exhaustive' if complete else 'limit hit'})"
+
+
+class ExploreEngine:
+    name = "explore"
+
+    def run(self, request: Request) -> list[Check]:
+        o = request.options
+        return explore_checks(
+            request.cls, request.params, symmetry=o.get("symmetry", True),
+            max_states=request.limits.max_states, timeout=request.limits.timeout, run=request.run,
+            jobs=request.runner.jobs, cluster=request.runner.cluster, checkpoint=request.runner.checkpoint,
+            resume=request.runner.resume, progress=request.progress, fingerprint=o.get("fingerprint", False),
+            graphs=request.graphs, explorer_name=o.get("explorer", DEFAULT_EXPLORER), warn=request.warn)
+
+
+def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_states: int | None = None,
+                   timeout: float | None = None, run: int = 0, jobs: int | None = None, cluster: str | None = None,
+                   checkpoint: Any = None, resume: bool = False, progress: Any = None,
+                   fingerprint: bool = False, graphs: list | None = None,
+                   explorer_name: str = DEFAULT_EXPLORER, warn: Callable[[str], None] | None = None) -> list[Check]:
+    """Explore one spec at one parameter point; one Check per property. Liveness properties are
+    checked on the unreduced state graph, which ``graphs`` (for coverage) also collects. ``warn`` is
+    told, before the search starts, when the point looks out of the explorer's reach."""
+    from checker.engines.estimate import out_of_reach
+    from checker.live import graph_for, liveness_checks
+
+    model = Model(cls, params)
+    if warn is not None and max_states is None:  # with a state limit the run ends anyway
+        why = out_of_reach(model)
+        if why:
+            warn(why)
+    lint(model)
+    sg = graph_for(model, max_states) if (model.liveness or graphs is not None) else None
+    if graphs is not None:
+        graphs.append((model, sg))
+    live = liveness_checks(cls, model, sg, run) if model.liveness else []
+    if model.abstraction is not None:  # unbounded runs with dropped values: liveness only
+        return live
+    t0 = time.perf_counter()
+    try:
+        result = explorer(explorer_name)(
+            model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs, cluster=cluster,
+            checkpoint=checkpoint, resume=resume, fingerprint=fingerprint,
+            progress=progress.exploring(f"{model.name} [{params}]") if progress else None)
+    except MemoryError:  # the search's states are gone with its frame: every check is undecided
+        result = out_of_memory(model, symmetry, time.perf_counter() - t0)
+    si = model.info
+    checks = [build_check(cls, model, run)] if si.api is not None else []
+    for name, out in result.outcomes.items():
+        start = out.initial_state or result.initial_state
+        expected, file, line, doc = property_meta(model, name)
+        extra: dict[str, Any] = {} if result.omission_probability is None else {
+            "fingerprint": True, "omission_probability": result.omission_probability}
+        if out.kind == "sometimes" and out.verdict != "holds":  # say how hard it was looked for
+            extra["unreached"] = never_reached(result.states, result.complete)
+        extra.update(getattr(result, "extra", None) or {})  # an explorer's own fields (e.g. which one ran)
+        checks.append(Check(
+            spec=model.name, file=file, line=line, params=params.shown(), property=name, kind=out.kind,
+            backend="explore", verdict=out.verdict, expected=expected, reason=out.reason,
+            symmetry=result.symmetry, states=result.states, transitions=result.transitions,
+            depth=result.depth, seconds=result.seconds, run=run, initial_state=start,
+            trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=symmetry,
+            trace_text=render_trace(model, start, out.trace) if out.trace else [], extra=extra))
+    return checks + live

@@ -1,0 +1,21 @@
+"""The simulate engine: seeded random walks at one point (``checker.simulate``)."""
+from __future__ import annotations
+
+from checker.engines import Request
+from checker.result import Check
+from checker.spec.model import info
+
+
+class SimulateEngine:
+    name = "simulate"
+
+    def run(self, request: Request) -> list[Check]:
+        from checker.simulate.checks import simulate_checks
+
+        ab = info(request.cls).abstraction
+        if ab is not None and ab.when(request.params):
+            return []  # a liveness-only point: its invariants would read the dropped values
+        progress = request.progress.simulating(f"{request.cls.spec_name} [{request.params}]") \
+            if request.progress else None
+        return simulate_checks(request.cls, request.params, request.options["simulate"],
+                               timeout=request.limits.timeout, run=request.run, progress=progress)

@@ -1,0 +1,93 @@
+"""Ending a run on SIGINT, SIGTERM or SIGHUP: promptly, as a ``KeyboardInterrupt``, Z3 included.
+
+Python runs a signal handler only between bytecodes, so a long Z3 query
+would hold an interrupt until it returns (up to ``--smt-timeout``), and Z3
+by default catches SIGINT itself during a query and answers ``unknown``,
+so the run went on. Inside ``interruptible()``:
+
+- SIGTERM and SIGHUP raise ``KeyboardInterrupt`` as SIGINT does, so every
+  command ends the same way whatever stopped it (a CI job's timeout sends
+  SIGTERM, a closed terminal SIGHUP);
+- Z3 leaves SIGINT to Python (its ``ctrl_c`` parameter off), and a thread
+  that wakes on every signal (``signal.set_wakeup_fd``) interrupts the
+  running query (``Context.interrupt``, which Z3 allows from another
+  thread); the query returns and the handler raises at once;
+- forked workers (``--jobs``) ignore SIGINT: the terminal sends it to the
+  whole process group, and the coordinator stops them itself, so Ctrl-C
+  shows one line, not one traceback per worker.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sys
+import threading
+from contextlib import contextmanager
+from typing import Iterator
+
+_SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
+_active = False
+_fork_hook = False
+
+
+def _in_child() -> None:
+    if _active:  # a worker: the coordinator decides when it stops
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for s in _SIGNALS:
+            signal.signal(s, signal.SIG_DFL)
+        try:
+            signal.set_wakeup_fd(-1)
+        except ValueError:  # not the main thread
+            pass
+
+
+def _interrupt_z3() -> None:
+    z3 = sys.modules.get("z3")
+    if z3 is not None:
+        z3.main_ctx().interrupt()
+
+
+@contextmanager
+def interruptible(uses_z3: bool = False) -> Iterator[None]:
+    """Run the body so that SIGINT, SIGTERM and SIGHUP raise ``KeyboardInterrupt`` promptly.
+    ``uses_z3``: the body asks Z3 (so its own SIGINT handling is turned off first)."""
+    global _active, _fork_hook
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach the main thread only
+        return
+    if uses_z3:
+        import z3
+
+        z3.set_param("ctrl_c", False)
+    old = {s: signal.signal(s, signal.default_int_handler) for s in _SIGNALS}
+    r, w = socket.socketpair()
+    r.setblocking(True)
+    w.setblocking(False)
+    old_fd = signal.set_wakeup_fd(w.fileno(), warn_on_full_buffer=False)
+
+    def watch() -> None:
+        while True:
+            try:
+                b = r.recv(64)
+            except OSError:
+                return
+            if not b:
+                return
+            _interrupt_z3()
+
+    t = threading.Thread(target=watch, name="countercheck-interrupts", daemon=True)
+    t.start()
+    if not _fork_hook:
+        os.register_at_fork(after_in_child=_in_child)
+        _fork_hook = True
+    _active = True
+    try:
+        yield
+    finally:
+        _active = False
+        signal.set_wakeup_fd(old_fd)
+        for s, h in old.items():
+            signal.signal(s, h)
+        w.close()
+        r.close()
