@@ -22,7 +22,7 @@ from checker.spec.model import Params, all_assumptions, info, resolve_params
 if TYPE_CHECKING:
     from checker.simulate.checks import SimulateOptions
 
-SCHEMA_VERSION = "1.1"  # 1.1: steps may carry the file and line of their action
+SCHEMA_VERSION = "1.2"  # 1.1: steps may carry the file and line of their action; 1.2: checks name their engine
 
 
 @dataclass
@@ -176,7 +176,8 @@ def check_sets_apply(classes: list[type], sets: dict[str, Any]) -> None:
 def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_states: int | None = None,
                    timeout: float | None = None, run: int = 0, jobs: int | None = None, cluster: str | None = None,
                    checkpoint: Path | None = None, resume: bool = False, progress: Progress | None = None,
-                   fingerprint: bool = False, graphs: list | None = None) -> list[Check]:
+                   fingerprint: bool = False, graphs: list | None = None, engine: str = "auto",
+                   max_memory: int | None = None) -> list[Check]:
     """Explore one spec at one parameter point; one Check per property. Liveness properties are
     checked on the unreduced state graph, which ``graphs`` (for coverage) also collects."""
     from checker.live import graph_for, liveness_checks
@@ -190,8 +191,8 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
     if model.abstraction is not None:  # unbounded runs with dropped values: liveness only
         return live
     result = explore(model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs, cluster=cluster,
-                     checkpoint=checkpoint, resume=resume, fingerprint=fingerprint,
-                     progress=progress.exploring(f"{model.name} [{params}]") if progress else None)
+                     checkpoint=checkpoint, resume=resume, fingerprint=fingerprint, engine=engine,
+                     max_memory=max_memory, progress=progress.exploring(f"{model.name} [{params}]") if progress else None)
     si = model.info
     checks = [build_check(cls, model, run)] if si.api is not None else []
     for name, out in result.outcomes.items():
@@ -204,6 +205,7 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
             depth=result.depth, seconds=result.seconds, run=run, initial_state=start,
             trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=symmetry,
             trace_text=render_trace(model, start, out.trace) if out.trace else [],
+            engine=result.engine, engine_note=result.engine_note,
             extra={} if result.omission_probability is None else
             {"fingerprint": True, "omission_probability": result.omission_probability}))
     return checks + live
@@ -252,7 +254,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
            on_check: Callable[[Check], None] | None = None, jobs: int | None = None,
            simulate: SimulateOptions | None = None, progress: Progress | None = None,
            fingerprint: bool = False, coverage: bool = False, cluster: str | None = None,
-           checkpoint: Path | None = None, resume: bool = False) -> Report:
+           checkpoint: Path | None = None, resume: bool = False, engine: str = "auto",
+           max_memory: int | None = None) -> Report:
     """Run every selected spec: the explorer over its explore sweep, the Z3
     backend over its prove sweep (``mode``), BMC at the explore points when
     ``bmc`` is a depth. ``jobs`` processes explore each point (same results),
@@ -260,7 +263,11 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     ``simulate`` (a ``checker.simulate.checks.SimulateOptions``) replaces all
     of these with random simulation at the explore points. ``progress`` shows
     long runs live (``checker.report.progress``). With ``coverage``, a
-    coverage check per spec."""
+    coverage check per spec. ``engine`` (auto, compiled, interpreted) and ``max_memory``: see ``explore``."""
+    from checker.compiled import ENGINES
+
+    if engine not in ENGINES:
+        raise UsageError(f"--engine {engine!r}: choose one of {', '.join(ENGINES)}")
     if mode not in MODES:
         raise UsageError(f"--mode {mode!r}: choose one of {', '.join(MODES)}")
     sets = sets or {}
@@ -298,7 +305,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                     add(explore_checks(cls, params, symmetry=symmetry, max_states=max_states,
                                        timeout=timeout, run=next(ids), jobs=jobs, progress=progress,
                                        fingerprint=fingerprint, graphs=graphs, cluster=cluster,
-                                       checkpoint=checkpoint, resume=resume))
+                                       checkpoint=checkpoint, resume=resume, engine=engine,
+                                       max_memory=max_memory))
                 if graphs:
                     from checker.live import coverage_check
                     add([coverage_check(cls, graphs, run=next(ids))])

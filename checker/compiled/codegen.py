@@ -12,7 +12,8 @@ from typing import Any
 
 from checker.compiled.cterms import CPrinter, Untranslatable, is_wide
 from checker.compiled.lower import Lowered, NotLowerable
-from checker.export.terms import Kids
+from checker.export.terms import Kids, symbols
+from checker.types import CpuIdType
 
 #: Events of the context rules, in the order the runtime numbers them.
 Event = tuple
@@ -29,8 +30,7 @@ def canonical_source(low: Lowered, symmetry: bool) -> str:
     try:
         from checker.compiled.canonical import c_canonical
     except ImportError:
-        raise NotLowerable("symmetry reduction (no C canonical form in this build: "
-                           "checker/compiled/canonical.py is missing)") from None
+        raise NotLowerable("symmetry reduction (checker/compiled/canonical.py, its C form, is not installed)") from None
     return c_canonical(m)
 
 
@@ -74,12 +74,21 @@ def generate(low: Lowered, symmetry: bool) -> tuple[str, list[Event]]:
                + ", ".join("0" if kind == "invariant" else "1" for _, kind, _ in low.props) + (", " if low.props else "")
                + "0};")
     gen.append("static const int cc_updated[CC_NSLOTS] = {" + ", ".join(map(str, updated)) + "};")
+    gen.append("static const int cc_static[CC_NSLOTS] = {" + ", ".join(map(str, _static(low, updated, symmetry)))
+               + "};")
     gen.append("static const int cc_dom_has[CC_NSLOTS] = {"
                + ", ".join("1" if d else "0" for d in low.domains) + "};")
     gen.append("static const int64_t cc_dom_lo[CC_NSLOTS] = {"
                + ", ".join(_lit(d[0]) if d else "0" for d in low.domains) + "};")
     gen.append("static const int64_t cc_dom_hi[CC_NSLOTS] = {"
                + ", ".join(_lit(d[1]) if d else "0" for d in low.domains) + "};")
+    index = {name: i for i, name in enumerate(low.slot_names)}
+    reads = [{index[x] for x in symbols(term, kids) if x in index} for _, _, term in low.props]
+    gen.append("static const unsigned char cc_step_reads[CC_NSTEPS + 1][CC_NPROPS + 1] = {")
+    for st in low.steps:
+        written = {i for i, _ in st.updates}
+        gen.append("    {" + ", ".join("1" if r & written else "0" for r in reads) + (", " if reads else "") + "0},")
+    gen.append("    {0}};")
     gen.append("")
     try:
         for st in low.steps:
@@ -109,6 +118,27 @@ def generate(low: Lowered, symmetry: bool) -> tuple[str, list[Event]]:
     gen.append(canonical_source(low, symmetry))
     body = runtime_source().replace("/*@GENERATED@*/", "\n".join(gen))
     return "\n".join(out) + "\n" + body, evs
+
+
+def _static(low: Lowered, updated: list[int], symmetry: bool) -> list[int]:
+    """Slots no step writes and no renaming of CPUs can change: pack() skips them. Under symmetry the
+    canonical form moves per-CPU values between the CPUs of a symmetric role and renames CPU ids, so
+    only the slots it leaves alone count."""
+    m = low.model
+    sym = symmetry and m.symmetry.active
+    moved = {c for g in m.symmetry.groups for c in g} if sym else set()
+    out = []
+    for n in m.var_names:
+        v = m.vars[n]
+        renamed = sym and isinstance(v.type, CpuIdType)
+        if n in m.tupled:
+            size = m.arrays.get(n, m.ncpus_total)
+            for c in range(size):
+                permuted = n in m.percpu and c in moved
+                out.append(0 if (renamed or permuted) else 1)
+        else:
+            out.append(0 if renamed else 1)
+    return [0 if u else s for s, u in zip(out, updated)]
 
 
 def _lit(v: int) -> str:

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from checker.compiled import ENGINES  # noqa: F401  (re-exported)
 from checker.compiled.build import CompileFailed, CompilerMissing, build
 from checker.compiled.codegen import generate
 from checker.compiled.cterms import Untranslatable
@@ -66,7 +67,7 @@ def default_max_memory() -> int:
 
 
 _STOPS = {"none": None, "max_states": StopReason.MAX_STATES, "timeout": StopReason.TIMEOUT,
-          "max_memory": "max_memory"}
+          "max_memory": StopReason.MAX_MEMORY}
 
 #: Generated programs per (model identity, symmetry): a sweep's repeated points and tests reuse them.
 _programs: dict[tuple, tuple] = {}
@@ -116,7 +117,7 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
     st = SearchState()
     stats = out.stats
     if out.killed is not None:
-        st.stopped = "killed"
+        st.stopped = StopReason.KILLED
         st.seconds = 0.0
         st.states = int(stats.get("states", 0))
         return st
@@ -189,3 +190,36 @@ def _describe_error(low: Any, err: tuple[str, int, int]) -> str:
     if kind == "overflow_terminal":
         return "a value beyond 64 bits in the terminal predicate"
     return f"{kind} at step {k}"
+
+#: ``auto`` interprets a point up to this many states first: below it the interpreter is done before
+#: the C compile would be (measured in benchmarks/compiled_vs_spin.txt: 10-20 K states/s interpreted,
+#: 0.2-2 s to generate and compile cold, 20-60 ms warm); past it, the compiled engine takes over.
+AUTO_THRESHOLD = 20_000
+
+
+def choose_and_search(model: Model, *, engine: str, symmetry: bool, max_states: int | None, timeout: float | None,
+                      check_symmetry: bool, progress: Any, max_memory: int | None,
+                      interpreted: Any) -> tuple[SearchState, str, str | None]:
+    """(search state, the engine that ran, a one-line note when the compiled engine was asked for and
+    not used). ``interpreted(max_states, timeout)`` runs the interpreter's search."""
+    if engine == "interpreted":
+        return interpreted(max_states, timeout), "interpreted", None
+    t0 = time.perf_counter()
+    if engine == "auto" and (max_states is None or max_states > AUTO_THRESHOLD):
+        st = interpreted(AUTO_THRESHOLD, timeout)
+        if st.stopped != StopReason.MAX_STATES:
+            return st, "interpreted", None
+        from checker.kernel.context import ContextRules
+
+        model.rules = ContextRules(model)  # the events of the partial run are the compiled run's to record
+    elif engine == "auto":
+        return interpreted(max_states, timeout), "interpreted", None
+    left = None if timeout is None else max(0.001, timeout - (time.perf_counter() - t0))
+    try:
+        return (compiled_search(model, symmetry=symmetry, max_states=max_states, timeout=left,
+                                check_symmetry=check_symmetry, max_memory=max_memory), "compiled", None)
+    except Fallback as e:
+        from checker.kernel.context import ContextRules
+
+        model.rules = ContextRules(model)
+        return interpreted(max_states, left), "interpreted", f"interpreted: {e}"

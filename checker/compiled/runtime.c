@@ -106,6 +106,8 @@ static int L_off[CC_NSLOTS];
 static int L_bits, L_words;
 static size_t L_stride;
 
+static void layout_active(void);
+
 static void layout_offsets(void) {
     int off = 0;
     for (int i = 0; i < CC_NSLOTS; i++) { L_off[i] = off; off += L_w[i]; }
@@ -114,6 +116,7 @@ static void layout_offsets(void) {
     if (L_words == 0) L_words = 1;
     L_stride = (size_t)((off + 7) / 8);
     if (L_stride == 0) L_stride = 1;
+    layout_active();
 }
 
 static int bits_for(uint64_t span) {  /* bits to hold 0..span */
@@ -122,18 +125,40 @@ static int bits_for(uint64_t span) {  /* bits to hold 0..span */
     return b;
 }
 
-/* 0 when v fits, else 1 + the first slot that does not */
+/* The slots pack() visits: every slot but the static ones (no step writes them, and no renaming of CPUs
+   can move a value into them: cc_static), with their layout, contiguous for the loop. */
+struct slotpack { int slot, w, off; int64_t lo; };
+static struct slotpack P[CC_NSLOTS];
+static int P_n;
+
+static void layout_active(void) {
+    P_n = 0;
+    for (int i = 0; i < CC_NSLOTS; i++)
+        if (!cc_static[i] || L_w[i] > 0) { P[P_n].slot = i; P[P_n].w = L_w[i]; P[P_n].off = L_off[i]; P[P_n].lo = L_lo[i]; P_n++; }
+}
+
+/* 0 when v fits, else 1 + the first slot that does not. The packed slots are contiguous (in slot
+   order; a static slot takes no bits), so the words are written as one bit stream, from registers. */
 static inline int pack(const int64_t *v, uint64_t *w) {
-    memset(w, 0, sizeof(uint64_t) * (size_t)L_words);
-    for (int i = 0; i < CC_NSLOTS; i++) {
-        int b = L_w[i];
-        uint64_t u = (uint64_t)v[i] - (uint64_t)L_lo[i];
-        if (b == 0) { if (u) return i + 1; continue; }
-        if (b < 64 && (u >> b)) return i + 1;
-        int off = L_off[i], q = off >> 6, r = off & 63;
-        w[q] |= u << r;
-        if (r + b > 64) w[q + 1] |= u >> (64 - r);
+    uint64_t acc = 0;
+    int fill = 0, q = 0;
+    for (int k = 0; k < P_n; k++) {
+        const struct slotpack *sp = &P[k];
+        int b = sp->w;
+        uint64_t u = (uint64_t)v[sp->slot] - (uint64_t)sp->lo;
+        if (b < 64 && (u >> b)) return sp->slot + 1;
+        if (b == 0) continue;
+        acc |= u << fill;
+        if (fill + b >= 64) {
+            w[q++] = acc;
+            acc = fill ? u >> (64 - fill) : 0;
+            fill = fill + b - 64;
+        } else {
+            fill += b;
+        }
     }
+    if (fill) w[q++] = acc;
+    while (q < L_words) w[q++] = 0;
     return 0;
 }
 
@@ -155,7 +180,10 @@ static uint32_t *parent;
 static uint16_t *label;
 static size_t arena_cap, node_cap;  /* bytes reserved; states reserved */
 static uint32_t nstates;
-static uint32_t *tab;
+/* The hash table: open addressing, linear probing; an entry is the state's index + 1 (0: empty) in its
+   low 32 bits and the high 32 bits of its hash above them, so a probe compares states only when those
+   agree (and a probe sequence stays within a cache line or two, never touching the arena in vain). */
+static uint64_t *tab;
 static size_t tab_size;  /* a power of two */
 static uint64_t max_memory;
 static uint64_t scratch_words[(CC_NSLOTS * 64 + 63) / 64 + 1];
@@ -183,14 +211,15 @@ static inline void load_words(uint32_t idx, uint64_t *w) {
 }
 
 static void tab_rebuild(size_t size) {
-    uint32_t *t = calloc(size, sizeof(uint32_t));
+    uint64_t *t = calloc(size, sizeof(uint64_t));
     if (!t) { printf("result stopped=max_memory\n"); exit(5); }
     uint64_t w[sizeof(scratch_words) / 8];
     for (uint32_t i = 0; i < nstates; i++) {
         load_words(i, w);
-        size_t h = (size_t)hash_words(w) & (size - 1);
+        uint64_t hh = hash_words(w);
+        size_t h = (size_t)hh & (size - 1);
         while (t[h]) h = (h + 1) & (size - 1);
-        t[h] = i + 1;
+        t[h] = (hh & 0xffffffff00000000ULL) | (uint64_t)(i + 1);
     }
     free(tab);
     tab = t;
@@ -198,7 +227,7 @@ static void tab_rebuild(size_t size) {
 }
 
 static uint64_t bytes_used(void) {
-    return (uint64_t)nstates * (L_stride + sizeof(uint32_t) + sizeof(uint16_t)) + (uint64_t)tab_size * sizeof(uint32_t);
+    return (uint64_t)nstates * (L_stride + sizeof(uint32_t) + sizeof(uint16_t)) + (uint64_t)tab_size * sizeof(uint64_t);
 }
 
 /* Widen slot i so that v fits, then repack every stored state (backwards, in place: strides only grow). */
@@ -264,41 +293,77 @@ static int64_t succ_buf[(CC_NSTEPS + 1) * CC_NSLOTS];
 static uint32_t succ_lab[CC_NSTEPS + 1];
 static int pending_props;
 
-static void check_props(const int64_t *v, uint32_t idx) {
+/* step < 0: an initial state, every pending property; else only those reading a slot the step writes
+   (the others have the value they had in the parent, where they were pending: search.py's changed()) */
+static void check_props(const int64_t *v, uint32_t idx, int step) {
     for (int k = 0; k < CC_NPROPS; k++) {
         if (found_idx[k] != NONE) continue;
+        if (step >= 0 && !cc_step_reads[step][k]) continue;
         int val = cc_prop(k, v);
         if (cc_ovf) cc_fail("overflow_property", k, 0);
         if (cc_prop_kind[k] == 0 ? !val : val) { found_idx[k] = idx; pending_props--; }
     }
 }
 
-/* Stores v (packed into scratch) if new. 1: stored; 0: seen; -1: a limit stopped the search. */
-static int store(const int64_t *v, uint32_t par, int lab, uint64_t limit) {
-    int bad;
-    while ((bad = pack(v, scratch_words)) != 0) {
-        if (!widen(bad - 1, v[bad - 1])) { stopped = "max_memory"; return -1; }
-    }
-    uint64_t h = hash_words(scratch_words);
+/* Stores a packed state with hash h if new. 1: stored; 0: seen; -1: a limit stopped the search. */
+static int store_packed(const uint64_t *words, uint64_t h, uint32_t par, int lab, uint64_t limit) {
+    uint64_t tag = h & 0xffffffff00000000ULL;
     size_t mask = tab_size - 1, p = (size_t)h & mask;
-    while (tab[p]) {
-        uint32_t j = tab[p] - 1;
-        if (memcmp(arena + (size_t)j * L_stride, scratch_words, L_stride) == 0) return 0;
+    uint64_t e;
+    while ((e = tab[p]) != 0) {
+        if ((e & 0xffffffff00000000ULL) == tag) {
+            uint32_t j = (uint32_t)e - 1;
+            if (memcmp(arena + (size_t)j * L_stride, words, L_stride) == 0) return 0;
+        }
         p = (p + 1) & mask;
     }
     if ((uint64_t)nstates == limit) { stopped = "max_states"; return -1; }
-    int grow = (uint64_t)(nstates + 1) * 4 > (uint64_t)tab_size * 3;
-    uint64_t need = bytes_used() + L_stride + 6 + (grow ? (uint64_t)tab_size * 2 * sizeof(uint32_t) : 0);
+    int grow = (uint64_t)(nstates + 1) * 10 > (uint64_t)tab_size * 7;  /* load at most 0.7 */
+    uint64_t need = bytes_used() + L_stride + 6 + (grow ? (uint64_t)tab_size * 2 * sizeof(uint64_t) : 0);
     if (need > max_memory || (uint64_t)(nstates + 1) * L_stride > arena_cap || nstates + 1 >= node_cap) {
         stopped = "max_memory";
         return -1;
     }
-    memcpy(arena + (size_t)nstates * L_stride, scratch_words, L_stride);
+    memcpy(arena + (size_t)nstates * L_stride, words, L_stride);
     parent[nstates] = par;
     label[nstates] = (uint16_t)lab;
-    tab[p] = nstates + 1;
+    tab[p] = tag | (uint64_t)(nstates + 1);
     nstates++;
     if (grow) tab_rebuild(tab_size * 2);
+    return 1;
+}
+
+/* Packs v (widening the layout until it fits). 0: the budget does not allow the wider layout. */
+static int pack_widening(const int64_t *v, uint64_t *words) {
+    int bad;
+    while ((bad = pack(v, words)) != 0)
+        if (!widen(bad - 1, v[bad - 1])) { stopped = "max_memory"; return 0; }
+    return 1;
+}
+
+static int store(const int64_t *v, uint32_t par, int lab, uint64_t limit) {
+    if (!pack_widening(v, scratch_words)) return -1;
+    return store_packed(scratch_words, hash_words(scratch_words), par, lab, limit);
+}
+
+/* The successors of one state, packed and hashed first with their table slots prefetched, so the
+   cache misses of the probes overlap; then stored in order (the order decides parents and labels). */
+static uint64_t pk_buf[(CC_NSTEPS + 1) * (CC_NSLOTS + 1)];
+static uint64_t pk_hash[CC_NSTEPS + 1];
+
+static int pack_batch(int n) {
+again:
+    for (int j = 0; j < n; j++) {
+        const int64_t *t = succ_buf + (size_t)j * CC_NSLOTS;
+        uint64_t *w = pk_buf + (size_t)j * L_words;
+        int bad = pack(t, w);
+        if (bad) {
+            if (!widen(bad - 1, t[bad - 1])) { stopped = "max_memory"; return 0; }
+            goto again;  /* the layout changed: the states packed so far are repacked */
+        }
+        pk_hash[j] = hash_words(w);
+        __builtin_prefetch(&tab[(size_t)pk_hash[j] & (tab_size - 1)]);
+    }
     return 1;
 }
 
@@ -331,6 +396,18 @@ static long rss_bytes(void) {
     long pages = 0, res = 0;
     if (f) { if (fscanf(f, "%ld %ld", &pages, &res) != 2) res = 0; fclose(f); }
     return res * sysconf(_SC_PAGESIZE);
+}
+
+/* the peak resident set of this program (VmHWM: getrusage's maxrss keeps the forking parent's across exec) */
+static long peak_rss_bytes(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = 0;
+    if (!f) return 0;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "VmHWM:", 6) == 0) { kb = atol(line + 6); break; }
+    fclose(f);
+    return kb * 1024L;
 }
 
 static double now(void) {
@@ -386,7 +463,7 @@ int main(int argc, char **argv) {
     label = reserve(node_cap * sizeof(uint16_t));
     if (!arena || !parent || !label) { printf("result stopped=max_memory states=0\n"); return 5; }
     tab_size = 1024;
-    tab = calloc(tab_size, sizeof(uint32_t));
+    tab = calloc(tab_size, sizeof(uint64_t));
     for (int k = 0; k <= CC_NPROPS; k++) found_idx[k] = NONE;
     for (int k = 0; k <= CC_NEVENTS; k++) ev_idx[k] = NONE;
     pending_props = CC_NPROPS;
@@ -397,7 +474,7 @@ int main(int argc, char **argv) {
         cc_canonical(v);
         int r = store(v, NONE, k, limit);
         if (r < 0) break;
-        if (r == 1) check_props(v, nstates - 1);
+        if (r == 1) check_props(v, nstates - 1, -1);
     }
     uint32_t level_start = 0, level_end = nstates;
     int64_t s[CC_NSLOTS];
@@ -421,12 +498,13 @@ int main(int argc, char **argv) {
                 }
                 if (cc_ovf) cc_fail("overflow_terminal", -1, 0);
             }
+            for (int j = 0; j < n; j++) cc_canonical(succ_buf + (size_t)j * CC_NSLOTS);
+            if (!pack_batch(n)) break;
             for (int j = 0; j < n; j++) {
                 int64_t *t = succ_buf + (size_t)j * CC_NSLOTS;
-                cc_canonical(t);
-                int r = store(t, idx, (int)succ_lab[j], limit);
+                int r = store_packed(pk_buf + (size_t)j * L_words, pk_hash[j], idx, (int)succ_lab[j], limit);
                 if (r < 0) break;
-                if (r == 1) { any_new = 1; check_props(t, nstates - 1); }
+                if (r == 1) { any_new = 1; check_props(t, nstates - 1, (int)succ_lab[j]); }
             }
             if (strcmp(stopped, "none") != 0) break;
             if (timeout > 0 && (expanded & 255) == 0 && now() - t0 > timeout) { stopped = "timeout"; break; }
@@ -436,12 +514,10 @@ int main(int argc, char **argv) {
         level_end = nstates;
     }
     double secs = now() - t0;
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
     printf("result states=%u transitions=%llu depth=%d stopped=%s deadlock=%lld expanded=%u stride=%zu bits=%d "
            "rss_before=%ld rss_peak=%ld seconds=%.6f\n",
            nstates, (unsigned long long)transitions, depth, stopped, deadlock == NONE ? -1LL : (long long)deadlock,
-           expanded, L_stride, L_bits, rss0, (long)ru.ru_maxrss * 1024L, secs);
+           expanded, L_stride, L_bits, rss0, peak_rss_bytes(), secs);
     marked = calloc(nstates + 1, 1);
     for (int k = 0; k < CC_NPROPS; k++)
         if (found_idx[k] != NONE) { printf("found %d %u\n", k, found_idx[k]); print_path(found_idx[k]); }
