@@ -207,9 +207,11 @@ def c_canonical(model: "Model") -> str:
         "",
         "/* w = pi(v): per-CPU rows moved, CPU-id values renamed; the rest copied. */",
         "static void cc_canon_rename(const int64_t *v, int64_t *w, const int *pi) {",
-        "    int c;",
-        "    memcpy(w, v, sizeof(int64_t) * CC_CANON_N);",
     ]
+    if lay.rows:
+        out.append("    int c;")
+    out.append("    (void)pi;  /* unused when nothing is permuted */")
+    out.append("    memcpy(w, v, sizeof(int64_t) * CC_CANON_N);")
     for r in lay.rows:
         out.append(f"    for (c = 0; c < CC_CANON_NC; c++) w[{r} + pi[c]] = v[{r} + c];")
     for s in lay.scal:
