@@ -5,18 +5,23 @@ to their C canonical forms, or None when no C compiler is found ($CC, else cc).
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import hashlib
 import os
 import shutil
 import subprocess
 import tempfile
+from collections import deque
 from pathlib import Path
 from typing import Callable
 
 from checker.compiled.canonical import c_canonical, widths
+from checker.spec.declare import UNINIT, Uninit
+from checker.types import NOBODY, BoolType, CpuIdType, Enum
 
 _DIR = Path(tempfile.mkdtemp(prefix="cc_canon_"))
+atexit.register(shutil.rmtree, _DIR, ignore_errors=True)
 _LOADED: dict[str, ctypes.CDLL] = {}
 
 
@@ -57,3 +62,29 @@ void cc_canonical_batch(int64_t *v, long count) {{
         return [list(buf[i * n:(i + 1) * n]) for i in range(len(vectors))]
 
     return run
+
+
+def reachable(model, cap: int) -> list[tuple]:
+    """The first ``cap`` states reachable from the initial ones, in BFS order, without symmetry."""
+    init = model.initial_states()
+    seen = dict.fromkeys(init)
+    todo = deque(init)
+    while todo and len(seen) < cap:
+        for _, t in model.successors(todo.popleft()):
+            if t not in seen:
+                seen[t] = None
+                todo.append(t)
+    return list(seen)[:cap]
+
+
+def any_values(model, name: str) -> tuple[int, ...]:
+    """Values for any slot of a variable, its role ignored: its type's values, an out-of-range CPU id (which
+    the renaming leaves alone), int64's ends (signed comparison), UNINIT for an uninitialised local."""
+    var, t = model.vars[name], model.vars[name].type
+    if isinstance(t, CpuIdType):
+        return (NOBODY, *range(model.ncpus_total), model.ncpus_total)
+    if isinstance(t, BoolType):
+        return (0, 1)
+    if isinstance(t, Enum):
+        return tuple(range(len(t.names)))
+    return (UNINIT, -1, 0, 1) if isinstance(var, Uninit) else (-(1 << 63), -1, 0, 1, 2, (1 << 63) - 1)
