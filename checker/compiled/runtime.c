@@ -455,13 +455,27 @@ int main(int argc, char **argv) {
         }
     }
     layout_offsets();
-    arena_cap = (size_t)max_memory;
-    node_cap = (size_t)(max_memory / 6) + 16;
-    if (node_cap > (size_t)NONE) node_cap = NONE;
-    arena = reserve(arena_cap);
-    parent = reserve(node_cap * sizeof(uint32_t));
-    label = reserve(node_cap * sizeof(uint16_t));
-    if (!arena || !parent || !label) { printf("result stopped=max_memory states=0\n"); return 5; }
+    /* Address space reserved up front (touched only as used): the arena the whole budget, parents and
+       labels enough for budget/16 states (a stored state takes at least ~18 bytes with its table share).
+       Under an address-space limit (ulimit -v) the budget shrinks to fit. */
+    struct rlimit as;
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+        uint64_t room = (uint64_t)as.rlim_cur / 2;
+        if (max_memory > room) max_memory = room;
+    }
+    for (;;) {
+        arena_cap = (size_t)max_memory;
+        node_cap = (size_t)(max_memory / 16) + 16;
+        if (node_cap > (size_t)NONE) node_cap = NONE;
+        arena = reserve(arena_cap);
+        parent = arena ? reserve(node_cap * sizeof(uint32_t)) : NULL;
+        label = parent ? reserve(node_cap * sizeof(uint16_t)) : NULL;
+        if (arena && parent && label) break;
+        if (arena) munmap(arena, arena_cap);
+        if (parent) munmap(parent, node_cap * sizeof(uint32_t));
+        if (max_memory < (16u << 20)) { printf("result stopped=max_memory states=0\n"); return 5; }
+        max_memory /= 2;
+    }
     tab_size = 1024;
     tab = calloc(tab_size, sizeof(uint64_t));
     for (int k = 0; k <= CC_NPROPS; k++) found_idx[k] = NONE;
