@@ -74,6 +74,11 @@ def generate(low: Lowered, symmetry: bool) -> tuple[str, list[Event]]:
                + ", ".join("0" if kind == "invariant" else "1" for _, kind, _ in low.props) + (", " if low.props else "")
                + "0};")
     gen.append("static const int cc_updated[CC_NSLOTS] = {" + ", ".join(map(str, updated)) + "};")
+    family = []
+    for n_ in m.var_names:
+        first = len(family)
+        family += [first] * (m.arrays.get(n_, m.ncpus_total) if n_ in m.tupled else 1)
+    gen.append("static const int cc_family[CC_NSLOTS] = {" + ", ".join(map(str, family)) + "};")
     gen.append("static const int cc_static[CC_NSLOTS] = {" + ", ".join(map(str, _static(low, updated, symmetry)))
                + "};")
     gen.append("static const int cc_dom_has[CC_NSLOTS] = {"

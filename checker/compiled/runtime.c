@@ -210,14 +210,38 @@ static inline void load_words(uint32_t idx, uint64_t *w) {
     memcpy(w, arena + (size_t)idx * L_stride, L_stride);
 }
 
-static void tab_rebuild(size_t size) {
+/* A state's table position comes from the high half of its hash, which its entry keeps: a larger table
+   is rebuilt from the entries alone, without reading the arena. */
+#define TAB_POS(h, mask) ((size_t)((h) >> 32) & (mask))
+
+static uint64_t *tab_alloc(size_t size) {
     uint64_t *t = calloc(size, sizeof(uint64_t));
     if (!t) { printf("result stopped=max_memory\n"); exit(5); }
+    return t;
+}
+
+static void tab_grow(size_t size) {
+    uint64_t *t = tab_alloc(size);
+    for (size_t k = 0; k < tab_size; k++) {
+        uint64_t e = tab[k];
+        if (!e) continue;
+        size_t h = TAB_POS(e, size - 1);
+        while (t[h]) h = (h + 1) & (size - 1);
+        t[h] = e;
+    }
+    free(tab);
+    tab = t;
+    tab_size = size;
+}
+
+/* After a widening every hash changes: rehash every stored state. */
+static void tab_rebuild(size_t size) {
+    uint64_t *t = tab_alloc(size);
     uint64_t w[sizeof(scratch_words) / 8];
     for (uint32_t i = 0; i < nstates; i++) {
         load_words(i, w);
         uint64_t hh = hash_words(w);
-        size_t h = (size_t)hh & (size - 1);
+        size_t h = TAB_POS(hh, size - 1);
         while (t[h]) h = (h + 1) & (size - 1);
         t[h] = (hh & 0xffffffff00000000ULL) | (uint64_t)(i + 1);
     }
@@ -230,29 +254,38 @@ static uint64_t bytes_used(void) {
     return (uint64_t)nstates * (L_stride + sizeof(uint32_t) + sizeof(uint16_t)) + (uint64_t)tab_size * sizeof(uint64_t);
 }
 
-/* Widen slot i so that v fits, then repack every stored state (backwards, in place: strides only grow). */
+/* Widen slot i so that v fits, then repack every stored state (backwards, in place: strides only grow).
+   Every slot of i's variable (cc_family: the same first slot; static slots apart) takes the same wider
+   range: CPUs are alike, and under symmetry the canonical form moves values between them, so a value
+   one CPU's slot needed is soon needed by its siblings; one widening then serves them all. */
 static int widen(int i, int64_t v) {
-    int64_t lo = L_lo[i];
-    int b = L_w[i];
-    __int128 hi = (__int128)lo + (b == 64 ? (((__int128)1) << 64) - 1 : ((((__int128)1) << b) - 1));
-    __int128 nlo = v < lo ? (__int128)v : (__int128)lo;
-    __int128 nhi = (__int128)v > hi ? (__int128)v : hi;
-    int nb = bits_for((uint64_t)(nhi - nlo)) + 1;  /* one bit of headroom: ranges grow in doublings */
+    __int128 nlo = v, nhi = v;
+    for (int j = 0; j < CC_NSLOTS; j++) {
+        if (j != i && (cc_family[j] != cc_family[i] || cc_static[j])) continue;
+        __int128 lo = L_lo[j];
+        __int128 hi = lo + (L_w[j] == 64 ? (((__int128)1) << 64) - 1 : ((((__int128)1) << L_w[j]) - 1));
+        if (lo < nlo) nlo = lo;
+        if (hi > nhi) nhi = hi;
+    }
+    int grew_down = v < L_lo[i];
+    /* two bits of headroom: a range that grew grows on (a counter's values spread with the depth), and
+       each widening repacks and rehashes every stored state */
+    int nb = bits_for((uint64_t)(nhi - nlo)) + 2;
     if (cc_dom_has[i]) {  /* a declared domain bounds what the slot can hold: take it whole */
         __int128 dlo = cc_dom_lo[i], dhi = cc_dom_hi[i];
         if (dlo <= nlo && nhi <= dhi) { nlo = dlo; nhi = dhi; nb = bits_for((uint64_t)(dhi - dlo)); }
     }
     if (nb > 64) nb = 64;
     __int128 span = nb == 64 ? (((__int128)1) << 64) - 1 : ((((__int128)1) << nb) - 1);
-    if (v < lo) nlo = nhi - span;  /* the slack on the side that grew */
+    if (grew_down) nlo = nhi - span;  /* the slack on the side that grew */
     if (nlo < (__int128)INT64_MIN) nlo = INT64_MIN;
     int old_w[CC_NSLOTS], old_off[CC_NSLOTS];
     int64_t old_lo[CC_NSLOTS];
     memcpy(old_w, L_w, sizeof L_w); memcpy(old_off, L_off, sizeof L_off); memcpy(old_lo, L_lo, sizeof L_lo);
     size_t old_stride = L_stride;
     int old_words = L_words;
-    L_w[i] = nb;
-    L_lo[i] = (int64_t)nlo;
+    for (int j = 0; j < CC_NSLOTS; j++)
+        if (j == i || (cc_family[j] == cc_family[i] && !cc_static[j])) { L_w[j] = nb; L_lo[j] = (int64_t)nlo; }
     layout_offsets();
     if ((uint64_t)nstates * L_stride > arena_cap || (uint64_t)bytes_used() > max_memory) {
         memcpy(L_w, old_w, sizeof L_w); memcpy(L_off, old_off, sizeof L_off); memcpy(L_lo, old_lo, sizeof L_lo);
@@ -308,7 +341,7 @@ static void check_props(const int64_t *v, uint32_t idx, int step) {
 /* Stores a packed state with hash h if new. 1: stored; 0: seen; -1: a limit stopped the search. */
 static int store_packed(const uint64_t *words, uint64_t h, uint32_t par, int lab, uint64_t limit) {
     uint64_t tag = h & 0xffffffff00000000ULL;
-    size_t mask = tab_size - 1, p = (size_t)h & mask;
+    size_t mask = tab_size - 1, p = TAB_POS(h, mask);
     uint64_t e;
     while ((e = tab[p]) != 0) {
         if ((e & 0xffffffff00000000ULL) == tag) {
@@ -329,7 +362,7 @@ static int store_packed(const uint64_t *words, uint64_t h, uint32_t par, int lab
     label[nstates] = (uint16_t)lab;
     tab[p] = tag | (uint64_t)(nstates + 1);
     nstates++;
-    if (grow) tab_rebuild(tab_size * 2);
+    if (grow) tab_grow(tab_size * 2);
     return 1;
 }
 
@@ -362,7 +395,7 @@ again:
             goto again;  /* the layout changed: the states packed so far are repacked */
         }
         pk_hash[j] = hash_words(w);
-        __builtin_prefetch(&tab[(size_t)pk_hash[j] & (tab_size - 1)]);
+        __builtin_prefetch(&tab[TAB_POS(pk_hash[j], tab_size - 1)]);
     }
     return 1;
 }

@@ -49,7 +49,7 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
         jobs = jobs or ray_cluster.cluster_cpus()
     jobs = jobs or 1
     used, note = "interpreted", None
-    if engine != "interpreted" and (jobs > 1 or pool is not None or checkpoint is not None or fingerprint):
+    if engine == "compiled" and (jobs > 1 or pool is not None or checkpoint is not None or fingerprint):
         what = "--cluster" if pool is not None else "--jobs" if jobs > 1 else "--checkpoint" if checkpoint else \
             "--fingerprint"
         note = f"interpreted: {what} (the compiled engine runs one process, storing whole states)"
@@ -61,7 +61,7 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
         st = parallel_search(model, jobs=jobs, symmetry=symmetry, max_states=max_states, timeout=timeout,
                              check_symmetry=check_symmetry, progress=progress, pool=pool,
                              checkpoint_root=checkpoint, resume=resume)
-    elif note is None and engine != "interpreted":
+    elif engine != "interpreted" and not fingerprint and note is None:
         from checker.compiled.engine import choose_and_search  # the compiled explorer behind the same seam
 
         st, used, note = choose_and_search(
