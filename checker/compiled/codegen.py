@@ -65,7 +65,8 @@ def generate(low: Lowered, symmetry: bool) -> tuple[str, list[Event]]:
     for st in low.steps:
         for i, _ in st.updates:
             updated[i] = 1
-    out = [f"/* {m.name} at {m.params} ({len(low.steps)} steps, {n} slots) */",
+    # no parameter values here: points that differ only in initial values (ops) share one program
+    out = [f"/* {m.name}: {len(low.steps)} steps, {n} slots; the initial states come on stdin */",
            f"#define CC_NSLOTS {n}", f"#define CC_NSTEPS {len(low.steps)}",
            f"#define CC_NPROPS {len(low.props)}", f"#define CC_NEVENTS {len(evs)}",
            f"#define CC_EV_UNBALANCED {unbalanced}", ""]

@@ -519,7 +519,7 @@ int main(int argc, char **argv) {
         int64_t v[CC_NSLOTS];
         memcpy(v, inits + (size_t)k * CC_NSLOTS, sizeof v);
         cc_canonical(v);
-        int r = store(v, NONE, k, limit);
+        int r = store(v, NONE, k, (uint64_t)NONE - 2);  /* as search.py: no state limit on initial states */
         if (r < 0) break;
         if (r == 1) check_props(v, nstates - 1, -1);
     }
