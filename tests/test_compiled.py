@@ -238,3 +238,18 @@ def test_engines_agree_on_many_random_specs():
 
     for model in sample_models(60, seed=16):
         _random_agreement(model)
+
+
+def test_a_broken_symmetry_is_refused_with_the_interpreters_message():
+    """The sampled symmetry check runs in C; the interpreter explains the failure, word for word."""
+    from checker.errors import SymmetryError
+    from checker.loader import resolve
+
+    cls = resolve([str(Path(__file__).parent / "fixtures" / "malformed.py") + ":OrderedCpus"])[0]
+    messages = []
+    for engine in ("compiled", "interpreted"):
+        with pytest.raises(SymmetryError) as e:
+            explore(cls(), engine=engine)
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]
+    assert "declared CPU symmetry does not hold" in messages[0]

@@ -122,6 +122,12 @@ def generate(low: Lowered, symmetry: bool) -> tuple[str, list[Event]]:
     cond = " || ".join(f"s[{i}] != 0" for row in rows for i in row) or "0"
     gen.append(f"static inline int cc_unbalanced(const int64_t *restrict s) {{ (void)s; return {cond}; }}")
     gen.append(canonical_source(low, symmetry))
+    maps = m.symmetry.sample_mappings() if (symmetry and m.symmetry.active) else []
+    gen.append(f"#define CC_SYM_MAPS {len(maps)}")
+    if maps:
+        nc = m.ncpus_total
+        gen.append(f"static const int cc_sym_maps[{len(maps)}][{nc}] = {{"
+                   + ", ".join("{" + ", ".join(str(mp.get(c, c)) for c in range(nc)) + "}" for mp in maps) + "};")
     body = runtime_source().replace("/*@GENERATED@*/", "\n".join(gen))
     return "\n".join(out) + "\n" + body, evs
 

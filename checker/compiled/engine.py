@@ -8,7 +8,8 @@ returned path is replayed here by the interpreter (the step's successor,
 canonicalised, must be the next stored state): a replay that loses the path
 is an internal error, loudly. The context rules get the first transition of
 each event, replayed through ``ContextRules.on_transition``; the symmetry
-check runs on the states the interpreter would sample.
+check runs in C on the states the interpreter would sample; a failure is explained by the
+interpreter's own check.
 
 Whatever cannot be lowered raises ``Fallback`` naming the construct; the
 caller runs the point on the interpreter and says so.
@@ -112,6 +113,10 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
         else (0, 0, 0)
     out = run(exe, [flatten(model, s) for s in inits], max_states=max_states, timeout=timeout,
               max_memory=max_memory or default_max_memory(), sample=sample)
+    if out.error is not None and out.error[0] == "symmetry":  # the interpreter explains a broken symmetry
+        s = unflatten(model, out.states[out.error[2]])
+        model.symmetry.check_sample(s)
+        raise InternalError(f"compiled engine: the symmetry check failed in C at {s!r} but not on the interpreter")
     if out.error is not None:
         raise Fallback(_describe_error(low, out.error))
     st = SearchState()
@@ -152,11 +157,6 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
                 raise InternalError(f"compiled engine: context event {evs[e]} at a step the interpreter does not "
                                     f"take ({label} in {s})")
             model.rules.on_transition(s, label, t)
-    if sample != (0, 0, 0):
-        expanded = int(stats.get("expanded", 0))
-        for i in sorted(out.states):
-            if i < expanded and (i < sample[0] or (i % sample[1] == 0 and i <= sample[1] * sample[2])):
-                model.symmetry.check_sample(states[i])
     return st
 
 

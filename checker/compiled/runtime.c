@@ -93,8 +93,9 @@ static void cc_fail(const char *kind, int step, int detail) {
 static uint32_t cc_cur;  /* the state being expanded */
 static uint32_t ev_idx[CC_NEVENTS + 1];
 static int ev_step[CC_NEVENTS + 1];
+static int cc_events_off;  /* while the symmetry check expands renamed states: they are not in the search */
 static inline void cc_event(int e, int step) {
-    if (ev_idx[e] == NONE) { ev_idx[e] = cc_cur; ev_step[e] = step; }
+    if (ev_idx[e] == NONE && !cc_events_off) { ev_idx[e] = cc_cur; ev_step[e] = step; }
 }
 
 /*@GENERATED@*/
@@ -424,6 +425,57 @@ static void print_path(uint32_t idx) {
     }
 }
 
+/* ---- the declared symmetry, checked as search.py checks it (Symmetry.check_sample): at the sampled
+   states, the successors of a renamed state are the renamed successors, and no property nor the
+   terminal predicate tells renamed states apart. A failure hands the state to the interpreter, which
+   reports it with its explanation. ---- */
+#if CC_SYM_MAPS > 0
+static int64_t sym_a[(CC_NSTEPS + 1) * CC_NSLOTS], sym_b[(CC_NSTEPS + 1) * CC_NSLOTS];
+static uint32_t sym_lab[CC_NSTEPS + 1];
+
+static int vec_cmp(const void *x, const void *y) {
+    const int64_t *a = x, *b = y;
+    for (int i = 0; i < CC_NSLOTS; i++) if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
+static int as_set(int64_t *v, int n) {  /* sorted, duplicates dropped; the new count */
+    qsort(v, (size_t)n, sizeof(int64_t) * CC_NSLOTS, vec_cmp);
+    int m = 0;
+    for (int j = 0; j < n; j++)
+        if (m == 0 || vec_cmp(v + (size_t)(m - 1) * CC_NSLOTS, v + (size_t)j * CC_NSLOTS) != 0) {
+            if (m != j) memcpy(v + (size_t)m * CC_NSLOTS, v + (size_t)j * CC_NSLOTS, sizeof(int64_t) * CC_NSLOTS);
+            m++;
+        }
+    return m;
+}
+
+static void sym_fail(uint32_t idx, const int64_t *s) {
+    printf("state %u", idx);
+    for (int i = 0; i < CC_NSLOTS; i++) printf(" %lld", (long long)s[i]);
+    printf("\n");
+    cc_fail("symmetry", -1, (int)idx);
+}
+
+static void sym_check(uint32_t idx, const int64_t *s, const int64_t *succ, int n) {
+    int64_t ps[CC_NSLOTS];
+    cc_events_off = 1;
+    for (int k = 0; k < CC_SYM_MAPS; k++) {
+        cc_canon_rename(s, ps, cc_sym_maps[k]);
+        for (int j = 0; j < n; j++)
+            cc_canon_rename(succ + (size_t)j * CC_NSLOTS, sym_a + (size_t)j * CC_NSLOTS, cc_sym_maps[k]);
+        int m = cc_expand(ps, sym_b, sym_lab);
+        int na = as_set(sym_a, n), nb = as_set(sym_b, m);
+        if (na != nb || memcmp(sym_a, sym_b, sizeof(int64_t) * CC_NSLOTS * (size_t)na) != 0) sym_fail(idx, s);
+        for (int p = 0; p < CC_NPROPS; p++)
+            if (!cc_prop(p, s) != !cc_prop(p, ps)) sym_fail(idx, s);
+        if (!cc_terminal(s) != !cc_terminal(ps)) sym_fail(idx, s);
+        if (cc_ovf) cc_fail("overflow_symmetry", -1, (int)idx);
+    }
+    cc_events_off = 0;
+}
+#endif
+
 static long rss_bytes(void) {
     FILE *f = fopen("/proc/self/statm", "r");
     long pages = 0, res = 0;
@@ -532,6 +584,12 @@ int main(int argc, char **argv) {
             unpack_state(idx, s);
             expanded++;
             int n = cc_expand(s, succ_buf, succ_lab);
+#if CC_SYM_MAPS > 0
+            if (sample_every && (idx < sample_first || (idx % sample_every == 0 && idx <= (uint64_t)sample_every * sample_max)))
+                sym_check(idx, s, succ_buf, n);
+#else
+            (void)sample_first; (void)sample_every; (void)sample_max;
+#endif
             transitions += (uint64_t)n;
             if (n == 0) {
                 if (cc_terminal(s)) {
@@ -571,12 +629,6 @@ int main(int argc, char **argv) {
     if (deadlock != NONE) print_path(deadlock);
     for (int e = 0; e < CC_NEVENTS; e++)
         if (ev_idx[e] != NONE) { printf("event %d %u %d\n", e, ev_idx[e], ev_step[e]); print_path(ev_idx[e]); }
-    uint64_t last = (uint64_t)sample_every * sample_max;
-    if (last < sample_first) last = sample_first;
-    for (uint32_t i = 0; i < expanded && i <= last; i++) {
-        int sampled = i < sample_first || (sample_every && i % sample_every == 0 && i <= (uint64_t)sample_every * sample_max);
-        if (sampled && !marked[i]) print_state(i);
-    }
     printf("end\n");
     return 0;
 }
