@@ -62,6 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--fingerprint", action="store_true",
                    help="keep 64-bit hashes of visited states, not the states: less memory, and the report gives "
                         "the probability that a hash collision left a state unexplored")
+    v.add_argument("--engine", choices=("auto", "compiled", "interpreted"), default="auto",
+                   help="the explorer: generated C (compiled), the Python interpreter, or auto (default: compiled "
+                        "once a point outgrows the interpreter and a C compiler, $CC or cc, is found)")
+    v.add_argument("--max-memory", metavar="SIZE", type=_size,
+                   help="memory budget of each compiled exploration, e.g. 4G or 512M (default: half the memory "
+                        "available); reaching it is inconclusive")
     v.add_argument("--traces", choices=("none", "failed", "bugs", "all"), default="bugs",
                    help="which traces the text report prints (default: failures and bugs found)")
     v.add_argument("--mode", choices=("explore", "prove", "all"), default="all",
@@ -96,6 +102,19 @@ def build_parser() -> argparse.ArgumentParser:
     export_command.add_arguments(sub.add_parser("export", help="a spec at one parameter point as a Promela "
                                                 "model for SPIN"))
     return p
+
+
+def _size(text: str) -> int:
+    """``4G``, ``512M``, ``100000K`` or bytes."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    t = text.strip().upper().removesuffix("B")
+    try:
+        n = float(t[:-1]) * units[t[-1]] if t and t[-1] in units else float(t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: write a size such as 4G, 512M or 1000000") from None
+    if n < 1 << 20:
+        raise argparse.ArgumentTypeError(f"{text!r}: at least 1M")
+    return int(n)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -239,7 +258,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                         simulate=_simulate_options(args), progress=progress, fingerprint=args.fingerprint,
                         coverage=args.coverage, cluster=args.cluster,
                         checkpoint=Path(args.checkpoint or args.resume) if (args.checkpoint or args.resume)
-                        else None, resume=args.resume is not None, named=named,
+                        else None, resume=args.resume is not None, named=named, engine=args.engine, max_memory=args.max_memory,
                         on_check=on_check if stream else None,
                         on_note=lambda text: print(text, file=sys.stderr, flush=True))
     except CheckerError as e:

@@ -22,6 +22,8 @@ class StopReason:
 
     MAX_STATES = "max_states"
     TIMEOUT = "timeout"
+    MAX_MEMORY = "max_memory"  # the compiled search's --max-memory budget
+    KILLED = "killed"  # the compiled search process was killed (by the OS: out of memory, say)
     WORKER_LOST = "worker_lost"  # a parallel or cluster worker died: resumable from a checkpoint
     NOT_INDUCTIVE = "not_inductive"
     SOLVER_UNKNOWN = "solver_unknown"
@@ -82,6 +84,10 @@ class Check:
     bug: bool = False
     #: Whether symmetry reduction was asked for (the reproduce line repeats the request).
     requested_symmetry: bool = field(default=True, repr=False)
+    #: The explorer that ran it ("interpreted" or "compiled"; None for other backends), and why the
+    #: compiled one was asked for and not used
+    engine: str | None = None
+    engine_note: str | None = None
 
     @property
     def as_expected(self) -> bool:
@@ -104,6 +110,10 @@ class Check:
             "initial_state": self.initial_state, "trace": [s.to_json() for s in self.trace],
             "loop_start": self.loop_start,
         }
+        if self.engine is not None:  # schema 1.2
+            d["engine"] = self.engine
+            if self.engine_note:
+                d["engine_note"] = self.engine_note
         d.update(self.extra)
         return d
 
@@ -150,6 +160,10 @@ class Exploration:
     initial_state: dict[str, Any] | None
     #: With fingerprints: the chance that a hash collision left a state unexplored.
     omission_probability: float | None = None
+    #: Which explorer ran: "interpreted" or "compiled" (checker.compiled)
+    engine: str = "interpreted"
+    #: Why the compiled engine was asked for and not used ("interpreted: <construct>")
+    engine_note: str | None = None
 
     @property
     def verdicts(self) -> dict[str, str]:

@@ -23,7 +23,7 @@ from checker.spec.vacuity import vacuous_invariants
 if TYPE_CHECKING:
     from checker.simulate.checks import SimulateOptions
 
-SCHEMA_VERSION = "1.1"  # 1.1: steps may carry the file and line of their action
+SCHEMA_VERSION = "1.2"  # 1.1: steps may carry the file and line of their action; 1.2: checks name their engine
 
 
 @dataclass
@@ -272,7 +272,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
            simulate: SimulateOptions | None = None, progress: Progress | None = None,
            fingerprint: bool = False, coverage: bool = False, cluster: str | None = None,
            checkpoint: Path | None = None, resume: bool = False, named: Iterable[str] = (),
-           explorer: str | None = None, on_note: Callable[[str], None] | None = None) -> Report:
+           engine: str = "auto", max_memory: int | None = None, on_note: Callable[[str], None] | None = None) -> Report:
     """Run every selected spec: the explorer over its explore sweep, the Z3
     backend over its prove sweep (``mode``), BMC at the explore points when
     ``bmc`` is a depth. ``jobs`` processes explore each point (same results),
@@ -280,7 +280,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     ``simulate`` (a ``checker.simulate.checks.SimulateOptions``) replaces all
     of these with random simulation at the explore points. ``progress`` shows
     long runs live (``checker.report.progress``). With ``coverage``, a
-    coverage check per spec. ``on_check`` is told each check as it is decided, ``on_note``
+    coverage check per spec. ``engine`` (auto, compiled, interpreted) picks the explorer and
+    ``max_memory`` (bytes) bounds a compiled search: see ``explore``. ``on_check`` is told each check as it is decided, ``on_note``
     each note and warning as it arises (a sweep wider than the values set, a point out of reach).
 
     Nothing checked is never a pass: a spec in ``named`` (spec names the user
@@ -297,12 +298,15 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     t0 = time.perf_counter()
     check_sets_apply(classes, sets)
     ids = itertools.count(1)
-    limits = Limits(max_states=max_states, timeout=timeout, smt_timeout=smt_timeout)
+    limits = Limits(max_states=max_states, timeout=timeout, smt_timeout=smt_timeout, max_memory=max_memory)
     runner = Runner(jobs=jobs, cluster=cluster, checkpoint=checkpoint, resume=resume)
     options: dict[str, Any] = {"symmetry": symmetry, "fingerprint": fingerprint, "depth": bmc,
                                "simulate": simulate, "emit_smt": emit_smt}
-    if explorer is not None:
-        options["explorer"] = explorer
+    from checker.compiled import ENGINES as EXPLORE_ENGINES
+
+    if engine not in EXPLORE_ENGINES:
+        raise UsageError(f"--engine {engine!r}: choose one of {', '.join(EXPLORE_ENGINES)}")
+    options["engine"] = engine
 
     def add(cls: type, checks: list[Check]) -> None:
         for c in checks:

@@ -33,6 +33,7 @@ class Limits:
     max_states: int | None = None
     timeout: float | None = None  # seconds per exploration or simulation
     smt_timeout: float | None = None  # seconds per Z3 query
+    max_memory: int | None = None  # bytes, for a compiled search (None: its default budget)
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class Runner:
 class Request:
     """One spec at one point (``params``; for ``prove``, the values set for its
     sweep in ``sets``), the limits, the runner and the engine's own options
-    (``symmetry``, ``fingerprint``, ``explorer``, ``depth``, ``simulate``, ``emit_smt``)."""
+    (``symmetry``, ``fingerprint``, ``engine`` (auto, compiled, interpreted), ``explorer``, ``depth``, ``simulate``, ``emit_smt``)."""
 
     cls: type
     params: Params | None = None

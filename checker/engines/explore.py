@@ -60,14 +60,16 @@ class ExploreEngine:
             max_states=request.limits.max_states, timeout=request.limits.timeout, run=request.run,
             jobs=request.runner.jobs, cluster=request.runner.cluster, checkpoint=request.runner.checkpoint,
             resume=request.runner.resume, progress=request.progress, fingerprint=o.get("fingerprint", False),
-            graphs=request.graphs, explorer_name=o.get("explorer", DEFAULT_EXPLORER), warn=request.warn)
+            graphs=request.graphs, explorer_name=o.get("explorer", DEFAULT_EXPLORER), warn=request.warn,
+            engine=o.get("engine", "interpreted"), max_memory=request.limits.max_memory)
 
 
 def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_states: int | None = None,
                    timeout: float | None = None, run: int = 0, jobs: int | None = None, cluster: str | None = None,
                    checkpoint: Any = None, resume: bool = False, progress: Any = None,
                    fingerprint: bool = False, graphs: list | None = None,
-                   explorer_name: str = DEFAULT_EXPLORER, warn: Callable[[str], None] | None = None) -> list[Check]:
+                   explorer_name: str = DEFAULT_EXPLORER, warn: Callable[[str], None] | None = None,
+                   engine: str = "interpreted", max_memory: int | None = None) -> list[Check]:
     """Explore one spec at one parameter point; one Check per property. Liveness properties are
     checked on the unreduced state graph, which ``graphs`` (for coverage) also collects. ``warn`` is
     told, before the search starts, when the point looks out of the explorer's reach."""
@@ -90,7 +92,7 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
     try:
         result = explorer(explorer_name)(
             model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs, cluster=cluster,
-            checkpoint=checkpoint, resume=resume, fingerprint=fingerprint,
+            checkpoint=checkpoint, resume=resume, fingerprint=fingerprint, engine=engine, max_memory=max_memory,
             progress=progress.exploring(f"{model.name} [{params}]") if progress else None)
     except MemoryError:  # the search's states are gone with its frame: every check is undecided
         result = out_of_memory(model, symmetry, time.perf_counter() - t0)
@@ -110,5 +112,6 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
             symmetry=result.symmetry, states=result.states, transitions=result.transitions,
             depth=result.depth, seconds=result.seconds, run=run, initial_state=start,
             trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=symmetry,
-            trace_text=render_trace(model, start, out.trace) if out.trace else [], extra=extra))
+            trace_text=render_trace(model, start, out.trace) if out.trace else [], extra=extra,
+            engine=result.engine, engine_note=result.engine_note))
     return checks + live

@@ -23,7 +23,7 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
             timeout: float | None = None, check_symmetry: bool = True,
             progress: Callable[[SearchState], None] | None = None, jobs: int | None = None,
             cluster: str | None = None, checkpoint: Path | None = None, resume: bool = False,
-            fingerprint: bool = False) -> Exploration:
+            fingerprint: bool = False, engine: str = "interpreted", max_memory: int | None = None) -> Exploration:
     """Explore every reachable state of ``spec`` (a bound spec or a model).
 
     ``max_states`` and ``timeout`` (seconds) stop the search early: a
@@ -34,6 +34,9 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
     (``jobs`` defaulting to the cluster's CPUs). ``checkpoint`` (a directory)
     saves every whole BFS level; ``resume`` continues from the last one saved.
     ``fingerprint`` stores 64-bit hashes of the states (see ``search``).
+    ``engine``: ``"interpreted"``, ``"compiled"`` (generated C, ``checker.compiled``; the same states,
+    verdicts and traces) or ``"auto"`` (compiled once a point outgrows the interpreter);
+    ``max_memory`` (bytes) bounds the compiled search.
     """
     model = spec if isinstance(spec, Model) else Model(spec)
     pool = None
@@ -45,6 +48,11 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
         pool = RayPool
         jobs = jobs or ray_cluster.cluster_cpus()
     jobs = jobs or 1
+    used, note = "interpreted", None
+    if engine == "compiled" and (jobs > 1 or pool is not None or checkpoint is not None or fingerprint):
+        what = "--cluster" if pool is not None else "--jobs" if jobs > 1 else "--checkpoint" if checkpoint else \
+            "--fingerprint"
+        note = f"interpreted: {what} (the compiled engine runs one process, storing whole states)"
     if jobs > 1 or pool is not None or checkpoint is not None:
         if fingerprint:
             raise UsageError("--fingerprint works with one process: drop --jobs, --cluster or --checkpoint")
@@ -53,6 +61,14 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
         st = parallel_search(model, jobs=jobs, symmetry=symmetry, max_states=max_states, timeout=timeout,
                              check_symmetry=check_symmetry, progress=progress, pool=pool,
                              checkpoint_root=checkpoint, resume=resume)
+    elif engine != "interpreted" and not fingerprint and note is None:
+        from checker.compiled.engine import choose_and_search  # the compiled explorer behind the same seam
+
+        st, used, note = choose_and_search(
+            model, engine=engine, symmetry=symmetry, max_states=max_states, timeout=timeout,
+            check_symmetry=check_symmetry, progress=progress, max_memory=max_memory,
+            interpreted=lambda limit, left: search(model, symmetry=symmetry, max_states=limit, timeout=left,
+                                                   check_symmetry=check_symmetry, progress=progress))
     else:
         st = search(model, symmetry=symmetry, max_states=max_states, timeout=timeout,
                     check_symmetry=check_symmetry, progress=progress, fingerprint=fingerprint)
@@ -94,4 +110,4 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
     declared = any(r.symmetric for r in model.info.roles.values())
     return Exploration(model.name, model.params.shown(), symmetry and declared, st.states, st.transitions,
                        st.depth, st.seconds, complete, st.stopped, outcomes, model.state_dict(init),
-                       st.omission_probability if st.fingerprint else None)
+                       st.omission_probability if st.fingerprint else None, used, note)

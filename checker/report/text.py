@@ -60,6 +60,10 @@ def check_line(c: Check) -> str:
         stats = c.extra["unreached"]
     elif c.backend == "explore":
         stats = f"{c.states} states"
+        if c.engine == "compiled":
+            stats += " (compiled)"
+        elif c.engine_note:
+            stats += f" ({c.engine_note})"
         if c.extra.get("fingerprint"):
             stats += f" (fingerprints: P(a state missed) <= {c.extra['omission_probability']:.1e})"
     elif c.backend == "simulate":

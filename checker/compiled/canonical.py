@@ -1,0 +1,304 @@
+"""The symmetry reduction's canonical form over the flat state vector, as C.
+
+Both engines must store the same states, so the C search computes exactly
+what ``checker.explore.symmetry.Symmetry.canonical`` computes on the Python
+state. That form, written down over integers (docs/symmetry.md says the same
+for a reader who is not reading this file):
+
+**Layout.** The state is a vector ``v`` of ``N`` int64 slots: the variables
+in ``model.var_names`` order; a scalar takes one slot, a per-CPU variable
+``NC = model.ncpus_total`` slots (slot ``c`` is CPU ``c``'s value), an Array
+of length ``L`` its ``L`` entries in index order. Bools are 0/1; an
+uninitialised local holds ``UNINIT`` (a large negative int) like any value.
+
+**What the model declares** (fixed at a parameter point):
+
+- ``G_1 .. G_k``: the symmetric roles with at least two CPUs, in declaration
+  order, each its CPU ids ascending (roles are disjoint ranges);
+- ``F``: the CPUs in no ``G_i``, ascending;
+- ``P``: the row offsets of the per-CPU variables whose type is not CpuId
+  ("plain"), in variable order;
+- ``S``: the slot offsets of the scalar CpuId variables (Shared, Lock,
+  Uninit of CpuId type; not Arrays), in variable order;
+- ``Q``: the row offsets of the per-CPU CpuId variables, in variable order;
+- ``R``: the row offsets of every per-CPU variable, in variable order;
+- ``BRUTE``: some variable of ``Q`` is owned (its role's CPUs, or every CPU
+  when it has no role) by a CPU of some ``G_i``.
+
+**A renaming** ``pi`` is a bijection of ``0..NC-1`` that maps each ``G_i``
+onto itself and fixes every CPU of ``F``. ``pi(v)`` is the vector ``w``:
+
+1. ``w = v`` on every slot not named below (scalars, Arrays);
+2. for each row ``r`` of ``R`` and CPU ``c``: ``w[r + pi(c)] = v[r + c]``;
+3. for each ``s`` of ``S``: ``w[s] = mu(v[s])``; for each row ``q`` of ``Q``
+   and CPU ``c``: ``w[q + c] = mu(w[q + c])`` (after step 2), where
+   ``mu(x) = pi(x)`` for ``0 <= x < NC`` and ``mu(x) = x`` otherwise (NOBODY
+   = -1, UNINIT and any out-of-range value stay).
+
+**The canonical form** ``canon(v)``:
+
+1. If ``k = 0``: ``v``.
+2. Brute path. If ``BRUTE`` and ``v[q + c] != -1`` for some ``q`` of ``Q``
+   and some CPU ``c`` of some ``G_i``: the lexicographic minimum of
+   ``pi(v)`` over every renaming ``pi`` (``prod |G_i|!`` of them), comparing
+   vectors slot by slot as signed integers.
+3. Sort path, otherwise. The key of CPU ``c`` is the integer vector
+   ``[v[p + c] for p in P] + [v[s] == c for s in S] +
+   [v[q + d] == c for q in Q for d in F]`` (comparisons as 0/1; ``q`` outer,
+   ``d`` inner). For each ``G_i = (g_0 < .. < g_{L-1})``, ``order`` is
+   ``G_i`` stably sorted by key ascending, keys compared lexicographically
+   (CPUs with equal keys keep ascending id order); ``pi(order[j]) = g_j``.
+   The result is ``pi(v)``, keys all taken from the original ``v``.
+
+Python's nested tuples compare as this flat vector does (every slot has a
+fixed length, so comparing ``(col, flags_s, flags_q)`` tuples is comparing
+their concatenation), and ``sorted`` is stable: the sort path is exactly the
+Python form. Where it differs from the Python code: with no plain per-CPU
+variable the Python form raises ``IndexError`` (``zip()`` of no rows gives no
+per-CPU keys); here the plain part of the key is empty. Values must fit in
+int64: ``flatten`` refuses others.
+
+``c_canonical(model)`` prints this for one model as C (``cc_canonical``,
+straight-line code with the offsets as constants); ``reference_canonical`` is
+the same algorithm in Python over the flat vector, for tests.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING
+
+from checker.types import NOBODY
+
+if TYPE_CHECKING:
+    from checker.spec.compile import Model
+
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+# -- layout ------------------------------------------------------------------------
+def widths(model: "Model") -> tuple[int | None, ...]:
+    """Per variable in ``var_names`` order: None for a scalar, else its number of slots."""
+    return tuple((model.ncpus_total if n in model.percpu else model.arrays[n]) if n in model.tupled else None
+                 for n in model.var_names)
+
+
+def offsets(model: "Model") -> dict[str, int]:
+    """Each variable's first slot in the flat vector."""
+    out, at = {}, 0
+    for n, w in zip(model.var_names, widths(model)):
+        out[n] = at
+        at += 1 if w is None else w
+    return out
+
+
+def flatten(model: "Model", s: tuple) -> list[int]:
+    """The state as int64 slots: variables in order, tuples expanded by index, bools as 0/1."""
+    v: list[int] = []
+    for n, x in zip(model.var_names, s):
+        if n in model.tupled:
+            v.extend(int(y) for y in x)
+        else:
+            v.append(int(x))
+    for x in v:
+        if not INT64_MIN <= x <= INT64_MAX:
+            raise OverflowError(f"{model.name}: state value {x} does not fit in 64 bits")
+    return v
+
+
+def unflatten(model: "Model", v: list[int]) -> tuple:
+    """The inverse of ``flatten``, as the model's state class."""
+    out, at = [], 0
+    for w in widths(model):
+        if w is None:
+            out.append(int(v[at]))
+            at += 1
+        else:
+            out.append(tuple(int(x) for x in v[at:at + w]))
+            at += w
+    assert at == len(v), f"{len(v)} slots for a layout of {at}"
+    return model.state_cls(out)
+
+
+# -- the declared sets ---------------------------------------------------------------
+class Layout:
+    """G, F, P, S, Q, R and BRUTE of the module docstring, as offsets into the flat vector."""
+
+    def __init__(self, model: "Model"):
+        sym = model.symmetry
+        off = offsets(model)
+        names = model.var_names
+        self.n = sum(1 if w is None else w for w in widths(model))
+        self.nc = model.ncpus_total
+        self.groups = [tuple(sorted(g)) for g in sym.groups]
+        self.fixed = tuple(sym.fixed_cpus)
+        self.group_cpus = tuple(sym.group_cpus)
+        # Symmetry holds positions in the Python tuple; map them to names, then to flat offsets.
+        self.plain = tuple(off[names[i]] for i in sym.plain_percpu)
+        self.scal = tuple(off[names[i]] for i in sym.cpu_scalar)
+        self.cper = tuple(off[names[i]] for i in sym.cpu_percpu)
+        self.rows = tuple(off[names[i]] for i in sym.percpu)
+        self.brute = sym.brute
+
+
+# -- the reference, in Python over the flat vector --------------------------------------
+def rename(lay: Layout, v: list[int], pi: list[int]) -> list[int]:
+    """``pi(v)``: ``pi[c]`` is the new id of CPU ``c`` (identity outside the groups)."""
+    w = list(v)
+    for r in lay.rows:
+        for c in range(lay.nc):
+            w[r + pi[c]] = v[r + c]
+
+    def mu(x: int) -> int:
+        return pi[x] if 0 <= x < lay.nc else x
+
+    for s in lay.scal:
+        w[s] = mu(v[s])
+    for q in lay.cper:
+        for c in range(lay.nc):
+            w[q + c] = mu(w[q + c])
+    return w
+
+
+def reference_canonical(model: "Model", v: list[int], lay: Layout | None = None) -> list[int]:
+    """The canonical form of the flat vector ``v``, step by step as the module docstring writes it."""
+    lay = lay or Layout(model)
+    if not lay.groups:
+        return list(v)
+    if lay.brute and any(v[q + c] != NOBODY for q in lay.cper for c in lay.group_cpus):
+        best = None
+        for perms in itertools.product(*(itertools.permutations(g) for g in lay.groups)):
+            pi = list(range(lay.nc))
+            for g, perm in zip(lay.groups, perms):
+                for old, new in zip(g, perm):
+                    pi[old] = new
+            w = rename(lay, v, pi)
+            if best is None or w < best:
+                best = w
+        return best
+
+    def key(c: int) -> list[int]:
+        return ([v[p + c] for p in lay.plain] + [int(v[s] == c) for s in lay.scal]
+                + [int(v[q + d] == c) for q in lay.cper for d in lay.fixed])
+
+    pi = list(range(lay.nc))
+    for g in lay.groups:
+        for new, old in zip(g, sorted(g, key=key)):
+            pi[old] = new
+    return rename(lay, v, pi)
+
+
+# -- the C ------------------------------------------------------------------------------
+def c_canonical(model: "Model") -> str:
+    """C source of ``static void cc_canonical(int64_t *v)``: ``v`` (``flatten``'s layout) made canonical
+    in place. Helpers are ``static`` and prefixed ``cc_canon_``; the source includes what it uses."""
+    lay = Layout(model)
+    head = ["#include <stdint.h>", "#include <string.h>", "",
+            f"/* canonical form of {model.name} at {model.params}: checker/compiled/canonical.py */"]
+    if not lay.groups:
+        return "\n".join(head + ["static void cc_canonical(int64_t *v) { (void)v; }", ""])
+    n, nc = lay.n, lay.nc
+    out = head + [
+        f"#define CC_CANON_N {n}",
+        f"#define CC_CANON_NC {nc}",
+        "",
+        "static inline int64_t cc_canon_mu(const int *pi, int64_t x) {",
+        "    return (x >= 0 && x < CC_CANON_NC) ? (int64_t)pi[x] : x;  /* NOBODY and the rest stay */",
+        "}",
+        "",
+        "/* w = pi(v): per-CPU rows moved, CPU-id values renamed; the rest copied. */",
+        "static void cc_canon_rename(const int64_t *v, int64_t *w, const int *pi) {",
+    ]
+    if lay.rows:
+        out.append("    int c;")
+    out.append("    (void)pi;  /* unused when nothing is permuted */")
+    out.append("    memcpy(w, v, sizeof(int64_t) * CC_CANON_N);")
+    for r in lay.rows:
+        out.append(f"    for (c = 0; c < CC_CANON_NC; c++) w[{r} + pi[c]] = v[{r} + c];")
+    for s in lay.scal:
+        out.append(f"    w[{s}] = cc_canon_mu(pi, v[{s}]);")
+    for q in lay.cper:
+        out.append(f"    for (c = 0; c < CC_CANON_NC; c++) w[{q} + c] = cc_canon_mu(pi, w[{q} + c]);")
+    out += ["}", ""]
+    if lay.brute:
+        out += _c_brute(lay)
+    out += _c_sort(lay)
+    out += ["static void cc_canonical(int64_t *v) {"]
+    if lay.brute:
+        tests = " || ".join(f"v[{q + c}] != -1" for q in lay.cper for c in lay.group_cpus)
+        out += [f"    if ({tests}) {{ cc_canon_brute(v); return; }}"]
+    out += ["    cc_canon_sort(v);", "}", ""]
+    return "\n".join(out)
+
+
+def _c_sort(lay: Layout) -> list[str]:
+    """The sort path: a comparison of two CPUs' keys, a stable insertion sort per group."""
+    out = ["/* <0, 0, >0 as CPU a's key is below, equal to, above CPU b's. */",
+           "static int cc_canon_cmp(const int64_t *v, int a, int b) {",
+           "    int64_t x, y;"]
+    terms = [(f"v[{p} + a]", f"v[{p} + b]") for p in lay.plain]
+    terms += [(f"(v[{s}] == a)", f"(v[{s}] == b)") for s in lay.scal]
+    terms += [(f"(v[{q + d}] == a)", f"(v[{q + d}] == b)") for q in lay.cper for d in lay.fixed]
+    for x, y in terms:
+        out.append(f"    x = {x}; y = {y}; if (x != y) return x < y ? -1 : 1;")
+    if not terms:
+        out.append("    (void)v; (void)a; (void)b; (void)x; (void)y;")
+    out += ["    return 0;", "}", "",
+            "static void cc_canon_sort(int64_t *v) {",
+            f"    int pi[CC_CANON_NC], ord[{max(len(g) for g in lay.groups)}], i, j, x, moved = 0;",
+            "    int64_t w[CC_CANON_N];",
+            "    for (i = 0; i < CC_CANON_NC; i++) pi[i] = i;"]
+    for g in lay.groups:
+        # ord starts as the group ascending; insertion sort moves an element past strictly greater keys
+        # only, so equal keys keep their order: Python's sorted() is stable in the same way.
+        out += [f"    /* group {', '.join(map(str, g))} */"]
+        out += [f"    ord[{i}] = {c};" for i, c in enumerate(g)]
+        out += [f"    for (i = 1; i < {len(g)}; i++) {{",
+                "        x = ord[i];",
+                "        for (j = i - 1; j >= 0 && cc_canon_cmp(v, ord[j], x) > 0; j--) ord[j + 1] = ord[j];",
+                "        ord[j + 1] = x;",
+                "    }"]
+        out += [f"    pi[ord[{i}]] = {c}; moved |= ord[{i}] != {c};" for i, c in enumerate(g)]
+    out += ["    if (!moved) return;",
+            "    cc_canon_rename(v, w, pi);",
+            "    memcpy(v, w, sizeof w);",
+            "}", ""]
+    return out
+
+
+def _c_brute(lay: Layout) -> list[str]:
+    """The brute path: every renaming, the lexicographic minimum kept."""
+    total = sum(len(g) for g in lay.groups)
+    starts = list(itertools.accumulate([0] + [len(g) for g in lay.groups]))[:-1]
+    out = ["/* The next permutation of a[0..n-1] in lexicographic order; 0 (and a sorted again) after the last. */",
+           "static int cc_canon_next_perm(int *a, int n) {",
+           "    int i = n - 2, j, t;",
+           "    while (i >= 0 && a[i] >= a[i + 1]) i--;",
+           "    if (i >= 0) {",
+           "        for (j = n - 1; a[j] <= a[i]; j--) {}",
+           "        t = a[i]; a[i] = a[j]; a[j] = t;",
+           "    }",
+           "    for (j = i + 1, t = n - 1; j < t; j++, t--) { int u = a[j]; a[j] = a[t]; a[t] = u; }",
+           "    return i >= 0;",
+           "}", "",
+           "static int cc_canon_less(const int64_t *a, const int64_t *b) {",
+           "    int i;",
+           "    for (i = 0; i < CC_CANON_N; i++) if (a[i] != b[i]) return a[i] < b[i];",
+           "    return 0;",
+           "}", "",
+           "static void cc_canon_brute(int64_t *v) {",
+           f"    int pi[CC_CANON_NC], perm[{total}], i;",
+           "    int64_t best[CC_CANON_N], w[CC_CANON_N];",
+           "    for (i = 0; i < CC_CANON_NC; i++) pi[i] = i;"]
+    out += [f"    perm[{starts[k] + i}] = {c};" for k, g in enumerate(lay.groups) for i, c in enumerate(g)]
+    out += ["    memcpy(best, v, sizeof best);  /* the identity renaming */",
+            "    for (;;) {"]
+    # an odometer over the groups: the first group's permutation advances fastest
+    adv = [f"        if (cc_canon_next_perm(perm + {st}, {len(g)})) goto next;" for st, g in zip(starts, lay.groups)]
+    out += adv + ["        break;", "    next:"]
+    out += [f"        pi[{c}] = perm[{starts[k] + i}];" for k, g in enumerate(lay.groups) for i, c in enumerate(g)]
+    out += ["        cc_canon_rename(v, w, pi);",
+            "        if (cc_canon_less(w, best)) memcpy(best, w, sizeof best);",
+            "    }",
+            "    memcpy(v, best, sizeof best);",
+            "}", ""]
+    return out

@@ -1,0 +1,230 @@
+"""The whole C program for one model at one parameter point.
+
+Generated part, then the runtime (``runtime.c``, shipped with the package)
+with the generated functions at its GENERATED mark: one translation unit,
+so the compiler inlines every step into the search loop. The text depends
+only on the lowered terms, so its hash keys the build cache.
+"""
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+from checker.compiled.cterms import CPrinter, Untranslatable, is_wide
+from checker.compiled.lower import Lowered, NotLowerable
+from checker.export.terms import Kids, symbols
+from checker.types import CpuIdType
+
+#: Events of the context rules, in the order the runtime numbers them.
+Event = tuple
+
+
+def runtime_source() -> str:
+    return resources.files("checker.compiled").joinpath("runtime.c").read_text()
+
+
+def canonical_source(low: Lowered, symmetry: bool) -> str:
+    m = low.model
+    if not (symmetry and m.symmetry.active):
+        return "static inline void cc_canonical(int64_t *v) { (void)v; }\n"
+    try:
+        from checker.compiled.canonical import c_canonical
+    except ImportError:
+        raise NotLowerable("symmetry reduction (checker/compiled/canonical.py, its C form, is not installed)") from None
+    return c_canonical(m)
+
+
+def events(low: Lowered) -> list[Event]:
+    r = low.rules
+    if not r:
+        return []
+    out: list[Event] = []
+    for name, _ in r["locks"]:
+        out += [("irq_taken", name), ("irqs_on_taken", name)]
+    if len(r["locks"]) >= 2:
+        out += [("edge", h, n) for h, _ in r["locks"] for n, _ in r["locks"] if h != n]
+    out.append(("sleep_violation",))
+    if r["irqs"] or r["preempt"]:
+        out.append(("unbalanced",))
+    return out
+
+
+def generate(low: Lowered, symmetry: bool) -> tuple[str, list[Event]]:
+    """(C source, the context events it numbers)."""
+    m = low.model
+    n = len(low.slot_names)
+    if len(low.steps) > 65535:
+        raise NotLowerable(f"{len(low.steps)} steps (the compiled engine labels steps with 16 bits)")
+    kids = Kids()
+    narrow = {name: f"s[{i}]" for i, name in enumerate(low.slot_names)}
+    wide = {name: f"((cw_t)s[{i}])" for i, name in enumerate(low.slot_names)}
+    evs = events(low)
+    ev_index = {e: i for i, e in enumerate(evs)}
+    unbalanced = ev_index.get(("unbalanced",), -1)
+    updated = [0] * n
+    for st in low.steps:
+        for i, _ in st.updates:
+            updated[i] = 1
+    # no parameter values here: points that differ only in initial values (ops) share one program
+    out = [f"/* {m.name}: {len(low.steps)} steps, {n} slots; the initial states come on stdin */",
+           f"#define CC_NSLOTS {n}", f"#define CC_NSTEPS {len(low.steps)}",
+           f"#define CC_NPROPS {len(low.props)}", f"#define CC_NEVENTS {len(evs)}",
+           f"#define CC_EV_UNBALANCED {unbalanced}", ""]
+    gen: list[str] = []
+    gen.append("static const int cc_prop_kind[CC_NPROPS + 1] = {"
+               + ", ".join("0" if kind == "invariant" else "1" for _, kind, _ in low.props) + (", " if low.props else "")
+               + "0};")
+    gen.append("static const int cc_updated[CC_NSLOTS] = {" + ", ".join(map(str, updated)) + "};")
+    family = []
+    for n_ in m.var_names:
+        first = len(family)
+        family += [first] * (m.arrays.get(n_, m.ncpus_total) if n_ in m.tupled else 1)
+    gen.append("static const int cc_family[CC_NSLOTS] = {" + ", ".join(map(str, family)) + "};")
+    gen.append("static const int cc_static[CC_NSLOTS] = {" + ", ".join(map(str, _static(low, updated, symmetry)))
+               + "};")
+    gen.append("static const int cc_dom_has[CC_NSLOTS] = {"
+               + ", ".join("1" if d else "0" for d in low.domains) + "};")
+    gen.append("static const int64_t cc_dom_lo[CC_NSLOTS] = {"
+               + ", ".join(_lit(d[0]) if d else "0" for d in low.domains) + "};")
+    gen.append("static const int64_t cc_dom_hi[CC_NSLOTS] = {"
+               + ", ".join(_lit(d[1]) if d else "0" for d in low.domains) + "};")
+    index = {name: i for i, name in enumerate(low.slot_names)}
+    reads = [{index[x] for x in symbols(term, kids) if x in index} for _, _, term in low.props]
+    gen.append("static const unsigned char cc_step_reads[CC_NSTEPS + 1][CC_NPROPS + 1] = {")
+    for st in low.steps:
+        written = {i for i, _ in st.updates}
+        gen.append("    {" + ", ".join("1" if r & written else "0" for r in reads) + (", " if reads else "") + "0},")
+    gen.append("    {0}};")
+    gen.append("")
+    try:
+        for st in low.steps:
+            gen += _step(st, low, kids, narrow, wide, ev_index)
+        for k, (name, kind, term) in enumerate(low.props):
+            gen += _predicate(f"cc_prop_{k}", f"{kind} {name}", term, kids, narrow, wide)
+        gen += _predicate("cc_terminal", "the terminal predicate", low.terminal, kids, narrow, wide)
+    except Untranslatable as e:
+        raise NotLowerable(str(e)) from None
+    gen.append("static int cc_prop(int k, const int64_t *restrict s) {")
+    gen.append("    switch (k) {")
+    for k in range(len(low.props)):
+        gen.append(f"    case {k}: return cc_prop_{k}(s);")
+    gen.append("    }")
+    gen.append("    (void)s; return 0;")
+    gen.append("}")
+    gen.append("static int cc_expand(const int64_t *restrict s, int64_t *restrict out, uint32_t *restrict lab) {")
+    gen.append("    int n = 0;")
+    for st in low.steps:
+        gen.append(f"    if (cc_step_{st.index}(s, out + (size_t)n * CC_NSLOTS)) lab[n++] = {st.index};")
+    gen.append("    return n;")
+    gen.append("}")
+    r = low.rules
+    rows = (r.get("irqs") or []) + (r.get("preempt") or [])
+    cond = " || ".join(f"s[{i}] != 0" for row in rows for i in row) or "0"
+    gen.append(f"static inline int cc_unbalanced(const int64_t *restrict s) {{ (void)s; return {cond}; }}")
+    gen.append(canonical_source(low, symmetry))
+    maps = m.symmetry.sample_mappings() if (symmetry and m.symmetry.active) else []
+    gen.append(f"#define CC_SYM_MAPS {len(maps)}")
+    if maps:
+        nc = m.ncpus_total
+        gen.append(f"static const int cc_sym_maps[{len(maps)}][{nc}] = {{"
+                   + ", ".join("{" + ", ".join(str(mp.get(c, c)) for c in range(nc)) + "}" for mp in maps) + "};")
+    body = runtime_source().replace("/*@GENERATED@*/", "\n".join(gen))
+    return "\n".join(out) + "\n" + body, evs
+
+
+def _static(low: Lowered, updated: list[int], symmetry: bool) -> list[int]:
+    """Slots no step writes and no renaming of CPUs can change: pack() skips them. Under symmetry the
+    canonical form moves per-CPU values between the CPUs of a symmetric role and renames CPU ids, so
+    only the slots it leaves alone count."""
+    m = low.model
+    sym = symmetry and m.symmetry.active
+    moved = {c for g in m.symmetry.groups for c in g} if sym else set()
+    out = []
+    for n in m.var_names:
+        v = m.vars[n]
+        renamed = sym and isinstance(v.type, CpuIdType)
+        if n in m.tupled:
+            size = m.arrays.get(n, m.ncpus_total)
+            for c in range(size):
+                permuted = n in m.percpu and c in moved
+                out.append(0 if (renamed or permuted) else 1)
+        else:
+            out.append(0 if renamed else 1)
+    return [0 if u else s for s, u in zip(out, updated)]
+
+
+def _lit(v: int) -> str:
+    return "INT64_MIN" if v == -(1 << 63) else f"INT64_C({v})"
+
+
+def _comment(text: str) -> str:
+    return text.replace("*/", "* /")
+
+
+def _step(st: Any, low: Lowered, kids: Kids, narrow: dict, wide: dict, ev_index: dict) -> list[str]:
+    terms = [st.guard] + [z for _, z in st.updates] + [c for c, _ in st.checks]
+    w = is_wide(terms, kids)
+    p = CPrinter(wide if w else narrow, kids, w)
+    name, cpu, choices = low.model.label_parts(st.label)
+    args = ", ".join(f"{k}={v}" for k, v in choices.items())
+    lines = [f"/* step {st.index}: {_comment(name)}({_comment(args)})" + (f" on cpu{cpu}" if cpu is not None else "")
+             + " */",
+             f"static inline int cc_step_{st.index}(const int64_t *restrict s, int64_t *restrict t) {{"]
+    lines += ["    " + d for d in p.hoist([st.guard], "g")]
+    lines.append(f"    int g = {p(st.guard)};")
+    lines.append(f"    if (__builtin_expect(cc_ovf, 0)) cc_fail(\"overflow\", {st.index}, 0);")
+    lines.append("    if (!g) return 0;")
+    lines += ["    " + d for d in p.hoist([z for _, z in st.updates] + [c for c, _ in st.checks], "u")]
+    lines.append("    memcpy(t, s, sizeof(int64_t) * CC_NSLOTS);")
+    for i, z in st.updates:
+        e = p(z)
+        lines.append(f"    t[{i}] = {'cw_narrow(' + e + ')' if w else e};  /* {_comment(low.slot_names[i])} */")
+    for j, (c, what) in enumerate(st.checks):
+        lines.append(f"    if (!{p(c)}) cc_fail(\"check\", {st.index}, {j});  /* {_comment(what)} */")
+    lines.append(f"    if (__builtin_expect(cc_ovf, 0)) cc_fail(\"overflow\", {st.index}, 1);")
+    lines += ["    " + x for x in _events(st, low, ev_index)]
+    lines.append("    return 1;")
+    lines.append("}")
+    return lines
+
+
+def _events(st: Any, low: Lowered, ev_index: dict) -> list[str]:
+    """The context rules' checks of ``ContextRules.on_transition`` for this step."""
+    r = low.rules
+    c = st.cpu
+    if not r or c is None:
+        return []
+    out = []
+    atomic = " || ".join([f"s[{pl}] == {c}" for _, pl in r["locks"]]
+                         + [f"s[{row[c]}] != 0" for row in r["irqs"] + r["preempt"]]) or "0"
+    sleep = ev_index[("sleep_violation",)]
+    for name, pl in r["locks"]:
+        inner = []
+        if st.action in r["irq_actions"]:
+            inner.append(f"cc_event({ev_index['irq_taken', name]}, {st.index});")
+        elif r["irqs"]:
+            on = " && ".join(f"s[{row[c]}] == 0" for row in r["irqs"])
+            inner.append(f"if ({on}) cc_event({ev_index['irqs_on_taken', name]}, {st.index});")
+        if r["rt"] and pl in r["rt_locks"]:
+            inner.append(f"if ({atomic}) cc_event({sleep}, {st.index});")
+        if inner:
+            out.append(f"if (t[{pl}] == {c} && s[{pl}] != {c}) {{ " + " ".join(inner) + " }")
+    if len(r["locks"]) >= 2:
+        for n, pn in r["locks"]:
+            for h, ph in r["locks"]:
+                if h != n:
+                    out.append(f"if (t[{pn}] == {c} && s[{pn}] != {c} && s[{ph}] == {c}) "
+                               f"cc_event({ev_index['edge', h, n]}, {st.index});")
+    if st.action in r["sleepers"]:
+        out.append(f"if ({atomic}) cc_event({sleep}, {st.index});")
+    return out
+
+
+def _predicate(fname: str, what: str, term: Any, kids: Kids, narrow: dict, wide: dict) -> list[str]:
+    w = is_wide([term], kids)
+    p = CPrinter(wide if w else narrow, kids, w)
+    lines = [f"/* {_comment(what)} */", f"static inline int {fname}(const int64_t *restrict s) {{"]
+    lines += ["    " + d for d in p.hoist([term], "p")]
+    lines.append(f"    (void)s; return {p(term)};")
+    lines.append("}")
+    return lines

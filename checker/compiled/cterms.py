@@ -1,0 +1,154 @@
+"""Z3 terms as C expressions, with Python's integer semantics.
+
+A printer, not an interpreter: each operator the spec vocabulary produces
+has one C form. Python's ints do not overflow and C's do, so every
+arithmetic operation goes through a checked helper of the runtime
+(``cc_add`` ... on ``int64_t``; ``cw_add`` ... on ``__int128`` for a term
+that holds a constant beyond 64 bits, such as a 64-bit word's wrap-around
+modulus). A helper that would overflow sets the runtime's error flag and
+the search stops with "out of range": the point then runs on the
+interpreter, never on a wrapped value. ``//`` and ``%`` are Python's floor
+division and non-negative-for-positive-divisor remainder (C truncates);
+only a constant divisor other than zero is printed, since Python evaluates
+both arms of ``If`` and a division by a state value could raise where C's
+conditional would not evaluate it.
+"""
+from __future__ import annotations
+
+import z3
+
+from checker.export.terms import Kids, shared
+
+INT64_MIN = -(1 << 63)
+INT64_MAX = (1 << 63) - 1
+INT128_MIN = -(1 << 127)
+INT128_MAX = (1 << 127) - 1
+
+
+class Untranslatable(Exception):
+    """A term with no C form; the message names the construct."""
+
+
+_CMP = {z3.Z3_OP_LE: "<=", z3.Z3_OP_LT: "<", z3.Z3_OP_GE: ">=", z3.Z3_OP_GT: ">"}
+_ARITH = {z3.Z3_OP_ADD: "add", z3.Z3_OP_SUB: "sub", z3.Z3_OP_MUL: "mul"}
+
+
+def is_wide(terms: list[z3.ExprRef], kids: Kids) -> bool:
+    """Whether a constant in ``terms`` lies beyond int64: then they are computed in __int128."""
+    seen: set[int] = set()
+    todo = list(terms)
+    while todo:
+        t = todo.pop()
+        if t.get_id() in seen:
+            continue
+        seen.add(t.get_id())
+        if z3.is_int_value(t):
+            v = t.as_long()
+            if not INT64_MIN <= v <= INT64_MAX:
+                if not INT128_MIN <= v <= INT128_MAX:
+                    raise Untranslatable(f"the constant {v} (beyond 128 bits)")
+                return True
+        todo.extend(kids(t))
+    return False
+
+
+class CPrinter:
+    """Prints terms over a slot vector ``s`` (``slots``: symbol name -> C lvalue)."""
+
+    def __init__(self, slots: dict[str, str], kids: Kids, wide: bool = False):
+        self.slots = slots
+        self.kids = kids
+        self.wide = wide
+        self.p = "cw_" if wide else "cc_"
+        self.aliases: dict[int, str] = {}
+        self._memo: dict[int, tuple[z3.ExprRef, str]] = {}
+
+    def __call__(self, t: z3.ExprRef) -> str:
+        key = t.get_id()
+        a = self.aliases.get(key)
+        if a is not None:
+            return a
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._memo[key] = (t, self._node(t))
+        return hit[1]
+
+    def hoist(self, terms: list[z3.ExprRef], prefix: str) -> list[str]:
+        """Declarations of temporaries for the compound subterms used more than once (else a term
+        nesting ``If(err == 0, x, err)`` k times would print 2^k long)."""
+        ctype = "__int128" if self.wide else "int64_t"
+        out = []
+        for i, sub in enumerate(shared(terms, self.kids)):
+            name = f"{prefix}{i}"
+            out.append(f"const {ctype} {name} = {self(sub)};")
+            self.aliases[sub.get_id()] = name
+        return out
+
+    def _num(self, v: int) -> str:
+        if self.wide:
+            if INT64_MIN <= v <= INT64_MAX:
+                return f"((__int128)INT64_C({v}))" if v != INT64_MIN else "((__int128)INT64_MIN)"
+            hi, lo = v >> 64, v & ((1 << 64) - 1)
+            return f"((((__int128)INT64_C({hi})) << 64) | (__int128)UINT64_C({lo}))"
+        if not INT64_MIN <= v <= INT64_MAX:
+            raise Untranslatable(f"the constant {v} (beyond 64 bits)")
+        return "INT64_MIN" if v == INT64_MIN else f"INT64_C({v})"
+
+    def _node(self, t: z3.ExprRef) -> str:
+        if z3.is_int_value(t):
+            return self._num(t.as_long())
+        if z3.is_true(t):
+            return "1"
+        if z3.is_false(t):
+            return "0"
+        k = t.decl().kind()
+        kids = self.kids(t)
+        p = self
+        if k == z3.Z3_OP_UNINTERPRETED and not kids:
+            name = t.decl().name()
+            if name not in self.slots:
+                raise Untranslatable(f"the symbol {name!r}, not a state slot")
+            return self.slots[name]
+        if k in _CMP:
+            return f"({p(kids[0])} {_CMP[k]} {p(kids[1])})"
+        if k in _ARITH:
+            op = self.p + _ARITH[k]
+            out = p(kids[0])
+            for c in kids[1:]:
+                out = f"{op}({out}, {p(c)})"
+            return out
+        if k == z3.Z3_OP_UMINUS:
+            return f"{self.p}neg({p(kids[0])})"
+        if k == z3.Z3_OP_AND:
+            return "(" + " && ".join(p(c) for c in kids) + ")" if kids else "1"
+        if k == z3.Z3_OP_OR:
+            return "(" + " || ".join(p(c) for c in kids) + ")" if kids else "0"
+        if k in (z3.Z3_OP_EQ, z3.Z3_OP_IFF):
+            return f"({p(kids[0])} == {p(kids[1])})"
+        if k == z3.Z3_OP_DISTINCT:
+            if len(kids) != 2:
+                raise Untranslatable("Distinct of more than two terms")
+            return f"({p(kids[0])} != {p(kids[1])})"
+        if k == z3.Z3_OP_NOT:
+            return f"(!{p(kids[0])})"
+        if k == z3.Z3_OP_IMPLIES:
+            return f"((!{p(kids[0])}) || {p(kids[1])})"
+        if k == z3.Z3_OP_XOR:
+            return f"((!{p(kids[0])}) != (!{p(kids[1])}))"
+        if k == z3.Z3_OP_ITE:
+            return f"({p(kids[0])} ? {p(kids[1])} : {p(kids[2])})"
+        if k in (z3.Z3_OP_IDIV, z3.Z3_OP_MOD):
+            a, b = kids
+            if not z3.is_int_value(b) or b.as_long() == 0:
+                what = "division" if k == z3.Z3_OP_IDIV else "remainder"
+                raise Untranslatable(f"{what} by {_short(b)}, not a constant other than 0")
+            # Python's // and % made these terms: print Python's floor semantics (Z3's own div and
+            # mod are Euclidean, which differ from Python's for a negative divisor)
+            fn = "fdiv" if k == z3.Z3_OP_IDIV else "fmod"
+            return f"{self.p}{fn}({p(a)}, {self._num(b.as_long())})"
+        raise Untranslatable(f"the operation {t.decl().name()!r} (in {_short(t)})")
+
+
+def _short(t: z3.ExprRef) -> str:
+    s = str(t).replace("\n", " ")
+    return s if len(s) <= 80 else s[:77] + "..."

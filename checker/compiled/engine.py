@@ -1,0 +1,225 @@
+"""The compiled explorer behind ``explore``: lower, generate, build, run, read back.
+
+``compiled_search`` returns the interpreter's ``SearchState`` (statistics,
+the first state deciding each property, the deadlock, and parent pointers
+for just the states on those paths), so ``explore`` builds verdicts and
+traces from it exactly as from the interpreter's. Every stored step on a
+returned path is replayed here by the interpreter (the step's successor,
+canonicalised, must be the next stored state): a replay that loses the path
+is an internal error, loudly. The context rules get the first transition of
+each event, replayed through ``ContextRules.on_transition``; the symmetry
+check runs in C on the states the interpreter would sample; a failure is explained by the
+interpreter's own check.
+
+Whatever cannot be lowered raises ``Fallback`` naming the construct; the
+caller runs the point on the interpreter and says so.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from checker.compiled import ENGINES  # noqa: F401  (re-exported)
+from checker.compiled.build import CompileFailed, CompilerMissing, build
+from checker.compiled.codegen import generate
+from checker.compiled.cterms import Untranslatable
+from checker.compiled.lower import NotLowerable, flatten, lower, unflatten
+from checker.compiled.run import run
+from checker.errors import CheckerError
+from checker.explore.search import (SYMMETRY_SAMPLE_EVERY, SYMMETRY_SAMPLE_FIRST, SYMMETRY_SAMPLE_MAX, SearchState)
+from checker.result import StopReason
+from checker.spec.compile import Model
+
+#: The memory budget when none is given: this fraction of MemAvailable.
+MEMORY_FRACTION = 0.5
+
+
+class Fallback(Exception):
+    """This point runs on the interpreter; the message names the construct."""
+
+
+class InternalError(CheckerError):
+    """The compiled engine and the interpreter disagree: a bug of ours, never a verdict."""
+
+
+@dataclass
+class Timings:
+    lower: float = 0.0
+    generate: float = 0.0
+    compile: float = 0.0
+    search: float = 0.0
+    compiled_now: bool = False
+    stride: int = 0
+    rss_before: int = 0
+    rss_peak: int = 0
+
+
+def default_max_memory() -> int:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(int(line.split()[1]) * 1024 * MEMORY_FRACTION)
+    except OSError:
+        pass
+    return 2 << 30
+
+
+_STOPS = {"none": None, "max_states": StopReason.MAX_STATES, "timeout": StopReason.TIMEOUT,
+          "max_memory": StopReason.MAX_MEMORY}
+
+#: Generated programs per (model identity, symmetry): a sweep's repeated points and tests reuse them.
+_programs: dict[tuple, tuple] = {}
+
+
+def prepare(model: Model, symmetry: bool, timings: Timings) -> tuple[Any, list, Any]:
+    """(lowered model, events, built program), or Fallback."""
+    key = (model.cls, model.params, symmetry)
+    hit = _programs.get(key)
+    if hit is not None:
+        return hit
+    t0 = time.perf_counter()
+    try:
+        low = lower(model)
+        timings.lower = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        source, evs = generate(low, symmetry)
+        timings.generate = time.perf_counter() - t1
+    except (NotLowerable, Untranslatable) as e:
+        raise Fallback(str(e)) from None
+    t2 = time.perf_counter()
+    try:
+        exe, timings.compiled_now = build(source)
+    except CompilerMissing as e:
+        raise Fallback(str(e)) from None
+    except CompileFailed as e:
+        raise Fallback(f"the generated C did not compile: {e}") from None
+    timings.compile = time.perf_counter() - t2
+    out = (low, evs, exe)
+    _programs[key] = out
+    return out
+
+
+def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = None, timeout: float | None = None,
+                    check_symmetry: bool = True, max_memory: int | None = None,
+                    timings: Timings | None = None) -> SearchState:
+    timings = timings if timings is not None else Timings()
+    use_sym = symmetry and model.symmetry.active
+    low, evs, exe = prepare(model, use_sym, timings)
+    inits = model.initial_states()
+    sample = (SYMMETRY_SAMPLE_FIRST, SYMMETRY_SAMPLE_EVERY, SYMMETRY_SAMPLE_MAX) if (use_sym and check_symmetry) \
+        else (0, 0, 0)
+    out = run(exe, [flatten(model, s) for s in inits], max_states=max_states, timeout=timeout,
+              max_memory=max_memory or default_max_memory(), sample=sample)
+    if out.error is not None and out.error[0] == "symmetry":  # the interpreter explains a broken symmetry
+        s = unflatten(model, out.states[out.error[2]])
+        model.symmetry.check_sample(s)
+        raise InternalError(f"compiled engine: the symmetry check failed in C at {s!r} but not on the interpreter")
+    if out.error is not None:
+        raise Fallback(_describe_error(low, out.error))
+    st = SearchState()
+    stats = out.stats
+    if out.killed is not None:
+        st.stopped = StopReason.KILLED
+        st.seconds = 0.0
+        st.states = int(stats.get("states", 0))
+        return st
+    st.states = int(stats["states"])
+    st.transitions = int(stats["transitions"])
+    st.depth = int(stats["depth"])
+    st.seconds = float(stats["seconds"])
+    st.stopped = _STOPS[stats["stopped"]]
+    timings.search = st.seconds
+    timings.stride = int(stats.get("stride", 0))
+    timings.rss_before = int(stats.get("rss_before", 0))
+    timings.rss_peak = int(stats.get("rss_peak", 0))
+    canon = model.symmetry.canonical if use_sym else None
+    states = {i: unflatten(model, v) for i, v in out.states.items()}
+    _replay_paths(model, low, out.nodes, states, inits, canon)
+    for i, (par, step) in out.nodes.items():
+        st.parents[states[i]] = None if par < 0 else (states[par], low.steps[step].label)
+    for k, idx in out.found.items():
+        st.found[low.props[k][0]] = states[idx]
+    dl = int(stats["deadlock"])
+    if dl >= 0:
+        st.deadlock = states[dl]
+    if model.rules.active:
+        for e, idx, step in sorted(out.events, key=lambda x: (x[1], x[2] if x[2] >= 0 else 1 << 30)):
+            s = states[idx]
+            if step < 0:
+                model.rules.on_terminal(s)
+                continue
+            label = low.steps[step].label
+            t = next((t for lab, t in model.successors(s) if lab == label), None)
+            if t is None:
+                raise InternalError(f"compiled engine: context event {evs[e]} at a step the interpreter does not "
+                                    f"take ({label} in {s})")
+            model.rules.on_transition(s, label, t)
+    return st
+
+
+def _replay_paths(model: Model, low: Any, nodes: dict, states: dict, inits: list, canon: Any) -> None:
+    """Each stored step again on the interpreter: its successor (canonical) is the next stored state."""
+    for i, (par, step) in nodes.items():
+        if par < 0:
+            s0 = inits[step]
+            want = canon(s0) if canon else s0
+        else:
+            st = low.steps[step]
+            act = model.actions[st.action]
+            t = model.fire(states[par], act, st.cpu, act.choices[st.label[2]])
+            if t is None:
+                raise InternalError(f"compiled engine: the stored step {st.what} is not enabled in state "
+                                    f"{states[par]!r} on the interpreter")
+            want = canon(t) if canon else t
+        if tuple(want) != tuple(states[i]):
+            raise InternalError(f"compiled engine lost the path: state {i} is {states[i]!r} in C but "
+                                f"{want!r} on the interpreter")
+
+
+def _describe_error(low: Any, err: tuple[str, int, int]) -> str:
+    kind, k, detail = err
+    if kind == "overflow":
+        return f"a value beyond 64 bits in {low.steps[k].what}"
+    if kind == "check":
+        return f"{low.steps[k].checks[detail][1]} in {low.steps[k].what} (the interpreter reports it)"
+    if kind == "overflow_property":
+        return f"a value beyond 64 bits in the property {low.props[k][0]}"
+    if kind == "overflow_terminal":
+        return "a value beyond 64 bits in the terminal predicate"
+    return f"{kind} at step {k}"
+
+#: ``auto`` interprets a point up to this many states first: below it the interpreter is done before
+#: the C compile would be (measured in benchmarks/compiled_vs_spin.txt: 10-20 K states/s interpreted,
+#: 0.2-2 s to generate and compile cold, 20-60 ms warm); past it, the compiled engine takes over.
+AUTO_THRESHOLD = 20_000
+
+
+def choose_and_search(model: Model, *, engine: str, symmetry: bool, max_states: int | None, timeout: float | None,
+                      check_symmetry: bool, progress: Any, max_memory: int | None,
+                      interpreted: Any) -> tuple[SearchState, str, str | None]:
+    """(search state, the engine that ran, a one-line note when the compiled engine was asked for and
+    not used). ``interpreted(max_states, timeout)`` runs the interpreter's search."""
+    if engine == "interpreted":
+        return interpreted(max_states, timeout), "interpreted", None
+    t0 = time.perf_counter()
+    if engine == "auto" and (max_states is None or max_states > AUTO_THRESHOLD):
+        st = interpreted(AUTO_THRESHOLD, timeout)
+        if st.stopped != StopReason.MAX_STATES:
+            return st, "interpreted", None
+        from checker.kernel.context import ContextRules
+
+        model.rules = ContextRules(model)  # the events of the partial run are the compiled run's to record
+    elif engine == "auto":
+        return interpreted(max_states, timeout), "interpreted", None
+    left = None if timeout is None else max(0.001, timeout - (time.perf_counter() - t0))
+    try:
+        return (compiled_search(model, symmetry=symmetry, max_states=max_states, timeout=left,
+                                check_symmetry=check_symmetry, max_memory=max_memory), "compiled", None)
+    except Fallback as e:
+        from checker.kernel.context import ContextRules
+
+        model.rules = ContextRules(model)
+        return interpreted(max_states, left), "interpreted", f"interpreted: {e}"

@@ -1,0 +1,255 @@
+"""The compiled explorer agrees with the interpreter: states, transitions, depth, verdicts, traces.
+
+The default tier runs every built-in spec and bug spec at its first explore point, with and without
+symmetry; ``pytest -m differential`` runs every point of every sweep. Built programs are shared
+through the user's build cache, so a second run compiles nothing.
+"""
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from checker.compiled import engine as cengine
+from checker.compiled.build import cache_dir
+from checker.explore import explore
+from checker.loader import builtin_specs
+from checker.spec.compile import Model
+from checker.verify import param_points
+from eager_table import EagerTable
+
+SPECS = builtin_specs()
+#: Points the compiled engine hands to the interpreter, and the construct it names.
+INTERPRETED = {"lazy_mmdrop_reads_uninit_index": "uninitialised"}
+
+
+def explorable(cls):
+    return [p for p in param_points(cls, {}, "explore") if Model(cls, p).abstraction is None]
+
+
+def outcome_view(r):
+    return {n: (o.verdict, o.reason, o.trace, o.initial_state) for n, o in r.outcomes.items()}
+
+
+def same_exploration(cls, params, symmetry):
+    """Both engines on one point; what they report must be equal, the compiled one must have run."""
+    a = explore(Model(cls, params), symmetry=symmetry, engine="compiled")
+    b = explore(Model(cls, params), symmetry=symmetry, engine="interpreted")
+    if cls.spec_name in INTERPRETED:
+        assert a.engine == "interpreted" and INTERPRETED[cls.spec_name] in a.engine_note
+    else:
+        assert a.engine == "compiled", a.engine_note
+    assert b.engine == "interpreted"
+    assert (a.states, a.transitions, a.depth, a.complete) == (b.states, b.transitions, b.depth, b.complete)
+    assert outcome_view(a) == outcome_view(b)
+    return a
+
+
+@pytest.mark.parametrize("symmetry", [True, False], ids=["symmetry", "no-symmetry"])
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_engines_agree_at_the_first_point(name, symmetry):
+    cls = SPECS[name]
+    points = explorable(cls)
+    if not points:
+        pytest.skip(f"{name} has only liveness points")
+    same_exploration(cls, points[0], symmetry)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, c in SPECS.items()
+                                       if any(Model(c, p).symmetry.active for p in explorable(c))))
+def test_engines_agree_at_the_first_point_where_symmetry_reduces(name):
+    """The first points are mostly one CPU: at these the canonical form does work."""
+    cls = SPECS[name]
+    p = next(p for p in explorable(cls) if Model(cls, p).symmetry.active)
+    assert same_exploration(cls, p, True).symmetry
+
+
+# (ncpus, ops, batch): (distinct states, with CPU symmetry), as TLC reports them (tests/test_counts.py).
+TLC = {(2, 2, 2): (154, 82), (3, 3, 3): (4202, 820), (4, 3, 3): (59169, 3471)}
+
+
+@pytest.mark.parametrize("point", sorted(TLC))
+def test_compiled_engine_gives_the_tlc_counts(point):
+    n, ops, batch = point
+    full = explore(EagerTable(ncpus=n, ops=ops, batch=batch), symmetry=False, engine="compiled")
+    reduced = explore(EagerTable(ncpus=n, ops=ops, batch=batch), symmetry=True, engine="compiled")
+    assert (full.engine, reduced.engine) == ("compiled", "compiled")
+    assert (full.states, reduced.states) == TLC[point]
+    assert full.verdicts == reduced.verdicts
+
+
+def test_a_state_limit_is_inconclusive_and_keeps_what_it_decided():
+    m = EagerTable(ncpus=3, ops=3, batch=3)
+    a = explore(m, symmetry=False, max_states=1000, engine="compiled")
+    b = explore(m, symmetry=False, max_states=1000, engine="interpreted")
+    assert a.engine == "compiled"
+    assert a.states == 1000 and not a.complete and a.stopped_because == "max_states"
+    assert (a.states, a.transitions, a.depth) == (b.states, b.transitions, b.depth)
+    assert outcome_view(a) == outcome_view(b)
+    assert "inconclusive" in a.verdicts.values()
+
+
+def test_a_memory_budget_is_inconclusive():
+    r = explore(SPECS["percpu_eager"](ncpus=3, ops=3, batch=2, readers=1, summers=1), symmetry=False,
+                engine="compiled", max_memory=1 << 20)
+    assert r.engine == "compiled"
+    assert not r.complete and r.stopped_because == "max_memory"
+    assert "holds" not in {o.verdict for o in r.outcomes.values() if o.kind == "invariant"}
+
+
+@pytest.fixture
+def fresh_programs(monkeypatch):
+    """No program built earlier in this process: the compiler is looked for again."""
+    monkeypatch.setattr(cengine, "_programs", {})
+
+
+def test_a_missing_compiler_falls_back_to_the_interpreter_saying_so(monkeypatch, fresh_programs):
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    cls = SPECS["percpu_eager"]
+    p = explorable(cls)[0]
+    a = explore(Model(cls, p), engine="compiled")
+    b = explore(Model(cls, p), engine="interpreted")
+    assert a.engine == "interpreted"
+    assert a.engine_note == "interpreted: no C compiler ($CC=/nonexistent/cc not found)"
+    assert outcome_view(a) == outcome_view(b) and a.states == b.states
+
+
+def test_a_compile_failure_falls_back_to_the_interpreter_saying_so(monkeypatch, fresh_programs, tmp_path):
+    bad = tmp_path / "badcc"
+    bad.write_text("#!/bin/sh\necho 'badcc: internal compiler error' >&2\nexit 1\n")
+    bad.chmod(0o755)
+    monkeypatch.setenv("CC", str(bad))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    cls = SPECS["percpu_eager"]
+    r = explore(Model(cls, explorable(cls)[0]), engine="compiled")
+    assert r.engine == "interpreted"
+    assert r.engine_note.startswith("interpreted: the generated C did not compile")
+    assert "internal compiler error" in r.engine_note
+    assert r.complete and set(r.verdicts.values()) <= {"holds", "violated"}
+
+
+def test_a_killed_search_is_inconclusive(monkeypatch, fresh_programs, tmp_path):
+    """The OS killing the search process (out of memory, say) is reported by its parent, never a pass."""
+    victim = tmp_path / "search"
+    victim.write_text("#!/bin/sh\nkill -9 $$\n")
+    victim.chmod(0o755)
+    real = cengine.prepare
+
+    def prepare(model, symmetry, timings):
+        low, evs, _exe = real(model, symmetry, timings)
+        return low, evs, victim
+
+    monkeypatch.setattr(cengine, "prepare", prepare)
+    r = explore(EagerTable(ncpus=2, ops=2, batch=2), symmetry=False, engine="compiled")
+    assert r.engine == "compiled" and r.stopped_because == "killed" and not r.complete
+    assert set(r.verdicts.values()) == {"inconclusive"}
+
+
+def test_the_build_cache_is_private_and_reused(monkeypatch, fresh_programs, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    timings = cengine.Timings()
+    model = Model(EagerTable(ncpus=2, ops=2, batch=2))
+    cengine.compiled_search(model, symmetry=True, timings=timings)
+    assert timings.compiled_now
+    d = cache_dir()
+    assert d == tmp_path / "countercheck" / "compiled"
+    assert stat.S_IMODE(d.stat().st_mode) == 0o700
+    assert not [p for p in os.listdir(d) if p.startswith(".")]  # no temporaries left behind
+    monkeypatch.setattr(cengine, "_programs", {})
+    again = cengine.Timings()
+    cengine.compiled_search(Model(EagerTable(ncpus=2, ops=2, batch=2)), symmetry=True, timings=again)
+    assert not again.compiled_now
+
+
+def test_cli_names_the_engine_in_text_and_json(cli, tmp_path):
+    out = tmp_path / "r.json"
+    r = cli("verify", "percpu_eager", "--mode", "explore", "--engine", "compiled", "--set", "ncpus=2",
+            "--set", "readers=0", "--set", "summers=0", "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "(compiled)" in r.stdout
+    data = json.loads(out.read_text())
+    assert data["schema_version"] == "1.2"
+    searched = [c for c in data["checks"] if c["kind"] in ("invariant", "sometimes", "deadlock")]
+    assert searched and {c["engine"] for c in searched} <= {"compiled", "interpreted"}
+    assert "compiled" in {c["engine"] for c in searched}
+
+
+def test_cli_max_states_with_the_compiled_engine_exits_3(cli):
+    r = cli("verify", "percpu_eager", "--mode", "explore", "--engine", "compiled", "--set", "ncpus=3",
+            "--set", "readers=1", "--set", "summers=1", "--set", "variant=B", "--set", "forever=0",
+            "--set", "limited=0", "--max-states", "500")
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert "inconclusive (max_states)" in r.stdout
+
+
+def test_cli_rejects_a_bad_memory_size(cli):
+    r = cli("verify", "percpu_eager", "--max-memory", "lots")
+    assert r.returncode == 2
+    assert "write a size such as 4G" in r.stderr
+
+
+@pytest.mark.differential
+@pytest.mark.parametrize("symmetry", [True, False], ids=["symmetry", "no-symmetry"])
+@pytest.mark.parametrize("name", sorted(SPECS))
+def test_engines_agree_at_every_point(name, symmetry):
+    cls = SPECS[name]
+    for p in explorable(cls):
+        same_exploration(cls, p, symmetry)
+
+
+def test_runtime_ships_as_package_data():
+    import checker.compiled
+
+    assert (Path(checker.compiled.__file__).parent / "runtime.c").exists()
+
+
+def _random_agreement(model):
+    from random_specs import load
+
+    for symmetry in (True, False):
+        a = explore(load(model.source), symmetry=symmetry, engine="compiled", max_states=5000)
+        b = explore(load(model.source), symmetry=symmetry, engine="interpreted", max_states=5000)
+        assert a.engine == "compiled", a.engine_note
+        assert (a.states, a.transitions, a.depth, a.complete) == (b.states, b.transitions, b.depth, b.complete), \
+            model.source
+        assert outcome_view(a) == outcome_view(b), model.source
+
+
+def test_engines_agree_on_random_specs():
+    """Hypothesis-generated small specs (tests/random_specs.py): random guards and effects over a few typed
+    variables, a symmetric role, invariants; both engines state for state."""
+    from hypothesis import HealthCheck, given, settings
+
+    from random_specs import random_models
+
+    @settings(max_examples=8, deadline=None, derandomize=True, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    @given(model=random_models())
+    def check(model):
+        _random_agreement(model)
+
+    check()
+
+
+@pytest.mark.differential
+def test_engines_agree_on_many_random_specs():
+    from random_specs import sample_models
+
+    for model in sample_models(60, seed=16):
+        _random_agreement(model)
+
+
+def test_a_broken_symmetry_is_refused_with_the_interpreters_message():
+    """The sampled symmetry check runs in C; the interpreter explains the failure, word for word."""
+    from checker.errors import SymmetryError
+    from checker.loader import resolve
+
+    cls = resolve([str(Path(__file__).parent / "fixtures" / "malformed.py") + ":OrderedCpus"])[0]
+    messages = []
+    for engine in ("compiled", "interpreted"):
+        with pytest.raises(SymmetryError) as e:
+            explore(cls(), engine=engine)
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]
+    assert "declared CPU symmetry does not hold" in messages[0]
