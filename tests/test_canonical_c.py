@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from canonical_harness import any_values, compiled_canonical, compiler, reachable
-from checker import (NOBODY, And, Lock, Param, Role, Shared, Spec, SpecError, action, explore, invariant, sometimes,
+from checker import (NOBODY, And, Lock, Param, Role, Shared, Spec, action, explore, invariant, sometimes,
                      terminal, when)
 from checker.compiled.canonical import Layout, flatten, reference_canonical, unflatten, widths
 from checker.loader import builtin_specs
@@ -213,8 +213,6 @@ def test_c_canonical_without_plain_per_cpu_variables_sorts_by_the_cpu_id_flags()
     assert reference_canonical(m, [0, 1], lay) == [1, 1]
 
 
-@pytest.mark.xfail(strict=True, raises=SpecError,
-                   reason="Symmetry.canonical: zip() of no per-CPU rows gives no per-CPU keys (IndexError)")
-def test_fixme_symmetric_role_without_plain_per_cpu_variables_explores():
+def test_symmetric_role_without_plain_per_cpu_variables_explores():
     # lock free or held (by either CPU: one orbit), after 0, 1 or 2 takes: 7 states, 5 orbits
     assert explore(NoPlainPerCpu()).states == 5

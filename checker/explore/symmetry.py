@@ -78,7 +78,8 @@ class Symmetry:
             return self._canonical_brute(s)
         mapping: dict[int, int] = {}
         scal, cper, fixed = self.cpu_scalar, self.cpu_percpu, self.fixed_cpus
-        cols = list(zip(*[s[p] for p in self.plain_percpu]))  # per CPU: its per-CPU values
+        # per CPU: its per-CPU values (none at all when the spec has only CPU-id slots: empty keys)
+        cols = list(zip(*[s[p] for p in self.plain_percpu])) if self.plain_percpu else [()] * self.model.ncpus_total
         if scal or cper:
             cols = [(col, tuple(s[p] == c for p in scal), tuple(s[p][d] == c for p in cper for d in fixed))
                     for c, col in enumerate(cols)]
