@@ -204,8 +204,9 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
             depth=result.depth, seconds=result.seconds, run=run, initial_state=start,
             trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=symmetry,
             trace_text=render_trace(model, start, out.trace) if out.trace else [],
-            extra={} if result.omission_probability is None else
-            {"fingerprint": True, "omission_probability": result.omission_probability}))
+            extra=({} if result.omission_probability is None else
+                   {"fingerprint": True, "omission_probability": result.omission_probability})
+            | ({"bounded": out.bounded} if out.bounded else {})))
     return checks + live
 
 

@@ -39,8 +39,18 @@ class _PreemptCount(IntType):
     """preempt_count(): preemption disabled while non-zero."""
 
 
+class _MigrateDisabled(IntType):
+    """migrate_disable() depth: the task may be preempted but not moved while non-zero."""
+
+
+class _BhOff(IntType):
+    """local_bh_disable() depth: no softirq runs over the task while non-zero."""
+
+
 IRQS_OFF = _IrqsOff("irqs_off", None, False)
 PREEMPT_COUNT = _PreemptCount("preempt_count", None, False)
+MIGRATE_DISABLED = _MigrateDisabled("migrate_disabled", None, False)
+BH_OFF = _BhOff("bh_off", None, False)
 
 
 class ContextRules:

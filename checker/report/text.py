@@ -18,6 +18,8 @@ def params_text(params: dict) -> str:
 def check_line(c: Check) -> str:
     status = {"ok": "ok", "failed": "FAIL", "inconclusive": "??"}[c.status]
     verdict = c.verdict + (f" ({c.reason})" if c.reason else "")
+    if c.extra.get("bounded"):  # the task model's scheduler was bounded: never an unqualified holds
+        verdict += f" (for {c.extra['bounded']})"
     note = ""
     if c.expected == "violated":
         note = "  [expected violated" + ("; bug found]" if c.bug and c.verdict == "violated" else "]")

@@ -1,0 +1,128 @@
+"""The task model: tasks apart from CPUs, and the scheduler's rules (checker.kernel.tasks)."""
+import pytest
+
+from checker import explore
+from checker.kernel.tasks import PREEMPT
+from checker.spec.compile import Model
+from conftest import FIXTURES
+
+from tasks import SECTION, SpinUnderPreemption, ThisCpuInc
+
+F = str(FIXTURES / "tasks.py")
+
+
+def _transitions(spec):
+    """Every (state, action name, actor, choices, next state) of the unreduced graph."""
+    m = Model(spec)
+    seen, todo, out = set(), list(m.initial_states()), []
+    seen.update(todo)
+    while todo:
+        s = todo.pop()
+        for label, t in m.successors(s):
+            name, who, ch = m.label_parts(label)
+            out.append((s, name, who, ch, t))
+            if t not in seen:
+                seen.add(t)
+                todo.append(t)
+    return m, out
+
+
+def _left(m, s, cpu):
+    return s[m.index["curr"]][cpu]
+
+
+@pytest.mark.parametrize("section", [SECTION.preempt, SECTION.irqs])
+def test_a_preemption_where_preemption_is_off_is_never_taken(section):
+    m, steps = _transitions(ThisCpuInc(ncpus=1, ntasks=3, section=section, preemptions=2))
+    switches = [(s, _left(m, s, who)) for s, name, who, _, t in steps if name == "schedule"]
+    off = "pcount" if section == SECTION.preempt else "irqs"
+    assert switches
+    for s, t in switches:
+        if t >= 0:
+            assert s[m.index[off]][t] == 0
+    # and the switches that do happen include ones from a task that could still go on (a preemption)
+    assert any(t >= 0 and s[m.index["pc"]][t] == 0 for s, t in switches)
+
+
+def test_preemption_is_taken_inside_migrate_disable():
+    m, steps = _transitions(ThisCpuInc(ncpus=1, ntasks=2, section=SECTION.migrate))
+    assert any(name == "schedule" and s[m.index["mdis"]][_left(m, s, who)] == 1 for s, name, who, _, _ in steps)
+
+
+def test_a_migration_inside_migrate_disable_or_preempt_disable_is_never_taken():
+    for section, var in ((SECTION.migrate, "mdis"), (SECTION.preempt, "pcount"), (SECTION.irqs, "irqs")):
+        m, steps = _transitions(ThisCpuInc(ncpus=2, ntasks=2, section=section, migrations=2))
+        moves = [(s, who) for s, name, who, _, _ in steps if name == "migrate"]
+        assert moves
+        assert all(s[m.index[var]][t] == 0 for s, t in moves)
+        assert any(s[m.index["pc"]][t] == 0 for s, t in moves)
+
+
+def test_an_irq_on_a_cpu_with_irqs_off_is_never_taken():
+    m, steps = _transitions(ThisCpuInc(ncpus=1, ntasks=2, section=SECTION.irqs, irq=1))
+    irqs = [(s, who) for s, name, who, _, _ in steps if name == "irq_inc"]
+    assert irqs
+    assert all(s[m.index["irqs"]][_left(m, s, c)] == 0 for s, c in irqs if _left(m, s, c) >= 0)
+    assert explore(ThisCpuInc(ncpus=1, ntasks=2, section=SECTION.irqs, irq=1)).outcomes["no_lost_inc"].verdict == "holds"
+
+
+def test_a_task_steps_only_while_its_cpu_runs_it():
+    m, steps = _transitions(ThisCpuInc(ncpus=2, ntasks=4, migrations=1))
+    tasks = [(s, who) for s, name, who, _, _ in steps if name in ("read", "write")]
+    on, curr = m.index["task_cpu"], m.index["curr"]
+    assert all(s[curr][s[on][t]] == t for s, t in tasks)
+
+
+def test_a_spinlock_holder_is_never_switched_out():
+    r = explore(SpinUnderPreemption(ncpus=1, ntasks=3, preemptions=3), symmetry=False)
+    assert r.outcomes["holder_runs"].verdict == "holds" and r.outcomes["both_done"].verdict == "holds"
+
+
+def test_the_unprotected_read_modify_write_loses_an_increment_by_preemption():
+    r = explore(ThisCpuInc(ncpus=1, ntasks=2))
+    out = r.outcomes["no_lost_inc"]
+    assert out.verdict == "violated"
+    assert [s.action for s in out.trace] == ["read", "schedule", "read", "write", "schedule", "write"]
+    assert explore(ThisCpuInc(ncpus=1, ntasks=2, section=SECTION.preempt)).outcomes["no_lost_inc"].verdict == "holds"
+
+
+def test_no_preemption_on_preempt_none_and_only_at_might_sleep_on_voluntary():
+    assert explore(ThisCpuInc(ncpus=1, ntasks=2, preempt=PREEMPT.none)).outcomes["no_lost_inc"].verdict == "holds"
+    # no step of ThisCpuInc sleeps: voluntary preemption has no point to preempt at
+    assert explore(ThisCpuInc(ncpus=1, ntasks=2, preempt=PREEMPT.voluntary)).outcomes["no_lost_inc"].verdict == "holds"
+    assert explore(ThisCpuInc(ncpus=1, ntasks=2, preempt=PREEMPT.rt)).outcomes["no_lost_inc"].verdict == "violated"
+
+
+def test_a_migration_between_read_and_write_loses_an_increment():
+    r = explore(ThisCpuInc(ncpus=2, ntasks=2, migrations=1, preemptions=0))
+    out = r.outcomes["no_lost_inc"]
+    assert out.verdict == "violated" and "migrate" in [s.action for s in out.trace]
+    assert explore(ThisCpuInc(ncpus=2, ntasks=2, migrations=1, preemptions=0,
+                              section=SECTION.preempt)).outcomes["no_lost_inc"].verdict == "holds"
+
+
+def test_a_pinned_task_never_migrates():
+    class Pinned(ThisCpuInc):
+        workers = ThisCpuInc.workers.__class__("ntasks", cpus="cpus", symmetric=True, pinned=True)
+
+    m = Model(Pinned(ncpus=2, ntasks=2, migrations=2))
+    assert "migrate" not in [a.info.name for a in m.actions]
+    assert explore(Pinned(ncpus=2, ntasks=2, migrations=2, preemptions=0)).outcomes["no_lost_inc"].verdict == "holds"
+
+
+def test_a_bounded_holds_says_its_bounds(cli):
+    r = cli("verify", f"{F}:ThisCpuInc", "--set", "section=preempt", "--set", "ncpus=2", "--set", "migrations=1")
+    assert r.returncode == 0, r.stdout + r.stderr
+    line = next(x for x in r.stdout.splitlines() if ".no_lost_inc" in x)
+    assert "holds (for <= 1 preemption, <= 1 migration)" in line
+    unbounded = cli("verify", f"{F}:ThisCpuInc", "--set", "section=preempt", "--set", "preemptions=-1")
+    line = next(x for x in unbounded.stdout.splitlines() if ".no_lost_inc" in x)
+    assert "holds " in line and "<=" not in line
+
+
+def test_a_task_spec_declaring_the_schedulers_names_is_refused():
+    from checker import Ghost, SpecError
+
+    with pytest.raises(SpecError, match="'curr', which the task model provides"):
+        class Bad(ThisCpuInc):
+            curr = Ghost(0)
