@@ -135,6 +135,8 @@ class Outcome:
     bounded: str | None = None
     #: An inversion's second trace (the other order or context), when it has one.
     second_trace: list[Step] = field(default_factory=list)
+    #: What a context rule found, in words (the places, the lock, the context).
+    finding: str | None = None
 
 
 @dataclass

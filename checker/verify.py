@@ -203,11 +203,24 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
             symmetry=result.symmetry, states=result.states, transitions=result.transitions,
             depth=result.depth, seconds=result.seconds, run=run, initial_state=start,
             trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=symmetry,
-            trace_text=render_trace(model, start, out.trace) if out.trace else [],
+            trace_text=_trace_text(model, start, out),
             extra=({} if result.omission_probability is None else
                    {"fingerprint": True, "omission_probability": result.omission_probability})
-            | ({"bounded": out.bounded} if out.bounded else {})))
+            | ({"bounded": out.bounded} if out.bounded else {})
+            | ({"finding": out.finding} if out.finding else {})
+            | ({"second_trace": [st.to_json() for st in with_sources(out.second_trace, si.actions)]}
+               if out.second_trace else {})))
     return checks + live
+
+
+def _trace_text(model: Model, start: dict | None, out: Any) -> list[str]:
+    """The trace for people; an inversion's second trace after it."""
+    if not out.trace:
+        return []
+    text = render_trace(model, start, out.trace)
+    if out.second_trace:
+        text += ["-- and, in the other order or context:"] + render_trace(model, start, out.second_trace)
+    return text
 
 
 def property_meta(model: Model, name: str) -> tuple[str, str | None, int | None, str]:
@@ -216,6 +229,10 @@ def property_meta(model: Model, name: str) -> tuple[str, str | None, int | None,
     if name == DEADLOCK:
         return (si.builtin_expect.get(DEADLOCK, HOLDS), si.file, si.line,
                 "no state where work is left and nothing is enabled")
+    from checker.kernel.context import RULE_DOCS
+
+    if name in RULE_DOCS:
+        return si.builtin_expect.get(name, HOLDS), si.file, si.line, RULE_DOCS[name]
     p = next(p for p in model.properties if p.name == name)
     return p.expect, p.file, p.line, p.doc
 

@@ -74,9 +74,6 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
             return None
         return model.state_dict(concrete_trace(model, st.parents, state, canon, st.fingerprint)[0])
 
-    if model.rules.active:  # lockdep-style context rules: a broken one rejects the spec
-        model.rules.finish(steps_and_end)
-
     for p in model.properties:
         hit = st.found.get(p.name)
         if p.kind == "invariant":
@@ -85,6 +82,8 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
             verdict = HOLDS if hit is not None else (VIOLATED if complete else INCONCLUSIVE)
         outcomes[p.name] = Outcome(p.name, p.kind, verdict, None if verdict != INCONCLUSIVE else st.stopped,
                                    trace_to(hit) if hit is not None else [], start_of(hit))
+    if model.rules.active:  # lockdep-style context rules: each a verdict with its shortest traces
+        outcomes.update(model.rules.outcomes(steps_and_end, complete, st.stopped))
     dl = st.deadlock
     outcomes[DEADLOCK] = Outcome(DEADLOCK, "deadlock",
                                  VIOLATED if dl is not None else (HOLDS if complete else INCONCLUSIVE),

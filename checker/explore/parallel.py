@@ -383,10 +383,9 @@ def parallel_search(model: Model, *, jobs: int, symmetry: bool, max_states: int 
         if model.rules.active:
             rules = model.rules
             rules.absorb(workers.call("rules_record", [()] * jobs), rules_cut)
-            for v in (rules.unbalanced, rules.sleep_violation):  # ``finish`` traces to these
-                if v is not None:
-                    owner = hash(tuple(v[0])) % jobs
-                    _fetch_path(workers, model, (owner, workers.call_one(owner, "find", tuple(v[0]))), st.parents)
+            for v in rules.trace_states():  # ``outcomes`` traces to these
+                owner = hash(tuple(v)) % jobs
+                _fetch_path(workers, model, (owner, workers.call_one(owner, "find", tuple(v))), st.parents)
     except WorkerLost as e:
         # Nothing found so far can be shown (its trace is spread over the
         # workers): every verdict is inconclusive, never a pass.
