@@ -56,7 +56,7 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 from checker.errors import SpecError
-from checker.expr import And, If, Select
+from checker.expr import And, If, Not, Or, Select
 from checker.kernel.context import _BhOff, _IrqsOff, _MigrateDisabled, _PreemptCount
 from checker.spec.declare import DISABLED, ActionInfo, Ghost, Lock, Param, PerCpu, Task, when
 from checker.types import NOBODY, CpuIdType, Enum
@@ -321,6 +321,8 @@ class Scheduler:
 
     # -- the steps -------------------------------------------------------------------
     def schedule(self, s: tuple, c: int, to: int) -> Any:
+        if s[self.p_pre].__class__ is not int:
+            return self._schedule_sym(s, c, to)
         on, curr = s[self.p_cpu], s[self.p_curr]
         t = curr[c]
         if on[to] != c or t == to or not self.runnable(s, to):
@@ -338,6 +340,8 @@ class Scheduler:
         return when(True, curr={c: to}, **({PREEMPTED: n + 1} if self.K >= 0 else {}))
 
     def migrate(self, s: tuple, t: int, dest: int) -> Any:
+        if s[self.p_pre].__class__ is not int:
+            return self._migrate_sym(s, t, dest)
         on, curr = s[self.p_cpu], s[self.p_curr]
         c = on[t]
         n = s[self.p_mig]
@@ -357,6 +361,75 @@ class Scheduler:
             moved[dest] = t
         return when(True, task_cpu={t: dest}, **({CURR: moved} if moved else {}),
                     **({MIGRATED: n + 1} if self.M >= 0 else {}))
+
+    # -- the same steps on symbolic states (the Z3 backend, per-N: CPU and task ids concrete) ------------
+    def _guards(self, x: tuple, u: int, sleeping: bool = False) -> Any:
+        """Some step of task ``u`` (one that may sleep, with ``sleeping``) is enabled in ``x``."""
+        role = self.model.role_of(u)
+        out = []
+        for act in self.task_actions:
+            if act.info.role != role or (sleeping and not act.info.sleeps):
+                continue
+            for args in act.choices:
+                r = act.info.fn(x, u, *args)
+                if r is not DISABLED:
+                    out.append(r.guard)
+        return Or(*out) if out else False
+
+    def _with_curr(self, s: tuple, cpu: Any, u: int) -> tuple:
+        """``s`` with CPU ``cpu`` (maybe a term) running task ``u``."""
+        row = list(s)
+        row[self.p_curr] = tuple(If(cpu == k, u, v) for k, v in enumerate(s[self.p_curr]))
+        return self.model.state_cls(row)
+
+    def _atomic_sym(self, s: tuple, u: int) -> Any:
+        on, curr = s[self.p_cpu], s[self.p_curr]
+        conds = [s[pos][u] != 0 for pos in self.t_atomic]
+        conds += [And(Select(curr, on[u]) == u, Select(s[pos], on[u]) != 0) for pos in self.c_atomic]
+        conds += [s[pos] == u for pos, raw in self.locks if raw or not self.rt]
+        return Or(*conds) if conds else False
+
+    def _schedule_sym(self, s: tuple, c: int, to: int) -> Any:
+        on, curr = s[self.p_cpu], s[self.p_curr]
+        t = curr[c]
+        others = [u for u in self.tasks if u != to]
+        goes_on = Or(*[And(t == u, self._guards(s, u)) for u in others]) if others else False
+        atomic = Or(*[And(t == u, self._atomic_sym(s, u)) for u in others]) if others else False
+        if self.kind == PREEMPT.none:
+            here: Any = False
+        elif self.kind == PREEMPT.voluntary:
+            here = Or(*[And(t == u, self._guards(s, u, sleeping=True)) for u in others]) if others else False
+        else:
+            here = True
+        n = s[self.p_pre]
+        within = True if self.K < 0 else n < self.K
+        guard = And(on[to] == c, t != to, self._guards(self._with_curr(s, c, to), to),
+                    Or(t == NOBODY, And(Not(atomic), Or(Not(goes_on), And(here, within)))))
+        counted = And(t != NOBODY, goes_on)
+        return when(guard, curr={c: to}, **({PREEMPTED: If(counted, n + 1, n)} if self.K >= 0 else {}))
+
+    def _migrate_sym(self, s: tuple, t: int, dest: int) -> Any:
+        on, curr = s[self.p_cpu], s[self.p_curr]
+        if t in self.pinned:
+            return DISABLED
+        c = on[t]
+        n = s[self.p_mig]
+        running = Select(curr, c) == t
+        if self.kind == PREEMPT.none:
+            here: Any = Not(running)
+        elif self.kind == PREEMPT.voluntary:
+            here = Or(Not(running), self._guards(s, t, sleeping=True))
+        else:
+            here = True
+        conds = [c != dest, Not(self._atomic_sym(s, t)), here, self._guards(self._with_curr(s, c, t), t)]
+        conds += [s[pos][t] == 0 for pos in self.t_migrate]
+        if self.rt:
+            conds += [s[pos] != t for pos, _raw in self.locks]
+        if self.M >= 0:
+            conds.append(n < self.M)
+        moved = {k: If(And(running, c == k), NOBODY, curr[k]) for k in self.cpus if k != dest}
+        moved[dest] = If(curr[dest] == NOBODY, t, curr[dest])
+        return when(And(*conds), task_cpu={t: dest}, **{CURR: moved}, **({MIGRATED: n + 1} if self.M >= 0 else {}))
 
     # -- reporting --------------------------------------------------------------------
     def bounds_note(self) -> str | None:

@@ -220,6 +220,11 @@ class AnyN:
                 roles[rname] = range(0)
         if next(iter(si.roles)) != role:
             raise NotParametric(f"the symbolic role {role!r} must be the first role declared")
+        from checker.kernel.tasks import has_tasks
+
+        if has_tasks(si):
+            raise NotParametric("has tasks: the task model (checker.kernel.tasks) is encoded per parameter point "
+                                "only")
         self.params = SymParams(values, roles, shown)
         self.var_names = tuple(si.vars)
         self.vars = si.vars
