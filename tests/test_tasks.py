@@ -126,3 +126,49 @@ def test_a_task_spec_declaring_the_schedulers_names_is_refused():
     with pytest.raises(SpecError, match="'curr', which the task model provides"):
         class Bad(ThisCpuInc):
             curr = Ghost(0)
+
+
+def test_z3_bmc_finds_the_same_preemption_trace():
+    from checker.prove import bmc_checks
+    from checker.spec.model import resolve_params
+
+    checks = {c.property: c for c in bmc_checks(ThisCpuInc, resolve_params(ThisCpuInc, {}), 7)}
+    bug = checks["no_lost_inc"]
+    assert bug.verdict == "violated"
+    assert [s.action for s in bug.trace] == ["read", "schedule", "read", "write", "schedule", "write"]
+    safe = {c.property: c for c in bmc_checks(ThisCpuInc, resolve_params(ThisCpuInc, {"section": SECTION.preempt}), 7)}
+    assert safe["no_lost_inc"].verdict == "holds"
+
+
+def test_z3_proves_the_task_model_per_point_and_says_why_not_for_any_n():
+    from checker import Implies, Or, Param, Select, Sum, invariant
+    from checker.prove import prove_checks
+    from tasks import PC
+
+    class Proved(ThisCpuInc):
+        ncpus = Param(1, domain=range(1, 5), prove=(1, "symbolic"))
+        section = Param(SECTION.preempt, domain=SECTION)
+
+        @invariant(inductive=True)
+        def sums(s):
+            return And(Sum(s.counter) == s.adds, *[x == 0 for x in s.irq_left])  # (irq=0: no handler runs)
+
+        @invariant(role="workers", inductive=True)
+        def reader_runs(s, t):
+            c = s.task_cpu[t]
+            return And(c == 0, Implies(s.pc[t] == PC.read, And(s.pcount[t] == 1, Select(s.curr, c) == t,
+                                                                 Select(s.counter, c) == s.seen[t])),
+                       s.mdis[t] == 0, s.irqs[t] == 0, Implies(s.pc[t] != PC.read, s.pcount[t] == 0))
+
+        @invariant(inductive=True)
+        def curr_is_a_task(s):
+            return And(*[Or(*[s.curr[c] == t for t in s.workers]) for c in s.cpus])
+
+    checks = prove_checks(Proved, {}, smt_timeout=60)
+    per_n = [c for c in checks if c.property == "no_lost_inc" and c.params["ncpus"] == 1]
+    assert per_n and all(c.verdict == "holds" for c in per_n), [(c.verdict, c.reason, c.trace_text) for c in checks]
+    anyn = [c for c in checks if c.params["ncpus"] != 1]
+    assert anyn and all(c.verdict == "inconclusive" and "the task model" in c.reason for c in anyn)
+
+
+from checker import And  # noqa: E402
