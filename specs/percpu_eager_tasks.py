@@ -67,7 +67,7 @@ class PercpuEagerTasks(Spec):
     explore_sweeps = (
         {"variant": VARIANT.C, "ncpus": (1, 2), "migrations": (0, 1)},
         {"variant": VARIANT.A, "ncpus": (1, 2), "migrations": (0, 1)},
-        {"variant": VARIANT.C, "ncpus": 1, "ntasks": 2, "irq": 1},
+        {"variant": (VARIANT.A, VARIANT.C), "ncpus": 1, "ntasks": 2, "irq": (0, 1), "preemptions": 1},
     )
 
     variant = Param(VARIANT.C, domain=VARIANT, explore=(VARIANT.C, VARIANT.A), doc="the add_batch variant")
