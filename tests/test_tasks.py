@@ -137,7 +137,7 @@ def test_z3_bmc_finds_the_same_preemption_trace():
     assert bug.verdict == "violated"
     assert [s.action for s in bug.trace] == ["read", "schedule", "read", "write", "schedule", "write"]
     safe = {c.property: c for c in bmc_checks(ThisCpuInc, resolve_params(ThisCpuInc, {"section": SECTION.preempt}), 7)}
-    assert safe["no_lost_inc"].verdict == "holds"
+    assert safe["no_lost_inc"].verdict == "holds" and safe["no_lost_inc"].extra["bounded"] == "<= 1 preemption"
 
 
 def test_z3_proves_the_task_model_per_point_and_says_why_not_for_any_n():
@@ -167,6 +167,7 @@ def test_z3_proves_the_task_model_per_point_and_says_why_not_for_any_n():
     checks = prove_checks(Proved, {}, smt_timeout=60)
     per_n = [c for c in checks if c.property == "no_lost_inc" and c.params["ncpus"] == 1]
     assert per_n and all(c.verdict == "holds" for c in per_n), [(c.verdict, c.reason, c.trace_text) for c in checks]
+    assert all(c.extra["bounded"] == "<= 1 preemption" for c in per_n)
     anyn = [c for c in checks if c.params["ncpus"] != 1]
     assert anyn and all(c.verdict == "inconclusive" and "the task model" in c.reason for c in anyn)
 
