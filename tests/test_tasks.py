@@ -173,3 +173,47 @@ def test_z3_proves_the_task_model_per_point_and_says_why_not_for_any_n():
 
 
 from checker import And  # noqa: E402
+
+
+def test_a_per_task_variable_of_a_cpu_role_is_refused_naming_the_task_roles():
+    from checker import SpecError
+
+    with pytest.raises(SpecError, match=r"PerTask\(role='cpus'\), which is not a Task role; the task roles are: "
+                                        r"workers"):
+        class Bad(ThisCpuInc):
+            extra = PerTask(0, role="cpus")
+
+
+def test_a_task_role_on_an_unknown_cpu_role_is_refused_naming_the_cpu_roles():
+    from checker import Role, SpecError, Task
+
+    with pytest.raises(SpecError, match="runs on cpus='cores', which is not a CPU role; the CPU roles are: cpus"):
+        class Bad(ThisCpuInc):
+            workers = Task("ntasks", cpus="cores")
+
+
+from checker import PerTask  # noqa: E402
+
+
+def test_a_softirq_never_runs_over_bh_or_irqs_off_and_on_rt_only_where_ksoftirqd_could_run():
+    from tasks import SoftirqOverTask
+
+    full = explore(SoftirqOverTask()).outcomes
+    assert full["never_over_bh_or_irqs_off"].verdict == "holds"
+    assert full["never_over_preempt_off"].verdict == "violated"  # irq exit runs it over a preempt-off task
+    rt = explore(SoftirqOverTask(preempt=PREEMPT.rt)).outcomes
+    assert rt["never_over_bh_or_irqs_off"].verdict == "holds" and rt["never_over_preempt_off"].verdict == "holds"
+
+
+def test_voluntary_preemption_only_before_a_step_that_may_sleep():
+    from tasks import SoftirqOverTask
+
+    m, steps = _transitions(SoftirqOverTask(ntasks=2, preempt=PREEMPT.voluntary, preemptions=2))
+    step = m.index["step"]
+    from tasks import SEC
+
+    preemptions = [s for s, name, who, _, t in steps
+                   if name == "schedule" and s[step][_left(m, s, who)] != SEC.done]
+    assert preemptions and all(s[step][_left(m, s, 0)] == SEC.sleep for s in preemptions)
+    m, steps = _transitions(SoftirqOverTask(ntasks=2, preempt=PREEMPT.full, preemptions=2))
+    assert {s[step][_left(m, s, 0)] for s, name, *_ in steps if name == "schedule"} >= {SEC.start, SEC.sleep}

@@ -88,10 +88,17 @@ def task_roles(si: Any) -> dict[str, Task]:
 
 def add_task_model(si: Any, cls: type) -> None:
     """At class creation: the parameters, variables, guards and scheduler steps of a spec with tasks."""
+    from checker.spec.declare import PerTask
+    from checker.spec.model import decl_line
+
     roles = task_roles(si)
+    for n, v in si.vars.items():
+        if isinstance(v, PerTask) and v.role not in roles:
+            known = ", ".join(roles) or '(none: declare one, e.g. workers = Task("ntasks", cpus="cpus"))'
+            raise SpecError(f"{cls.__name__}.{n} is PerTask(role={v.role!r}), which is not a Task role; the task "
+                            f"roles are: {known}", file=si.file, line=decl_line(cls, n))
     if not roles:
         return
-    from checker.spec.model import decl_line
 
     def fail(msg: str, name: str | None = None) -> SpecError:
         return SpecError(f"{cls.__name__}: {msg}", file=si.file, line=decl_line(cls, name) if name else si.line)
