@@ -75,3 +75,47 @@ def test_four_cpus_with_two_tasks_each_need_no_search():
     r = explore(m)
     assert r.outcomes["no_lost_inc"].verdict == "violated"
     assert len(calls) <= r.transitions + r.states  # at most one renaming per canonical form computed
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@st.composite
+def _states(draw, m):
+    """A state of ``m`` with random values: tasks on random CPUs, each CPU running one of its tasks or none."""
+    sym = m.symmetry
+    sched = m.scheduler
+    row = list(m.initial_states()[0])
+    for pos in sym.plain_percpu:
+        row[pos] = tuple(draw(st.integers(0, 1)) for _ in row[pos])
+    for pos in sym.tasks.own_ptr:  # a spec's own pointers: NOBODY or any actor
+        row[pos] = tuple(draw(st.sampled_from((-1, *range(m.ncpus_total)))) for _ in row[pos])
+    for pos in sym.cpu_scalar:
+        row[pos] = draw(st.sampled_from((-1, *range(m.ncpus_total))))
+    on = list(row[sched.p_cpu])
+    for t in sched.tasks:
+        on[t] = draw(st.sampled_from(sched.cpus))
+    curr = list(row[sched.p_curr])
+    for c in sched.cpus:
+        curr[c] = draw(st.sampled_from((-1, *[t for t in sched.tasks if on[t] == c])))
+    row[sched.p_cpu], row[sched.p_curr] = tuple(on), tuple(curr)
+    return m.state_cls(row)
+
+
+_PICK = Model(PickPartner(ncpus=2, ntasks=3))
+_INC = Model(ThisCpuInc(ncpus=3, ntasks=3))
+
+
+@pytest.mark.parametrize("m", [_PICK, _INC], ids=["pointers", "plain"])
+def test_random_states_get_one_representative_per_orbit(m):
+    sym = m.symmetry
+    maps = list(_all_mappings(sym))
+
+    @settings(max_examples=150, deadline=None)
+    @given(_states(m), st.integers(0, len(maps) - 1))
+    def check(s, gi):
+        c = sym.canonical(s)
+        assert min(sym.permute(c, g) for g in maps) == min(sym.permute(s, g) for g in maps)
+        assert sym.canonical(sym.permute(s, maps[gi])) == c
+
+    check()
