@@ -67,7 +67,9 @@ class PercpuEagerTasks(Spec):
     explore_sweeps = (
         {"variant": VARIANT.C, "ncpus": (1, 2), "migrations": (0, 1)},
         {"variant": VARIANT.A, "ncpus": (1, 2), "migrations": (0, 1)},
-        {"variant": (VARIANT.A, VARIANT.C), "ncpus": 1, "ntasks": 2, "irq": (0, 1), "preemptions": 1},
+        {"variant": VARIANT.C, "ncpus": 1, "ntasks": 2, "irq": (0, 1), "preemptions": 1},
+        # (A with interrupts breaks the bounds, on this model as on percpu_eager's: its decision is stale)
+        {"variant": VARIANT.A, "ncpus": 1, "ntasks": 2, "preemptions": 1},
     )
 
     variant = Param(VARIANT.C, domain=VARIANT, explore=(VARIANT.C, VARIANT.A), doc="the add_batch variant")
@@ -211,7 +213,9 @@ class PercpuEagerTasks(Spec):
         """The scheduler moves a task (the migrations are not vacuous)."""
         return s.migrations_done > 0
 
-    @sometimes(applies=lambda p: p.ntasks > p.ncpus and p.preemptions != 0)
+    @sometimes(applies=lambda p: p.ntasks > p.ncpus and p.preemptions != 0
+               and (p.variant == VARIANT.C or not p.preempt_disable))
     def an_add_is_preempted(s):
-        """A task is switched out between its read and its update."""
+        """A task is switched out between its read and its update (C: preemptible there; A: only without its
+        preempt_disable)."""
         return AnyOf([And(s.pc[t] == ADD.read, Select(s.curr, s.task_cpu[t]) != t) for t in s.tasks])

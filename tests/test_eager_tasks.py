@@ -45,3 +45,22 @@ def test_variant_a_without_preempt_disable_overfills_a_local_by_preemption():
     assert "schedule" in [s.action for s in r.outcomes["local_bound"].trace]
     assert explore(PercpuEagerTasks(variant=TV.A, ncpus=1, ntasks=2, batch=2,
                                     preemptions=1)).outcomes["local_bound"].verdict == "holds"
+
+
+def test_variant_a_is_never_preempted_inside_its_preempt_disable_and_c_is():
+    from checker.spec.compile import Model
+
+    for variant, inside in ((TV.A, False), (TV.C, True)):
+        m = Model(PercpuEagerTasks(variant=variant, ncpus=1, ntasks=2, batch=2, preemptions=2))
+        pc, curr = m.index["pc"], m.index["curr"]
+        seen, todo, preempted_inside = set(m.initial_states()), list(m.initial_states()), False
+        while todo:
+            s = todo.pop()
+            for label, t in m.successors(s):
+                name, who, _ = m.label_parts(label)
+                if name == "schedule" and s[curr][who] >= 0 and s[pc][s[curr][who]] == 1:  # ADD.read
+                    preempted_inside = True
+                if t not in seen:
+                    seen.add(t)
+                    todo.append(t)
+        assert preempted_inside == inside
