@@ -206,6 +206,7 @@ class PercpuEagerTasks(Spec):
 
     @sometimes
     def a_fold_happens(s):
+        """Some add takes the slow path and folds into fbc->count."""
         return s.count != 0
 
     @sometimes(applies=lambda p: p.migrations != 0 and p.ncpus > 1 and p.ops > 0)
