@@ -138,3 +138,10 @@ def test_a_bug_spec_can_expect_a_context_rule_violated(cli, tmp_path):
 def test_a_spec_malformed_as_a_spec_is_still_exit_2(cli):
     r = cli("verify", f"{F}:AbbaLocks", "--set", "n=3")
     assert r.returncode == 2 and "outside its domain" in r.stderr
+
+
+def test_list_shows_the_context_rules_a_spec_has(cli):
+    r = cli("list", f"{F}:AbbaLocks")
+    assert "inversion  lock_order: every two spinlocks are taken in one order" in r.stdout
+    r = cli("list", f"{F}:SleepsWithIrqsOff")
+    assert "invariant  no_sleep_in_atomic:" in r.stdout and "lock_order" not in r.stdout
