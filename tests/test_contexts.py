@@ -128,7 +128,7 @@ def test_migration_only_where_preemption_is_enabled():
 def test_a_bug_spec_can_expect_a_context_rule_violated(cli, tmp_path):
     spec = tmp_path / "abba_bug.py"
     spec.write_text(f"import sys\nsys.path.insert(0, {str(FIXTURES)!r})\nfrom contexts import AbbaLocks\n\n\n"
-                    "class AbbaBug(AbbaLocks, expect_violated=('lock_order', 'no_deadlock')):\n"
+                    "class AbbaBug(AbbaLocks, expect_violated=('lock_order', 'no_deadlock', 'no_lock_deadlock')):\n"
                     "    \"\"\"ABBA, shipped as a bug.\"\"\"\n")
     r = cli("verify", f"{spec}:AbbaBug")
     assert r.returncode == 0, r.stdout + r.stderr
@@ -145,3 +145,20 @@ def test_list_shows_the_context_rules_a_spec_has(cli):
     assert "inversion  lock_order: every two spinlocks are taken in one order" in r.stdout
     r = cli("list", f"{F}:SleepsWithIrqsOff")
     assert "invariant  no_sleep_in_atomic:" in r.stdout and "lock_order" not in r.stdout
+
+
+def test_tasks_waiting_in_a_cycle_are_a_deadlock_while_others_still_run():
+    from checker import explore
+    from contexts import AbbaWithBystander
+
+    for jobs in (1, 2):
+        r = explore(AbbaWithBystander(), jobs=jobs)
+        out = r.outcomes["no_lock_deadlock"]
+        assert out.verdict == "violated" and out.kind == "deadlock"
+        assert [(s.action, s.cpu) for s in out.trace] == [("take_first", 0), ("take_first", 1)]
+        assert out.finding == "a cycle of waiters: cpu0 waits for b, held by cpu1, cpu1 waits for a, held by cpu0"
+        # the global deadlock comes only once the bystander has finished
+        assert len(r.outcomes["no_deadlock"].trace) == 5
+    from contexts import IrqOnlyWhenEnabled
+
+    assert "no_lock_deadlock" not in explore(IrqOnlyWhenEnabled()).outcomes  # (no locks: no such check)

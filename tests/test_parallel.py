@@ -55,6 +55,7 @@ def test_a_state_limit_cuts_where_the_sequential_search_stops(limit):
 
 @pytest.mark.parametrize("name,rule", [("SleepsWithIrqsOff", "no_sleep_in_atomic"), ("AbbaLocks", "lock_order"),
                                        ("IrqUnsafeLock", "irq_safe_locks"), ("IrqUnsafeLock", "no_irq_deadlock"),
+                                       ("AbbaWithBystander", "no_lock_deadlock"),
                                        ("ForgetsIrqRestore", "context_restored")])
 def test_context_rule_verdicts_are_the_same(name, rule):
     cls = loader.resolve([f"{FIXTURES / 'contexts.py'}:{name}"])[0]

@@ -112,6 +112,8 @@ class _Worker:
                 succ = model.successors(s)
                 nsucc.append((rank, len(succ)))
                 if rules is not None:
+                    rules.key = (depth, rank, -2)  # before the state's transitions, as ``search`` calls it
+                    rules.on_state(s, succ)
                     for i, (label, t) in enumerate(succ):
                         rules.key = (depth, rank, i)
                         rules.on_transition(s, label, t)

@@ -18,6 +18,9 @@ found like any property and reported with its shortest traces:
   interrupts on: the two shortest traces, one per context;
 - ``no_irq_deadlock``: a state where an interrupt handler can run and would
   spin on a spinlock that the code it interrupted holds on that CPU;
+- ``no_lock_deadlock``: a state where CPUs or tasks wait in a cycle, each
+  for a lock (spinning or sleeping) the next one holds: a waiter has no step
+  but would have one were that lock free (found even while others run);
 - ``context_restored`` (a property, ``checker.spec.model``): a finished run
   left interrupts or preemption off.
 
@@ -60,6 +63,7 @@ BH_OFF = _BhOff("bh_off", None, False)
 
 #: The rules' verdicts, each a check of every spec it applies to.
 NO_SLEEP, LOCK_ORDER, IRQ_SAFE, IRQ_DEADLOCK = "no_sleep_in_atomic", "lock_order", "irq_safe_locks", "no_irq_deadlock"
+LOCK_DEADLOCK = "no_lock_deadlock"
 RULE_DOCS = {
     NO_SLEEP: "no step that may sleep runs in atomic context (a spinlock held, interrupts or preemption off; on "
               "PREEMPT_RT taking a spinlock_t there is sleeping)",
@@ -68,6 +72,8 @@ RULE_DOCS = {
     IRQ_SAFE: "a spinlock taken in interrupt context is never taken with interrupts on (lockdep's irq-safety): two "
               "traces take it in the two contexts",
     IRQ_DEADLOCK: "no interrupt handler runs where it would spin on a spinlock held by the code it interrupted",
+    LOCK_DEADLOCK: "no CPU or task waits, in a cycle, for a lock held by the next one (a deadlock even while others "
+                   "still run)",
 }
 
 
@@ -82,6 +88,9 @@ class ContextRules:
         self.irqs = [idx[n] for n, v in model.vars.items() if isinstance(v.type, _IrqsOff) and n in model.percpu]
         self.preempt = [idx[n] for n, v in model.vars.items()
                         if isinstance(v.type, _PreemptCount) and n in model.percpu]
+        #: Every lock, spinning or sleeping: who waits for whom (``no_lock_deadlock``).
+        self.all_locks = [(n, idx[n]) for n, v in model.vars.items()
+                          if isinstance(v.type, CpuIdType) and n not in model.tupled and hasattr(v, "spinlock")]
         self.sleepers = {a.index for a in model.actions if a.info.sleeps}
         self.irq_actions = {a.index for a in model.actions if a.info.irq}
         # On PREEMPT_RT a spinlock_t sleeps: taking one in atomic context is sleeping there.
@@ -90,13 +99,15 @@ class ContextRules:
         if model.scheduler is not None and model.scheduler.rt:  # the task model's preempt=rt
             self.rt = True
         self.active = len(self.locks) >= 2 or bool(self.sleepers) or bool(self.irqs or self.preempt) or \
-            (self.rt and bool(self.rt_locks)) or bool(self.irq_actions and self.locks)
+            (self.rt and bool(self.rt_locks)) or bool(self.irq_actions and self.locks) or \
+            len(self.all_locks) >= 2
         self.order = nx.DiGraph()
         self.sleep_violation: tuple | None = None
         self.irq_taken: dict[str, tuple] = {}  # lock -> a label taking it in interrupt context
         self.irqs_on_taken: dict[str, tuple] = {}  # lock -> a label taking it in task context, irqs on
         self.unbalanced: tuple | None = None
         self.irq_deadlock: tuple | None = None  # (state, the handler's label, the lock it would spin on)
+        self.lock_cycle: tuple | None = None  # (state, [(waiter, lock, holder), ...])
         self._seen: Any = None
         # Set by a parallel search before each event: the place of the
         # transition in the sequential order, so that workers' first events
@@ -152,6 +163,44 @@ class ContextRules:
                         self.keys["unbalanced",] = self.key
                         return
 
+    def on_state(self, s: tuple, succ: list) -> None:
+        """A cycle of waiters: each CPU or task with no step to take here would have one if a lock held by the
+        next were free (``no_lock_deadlock``; global deadlocks are ``no_deadlock``'s too)."""
+        if self.lock_cycle is not None or len(self.all_locks) < 2:
+            return
+        held = [(n, pos, s[pos]) for n, pos in self.all_locks if s[pos] != NOBODY]
+        if len(held) < 2:
+            return
+        m = self.model
+        busy = {label[1] for label, _ in succ}
+        waits: dict[int, tuple[str, int]] = {}
+        for act in m.actions:
+            if act.info.builtin or act.info.irq or act.info.softirq:
+                continue
+            for a in act.cpus:
+                if a is None or a in busy or a in waits:
+                    continue
+                for n, pos, b in held:
+                    if b == a:
+                        continue
+                    freed = list(s)
+                    freed[pos] = NOBODY
+                    freed = m.state_cls(freed)
+                    if any(m.fire(freed, act, a, args) is not None for args in act.choices):
+                        waits[a] = (n, b)
+                        break
+        for start in waits:  # each waiter waits for one holder: follow the chain
+            seen: list[int] = []
+            a = start
+            while a in waits and a not in seen:
+                seen.append(a)
+                a = waits[a][1]
+            if a in seen:
+                cyc = seen[seen.index(a):]
+                self.lock_cycle = (s, [(w, *waits[w]) for w in cyc])
+                self.keys["lock_cycle",] = self.key
+                return
+
     def _irq_spins(self, s: tuple) -> None:
         """A handler that can run on a CPU whose own code holds a spinlock the handler waits for: it spins
         forever (the holder cannot run until the handler returns)."""
@@ -176,7 +225,8 @@ class ContextRules:
 
     def trace_states(self) -> list[tuple]:
         """The states whose traces ``outcomes`` asks for (a parallel search fetches their paths)."""
-        out = [v[0] for v in (self.unbalanced, self.sleep_violation, self.irq_deadlock) if v is not None]
+        out = [v[0] for v in (self.unbalanced, self.sleep_violation, self.irq_deadlock, self.lock_cycle)
+               if v is not None]
         out += [v[0] for v in (*self.irq_taken.values(), *self.irqs_on_taken.values())]
         out += [d["state"] for _a, _b, d in self.order.edges(data=True)]
         return out
@@ -310,6 +360,16 @@ class ContextRules:
                 verdict(IRQ_DEADLOCK, "deadlock", True, trace=steps, finding=(
                     f"the interrupt handler {m.cls.__name__}.{act.name} ({act.file}:{act.line}) can run here and "
                     f"spin on {lock}, which the code it interrupted holds on that CPU: it never returns"))
+        if len(self.all_locks) >= 2:
+            v = self.lock_cycle
+            if v is None:
+                verdict(LOCK_DEADLOCK, "deadlock", False)
+            else:
+                s, cycle = v
+                steps, _final = trace_to(s)
+                verdict(LOCK_DEADLOCK, "deadlock", True, trace=steps, finding=(
+                    "a cycle of waiters: " + ", ".join(f"{self._who(w)} waits for {n}, held by {self._who(h)}"
+                                                       for w, n, h in cycle)))
         return out
 
     def _who(self, actor: int) -> str:

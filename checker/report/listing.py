@@ -4,7 +4,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from checker.kernel.context import IRQ_DEADLOCK, IRQ_SAFE, LOCK_ORDER, NO_SLEEP, RULE_DOCS
+from checker.kernel.context import IRQ_DEADLOCK, IRQ_SAFE, LOCK_DEADLOCK, LOCK_ORDER, NO_SLEEP, RULE_DOCS
 from checker.report.trace import first_paragraph
 from checker.spec.model import all_assumptions, info
 
@@ -22,6 +22,8 @@ def _context_rules(si: Any) -> list[tuple[str, str]]:
         out.append(("inversion", LOCK_ORDER))
     if irq and spin:
         out += [("inversion", IRQ_SAFE), ("deadlock", IRQ_DEADLOCK)]
+    if sum(isinstance(v, Lock) for v in si.vars.values()) >= 2:
+        out.append(("deadlock", LOCK_DEADLOCK))
     return out
 
 

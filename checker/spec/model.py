@@ -28,7 +28,8 @@ DEFAULT_ASSUMPTIONS = (
 #: Properties every spec has without declaring them.
 BUILTIN_PROPERTIES = ("no_deadlock", "no_overflow", "builds",
                       # the context rules (checker.kernel.context)
-                      "no_sleep_in_atomic", "lock_order", "irq_safe_locks", "no_irq_deadlock")
+                      "no_sleep_in_atomic", "lock_order", "irq_safe_locks", "no_irq_deadlock",
+                      "no_lock_deadlock")
 
 
 def _snake(name: str) -> str:
