@@ -141,6 +141,12 @@ class Outcome:
     trace: list[Step] = field(default_factory=list)
     #: The state the trace starts from, when a spec has several (an uninitialised variable's values).
     initial_state: dict[str, Any] | None = None
+    #: A verdict that needed every run, reached with the scheduler bounded: "<= 1 preemption, <= 0 migrations".
+    bounded: str | None = None
+    #: An inversion's second trace (the other order or context), when it has one.
+    second_trace: list[Step] = field(default_factory=list)
+    #: What a context rule found, in words (the places, the lock, the context).
+    finding: str | None = None
 
 
 @dataclass

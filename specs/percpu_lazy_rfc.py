@@ -22,8 +22,9 @@ leaves the counter atomic for now, and the claimer clears it only when its
 allocation failed; ``read_positive`` clamps the atomic value at 0.
 
 On PREEMPT_RT, ``percpu_counters_lock`` is a sleeping lock and taking it
-with interrupts off is a bug: ``--set preempt_rt=1`` makes the context rules
-reject this spec (exit 2) naming ``register_lock`` and ``switch_read``.
+with interrupts off is a bug: with ``--set preempt_rt=1`` the context rule
+``no_sleep_in_atomic`` is violated (exit 1), naming ``register_lock`` and
+``switch_read``, with the shortest trace.
 """
 from checker import (IRQS_OFF, NOBODY, PREEMPT_COUNT, And, Bool, CpuId, Enum, Ghost, If, Implies, Int, Lock, Max,
                      Not, Or, Param, PerCpu, Role, Select, Shared, Spec, Sum, action, invariant, sometimes, terminal,

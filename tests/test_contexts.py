@@ -1,4 +1,4 @@
-"""Context rules, as lockdep would: rejected (exit 2) with both places named."""
+"""Context rules, as lockdep would: each a verdict (exit 1) with its shortest traces and both places named."""
 from conftest import FIXTURES
 
 F = str(FIXTURES / "contexts.py")
@@ -8,37 +8,56 @@ def _line(text):
     return next(i for i, line in enumerate((FIXTURES / "contexts.py").read_text().splitlines(), 1) if text in line)
 
 
-def test_sleeping_with_interrupts_off_is_rejected_naming_both_places(cli):
+def test_sleeping_with_interrupts_off_is_a_violation_naming_both_places(cli):
     r = cli("verify", f"{F}:SleepsWithIrqsOff")
-    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    r.stderr = r.stdout
     assert "SleepsWithIrqsOff.alloc_gfp_kernel" in r.stderr and "may sleep but cpu0 has interrupts off" in r.stderr
     assert f"since SleepsWithIrqsOff.local_irq_save ({F}:{_line('def local_irq_save') - 1})" in r.stderr
     assert "sleeping function called from invalid context" in r.stderr
 
 
-def test_inverted_lock_order_is_rejected_naming_both_places(cli):
+def test_inverted_lock_order_is_an_inversion_with_two_shortest_traces(cli):
     r = cli("verify", f"{F}:AbbaLocks")
-    assert r.returncode == 2
-    assert "inconsistent lock order" in r.stderr
-    assert "b taken while holding a in AbbaLocks.take_second on cpu0" in r.stderr
-    assert "a taken while holding b in AbbaLocks.take_second on cpu1" in r.stderr
+    assert r.returncode == 1
+    assert "inconsistent lock order" in r.stdout
+    assert "b taken while holding a in AbbaLocks.take_second on cpu0" in r.stdout
+    assert "a taken while holding b in AbbaLocks.take_second on cpu1" in r.stdout
+    from checker import explore
+    from contexts import AbbaLocks
+
+    out = explore(AbbaLocks()).outcomes["lock_order"]
+    assert out.verdict == "violated" and out.kind == "inversion"
+    assert [(s.action, s.cpu) for s in out.trace] == [("take_first", 0), ("take_second", 0)]
+    assert [(s.action, s.cpu) for s in out.second_trace] == [("take_first", 1), ("take_second", 1)]
 
 
 def test_the_built_in_specs_follow_the_rules(cli):
     assert cli("verify", "percpu_grouped", "--set", "counters=2", "--mode", "explore").returncode == 0
 
 
-def test_a_lock_taken_in_irq_context_and_with_irqs_on_is_rejected(cli):
+def test_a_lock_taken_in_irq_context_and_with_irqs_on_is_an_inversion(cli):
     r = cli("verify", f"{F}:IrqUnsafeLock")
-    assert r.returncode == 2
-    assert "lock is taken in interrupt context by irq_handler_locks" in r.stderr
-    assert "with interrupts on by spin_lock" in r.stderr and "spin_lock_irqsave" in r.stderr
+    assert r.returncode == 1
+    assert "lock is taken in interrupt context by irq_handler_locks" in r.stdout
+    assert "with interrupts on by spin_lock" in r.stdout and "spin_lock_irqsave" in r.stdout
+    from checker import explore
+    from contexts import IrqUnsafeLock
+
+    r = explore(IrqUnsafeLock())
+    out = r.outcomes["irq_safe_locks"]
+    assert [s.action for s in out.trace] == ["irq_handler", "irq_handler_locks"]
+    assert [s.action for s in out.second_trace] == ["spin_lock"]
+    # and the state the second trace reaches is a deadlock: the handler would spin on the task's lock
+    dead = r.outcomes["no_irq_deadlock"]
+    assert dead.verdict == "violated" and [s.action for s in dead.trace] == ["spin_lock"]
 
 
-def test_a_return_path_that_leaves_interrupts_off_is_rejected(cli):
+def test_a_return_path_that_leaves_interrupts_off_is_a_violation_with_its_trace(cli):
     r = cli("verify", f"{F}:ForgetsIrqRestore")
-    assert r.returncode == 2
-    assert "cpu0 finishes with irqs = 1" in r.stderr and "ForgetsIrqRestore.local_irq_save" in r.stderr
+    assert r.returncode == 1
+    assert "forgets_irq_restore.context_restored violated after 3 steps (shortest)" in r.stdout
+    assert "1  cpu0  local_irq_save" in r.stdout
 
 
 def test_interrupt_handlers_run_only_with_interrupts_on(cli):
@@ -84,10 +103,10 @@ def test_a_spinlock_t_with_interrupts_off_is_rejected_only_on_preempt_rt(cli):
     ok = cli("verify", f"{F}:SpinlockTUnderRawLock", "--set", "preempt_rt=0")
     assert ok.returncode == 0, ok.stderr
     rt = cli("verify", f"{F}:SpinlockTUnderRawLock", "--set", "preempt_rt=1")
-    assert rt.returncode == 2
-    assert "SpinlockTUnderRawLock.spin_lock_list" in rt.stderr and "has interrupts off" in rt.stderr
-    assert "list_lock is a spinlock_t, which sleeps on PREEMPT_RT" in rt.stderr
-    assert "since SpinlockTUnderRawLock.local_irq_save" in rt.stderr
+    assert rt.returncode == 1
+    assert "SpinlockTUnderRawLock.spin_lock_list" in rt.stdout and "has interrupts off" in rt.stdout
+    assert "list_lock is a spinlock_t, which sleeps on PREEMPT_RT" in rt.stdout
+    assert "since SpinlockTUnderRawLock.local_irq_save" in rt.stdout
 
 
 def test_migration_only_where_preemption_is_enabled():
@@ -104,3 +123,42 @@ def test_migration_only_where_preemption_is_enabled():
     # and a run where the task is moved between the read and the write loses an update too
     model_moves = [s for s in explore(S(preempt_off=0), symmetry=False).outcomes["the_task_migrates"].trace]
     assert model_moves and model_moves[-1].action == "migrate"
+
+
+def test_a_bug_spec_can_expect_a_context_rule_violated(cli, tmp_path):
+    spec = tmp_path / "abba_bug.py"
+    spec.write_text(f"import sys\nsys.path.insert(0, {str(FIXTURES)!r})\nfrom contexts import AbbaLocks\n\n\n"
+                    "class AbbaBug(AbbaLocks, expect_violated=('lock_order', 'no_deadlock', 'no_lock_deadlock')):\n"
+                    "    \"\"\"ABBA, shipped as a bug.\"\"\"\n")
+    r = cli("verify", f"{spec}:AbbaBug")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "[expected violated; bug found]" in next(x for x in r.stdout.splitlines() if ".lock_order" in x)
+
+
+def test_a_spec_malformed_as_a_spec_is_still_exit_2(cli):
+    r = cli("verify", f"{F}:AbbaLocks", "--set", "n=3")
+    assert r.returncode == 2 and "outside its domain" in r.stderr
+
+
+def test_list_shows_the_context_rules_a_spec_has(cli):
+    r = cli("list", f"{F}:AbbaLocks")
+    assert "inversion  lock_order: every two spinlocks are taken in one order" in r.stdout
+    r = cli("list", f"{F}:SleepsWithIrqsOff")
+    assert "invariant  no_sleep_in_atomic:" in r.stdout and "lock_order" not in r.stdout
+
+
+def test_tasks_waiting_in_a_cycle_are_a_deadlock_while_others_still_run():
+    from checker import explore
+    from contexts import AbbaWithBystander
+
+    for jobs in (1, 2):
+        r = explore(AbbaWithBystander(), jobs=jobs)
+        out = r.outcomes["no_lock_deadlock"]
+        assert out.verdict == "violated" and out.kind == "deadlock"
+        assert [(s.action, s.cpu) for s in out.trace] == [("take_first", 0), ("take_first", 1)]
+        assert out.finding == "a cycle of waiters: cpu0 waits for b, held by cpu1, cpu1 waits for a, held by cpu0"
+        # the global deadlock comes only once the bystander has finished
+        assert len(r.outcomes["no_deadlock"].trace) == 5
+    from contexts import IrqOnlyWhenEnabled
+
+    assert "no_lock_deadlock" not in explore(IrqOnlyWhenEnabled()).outcomes  # (no locks: no such check)

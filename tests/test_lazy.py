@@ -132,13 +132,14 @@ def test_lz_read_positive_returns_a_negative_value():
     assert out.trace[0].choices == {"i": -1}
 
 
-def test_lz_on_preempt_rt_is_rejected(cli):
+def test_lz_on_preempt_rt_sleeps_in_atomic_context(cli):
     r = cli("verify", "percpu_lazy_rfc", "--set", "preempt_rt=1", "--set", "ncpus=2", "--set", "mod_bits=0",
             "--mode", "explore")
-    assert r.returncode == 2
-    assert "PercpuLazyRfc.register_lock" in r.stderr and "has interrupts off" in r.stderr
-    assert "list_lock is a spinlock_t, which sleeps on PREEMPT_RT" in r.stderr
-    assert "since PercpuLazyRfc.switch_read" in r.stderr
+    assert r.returncode == 1
+    assert "FAIL  violated                percpu_lazy_rfc.no_sleep_in_atomic" in r.stdout
+    assert "PercpuLazyRfc.register_lock" in r.stdout and "has interrupts off" in r.stdout
+    assert "list_lock is a spinlock_t, which sleeps on PREEMPT_RT" in r.stdout
+    assert "since PercpuLazyRfc.switch_read" in r.stdout
 
 
 # -- __mmdrop's uninitialised index ------------------------------------------------------------------------

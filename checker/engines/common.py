@@ -17,6 +17,10 @@ def property_meta(model: Model, name: str) -> tuple[str, str | None, int | None,
     if name == DEADLOCK:
         return (si.builtin_expect.get(DEADLOCK, HOLDS), si.file, si.line,
                 "no state where work is left and nothing is enabled")
+    from checker.kernel.context import RULE_DOCS
+
+    if name in RULE_DOCS:
+        return si.builtin_expect.get(name, HOLDS), si.file, si.line, RULE_DOCS[name]
     p = next(p for p in model.properties if p.name == name)
     return p.expect, p.file, p.line, p.doc
 

@@ -14,7 +14,7 @@ import time
 from typing import Any, Callable
 
 from checker.engines import Request, _load
-from checker.engines.common import DEADLOCK, build_check, property_meta
+from checker.engines.common import DEADLOCK, build_check, property_meta, with_sources
 from checker.report.trace import render_trace
 from checker.result import INCONCLUSIVE, Check, Exploration, Outcome
 from checker.spec.compile import Model
@@ -105,6 +105,12 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
             "fingerprint": True, "omission_probability": result.omission_probability}
         if out.kind == "sometimes" and out.verdict != "holds":  # say how hard it was looked for
             extra["unreached"] = never_reached(result.states, result.complete)
+        if out.bounded:  # reached under the task model's preemption/migration bounds
+            extra["bounded"] = out.bounded
+        if out.finding:
+            extra["finding"] = out.finding
+        if out.second_trace:  # an inversion: the locks taken in the other order or context
+            extra["second_trace"] = [st.to_json() for st in with_sources(out.second_trace, si.actions)]
         extra.update(getattr(result, "extra", None) or {})  # an explorer's own fields (e.g. which one ran)
         checks.append(Check(
             spec=model.name, file=file, line=line, params=params.shown(), property=name, kind=out.kind,
@@ -112,6 +118,16 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
             symmetry=result.symmetry, states=result.states, transitions=result.transitions,
             depth=result.depth, seconds=result.seconds, run=run, initial_state=start,
             trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=symmetry,
-            trace_text=render_trace(model, start, out.trace) if out.trace else [], extra=extra,
+            trace_text=_trace_text(model, start, out), extra=extra,
             engine=result.engine, engine_note=result.engine_note))
     return checks + live
+
+
+def _trace_text(model: Model, start: dict | None, out: Outcome) -> list[str]:
+    """The trace for people; an inversion's second trace after it."""
+    if not out.trace:
+        return []
+    text = render_trace(model, start, out.trace)
+    if out.second_trace:
+        text += ["-- and, in the other order or context:"] + render_trace(model, start, out.second_trace)
+    return text

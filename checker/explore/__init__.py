@@ -90,9 +90,6 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
             return None
         return model.state_dict(concrete_trace(model, st.parents, state, canon, st.fingerprint)[0])
 
-    if model.rules.active:  # lockdep-style context rules: a broken one rejects the spec
-        model.rules.finish(steps_and_end)
-
     for p in model.properties:
         hit = st.found.get(p.name)
         if p.kind == "invariant":
@@ -101,11 +98,18 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
             verdict = HOLDS if hit is not None else (VIOLATED if complete else INCONCLUSIVE)
         outcomes[p.name] = Outcome(p.name, p.kind, verdict, None if verdict != INCONCLUSIVE else st.stopped,
                                    trace_to(hit) if hit is not None else [], start_of(hit))
+    if model.rules.active:  # lockdep-style context rules: each a verdict with its shortest traces
+        outcomes.update(model.rules.outcomes(steps_and_end, complete, st.stopped))
     dl = st.deadlock
     outcomes[DEADLOCK] = Outcome(DEADLOCK, "deadlock",
                                  VIOLATED if dl is not None else (HOLDS if complete else INCONCLUSIVE),
                                  st.stopped if (dl is None and not complete) else None,
                                  trace_to(dl) if dl is not None else [], start_of(dl))
+    note = model.scheduler.bounds_note() if model.scheduler is not None else None
+    if note is not None:  # a verdict that needed every run holds only for the runs within the bounds
+        for o in outcomes.values():
+            if (o.verdict == HOLDS and o.kind != "sometimes") or (o.verdict == VIOLATED and o.kind == "sometimes"):
+                o.bounded = note
     init = model.initial_states()[0]
     declared = any(r.symmetric for r in model.info.roles.values())
     return Exploration(model.name, model.params.shown(), symmetry and declared, st.states, st.transitions,

@@ -112,6 +112,8 @@ class _Worker:
                 succ = model.successors(s)
                 nsucc.append((rank, len(succ)))
                 if rules is not None:
+                    rules.key = (depth, rank, -2)  # before the state's transitions, as ``search`` calls it
+                    rules.on_state(s, succ)
                     for i, (label, t) in enumerate(succ):
                         rules.key = (depth, rank, i)
                         rules.on_transition(s, label, t)
@@ -383,10 +385,9 @@ def parallel_search(model: Model, *, jobs: int, symmetry: bool, max_states: int 
         if model.rules.active:
             rules = model.rules
             rules.absorb(workers.call("rules_record", [()] * jobs), rules_cut)
-            for v in (rules.unbalanced, rules.sleep_violation):  # ``finish`` traces to these
-                if v is not None:
-                    owner = hash(tuple(v[0])) % jobs
-                    _fetch_path(workers, model, (owner, workers.call_one(owner, "find", tuple(v[0]))), st.parents)
+            for v in rules.trace_states():  # ``outcomes`` traces to these
+                owner = hash(tuple(v)) % jobs
+                _fetch_path(workers, model, (owner, workers.call_one(owner, "find", tuple(v))), st.parents)
     except WorkerLost as e:
         # Nothing found so far can be shown (its trace is spread over the
         # workers): every verdict is inconclusive, never a pass.

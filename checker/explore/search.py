@@ -149,6 +149,7 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
                 succ = model.successors(s)
                 st.transitions += len(succ)
                 if rules is not None:
+                    rules.on_state(s, succ)
                     for label, t in succ:
                         rules.on_transition(s, label, t)
                 if not succ:

@@ -14,6 +14,9 @@ CPU would make keys depend on the permutation; in a state where such a
 slot names a CPU, every permutation is tried (fine for the small role
 sizes that are explored).
 
+With tasks (a spec with a ``Task`` role, ``checker.kernel.tasks``), CPUs and
+tasks share one numbering and are permuted together: ``TaskCanon`` below.
+
 Soundness is checked, not assumed: ``check_sample`` compares the successors
 of a permuted state with the permuted successors (Stateright trusts the
 author here; we would rather refuse).
@@ -53,6 +56,10 @@ class Symmetry:
         self.fixed_cpus = tuple(c for c in range(model.ncpus_total) if c not in in_groups)
         self.group_cpus = tuple(sorted(in_groups))
         self.active = bool(self.groups)
+        # A spec with tasks has its own canonical form; every other spec keeps the one above unchanged.
+        self.tasks = TaskCanon(self, model) if model.scheduler is not None and self.groups else None
+        if self.tasks is not None:
+            self.canonical = self.tasks.canonical  # type: ignore[method-assign]
 
     # -- permutations ------------------------------------------------------------
     def permute(self, s: tuple, mapping: dict[int, int]) -> tuple:
@@ -171,3 +178,165 @@ def _show_map(mapping: dict[int, int]) -> str:
 
 def _show_choices(ch: dict) -> str:
     return "(" + ", ".join(f"{k}={v}" for k, v in ch.items()) + ")" if ch else ""
+
+
+class TaskCanon:
+    """The canonical form of a spec with tasks: CPUs and tasks permuted together.
+
+    Actors are the CPUs and tasks, numbered together. A *group* is a symmetric
+    role (of CPUs or of tasks) with two or more actors; the others are *fixed*.
+    *Pointer* variables are those typed ``CpuId`` (their values are actor ids
+    or NOBODY): the built-in ``task_cpu`` (task -> CPU) and ``curr`` (CPU ->
+    task), the spec's own per-actor ones, and scalar ones (a lock's owner).
+    The other per-actor variables are *plain*. A permutation renames actors
+    within groups: it moves every per-actor slot and renames every pointer
+    value. The algorithm, for a state ``s``:
+
+    1. Task key, for each task ``u``: ``(tag, plain, scalar_at, fixed_at, own, current)``
+       where ``tag`` is the index of ``u``'s group, or ``-(u + 1)`` for a
+       fixed task; ``plain`` the tuple of ``u``'s plain slots in declaration
+       order; ``scalar_at`` for each scalar pointer variable whether it holds
+       ``u``; ``fixed_at`` for each spec pointer per-actor variable and each
+       fixed actor ``d`` (ascending) whether ``d``'s slot holds ``u``; ``own``
+       the values of ``u``'s spec pointer slots, each replaced by -2 when it
+       names an actor of a group (then the state is *ambiguous*); ``current``
+       whether ``curr[task_cpu[u]] == u``.
+    2. CPU key, for each CPU ``c``: ``(plain, scalar_at, fixed_at, own, tasks)``
+       as above for ``c`` (no tag, no current) and ``tasks`` the ascending
+       sorted tuple of the task keys of the tasks ``u`` with
+       ``task_cpu[u] == c``. ``curr[c]`` is not in the key: the current task
+       is the one of ``c``'s tasks whose key says current. (A ``curr[c]``
+       naming a task not on ``c`` makes the state ambiguous.)
+    3. The CPUs of each CPU group, sorted ascending by CPU key (a stable sort
+       of the group's ids), take the group's ids in ascending order: the
+       ``i``-th smallest key's CPU is renamed to the group's ``i``-th id.
+    4. The tasks of each task group, sorted ascending by
+       ``(new id of task_cpu[u], task key)``, are renamed the same way.
+    5. Unambiguous: the state with that renaming is the canonical form.
+       Two CPUs with equal keys, or two tasks with equal step-4 keys, can be
+       swapped (with the tasks the keys match) without changing the state,
+       so any order among equals gives the same state: an orbit
+       representative without search. Ambiguous: the least state (Python
+       tuple order) over every renaming that orders the keys as in 3 and 4,
+       that is over the permutations within runs of equal keys only; the set
+       of such renamings of ``g(s)`` is that of ``s`` composed with
+       ``g^-1``, so the least is the same for the whole orbit.
+
+    ``tests/test_symmetry_tasks.py`` checks it against the least state over
+    every permutation (orbit equivalence) at small sizes.
+    """
+
+    def __init__(self, sym: Symmetry, model: "Model"):
+        from checker.kernel.tasks import CURR, TASK_CPU
+
+        self.sym = sym
+        self.model = model
+        idx = model.index
+        self.p_on, self.p_curr = idx[TASK_CPU], idx[CURR]
+        self.scalar = sym.cpu_scalar
+        self.own_ptr = tuple(p for p in sym.cpu_percpu if p not in (self.p_on, self.p_curr))
+        self.plain = sym.plain_percpu
+        sched = model.scheduler
+        task_set = sched.task_set
+        self.task_groups = [g for g in sym.groups if g[0] in task_set]
+        self.cpu_groups = [g for g in sym.groups if g[0] not in task_set]
+        in_groups = {c for g in sym.groups for c in g}
+        self.in_groups = in_groups
+        self.fixed = sym.fixed_cpus  # fixed actors, ascending
+        self.tasks = sched.tasks
+        self.cpus = tuple(c for c in range(model.ncpus_total) if c not in task_set)
+        self.tag = {}
+        for gi, g in enumerate(self.task_groups):
+            for u in g:
+                self.tag[u] = gi
+        for u in self.tasks:
+            self.tag.setdefault(u, -(u + 1))
+
+    def _own(self, s: tuple, a: int) -> tuple[tuple, bool]:
+        """(plain, scalar_at, fixed_at, own) of actor ``a``, and whether its own pointers name a group actor."""
+        plain = tuple(s[p][a] for p in self.plain)
+        scalar_at = tuple(s[p] == a for p in self.scalar)
+        fixed_at = tuple(s[p][d] == a for p in self.own_ptr for d in self.fixed)
+        own = []
+        amb = False
+        for p in self.own_ptr:
+            v = s[p][a]
+            if v in self.in_groups:
+                v, amb = -2, True
+            own.append(v)
+        return (plain, scalar_at, fixed_at, tuple(own)), amb
+
+    def keys(self, s: tuple) -> tuple[dict[int, tuple], dict[int, tuple], bool]:
+        on, curr = s[self.p_on], s[self.p_curr]
+        amb = False
+        tkey: dict[int, tuple] = {}
+        for u in self.tasks:
+            k, a = self._own(s, u)
+            amb |= a
+            tkey[u] = (self.tag[u], *k, curr[on[u]] == u)
+        per_cpu: dict[int, list] = {c: [] for c in self.cpus}
+        for u in self.tasks:
+            per_cpu[on[u]].append(tkey[u])
+        ckey: dict[int, tuple] = {}
+        for c in self.cpus:
+            k, a = self._own(s, c)
+            amb |= a
+            cur = curr[c]
+            if cur != NOBODY and on[cur] != c:
+                amb = True
+            ckey[c] = (*k, tuple(sorted(per_cpu[c])))
+        return tkey, ckey, amb
+
+    def canonical(self, s: tuple) -> tuple:
+        tkey, ckey, amb = self.keys(s)
+        on = s[self.p_on]
+        cpu_orders = [sorted(g, key=ckey.__getitem__) for g in self.cpu_groups]
+        if not amb:
+            return self._apply(s, cpu_orders, tkey, on)
+        best = None
+        for cpu_choice in itertools.product(*(self._tie_perms(o, ckey) for o in cpu_orders)):
+            for t in self._task_variants(s, list(cpu_choice), tkey, on):
+                if best is None or t < best:
+                    best = t
+        return best
+
+    def _mapping_of(self, groups: list, orders: list) -> dict[int, int]:
+        mapping: dict[int, int] = {}
+        for g, order in zip(groups, orders):
+            for new_id, old_id in zip(g, order):
+                if new_id != old_id:
+                    mapping[old_id] = new_id
+        return mapping
+
+    def _task_orders(self, cpu_map: dict[int, int], tkey: dict, on: tuple) -> tuple[list, Any]:
+        key = lambda u: (cpu_map.get(on[u], on[u]), tkey[u])  # noqa: E731
+        return [sorted(g, key=key) for g in self.task_groups], key
+
+    def _apply(self, s: tuple, cpu_orders: list, tkey: dict, on: tuple) -> tuple:
+        mapping = self._mapping_of(self.cpu_groups, cpu_orders)
+        task_orders, _ = self._task_orders(mapping, tkey, on)
+        mapping.update(self._mapping_of(self.task_groups, task_orders))
+        return self.sym.permute(s, mapping) if mapping else s
+
+    def _task_variants(self, s: tuple, cpu_orders: list, tkey: dict, on: tuple) -> Any:
+        cmap = self._mapping_of(self.cpu_groups, cpu_orders)
+        task_orders, key = self._task_orders(cmap, tkey, on)
+        for choice in itertools.product(*(self._tie_perms(o, None, key) for o in task_orders)):
+            mapping = dict(cmap)
+            mapping.update(self._mapping_of(self.task_groups, list(choice)))
+            yield self.sym.permute(s, mapping)
+
+    @staticmethod
+    def _tie_perms(order: list, keys: dict | None, key: Any = None) -> list[list[int]]:
+        """Every order of ``order`` that keeps it sorted: its runs of equal keys permuted."""
+        k = key if key is not None else keys.__getitem__
+        runs: list[list[int]] = []
+        for a in order:
+            if runs and k(runs[-1][0]) == k(a):
+                runs[-1].append(a)
+            else:
+                runs.append([a])
+        out = []
+        for combo in itertools.product(*(itertools.permutations(r) for r in runs)):
+            out.append([a for run in combo for a in run])
+        return out

@@ -4,19 +4,28 @@ What a spec declares is enough: its ``Lock()`` variables (a lock is held by
 the CPU whose id it holds), per-CPU variables typed ``IRQS_OFF`` (interrupts
 disabled on that CPU) or ``PREEMPT_COUNT`` (preemption disabled while
 non-zero), and actions marked ``@action(sleeps=True)`` (a GFP_KERNEL
-allocation, a mutex). Two rules are checked:
+allocation, a mutex). Each rule is a verdict of every spec it applies to,
+found like any property and reported with its shortest traces:
 
-- *lock order*: taking lock B while holding A records the edge A -> B with
-  the action that did it; a cycle (A -> B here, B -> A there) is an
-  inversion, reported with both places;
-- *sleeping in atomic context*: a sleeping action taken by a CPU that holds
-  a spinlock, has interrupts off or preemption disabled is reported with the
-  action and the place that made the context atomic.
+- ``no_sleep_in_atomic``: a sleeping action taken by a CPU (or task) that
+  holds a spinlock, has interrupts off or preemption disabled (on
+  PREEMPT_RT also taking a ``spinlock_t`` there), with the place that made
+  the context atomic;
+- ``lock_order``: taking lock B while holding A records the edge A -> B
+  with the step that did it; a cycle is an inversion, reported with the two
+  shortest traces that take the locks in opposite orders;
+- ``irq_safe_locks``: a lock taken in interrupt context and, elsewhere, with
+  interrupts on: the two shortest traces, one per context;
+- ``no_irq_deadlock``: a state where an interrupt handler can run and would
+  spin on a spinlock that the code it interrupted holds on that CPU;
+- ``no_lock_deadlock``: a state where CPUs or tasks wait in a cycle, each
+  for a lock (spinning or sleeping) the next one holds: a waiter has no step
+  but would have one were that lock free (found even while others run);
+- ``context_restored`` (a property, ``checker.spec.model``): a finished run
+  left interrupts or preemption off.
 
-Either makes the spec rejected (exit 2), as lockdep's splat would stop a
-patch, whatever the properties say. So does a finished run that left
-interrupts or preemption off; that one is also the property
-``context_restored``, which a bug spec may declare ``expect_violated``.
+A spec that breaks one is violated (exit 1), as lockdep's splat would stop
+a patch; a bug spec may declare the rule ``expect_violated``.
 """
 from __future__ import annotations
 
@@ -24,8 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-from checker.errors import SpecError
-from checker.types import BoolType, CpuIdType, IntType
+from checker.types import NOBODY, BoolType, CpuIdType, IntType
 
 if TYPE_CHECKING:
     from checker.spec.compile import Model
@@ -39,12 +47,38 @@ class _PreemptCount(IntType):
     """preempt_count(): preemption disabled while non-zero."""
 
 
+class _MigrateDisabled(IntType):
+    """migrate_disable() depth: the task may be preempted but not moved while non-zero."""
+
+
+class _BhOff(IntType):
+    """local_bh_disable() depth: no softirq runs over the task while non-zero."""
+
+
 IRQS_OFF = _IrqsOff("irqs_off", None, False)
 PREEMPT_COUNT = _PreemptCount("preempt_count", None, False)
+MIGRATE_DISABLED = _MigrateDisabled("migrate_disabled", None, False)
+BH_OFF = _BhOff("bh_off", None, False)
+
+
+#: The rules' verdicts, each a check of every spec it applies to.
+NO_SLEEP, LOCK_ORDER, IRQ_SAFE, IRQ_DEADLOCK = "no_sleep_in_atomic", "lock_order", "irq_safe_locks", "no_irq_deadlock"
+LOCK_DEADLOCK = "no_lock_deadlock"
+RULE_DOCS = {
+    NO_SLEEP: "no step that may sleep runs in atomic context (a spinlock held, interrupts or preemption off; on "
+              "PREEMPT_RT taking a spinlock_t there is sleeping)",
+    LOCK_ORDER: "every two spinlocks are taken in one order (lockdep's lock order): two traces take them in "
+                "opposite orders",
+    IRQ_SAFE: "a spinlock taken in interrupt context is never taken with interrupts on (lockdep's irq-safety): two "
+              "traces take it in the two contexts",
+    IRQ_DEADLOCK: "no interrupt handler runs where it would spin on a spinlock held by the code it interrupted",
+    LOCK_DEADLOCK: "no CPU or task waits, in a cycle, for a lock held by the next one (a deadlock even while others "
+                   "still run)",
+}
 
 
 class ContextRules:
-    """Watches transitions; ``finish`` raises the first rule broken."""
+    """Watches transitions; ``outcomes`` gives each rule's verdict."""
 
     def __init__(self, model: "Model"):
         self.model = model
@@ -54,18 +88,27 @@ class ContextRules:
         self.irqs = [idx[n] for n, v in model.vars.items() if isinstance(v.type, _IrqsOff) and n in model.percpu]
         self.preempt = [idx[n] for n, v in model.vars.items()
                         if isinstance(v.type, _PreemptCount) and n in model.percpu]
+        #: Every lock, spinning or sleeping: who waits for whom (``no_lock_deadlock``).
+        self.all_locks = [(n, idx[n]) for n, v in model.vars.items()
+                          if isinstance(v.type, CpuIdType) and n not in model.tupled and hasattr(v, "spinlock")]
         self.sleepers = {a.index for a in model.actions if a.info.sleeps}
         self.irq_actions = {a.index for a in model.actions if a.info.irq}
         # On PREEMPT_RT a spinlock_t sleeps: taking one in atomic context is sleeping there.
         self.rt = bool(getattr(model.params, "preempt_rt", 0)) if "preempt_rt" in model.params.as_dict() else False
         self.rt_locks = {pos for n, pos in self.locks if not getattr(model.vars[n], "raw", True)}
+        if model.scheduler is not None and model.scheduler.rt:  # the task model's preempt=rt
+            self.rt = True
         self.active = len(self.locks) >= 2 or bool(self.sleepers) or bool(self.irqs or self.preempt) or \
-            (self.rt and bool(self.rt_locks))
+            (self.rt and bool(self.rt_locks)) or bool(self.irq_actions and self.locks) or \
+            len(self.all_locks) >= 2
         self.order = nx.DiGraph()
         self.sleep_violation: tuple | None = None
         self.irq_taken: dict[str, tuple] = {}  # lock -> a label taking it in interrupt context
         self.irqs_on_taken: dict[str, tuple] = {}  # lock -> a label taking it in task context, irqs on
         self.unbalanced: tuple | None = None
+        self.irq_deadlock: tuple | None = None  # (state, the handler's label, the lock it would spin on)
+        self.lock_cycle: tuple | None = None  # (state, [(waiter, lock, holder), ...])
+        self._seen: Any = None
         # Set by a parallel search before each event: the place of the
         # transition in the sequential order, so that workers' first events
         # merge into the sequential search's first events (``absorb``).
@@ -74,17 +117,20 @@ class ContextRules:
 
     def on_transition(self, s: tuple, label: tuple, t: tuple) -> None:
         ai, cpu, _ = label
+        if self.irq_deadlock is None and self.irq_actions and self.locks and s is not self._seen:
+            self._seen = s
+            self._irq_spins(s)
         if cpu is None:
             return
         for n, pos in self.locks:  # irq-safety: who takes each lock, in which context
             if t[pos] == cpu and s[pos] != cpu:
                 if ai in self.irq_actions:
                     if n not in self.irq_taken:
-                        self.irq_taken[n] = label
+                        self.irq_taken[n] = (s, label)
                         self.keys["irq_taken", n] = self.key
                 elif self.irqs and not any(s[p][cpu] for p in self.irqs):
                     if n not in self.irqs_on_taken:
-                        self.irqs_on_taken[n] = label
+                        self.irqs_on_taken[n] = (s, label)
                         self.keys["irqs_on_taken", n] = self.key
                 if self.rt and pos in self.rt_locks and self.sleep_violation is None:
                     why = self._atomic(s, cpu)
@@ -117,6 +163,74 @@ class ContextRules:
                         self.keys["unbalanced",] = self.key
                         return
 
+    def on_state(self, s: tuple, succ: list) -> None:
+        """A cycle of waiters: each CPU or task with no step to take here would have one if a lock held by the
+        next were free (``no_lock_deadlock``; global deadlocks are ``no_deadlock``'s too)."""
+        if self.lock_cycle is not None or len(self.all_locks) < 2:
+            return
+        held = [(n, pos, s[pos]) for n, pos in self.all_locks if s[pos] != NOBODY]
+        if len(held) < 2:
+            return
+        m = self.model
+        busy = {label[1] for label, _ in succ}
+        waits: dict[int, tuple[str, int]] = {}
+        for act in m.actions:
+            if act.info.builtin or act.info.irq or act.info.softirq:
+                continue
+            for a in act.cpus:
+                if a is None or a in busy or a in waits:
+                    continue
+                for n, pos, b in held:
+                    if b == a:
+                        continue
+                    freed = list(s)
+                    freed[pos] = NOBODY
+                    freed = m.state_cls(freed)
+                    if any(m.fire(freed, act, a, args) is not None for args in act.choices):
+                        waits[a] = (n, b)
+                        break
+        for start in waits:  # each waiter waits for one holder: follow the chain
+            seen: list[int] = []
+            a = start
+            while a in waits and a not in seen:
+                seen.append(a)
+                a = waits[a][1]
+            if a in seen:
+                cyc = seen[seen.index(a):]
+                self.lock_cycle = (s, [(w, *waits[w]) for w in cyc])
+                self.keys["lock_cycle",] = self.key
+                return
+
+    def _irq_spins(self, s: tuple) -> None:
+        """A handler that can run on a CPU whose own code holds a spinlock the handler waits for: it spins
+        forever (the holder cannot run until the handler returns)."""
+        m = self.model
+        sched = m.scheduler
+        for act in m.actions:
+            if act.index not in self.irq_actions:
+                continue
+            for c in act.cpus:
+                holders = {c} if sched is None else {c, s[sched.p_curr][c]}
+                for n, pos in self.locks:
+                    if s[pos] not in holders or s[pos] == NOBODY:
+                        continue
+                    freed = list(s)
+                    freed[pos] = NOBODY
+                    freed = m.state_cls(freed)
+                    for ci, args in enumerate(act.choices):
+                        if m.fire(freed, act, c, args) is not None and m.fire(s, act, c, args) is None:
+                            self.irq_deadlock = (s, (act.index, c, ci), n)
+                            self.keys["irq_deadlock",] = self.key
+                            return
+
+    def trace_states(self) -> list[tuple]:
+        """The states whose traces ``outcomes`` asks for (a parallel search fetches their paths)."""
+        out = [v[0] for v in (self.unbalanced, self.sleep_violation, self.irq_deadlock, self.lock_cycle)
+               if v is not None]
+        out += [v[0] for v in (*self.irq_taken.values(), *self.irqs_on_taken.values())]
+        out += [d["state"] for _a, _b, d in self.order.edges(data=True)]
+        return out
+
     # -- merging the records of parallel workers ------------------------------
     def record(self) -> dict[tuple, tuple]:
         """Every first event with its key, picklable (states as plain tuples)."""
@@ -127,7 +241,8 @@ class ContextRules:
                 attrs["state"] = tuple(attrs["state"])
                 value: Any = attrs
             elif ev[0] in ("irq_taken", "irqs_on_taken"):
-                value = getattr(self, ev[0])[ev[1]]
+                first, label = getattr(self, ev[0])[ev[1]]
+                value = (tuple(first), label)
             else:
                 first, *rest = getattr(self, ev[0])
                 value = (tuple(first), *rest)
@@ -152,7 +267,7 @@ class ContextRules:
                 value = dict(value, state=make(value["state"]))
                 self.order.add_edge(ev[1], ev[2], **value)
             elif ev[0] in ("irq_taken", "irqs_on_taken"):
-                getattr(self, ev[0])[ev[1]] = value
+                getattr(self, ev[0])[ev[1]] = (make(value[0]), value[1])
             else:
                 first, *rest = value
                 setattr(self, ev[0], (make(first), *rest))
@@ -169,54 +284,109 @@ class ContextRules:
                 return "has preemption disabled"
         return None
 
-    def finish(self, trace_to: Any) -> None:
-        """Raise SpecError for a broken rule; ``trace_to(state)`` gives the
-        shortest trace to a state (to find where the context became atomic)."""
+    def outcomes(self, trace_to: Any, complete: bool, stopped: str | None) -> dict[str, Any]:
+        """A verdict for each rule that applies to the spec: violated with the shortest traces, else holds
+        (inconclusive when the search stopped early). ``trace_to(state)`` gives ``(steps, last state)``."""
+        from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Outcome
+
         m = self.model
+        out: dict[str, Outcome] = {}
+
+        def verdict(name: str, kind: str, found: bool, **kw: Any) -> None:
+            if found:
+                out[name] = Outcome(name, kind, VIOLATED, None, **kw)
+            else:
+                out[name] = Outcome(name, kind, HOLDS if complete else INCONCLUSIVE,
+                                    None if complete else stopped)
+
+        def place(act_index: int, who: int) -> str:
+            act = m.actions[act_index].info
+            return f"{m.cls.__name__}.{act.name} on {self._who(who)} ({act.file}:{act.line})"
+
+        if self.sleepers or (self.rt and self.rt_locks):
+            v = self.sleep_violation
+            if v is None:
+                verdict(NO_SLEEP, "invariant", False)
+            else:
+                s, label, why = v
+                steps, who = self._trace_with(trace_to, s, label, lambda x, lab, t: self._atomic(x, lab[1]))
+                since = self._since(steps[:-1], who)
+                act = m.actions[label[0]].info
+                verdict(NO_SLEEP, "invariant", True, trace=steps, finding=(
+                    f"{m.cls.__name__}.{act.name} ({act.file}:{act.line}) may sleep but {self._who(who)} {why}"
+                    + (f", since {since}" if since else "") + " (\"BUG: sleeping function called from invalid "
+                    "context\")"))
         if len(self.locks) >= 2:
             try:
                 cycle = nx.find_cycle(self.order)
             except nx.NetworkXNoCycle:
                 cycle = None
-            if cycle:
-                places = []
-                for a, b, *_ in cycle:
+            if not cycle:
+                verdict(LOCK_ORDER, "inversion", False)
+            else:
+                traces, places = [], []
+                for a, b, *_ in cycle[:2]:
                     edge = self.order.edges[a, b]
-                    act = m.actions[edge["action"]].info
-                    places.append(f"{b} taken while holding {a} in {m.cls.__name__}.{act.name} on "
-                                  f"cpu{edge['label'][1]} ({act.file}:{act.line})")
-                raise SpecError(f"{m.cls.__name__}: inconsistent lock order (a possible deadlock, as lockdep "
-                                f"reports it): " + "; but ".join(places), file=m.info.file, line=m.info.line)
-        for n, irq_label in self.irq_taken.items():
-            on = self.irqs_on_taken.get(n)
-            if on is not None:
-                a, b = m.actions[irq_label[0]].info, m.actions[on[0]].info
-                raise SpecError(f"{m.cls.__name__}: {n} is taken in interrupt context by {a.name} "
-                                f"({a.file}:{a.line}) and with interrupts on by {b.name} ({b.file}:{b.line}) "
-                                f"on cpu{on[1]}: an interrupt on that CPU can deadlock on it (take it with "
-                                f"spin_lock_irqsave)", file=b.file, line=b.line)
-        restored = m.info.properties.get("context_restored")
-        if self.unbalanced is not None and not (restored is not None and restored.expect == "violated"):
-            # (a bug spec that expects it violated gets the property's verdict and trace instead)
-            s, cpu, var, v = self.unbalanced
-            steps, final = trace_to(s)
-            since = self._since(steps, cpu)
-            raise SpecError(f"{m.cls.__name__}: cpu{cpu} finishes with {var} = {v}: a return path does not "
-                            f"restore it" + (f"; it was set by {since}" if since else ""),
-                            file=m.info.file, line=m.info.line)
-        if self.sleep_violation is not None:
-            s, label, why = self.sleep_violation
-            act = m.actions[label[0]].info
-            steps, final = trace_to(s)
-            # Under symmetry the stored state is a renaming of the trace's last
-            # state: find the CPU that plays the sleeper's part there.
-            cpu = next((lab[1] for lab, _ in m.successors(final)
-                        if lab[0] == label[0] and self._atomic(final, lab[1]) is not None), label[1])
-            since = self._since(steps, cpu)
-            raise SpecError(f"{m.cls.__name__}.{act.name} ({act.file}:{act.line}) may sleep but cpu{cpu} {why}"
-                            + (f", since {since}" if since else "")
-                            + " (\"BUG: sleeping function called from invalid context\")",
-                            file=act.file, line=act.line)
+                    pos_a, pos_b = m.index[a], m.index[b]
+                    steps, who = self._trace_with(trace_to, edge["state"], edge["label"],
+                                                  lambda x, lab, t: x[pos_a] == lab[1] and t[pos_b] == lab[1])
+                    traces.append(steps)
+                    places.append(f"{b} taken while holding {a} in {place(edge['action'], who)}")
+                verdict(LOCK_ORDER, "inversion", True, trace=traces[0], second_trace=traces[1],
+                        finding=f"inconsistent lock order (a possible deadlock, as lockdep reports it): "
+                                + "; but ".join(places))
+        if self.irq_actions and self.locks:
+            both = [n for n in self.irq_taken if n in self.irqs_on_taken]
+            if not both:
+                verdict(IRQ_SAFE, "inversion", False)
+            else:
+                n = both[0]
+                pos = m.index[n]
+                taken = lambda x, lab, t: t[pos] == lab[1] and x[pos] != lab[1]  # noqa: E731
+                first, who1 = self._trace_with(trace_to, *self.irq_taken[n], taken)
+                second, who2 = self._trace_with(trace_to, *self.irqs_on_taken[n], taken)
+                a, b = m.actions[self.irq_taken[n][1][0]].info, m.actions[self.irqs_on_taken[n][1][0]].info
+                verdict(IRQ_SAFE, "inversion", True, trace=first, second_trace=second, finding=(
+                    f"{n} is taken in interrupt context by {a.name} ({a.file}:{a.line}) and with interrupts on by "
+                    f"{b.name} ({b.file}:{b.line}) on {self._who(who2)}: an interrupt on that CPU can deadlock on "
+                    f"it (take it with spin_lock_irqsave)"))
+            v = self.irq_deadlock
+            if v is None:
+                verdict(IRQ_DEADLOCK, "deadlock", False)
+            else:
+                s, label, lock = v
+                steps, _final = trace_to(s)
+                act = m.actions[label[0]].info
+                verdict(IRQ_DEADLOCK, "deadlock", True, trace=steps, finding=(
+                    f"the interrupt handler {m.cls.__name__}.{act.name} ({act.file}:{act.line}) can run here and "
+                    f"spin on {lock}, which the code it interrupted holds on that CPU: it never returns"))
+        if len(self.all_locks) >= 2:
+            v = self.lock_cycle
+            if v is None:
+                verdict(LOCK_DEADLOCK, "deadlock", False)
+            else:
+                s, cycle = v
+                steps, _final = trace_to(s)
+                verdict(LOCK_DEADLOCK, "deadlock", True, trace=steps, finding=(
+                    "a cycle of waiters: " + ", ".join(f"{self._who(w)} waits for {n}, held by {self._who(h)}"
+                                                       for w, n, h in cycle)))
+        return out
+
+    def _who(self, actor: int) -> str:
+        sched = self.model.scheduler
+        return f"task{actor}" if sched is not None and actor in sched.task_set else f"cpu{actor}"
+
+    def _trace_with(self, trace_to: Any, s: tuple, label: tuple, test: Any) -> tuple[list, int]:
+        """The shortest trace to ``s`` and then the step ``label`` took there: under symmetry ``s`` is a
+        renaming of the trace's last state, so the step is the one of the same action that passes ``test``."""
+        from checker.explore.paths import make_step
+
+        m = self.model
+        steps, final = trace_to(s)
+        for lab, t in m.successors(final):
+            if lab[0] == label[0] and lab[2] == label[2] and test(final, lab, t):
+                return steps + [make_step(m, lab, final, t)], lab[1]
+        return steps, label[1]  # pragma: no cover - a renaming always has the step
 
     def _since(self, steps: list, cpu: int) -> str | None:
         """The last step of ``cpu`` that made its context atomic."""

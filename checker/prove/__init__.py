@@ -155,6 +155,9 @@ def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, e
         model = Model(cls, resolve_params(cls, values))
         proofs = prove_invariants(PerN(model), list(model.properties), solver, tag, progress and progress(tag))
         method = "per-n"
+    note = None
+    if not symbolic and model.scheduler is not None:
+        note = model.scheduler.bounds_note()  # a proof of the task model's bounded scheduler
     seconds = time.perf_counter() - t0
     out = []
     for name, pr in proofs.items():
@@ -167,7 +170,8 @@ def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, e
             symmetry=False, seconds=seconds, run=run, initial_state=cti.get("initial_state"), trace=trace,
             doc=(p.doc if p else _BUILTIN_DOC.get(name, "")),
             extra={"obligations": pr.obligations, "solver_seconds": round(pr.seconds, 6), "method": method,
-                   **({"broken": cti["broken"]} if cti else {}), **({"notes": pr.notes} if pr.notes else {})})
+                   **({"broken": cti["broken"]} if cti else {}), **({"notes": pr.notes} if pr.notes else {}),
+                   **({"bounded": note} if note and pr.verdict == HOLDS else {})})
         if cti:
             check.trace_text = _cti_text(cti)
         out.append(check)
@@ -309,6 +313,9 @@ def bmc_checks(cls: type, params: Any, k: int, *, smt_timeout: float | None = No
             doc=p.doc if p else "", bug=name in cls.expect_violated,
             extra={"method": "bmc", "exhausted": exhausted, "obligations": solver.queries,
                    "solver_seconds": round(solver.seconds, 6)})
+        note = model.scheduler.bounds_note() if model.scheduler is not None else None
+        if note and ((o.verdict == HOLDS and o.kind != "sometimes") or (o.verdict == "violated" and o.kind == "sometimes")):
+            check.extra["bounded"] = note  # the runs of the task model's bounded scheduler only
         if o.trace:
             check.trace_text = render_trace(model, start, o.trace)
         out.append(check)

@@ -208,6 +208,11 @@ class AnyN:
         self.role = role
         self.N = size
         self._constraints = constraints
+        from checker.kernel.tasks import has_tasks
+
+        if has_tasks(si):
+            raise NotParametric("has tasks: the task model (checker.kernel.tasks) is encoded per parameter point "
+                                "only")
         roles: dict[str, Any] = {}
         for rname, r in si.roles.items():
             if rname == role:

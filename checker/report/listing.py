@@ -2,9 +2,29 @@
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
+from checker.kernel.context import IRQ_DEADLOCK, IRQ_SAFE, LOCK_DEADLOCK, LOCK_ORDER, NO_SLEEP, RULE_DOCS
 from checker.report.trace import first_paragraph
 from checker.spec.model import all_assumptions, info
+
+
+def _context_rules(si: Any) -> list[tuple[str, str]]:
+    """The context rules (checker.kernel.context) that apply to the spec's declarations."""
+    from checker.spec.declare import Lock
+
+    spin = [v for v in si.vars.values() if isinstance(v, Lock) and v.spinlock]
+    irq = any(a.irq for a in si.actions.values())
+    out = []
+    if any(a.sleeps for a in si.actions.values()) or any(not v.raw for v in spin):
+        out.append(("invariant", NO_SLEEP))
+    if len(spin) >= 2:
+        out.append(("inversion", LOCK_ORDER))
+    if irq and spin:
+        out += [("inversion", IRQ_SAFE), ("deadlock", IRQ_DEADLOCK)]
+    if sum(isinstance(v, Lock) for v in si.vars.values()) >= 2:
+        out.append(("deadlock", LOCK_DEADLOCK))
+    return out
 
 
 def _sweep(vals, p) -> str:
@@ -51,6 +71,9 @@ def describe(cls: type) -> str:
             exp += ("  (always)" if p.always else "") + ("" if p.fair else "  (no fairness)")
         lines.append(f"    {p.kind:<10} {p.name}{exp}: {first_paragraph(p.doc)}")
     lines.append(f"    {'deadlock':<10} no_deadlock{'' if si.builtin_expect.get('no_deadlock', 'holds') == 'holds' else '  (expected violated)'}")
+    for kind, name in _context_rules(si):
+        exp = "" if si.builtin_expect.get(name, "holds") == "holds" else "  (expected violated)"
+        lines.append(f"    {kind:<10} {name}{exp}: {RULE_DOCS[name]}")
     lines.append("  assumptions:")
     lines += [f"    - {a}" for a in all_assumptions(cls)]
     return "\n".join(lines)

@@ -42,6 +42,8 @@ def params_text(params: dict) -> str:
 def check_line(c: Check) -> str:
     status = {"ok": "ok", "failed": "FAIL", "inconclusive": "??"}[c.status]
     verdict = c.verdict + (f" ({c.reason})" if c.reason else "")
+    if c.extra.get("bounded"):  # the task model's scheduler was bounded: never an unqualified holds
+        verdict += f" (for {c.extra['bounded']})"
     note = ""
     if c.expected == "violated":
         note = "  [expected violated" + ("; bug found]" if c.bug and c.verdict == "violated" else "]")
@@ -113,7 +115,11 @@ def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
     elif c.kind == "sometimes":
         head = f"{c.spec}.{c.property} reached after {n} steps (shortest witness)"
     elif c.kind == "deadlock":
-        head = f"{c.spec}: deadlock after {n} steps (shortest)"
+        head = (f"{c.spec}: deadlock after {n} steps (shortest)" if c.property == "no_deadlock" else
+                f"{c.spec}.{c.property}: deadlock after {n} steps (shortest)")
+    elif c.kind == "inversion":
+        head = (f"{c.spec}.{c.property} violated: two shortest traces, of {n} and "
+                f"{len(c.extra.get('second_trace', []))} steps")
     elif c.loop_start is not None:
         head = (f"{c.spec}.{c.property} violated: a run of {n} steps that "
                 + ("stops" if c.loop_start == n else f"loops from step {c.loop_start + 1}")
@@ -128,6 +134,8 @@ def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
     lines = [head]
     if c.doc:
         lines.append(f"  claim: {first_paragraph(c.doc)}")
+    if c.extra.get("finding"):
+        lines.append(f"  found: {c.extra['finding']}")
     lines += ["  " + t for t in c.trace_text] or ["  (the initial state)"]
     again = (f"python -m checker verify {shlex.quote(spec_arg or c.spec)} --mode prove"
              if c.kind in ("lemma", "proof") else reproduce(c, spec_arg))

@@ -15,8 +15,10 @@ def render_trace(model: Model, initial: dict[str, Any], steps: list[Step]) -> li
         rows.append(("0", "-", "(start)", ", ".join(f"{n} = {initial.get(n)} (never assigned)"
                                                    for n in model.uninit_any)))
     for i, st in enumerate(steps, 1):
-        who = "-" if st.cpu is None else f"cpu{st.cpu}"
-        if st.role and model.info.roles and st.role != next(iter(model.info.roles)):
+        task = model.scheduler is not None and st.cpu in model.scheduler.task_set
+        who = "-" if st.cpu is None else (f"task{st.cpu}" if task else f"cpu{st.cpu}")
+        if st.role and model.info.roles and st.role != next(iter(model.info.roles)) and not (
+                task and len(model.scheduler.task_roles) == 1):  # (a task's id says it is one)
             who += f"/{st.role}"
         args = ", ".join(f"{k}={v}" for k, v in st.choices.items())
         call = f"{st.action}({args})" if args else st.action

@@ -110,6 +110,14 @@ class Model:
         from checker.explore.symmetry import Symmetry  # the canonical form is a declared-role matter
         from checker.kernel.context import ContextRules
 
+        from checker.kernel.tasks import Scheduler, has_tasks
+
+        #: The scheduler of a spec with tasks (checker.kernel.tasks), else None.
+        self.scheduler = Scheduler(self) if has_tasks(si) else None
+        if self.scheduler is not None:
+            self.scheduler.task_actions = [a for a in self.actions
+                                           if a.info.role in self.scheduler.task_roles and not a.info.builtin]
+            self.state_cls._countercheck_model = self  # the scheduler's steps ask the model what a task can do
         self.symmetry = Symmetry(self)
         self.rules = ContextRules(self)
 

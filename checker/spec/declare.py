@@ -144,6 +144,14 @@ class PerCpu(Var):
     kind = "percpu"
 
 
+class PerTask(PerCpu):
+    """One value per task of the Task role ``role`` (``current->...``, a task's locals and its
+    preempt_count), indexed by task id."""
+
+    def __init__(self, init: Any = 0, *, role: str, type: IntType = Int, overflow: str = "error", doc: str = ""):
+        super().__init__(init, type=type, overflow=overflow, role=role, doc=doc)
+
+
 class Array(Var):
     """A fixed-length array indexed 0..length-1 (``mm->rss_stat[NR_MM_COUNTERS]``),
     updated like a per-CPU variable (``arr={i: value}``) but never permuted by
@@ -250,6 +258,28 @@ class Role(Declaration):
         self.doc = doc
 
 
+class Task(Role):
+    """A group of tasks (threads) that run on the CPUs of the role ``cpus``, sized by a parameter.
+
+    A task is not a CPU: several tasks share one, the scheduler decides which
+    of them runs (``checker.kernel.tasks``), and a task's actions receive its
+    task id. ``s.task_cpu[t]`` is the CPU task ``t`` is on (its
+    ``this_cpu_*`` variables are ``Select(s.local, s.task_cpu[t])``) and
+    ``s.curr[cpu]`` the task that CPU runs. Task ``i`` of the role starts on
+    the ``i % ncpus``-th CPU of ``cpus``. ``pinned=True``: the tasks never
+    migrate (per-CPU kthreads, ``schedule_on_each_cpu`` workers).
+    Per-task variables are ``PerTask(init, role=...)``; typed ``PREEMPT_COUNT``,
+    ``IRQS_OFF``, ``MIGRATE_DISABLED`` or ``BH_OFF`` they are the task's
+    context, which decides where it can be preempted and migrated.
+    """
+
+    def __init__(self, count: str | int, *, cpus: str, symmetric: bool = False, pinned: bool = False,
+                 doc: str = ""):
+        super().__init__(count, symmetric=symmetric, doc=doc)
+        self.cpus = cpus
+        self.pinned = pinned
+
+
 @dataclass(frozen=True)
 class ActionInfo:
     name: str
@@ -264,6 +294,8 @@ class ActionInfo:
     irq: bool = False  # the step runs in hard-interrupt context on its CPU
     applies: Callable[[Any], bool] | None = None  # the step exists only where applies(params)
     fair: str | None = None  # None, "weak" or "strong": per CPU, for liveness checks
+    softirq: bool = False  # the step is a softirq handler on its CPU (irq exit, or ksoftirqd)
+    builtin: bool = False  # the kernel's own step (the scheduler), not the spec's: engines may treat it apart
 
 
 FAIRNESS = (None, False, "weak", "strong")
@@ -295,7 +327,7 @@ def _record(fn: Callable, attr: str, value: Any) -> Callable:
 def action(fn: Callable | None = None, *, role: str | None = None,
            choose: dict[str, Any] | None = None, uses: dict[str, str] | None = None,
            sleeps: bool = False, irq: bool = False, applies: Callable[[Any], bool] | None = None,
-           fair: str | bool | None = None) -> Any:
+           fair: str | bool | None = None, softirq: bool = False) -> Any:
     """Mark a method as one atomic kernel step.
 
     ``role`` names the CPUs that may take the step (the method receives the
@@ -307,7 +339,11 @@ def action(fn: Callable | None = None, *, role: str | None = None,
     (a spinlock held, interrupts or preemption off) rejects the spec.
     ``irq=True`` makes it an interrupt handler on its CPU: it can run between
     any two steps of that CPU's task, except while the spec's ``IRQS_OFF``
-    variable for that CPU is set. ``applies`` (a function of the parameters)
+    variable for that CPU is set (in a spec with tasks: while the task that
+    CPU runs has interrupts off). ``softirq=True`` makes it a softirq handler
+    on its CPU: run on irq exit where the interrupted task has interrupts and
+    bottom halves on, or, on PREEMPT_RT (``preempt=rt``), in ksoftirqd, so
+    only where the CPU's task could be preempted. ``applies`` (a function of the parameters)
     keeps the step only where it is true: the code of one variant of a
     function, of one configuration. ``fair`` is the step's fairness in
     liveness checks, for each CPU of the role on its own: ``"weak"`` (if the
@@ -323,7 +359,7 @@ def action(fn: Callable | None = None, *, role: str | None = None,
     def deco(f: Callable) -> Callable:
         return _record(f, "__countercheck_action__", {"role": role, "choose": dict(choose or {}),
                                                        "uses": dict(uses or {}), "sleeps": sleeps, "irq": irq,
-                                                       "applies": applies, "fair": fair})
+                                                       "applies": applies, "fair": fair, "softirq": softirq})
 
     return deco(fn) if fn is not None else deco
 

@@ -26,7 +26,10 @@ DEFAULT_ASSUMPTIONS = (
 
 
 #: Properties every spec has without declaring them.
-BUILTIN_PROPERTIES = ("no_deadlock", "no_overflow", "builds")
+BUILTIN_PROPERTIES = ("no_deadlock", "no_overflow", "builds",
+                      # the context rules (checker.kernel.context)
+                      "no_sleep_in_atomic", "lock_order", "irq_safe_locks", "no_irq_deadlock",
+                      "no_lock_deadlock")
 
 
 def _snake(name: str) -> str:
@@ -211,7 +214,8 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
                     fair = si.actions[attr].fair
                 si.actions[attr] = ActionInfo(attr, val, meta["role"], tuple(meta["choose"].items()),
                                               inspect.getdoc(val) or "", f, ln, tuple(meta["uses"].items()),
-                                              meta["sleeps"], meta["irq"], meta["applies"], fair or None)
+                                              meta["sleeps"], meta["irq"], meta["applies"], fair or None,
+                                              meta.get("softirq", False))
             elif callable(val) and hasattr(val, "__countercheck_property__"):
                 meta = val.__countercheck_property__
                 f, ln = source_of(val)
@@ -236,6 +240,9 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
     if si.api is not None and si.api.config not in si.params:
         raise fail(f"its Api selects the configuration with {si.api.config!r}, which is not a parameter")
 
+    from checker.kernel.tasks import add_task_model
+
+    add_task_model(si, cls)  # before the irq guard: a spec with tasks guards its handlers by the CPU's task
     _guard_irq_actions(si)
     _add_uninit_check(si, cls)
     _add_context_check(si)
