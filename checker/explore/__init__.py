@@ -105,11 +105,11 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
                                  VIOLATED if dl is not None else (HOLDS if complete else INCONCLUSIVE),
                                  st.stopped if (dl is None and not complete) else None,
                                  trace_to(dl) if dl is not None else [], start_of(dl))
-    note = model.scheduler.bounds_note() if model.scheduler is not None else None
-    if note is not None:  # a verdict that needed every run holds only for the runs within the bounds
+    bounds = model.scheduler.bounds_note() if model.scheduler is not None else None
+    if bounds is not None:  # a verdict that needed every run holds only for the runs within the bounds
         for o in outcomes.values():
             if (o.verdict == HOLDS and o.kind != "sometimes") or (o.verdict == VIOLATED and o.kind == "sometimes"):
-                o.bounded = note
+                o.bounded = bounds
     init = model.initial_states()[0]
     declared = any(r.symmetric for r in model.info.roles.values())
     return Exploration(model.name, model.params.shown(), symmetry and declared, st.states, st.transitions,
