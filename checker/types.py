@@ -7,6 +7,7 @@ wrap an overflow and the Z3 backend can choose integers or bit-vectors
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,12 @@ class IntType:
 
     def show(self, v: int) -> str:
         return str(v)
+
+    def __call__(self, v: Any) -> Any:
+        """``U64(x)``: C's cast ``(u64)x``, a word of this type (see checker.cint) on every backend."""
+        from checker.cint import cast
+
+        return cast(self, v)
 
     def __repr__(self) -> str:
         return self.name

@@ -17,6 +17,7 @@ import linecache
 import re
 from typing import Any, Callable
 
+from checker.cint import WordRuleError
 from checker.errors import SpecError, innermost_frame_in
 from checker.spec.compile import Model
 from checker.spec.declare import Fill, StateMutated, Step
@@ -175,6 +176,11 @@ def _run(model: Model, what: str, call: Callable[[], Any], branch: type, index: 
             f"{what} indexes a tuple with a state value" + (f": `{code}`" if code else "") + ".\n"
             "Under the Z3 backend that index is symbolic; write Select(s.local, s.owner) instead "
             "of s.local[s.owner].", file=f or file, line=ln or line) from None
+    except WordRuleError as e:
+        f, ln = innermost_frame_in(e.__traceback__, model.spec_files)
+        code = linecache.getline(f, ln).strip() if f and ln else ""
+        raise SpecError(f"{what}" + (f": `{code}`" if code else "") + f": {e}", file=f or file,
+                        line=ln or line) from None
     except SpecError:
         raise
     except Exception as e:

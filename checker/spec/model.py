@@ -9,6 +9,7 @@ action of a correct spec), and class keywords declare the rest::
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import inspect
 import re
@@ -18,6 +19,7 @@ from checker.errors import SpecError, UsageError, source_of
 from checker.kernel.config import Api
 from checker.kernel.memory import Heap
 from checker.spec.declare import Abstraction, ActionInfo, Param, PropertyInfo, Role, Var
+from checker.types import IntType
 
 DEFAULT_ASSUMPTIONS = (
     "sequentially consistent interleaving of the modelled atomic steps",
@@ -27,6 +29,8 @@ DEFAULT_ASSUMPTIONS = (
 
 #: Properties every spec has without declaring them.
 BUILTIN_PROPERTIES = ("no_deadlock", "no_overflow", "builds")
+#: The built-in property of a spec that shifts words (checker.cint): no shift count out of range.
+UB_PROPERTY = "no_undefined_behaviour"
 
 
 def _snake(name: str) -> str:
@@ -102,6 +106,10 @@ class SpecInfo:
         #: each element, used by the sum lemma of the Z3 backend.
         self.sum_bounds: dict[str, Any] = {}
         self.file, self.line = source_of(cls)
+        #: The spec computes with C's bit operators on words: the explorer reads its typed variables as
+        #: ``checker.cint.Word`` (ints that know their type). ``shift_lines``: where it shifts.
+        self.c_words = False
+        self.shift_lines: tuple[int, ...] = ()
 
 
 class Spec:
@@ -238,6 +246,7 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
 
     _guard_irq_actions(si)
     _add_uninit_check(si, cls)
+    _add_word_check(si, cls)
     _add_context_check(si)
 
     names: dict[str, str] = {}
@@ -335,6 +344,87 @@ def _add_uninit_check(si: SpecInfo, cls: type) -> None:
         "no_uninit_read", no_uninit_read, "invariant", "holds",
         lambda p: any(getattr(p, si.vars[n].mode) == 0 for n in uninit),
         f"no step reads an uninitialised variable ({names}) (as KMSAN reports it)", si.file, si.line))
+
+
+_BIT_OPS = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
+_WORD_NAMES = frozenset(("U32", "S32", "U64", "S64", "IntType"))
+_scanned: dict[str, tuple[bool, bool, tuple[int, ...]]] = {}
+
+
+def _scan_source(file: str) -> tuple[bool, bool, tuple[int, ...]]:
+    """Whether a spec file's functions use bit operators on non-constants, name a word type, and where
+    they shift. Read once per file: a syntactic test, so that a spec without bit operators keeps
+    the explorer's plain-int reads (the fast path) and no extra variable."""
+    hit = _scanned.get(file)
+    if hit is not None:
+        return hit
+    try:
+        with open(file, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        _scanned[file] = (False, False, ())
+        return _scanned[file]
+    bits, words, shifts = False, False, set()
+    for fn in ast.walk(tree):
+        if isinstance(fn, ast.Name) and fn.id in _WORD_NAMES:
+            words = True
+        if not isinstance(fn, (ast.FunctionDef, ast.Lambda)):
+            continue
+        for n in ast.walk(fn):
+            if isinstance(n, ast.BinOp) and isinstance(n.op, _BIT_OPS) and not (
+                    isinstance(n.left, ast.Constant) and isinstance(n.right, ast.Constant)):
+                bits = True
+                if isinstance(n.op, (ast.LShift, ast.RShift)):
+                    shifts.add(n.lineno)
+            elif isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Invert):
+                bits = True
+    _scanned[file] = (bits, words, tuple(sorted(shifts)))
+    return _scanned[file]
+
+
+def _add_word_check(si: SpecInfo, cls: type) -> None:
+    """A spec whose code applies bit operators and that has words computes with C's rules
+    (checker.cint); one that shifts gets a ghost for the first out-of-range shift and the built-in
+    property ``no_undefined_behaviour`` on it."""
+    from checker.cint import fixed
+    from checker.spec.declare import Ghost
+
+    bits, words, shifts = False, any(fixed(v.type) for v in si.vars.values()), []
+    for base in cls.__mro__:
+        if not (isinstance(base, type) and issubclass(base, Spec)) or base is Spec:
+            continue
+        try:
+            f = inspect.getsourcefile(base)
+        except TypeError:
+            f = None
+        if f:
+            b, w, sh = _scan_source(f)
+            bits, words = bits or b, words or w
+            shifts += sh
+    if not (bits and words):
+        return
+    si.c_words = True
+    si.shift_lines = tuple(sorted(set(shifts)))
+    if not shifts or "ub" in si.vars:
+        return
+    flag = Ghost(0, type=_UbSite("ub_site"), doc="the line of the first shift whose count is out of range (0: none)")
+    flag.name = "ub"
+    si.vars["ub"] = flag
+
+    def no_undefined_behaviour(s: Any) -> Any:
+        return s.ub == 0
+
+    si.properties.setdefault(UB_PROPERTY, PropertyInfo(
+        UB_PROPERTY, no_undefined_behaviour, "invariant", "holds", None,
+        "no step shifts by a negative count or by at least the width of its word (C11 6.5.7: undefined "
+        "behaviour; UBSAN's shift-out-of-bounds)", si.file, si.line))
+
+
+class _UbSite(IntType):
+    """The line of an undefined shift, shown as such in traces."""
+
+    def show(self, v: int) -> str:
+        return "none" if v == 0 else f"shift count out of range at line {v}"
 
 
 def _add_context_check(si: SpecInfo) -> None:
