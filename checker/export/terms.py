@@ -273,4 +273,6 @@ def shared(terms: list[z3.ExprRef], kids: Kids) -> list[z3.ExprRef]:
 
     for t in terms:
         visit(t)
-    return [n for n in order if uses[n.get_id()] > 1 and kids(n)]
+    # bv2int stays inside its term: z3 writes a signed one as If(v < 0, bv2int(v) - 2^n, bv2int(v)),
+    # which the printer recognises whole (a hoisted 32-bit bv2int alone would be an unsigned reading).
+    return [n for n in order if uses[n.get_id()] > 1 and kids(n) and n.decl().kind() != z3.Z3_OP_BV2INT]

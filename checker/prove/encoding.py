@@ -177,7 +177,9 @@ class PerN:
         return _prop_value(p.fn(s))
 
     def terminal(self, s: tuple) -> z3.BoolRef:
-        return _prop_value(self.model.terminal(s))
+        done = _prop_value(self.model.terminal(s))
+        ub = self.model._ub
+        return done if ub is None else z3.Or(done, to_z3_num(s[ub]) != 0)  # a run stopped at an undefined shift
 
     def describe(self, zm: z3.ModelRef, s: tuple) -> dict[str, Any]:
         """Slot values of ``s`` in a Z3 model, as the explorer prints a state."""
