@@ -82,6 +82,8 @@ class Check:
     bug: bool = False
     #: Whether symmetry reduction was asked for (the reproduce line repeats the request).
     requested_symmetry: bool = field(default=True, repr=False)
+    #: Derived parameters computed from the others at this point (not set): the reproduce line omits them.
+    computed: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def as_expected(self) -> bool:

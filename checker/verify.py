@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from checker.errors import CheckerError, SpecError, UsageError
 from checker.explore import DEADLOCK, explore
+from checker.overrides import never_ran, warning as override_warning
 from checker.result import HOLDS, VERDICTS, Check, Step
 from checker.report.progress import Progress
 from checker.report.trace import render_trace
@@ -44,6 +45,8 @@ class Report:
     seconds: float = 0.0
     #: Per spec run: its file, the kernel code it models, and its assumptions.
     specs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: What ran but may not mean what was intended (a bug spec's override that never ran).
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -76,6 +79,7 @@ class Report:
             "summary": {"ok": self.ok, "exit_code": self.exit_code, "seconds": round(self.seconds, 3),
                         **self.counts()},
             "errors": [e.to_json() for e in self.errors],
+            "warnings": list(self.warnings),
             "specs": self.specs,
         }
 
@@ -176,22 +180,33 @@ def check_sets_apply(classes: list[type], sets: dict[str, Any]) -> None:
 def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_states: int | None = None,
                    timeout: float | None = None, run: int = 0, jobs: int | None = None, cluster: str | None = None,
                    checkpoint: Path | None = None, resume: bool = False, progress: Progress | None = None,
-                   fingerprint: bool = False, graphs: list | None = None) -> list[Check]:
+                   fingerprint: bool = False, graphs: list | None = None,
+                   ran: set[tuple[str, str]] | None = None) -> list[Check]:
     """Explore one spec at one parameter point; one Check per property. Liveness properties are
-    checked on the unreduced state graph, which ``graphs`` (for coverage) also collects."""
+    checked on the unreduced state graph, which ``graphs`` (for coverage) also collects. ``ran``
+    collects the bug spec's overrides that ran (checker.overrides)."""
     from checker.live import graph_for, liveness_checks
+    from checker.overrides import watching
 
     model = Model(cls, params)
     lint(model)
-    sg = graph_for(model, max_states) if (model.liveness or graphs is not None) else None
-    if graphs is not None:
-        graphs.append((model, sg))
-    live = liveness_checks(cls, model, sg, run) if model.liveness else []
-    if model.abstraction is not None:  # unbounded runs with dropped values: liveness only
-        return live
-    result = explore(model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs, cluster=cluster,
-                     checkpoint=checkpoint, resume=resume, fingerprint=fingerprint,
-                     progress=progress.exploring(f"{model.name} [{params}]") if progress else None)
+    here = (jobs or 1) == 1 and cluster is None  # other processes' calls are not seen: assume they ran
+    if ran is not None and not here:
+        ran.update((cls.__name__, n) for n in cls.__countercheck_overrides__)
+    with watching() as seen:
+        sg = graph_for(model, max_states) if (model.liveness or graphs is not None) else None
+        if graphs is not None:
+            graphs.append((model, sg))
+        live = liveness_checks(cls, model, sg, run) if model.liveness else []
+        if model.abstraction is not None:  # unbounded runs with dropped values: liveness only
+            if ran is not None:
+                ran.update(seen)
+            return live
+        result = explore(model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs,
+                         cluster=cluster, checkpoint=checkpoint, resume=resume, fingerprint=fingerprint,
+                         progress=progress.exploring(f"{model.name} [{params}]") if progress else None)
+    if ran is not None:
+        ran.update(seen)
     si = model.info
     checks = [build_check(cls, model, run)] if si.api is not None else []
     for name, out in result.outcomes.items():
@@ -203,6 +218,7 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
             symmetry=result.symmetry, states=result.states, transitions=result.transitions,
             depth=result.depth, seconds=result.seconds, run=run, initial_state=start,
             trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=symmetry,
+            computed=params.computed,
             trace_text=render_trace(model, start, out.trace) if out.trace else [],
             extra={} if result.omission_probability is None else
             {"fingerprint": True, "omission_probability": result.omission_probability}))
@@ -294,11 +310,16 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                 continue
             if mode in ("explore", "all"):
                 graphs: list | None = [] if coverage else None
+                ran: set[tuple[str, str]] = set()
                 for params in points:
                     add(explore_checks(cls, params, symmetry=symmetry, max_states=max_states,
                                        timeout=timeout, run=next(ids), jobs=jobs, progress=progress,
                                        fingerprint=fingerprint, graphs=graphs, cluster=cluster,
-                                       checkpoint=checkpoint, resume=resume))
+                                       checkpoint=checkpoint, resume=resume, ran=ran))
+                missed = never_ran(cls, ran)
+                if missed:
+                    report.warnings.append(override_warning(
+                        cls, missed, f"{len(points)} point{'s' if len(points) != 1 else ''}"))
                 if graphs:
                     from checker.live import coverage_check
                     add([coverage_check(cls, graphs, run=next(ids))])

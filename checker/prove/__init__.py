@@ -323,7 +323,7 @@ def bmc_checks(cls: type, params: Any, k: int, *, smt_timeout: float | None = No
             spec=cls.spec_name, file=p.file if p else si.file, line=p.line if p else si.line,
             params=params.shown(), property=name, kind=o.kind, backend="z3", verdict=o.verdict,
             expected=expected, reason=o.reason, seconds=dt, run=run, depth=k, initial_state=start, trace=o.trace,
-            doc=p.doc if p else "", bug=name in cls.expect_violated,
+            doc=p.doc if p else "", bug=name in cls.expect_violated, computed=params.computed,
             extra={"method": "bmc", "exhausted": exhausted, "obligations": solver.queries,
                    "solver_seconds": round(solver.seconds, 6)})
         if o.trace:

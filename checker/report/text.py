@@ -57,7 +57,8 @@ def check_line(c: Check) -> str:
 def reproduce(c: Check, spec_arg: str | None = None) -> str:
     parts = ["python", "-m", "checker", "verify", spec_arg or c.spec]
     for k, v in c.params.items():
-        parts += ["--set", f"{k}={v}"]
+        if k not in c.computed:  # derived again from the rest when the line is rerun
+            parts += ["--set", f"{k}={v}"]
     if not c.requested_symmetry and c.backend == "explore":
         parts.append("--no-symmetry")
     if c.backend == "simulate":  # the same runs, so the same trace
@@ -139,6 +140,8 @@ def render(report: Report, *, traces: str = "bugs", spec_args: dict[str, str] | 
     for name, spec in report.specs.items():
         out.append(f"{name} models {spec['kernel']}, assuming:")
         out += [f"  - {a}" for a in spec["assumptions"]]
+    for w in getattr(report, "warnings", ()):
+        out.append(f"warning: {w}")
     for e in report.errors if errors else ():
         where = f"{e.file}:{e.line}: " if e.file and e.line else (f"{e.file}: " if e.file else "")
         out.append(f"error: {where}{e.message}")

@@ -43,12 +43,27 @@ class Params:
     Role sizes become CPU-id ranges: ``p.adders`` is ``range(0, p.ncpus)``.
     """
 
-    __slots__ = ("_values", "_roles", "_names")
+    __slots__ = ("_values", "_roles", "_names", "_computed")
 
-    def __init__(self, values: dict[str, int], roles: dict[str, range], names: dict[str, Any] | None = None):
+    def __init__(self, values: dict[str, int], roles: dict[str, range], names: dict[str, Any] | None = None,
+                 computed: tuple[str, ...] = ()):
         object.__setattr__(self, "_values", dict(values))
         object.__setattr__(self, "_roles", dict(roles))
         object.__setattr__(self, "_names", dict(names or {}))  # parameter -> Enum naming its values
+        # derived parameters computed from the others, not set: a reproduce line leaves them out, so that
+        # rerunning it at another value of what they derive from derives them again
+        object.__setattr__(self, "_computed", tuple(computed))
+
+    def __getstate__(self) -> tuple:
+        return (self._values, self._roles, self._names, self._computed)
+
+    def __setstate__(self, state: tuple) -> None:
+        for k, v in zip(self.__slots__, state):
+            object.__setattr__(self, k, v)
+
+    @property
+    def computed(self) -> tuple[str, ...]:
+        return self._computed
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -145,6 +160,10 @@ class Spec:
         cls.abstract = abstract
         cls.expect_violated = tuple(expect_violated)
         cls.spec_name = name or _snake(cls.__name__)
+        from checker.overrides import instrument
+
+        # A bug spec's overrides report whether they ran while it was explored (checker.overrides).
+        cls.__countercheck_overrides__ = instrument(cls, Spec) if expect_violated and not abstract else ()
         cls.__countercheck_info__ = _collect(cls, tuple(expect_violated), tuple(expect_holds))
 
     def __init__(self, **params: int):
@@ -395,7 +414,7 @@ def _add_word_check(si: SpecInfo, cls: type) -> None:
             continue
         try:
             f = inspect.getsourcefile(base)
-        except TypeError:
+        except (TypeError, OSError):  # a class typed at the prompt: no source to read
             f = None
         if f:
             b, w, sh = _scan_source(f)
@@ -510,7 +529,8 @@ def resolve_params(cls: type, given: dict[str, Any]) -> Params:
         size = ordered[role.count] if isinstance(role.count, str) else role.count
         roles[rname] = range(base, base + size)
         base += size
-    return Params(ordered, roles, {n: p.names for n, p in si.params.items() if p.names is not None})
+    return Params(ordered, roles, {n: p.names for n, p in si.params.items() if p.names is not None},
+                  tuple(n for n, p in si.params.items() if p.derived and n not in given))
 
 
 def iter_specs(obj: Any) -> Iterator[type]:
