@@ -60,6 +60,10 @@ S32 = IntType("s32", 32, True)
 S64 = IntType("s64", 64, True)
 U32 = IntType("u32", 32, False)
 U64 = IntType("u64", 64, False)
+#: C's ``long`` and ``unsigned long`` (and a pointer's width): 64 bits, or 32 in a spec's
+#: ``Bits`` parameter's 32-bit points (checker.kernel.tearing).
+LONG = IntType("long", 64, True)
+ULONG = IntType("unsigned long", 64, False)
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,10 @@ class PerN:
     kind = "per-n"
 
     def __init__(self, model: Model):
+        if model.tearing:
+            raise SpecError(f"{model.name} at {model.params}: a 32-bit kernel's accesses in halves "
+                            f"(checker.kernel.tearing) are explorer-only; check this point with --mode explore",
+                            file=model.info.file, line=model.info.line)
         self.model = model
         self.cls = model.cls
         self.ncpus_total = model.ncpus_total

@@ -59,15 +59,17 @@ class Model:
         self.assumptions = all_assumptions(cls)
         self.spec_files = _spec_files(cls)
 
+        from checker.kernel import tearing
+
         self.var_names = tuple(si.vars)
-        self.vars = si.vars
+        self.vars = tearing.resolve_types(si, params)  # LONG is 32 bits on a 32-bit kernel
         self.index = {n: i for i, n in enumerate(self.var_names)}
         self.percpu = frozenset(n for n, v in si.vars.items() if v.kind == "percpu")
         self.arrays = {n: (params.as_dict()[v.length] if isinstance(v.length, str) else v.length)
                        for n, v in si.vars.items() if v.kind == "array"}
         #: Variables stored as tuples: per-CPU ones and arrays.
         self.tupled = self.percpu | frozenset(self.arrays)
-        self._wrap = {n: v.type for n, v in si.vars.items() if v.overflow == "wrap" and v.type.bits is not None}
+        self._wrap = {n: v.type for n, v in self.vars.items() if v.overflow == "wrap" and v.type.bits is not None}
         self._bools = frozenset(n for n, v in si.vars.items() if isinstance(v.type, BoolType))
         #: Variables whose type names its values (Enum, Bool, CpuId): a value outside is a step
         #: that ran where it should not, almost always a missing condition in its guard.
@@ -81,6 +83,11 @@ class Model:
 
         live = [a for a in si.actions.values() if a.applies is None or a.applies(params)]
         self.actions = tuple(self._compile_action(i, a) for i, a in enumerate(live))
+        bits = tearing.bits_param(si)
+        #: A 32-bit point: plain 64-bit accesses in halves (checker.kernel.tearing), explorer only.
+        self.tearing = bits is not None and getattr(params, bits) == 32
+        if self.tearing:
+            self.actions = tearing.split(self, self.actions)
         props = [self._compile_property(p) for p in si.properties.values()
                  if p.applies is None or p.applies(params)]
         self.overflow_property = self._overflow_property()

@@ -266,6 +266,9 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
     _guard_irq_actions(si)
     _add_uninit_check(si, cls)
     _add_word_check(si, cls)
+    from checker.kernel.tearing import add_ghosts
+
+    add_ghosts(si)  # a spec with a Bits parameter: the slots of 32-bit accesses in halves
     _add_context_check(si)
 
     names: dict[str, str] = {}
