@@ -124,3 +124,55 @@ def test_atomic64_and_long_stay_whole_and_the_z3_backend_refuses_a_32_bit_point(
     assert Model(Longs(bits=64)).vars["width"].type.bits == 64
     with pytest.raises(SpecError, match="32-bit kernel's accesses in halves.*explorer-only"):
         bmc_checks(TornCount, TornCount(bits=32).params, 3)
+
+
+class TornPercpu(Spec):
+    """mm/percpu on a 32-bit kernel: a 64-bit this_cpu_add() on the owner's slot, read by its owner and
+    summed by another CPU (``*per_cpu_ptr(p, cpu)``, as percpu_counter_sum reads)."""
+
+    kernel = "a test of 32-bit tearing of per-CPU values"
+    bits = Bits()
+    adders = Role(1)
+    summers = Role(1)
+    local = PerCpu(BELOW, type=S64, role="adders")
+    added = PerCpu(0, role="adders")
+    own = PerCpu(-1, role="adders", doc="this_cpu_read() after the add")
+    seen = PerCpu(-1, role="summers")
+
+    @action(role="adders")
+    def add(s, cpu):
+        """this_cpu_add(*p, 1)"""
+        return when(s.added[cpu] == 0, local={cpu: s.local[cpu] + 1}, added={cpu: 1})
+
+    @action(role="adders")
+    def read_own(s, cpu):
+        """this_cpu_read(*p)"""
+        return when(s.own[cpu] == -1, own={cpu: s.local[cpu]})
+
+    @action(role="summers")
+    def sum(s, cpu):
+        """*per_cpu_ptr(p, 0)"""
+        return when(s.seen[cpu] == -1, seen={cpu: s.local[0]})
+
+    @terminal
+    def done(s):
+        return And(s.added[0] == 1, s.own[0] != -1, s.seen[1] != -1)
+
+    @invariant
+    def values_held(s):
+        return And(*[(x == -1) | (x == BELOW) | (x == BELOW + 1) == 1 for x in (s.own[0], s.seen[1])])
+
+
+def test_a_64_bit_this_cpu_op_is_whole_to_its_cpu_and_two_stores_to_a_remote_reader():
+    from checker.explore.graph import build_graph
+
+    assert verdicts(explore(Model(TornPercpu(bits=64))))["values_held"] == "holds"
+    m = Model(TornPercpu(bits=32))
+    r = explore(m)
+    assert r.outcomes["values_held"].verdict == "violated"
+    assert [st.action for st in r.outcomes["values_held"].trace] == ["add.store_lo", "sum"]
+    g = build_graph(m)
+    own = {g.state(n)[m.index["own"]][0] for n in g.graph.nodes}
+    seen = {g.state(n)[m.index["seen"]][1] for n in g.graph.nodes}
+    assert own == {-1, BELOW, BELOW + 1}  # the owner never sees half of its own store
+    assert seen == {-1, BELOW, BELOW + 1, 0, (1 << 33) - 1}  # a remote reader sees either half first

@@ -61,9 +61,9 @@ def bits_param(si: Any) -> str | None:
 
 
 def candidates(si: Any) -> list[str]:
-    """Shared variables that a 32-bit kernel accesses in halves."""
-    return [n for n, v in si.vars.items() if v.kind == "shared" and v.type.bits == 64 and not v.atomic
-            and v.type not in (LONG, ULONG) and not n.startswith("_")]
+    """Shared and per-CPU variables that a 32-bit kernel accesses in halves."""
+    return [n for n, v in si.vars.items() if v.kind in ("shared", "percpu") and v.type.bits == 64
+            and not v.atomic and v.type not in (LONG, ULONG) and not n.startswith("_")]
 
 
 def add_ghosts(si: Any) -> None:
@@ -129,8 +129,11 @@ def split(model: Any, compiled: tuple) -> tuple:
         cpu = act.cpus[0]
         r = act.info.fn(rec(s), cpu, *act.choices[0]) if cpu is not None else act.info.fn(rec(s), *act.choices[0])
         writes = set(r.updates) if isinstance(r, Step) else set()
-        stored = [n for n in names if n in writes]
-        loaded = [n for n in names if n in reads and n not in writes]
+        percpu = model.percpu
+        # a per-CPU slot: its owner's store is split (this_cpu_write: whole to its own CPU, which takes no
+        # step in between, but two stores to a remote reader); a load of one stays whole (see the guide)
+        stored = [n for n in names if n in writes and (n not in percpu or _own_slot(r.updates[n], cpu))]
+        loaded = [n for n in names if n in reads and n not in writes and n not in percpu]
         if cpu is None or not (stored or loaded):
             out.append(act)
             continue
@@ -167,6 +170,24 @@ def _recording(model: Any, reads: set[str]) -> Any:
     return type("Recording", (model.state_cls,), ns)
 
 
+def _own_slot(update: Any, cpu: Any) -> bool:
+    return isinstance(update, dict) and list(update) == [cpu]
+
+
+def _get(s: tuple, v: str, cpu: int, percpu: bool) -> Any:
+    x = getattr(s, v)
+    return x[cpu] if percpu else x
+
+
+def _new(r: Step, v: str, cpu: int, percpu: bool) -> int:
+    x = r.updates[v]
+    return int(x[cpu] if percpu else x)
+
+
+def _put(v: str, value: int, cpu: int, percpu: bool) -> dict[str, Any]:
+    return {v: {cpu: value} if percpu else value}
+
+
 def _blocked(fn: Any, pending: list[str]) -> Any:
     def step(s: tuple, cpu: int, *args: Any) -> Any:
         if any(getattr(s, p)[cpu] for p in pending):
@@ -179,16 +200,18 @@ def _first(model: Any, fn: Any, v: str, kind: str, order: int) -> Any:
     t = model.vars[v].type
     code = 1 + order + (0 if kind == "store" else 2)
 
+    per = v in model.percpu
+
     def first(s: tuple, cpu: int, *args: Any) -> Any:
         r = fn(s, cpu, *args)
         if r is DISABLED or not isinstance(r, Step):
             return r
-        old = getattr(s, v)
+        old = _get(s, v, cpu, per)
         if kind == "load":  # the half read now; the other half is read by the finish
             return Step(r.guard, {f"_tear_{v}": {cpu: code}, f"_half_{v}": {cpu: int(old)}})
-        new = int(r.updates[v])
+        new = _new(r, v, cpu, per)
         half = _combine(0, old, new, t) if order == 0 else _combine(0, new, old, t)
-        return Step(r.guard, {v: half, f"_tear_{v}": {cpu: code}, f"_half_{v}": {cpu: int(old)}})
+        return Step(r.guard, {**_put(v, half, cpu, per), f"_tear_{v}": {cpu: code}, f"_half_{v}": {cpu: int(old)}})
     return first
 
 
@@ -196,13 +219,15 @@ def _finish(model: Any, fn: Any, v: str, kind: str) -> Any:
     t = model.vars[v].type
     codes = (1, 2) if kind == "store" else (3, 4)
 
+    per = v in model.percpu
+
     def finish(s: tuple, cpu: int, *args: Any) -> Any:
         code = getattr(s, f"_tear_{v}")[cpu]
         if code not in codes:
             return DISABLED
         order = (code - 1) % 2
         saved = getattr(s, f"_half_{v}")[cpu]
-        now = getattr(s, v)
+        now = _get(s, v, cpu, per)
         clear = {f"_tear_{v}": {cpu: 0}, f"_half_{v}": {cpu: 0}}
         if kind == "load":
             # the first half from the first load, the other half as it is now
@@ -211,12 +236,12 @@ def _finish(model: Any, fn: Any, v: str, kind: str) -> Any:
             if r is DISABLED or not isinstance(r, Step) or not r.guard:
                 return Step(True, clear)
             return Step(True, {**r.updates, **clear})
-        r = fn(_replace(s, model, {v: saved}), cpu, *args)  # the values the store was computed from
+        r = fn(_replace(s, model, _put(v, saved, cpu, per)), cpu, *args)  # the values the store was computed from
         if r is DISABLED or not isinstance(r, Step):
             return Step(True, clear)
-        new = int(r.updates[v])
+        new = _new(r, v, cpu, per)
         # the second half into the word as it is now (a racing store's first half stays, as in memory)
         whole = _combine(0, new, now, t) if order == 0 else _combine(0, now, new, t)
-        return Step(True, {**r.updates, v: whole, **clear})
+        return Step(True, {**r.updates, **_put(v, whole, cpu, per), **clear})
     return finish
 
