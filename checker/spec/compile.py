@@ -86,6 +86,8 @@ class Model:
         bits = tearing.bits_param(si)
         #: A 32-bit point: plain 64-bit accesses in halves (checker.kernel.tearing), explorer only.
         self.tearing = bits is not None and getattr(params, bits) == 32
+        #: The spec's own steps (the load-time checks run these; the engines run ``actions``).
+        self.spec_actions = self.actions
         if self.tearing:
             self.actions = tearing.split(self, self.actions)
         props = [self._compile_property(p) for p in si.properties.values()

@@ -83,7 +83,7 @@ def lint(model: Model) -> None:
 
     s = symbolic_state(model, checked=True)
     name = model.cls.__name__
-    for act in model.actions:
+    for act in model.spec_actions:  # the spec's own steps, not those the engine derives (32-bit halves)
         for cpu in act.cpus:
             for args in act.choices:
                 what = f"{name}.{act.info.name}"

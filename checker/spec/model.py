@@ -186,7 +186,14 @@ def all_assumptions(cls: type) -> tuple[str, ...]:
         for a in base.__dict__.get("assumptions", ()):
             if a not in extra:
                 extra.append(a)
-    return DEFAULT_ASSUMPTIONS + tuple(extra)
+    base = DEFAULT_ASSUMPTIONS
+    from checker.kernel.tearing import bits_param
+
+    name = bits_param(info(cls)) if hasattr(cls, "__countercheck_info__") else None
+    if name is not None:  # the word size is a parameter: the 64-bit assumption is replaced
+        base = (base[0], f"64-bit or 32-bit kernel ({name}=64|32: on 32, a plain 64-bit load or store is two "
+                         f"32-bit accesses, atomic64_t and local64_t stay whole)") + base[2:]
+    return base + tuple(extra)
 
 
 def decl_line(cls: type, name: str) -> int | None:
