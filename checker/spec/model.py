@@ -376,12 +376,12 @@ def _add_uninit_check(si: SpecInfo, cls: type) -> None:
 
 
 _BIT_OPS = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
-_WORD_NAMES = frozenset(("U32", "S32", "U64", "S64", "IntType"))
+_WORD_NAMES = frozenset(("U32", "S32", "U64", "S64"))
 _scanned: dict[str, tuple[bool, bool, tuple[int, ...]]] = {}
 
 
 def _scan_source(file: str) -> tuple[bool, bool, tuple[int, ...]]:
-    """Whether a spec file's functions use bit operators on non-constants, name a word type, and where
+    """Whether a spec file's functions use bit operators on non-constants, cast to a word type, and where
     they shift. Read once per file: a syntactic test, so that a spec without bit operators keeps
     the explorer's plain-int reads (the fast path) and no extra variable."""
     hit = _scanned.get(file)
@@ -395,8 +395,8 @@ def _scan_source(file: str) -> tuple[bool, bool, tuple[int, ...]]:
         return _scanned[file]
     bits, words, shifts = False, False, set()
     for fn in ast.walk(tree):
-        if isinstance(fn, ast.Name) and fn.id in _WORD_NAMES:
-            words = True
+        if isinstance(fn, ast.Call) and isinstance(fn.func, ast.Name) and fn.func.id in _WORD_NAMES:
+            words = True  # a cast, U64(1): a word without a typed variable
         if not isinstance(fn, (ast.FunctionDef, ast.Lambda)):
             continue
         for n in ast.walk(fn):
