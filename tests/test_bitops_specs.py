@@ -251,3 +251,21 @@ def test_a_u32_word_is_refused_by_the_promela_export_naming_why():
 
     with pytest.raises(NotExportable, match="unsigned 32-bit word"):
         export_promela(Model(TreeCarry(ncpus=1)))
+
+
+def test_true_division_on_a_state_value_says_use_floor_division_at_load():
+    class Halves(Spec):
+        kernel = "a test"
+        x = Shared(4)
+
+        @action
+        def halve(s):
+            return when(s.x > 1, x=s.x / 2)
+
+        @terminal
+        def done(s):
+            return s.x <= 1
+
+    with pytest.raises(SpecError, match=r"Halves.halve: `return when\(s.x > 1, x=s.x / 2\)`: `/` is true "
+                                        r"division.*Write `//`"):
+        lint(Model(Halves()))

@@ -127,7 +127,11 @@ def split(model: Any, compiled: tuple) -> tuple:
         reads: set[str] = set()
         rec = _recording(model, reads)
         cpu = act.cpus[0]
-        r = act.info.fn(rec(s), cpu, *act.choices[0]) if cpu is not None else act.info.fn(rec(s), *act.choices[0])
+        try:
+            r = act.info.fn(rec(s), cpu, *act.choices[0]) if cpu is not None else act.info.fn(rec(s), *act.choices[0])
+        except Exception:  # code that only runs on numbers: the load-time checks report it, with its line
+            out.append(act)
+            continue
         writes = set(r.updates) if isinstance(r, Step) else set()
         percpu = model.percpu
         # a per-CPU slot: its owner's store is split (this_cpu_write: whole to its own CPU, which takes no
