@@ -176,3 +176,59 @@ def test_a_64_bit_this_cpu_op_is_whole_to_its_cpu_and_two_stores_to_a_remote_rea
     seen = {g.state(n)[m.index["seen"]][1] for n in g.graph.nodes}
     assert own == {-1, BELOW, BELOW + 1}  # the owner never sees half of its own store
     assert seen == {-1, BELOW, BELOW + 1, 0, (1 << 33) - 1}  # a remote reader sees either half first
+
+
+from checker import IRQS_OFF, Param  # noqa: E402
+
+
+class TornInIrq(Spec):
+    """A plain s64 store by a task and a read by an interrupt handler on the same CPU: between the
+    two halves the handler can run, unless the store is inside local_irq_save()/restore()."""
+
+    kernel = "a test of 32-bit tearing against an interrupt on the storing CPU"
+    bits = Bits()
+    irqsave = Param(0, domain=(0, 1), explore=(0, 1))
+    cpus = Role(1)
+    count = Shared(BELOW, type=S64)
+    irqs = PerCpu(0, type=IRQS_OFF, role="cpus")
+    pc = PerCpu(0, role="cpus")
+    seen = Shared(-1)
+
+    @action(role="cpus")
+    def save(s, cpu):
+        """local_irq_save(flags) (irqsave=1), or nothing"""
+        return when(s.pc[cpu] == 0, irqs={cpu: s.irqsave}, pc={cpu: 1})
+
+    @action(role="cpus")
+    def store(s, cpu):
+        """count++"""
+        return when(s.pc[cpu] == 1, count=s.count + 1, pc={cpu: 2})
+
+    @action(role="cpus")
+    def restore(s, cpu):
+        """local_irq_restore(flags)"""
+        return when(s.pc[cpu] == 2, irqs={cpu: 0}, pc={cpu: 3})
+
+    @action(role="cpus", irq=True)
+    def tick(s, cpu):
+        """the handler reads count"""
+        return when(s.seen == -1, seen=s.count)
+
+    @invariant
+    def handler_reads_a_value_held(s):
+        return (s.seen == -1) | (s.seen == BELOW) | (s.seen == BELOW + 1) == 1
+
+    @terminal
+    def done(s):
+        return s.pc[0] == 3
+
+
+@pytest.mark.parametrize("irqsave, verdict", [(0, "violated"), (1, "holds")])
+def test_an_interrupt_sees_half_a_store_unless_interrupts_are_off(irqsave, verdict):
+    r = explore(Model(TornInIrq(bits=32, irqsave=irqsave)))
+    assert r.outcomes["handler_reads_a_value_held"].verdict == verdict
+    if verdict == "violated":
+        assert [st.action for st in r.outcomes["handler_reads_a_value_held"].trace] == [
+            "save", "store.store_lo", "tick.load_lo", "tick.finish"]
+    assert explore(Model(TornInIrq(bits=64, irqsave=irqsave))).outcomes[
+        "handler_reads_a_value_held"].verdict == "holds"

@@ -17,8 +17,10 @@ in halves, and the engine, not the spec, writes the extra steps:
   reads the other half as it is then and runs the action on the combined
   value (a torn value if a store came between); where the action is not
   enabled on what it read, the finish only ends the access;
-- between its two steps a CPU takes no other step (it is in the middle of
-  one instruction sequence); other CPUs run freely.
+- between its two steps the CPU's task takes no other step (it is in the
+  middle of one instruction sequence); other CPUs run freely, and so does an
+  interrupt handler on that CPU (``@action(irq=True)``, while interrupts
+  are on) except inside a per-CPU word's store (``this_cpu_*`` is irq-safe).
 
 The first step records, in two hidden per-CPU ghosts per variable
 (``_tear_v``: which access and order, ``_half_v``: the old value for a
@@ -148,11 +150,16 @@ def split(model: Any, compiled: tuple) -> tuple:
             out.append(CompiledAction(len(out), info, act.cpus, act.arg_names, act.choices))
         info = _step_info(act.info, f"{act.info.name}.finish", _finish(model, act.info.fn, v, kind))
         out.append(CompiledAction(len(out), info, act.cpus, act.arg_names, act.choices))
-    # A CPU in the middle of an access takes only that access's finish.
+    # A CPU in the middle of an access takes only that access's finish; an interrupt handler on it may
+    # still run between the two halves of a plain store (two instructions, interrupts on), but not inside
+    # a this_cpu op on a per-CPU word (irq-safe on 32-bit: whole to its own CPU).
     pending = [f"_tear_{n}" for n in names]
+    own = [f"_tear_{n}" for n in names if n in model.percpu]
     final = []
     for a in out:
-        fn = a.info.fn if a.info.name.endswith(".finish") or a.cpus == (None,) else _blocked(a.info.fn, pending)
+        wait = own if a.info.irq else pending
+        fn = a.info.fn if a.info.name.endswith(".finish") or a.cpus == (None,) or not wait \
+            else _blocked(a.info.fn, wait)
         final.append(CompiledAction(len(final), _step_info(a.info, a.info.name, fn), a.cpus, a.arg_names,
                                     a.choices))
     return tuple(final)
