@@ -80,3 +80,25 @@ def warning(cls: type, names: list[str], where: str) -> str:
             f"{'it' if len(names) == 1 else 'they'} never ran while it was explored ({where}): the bug it plants "
             f"is not in the states checked. An action that never returns an enabled step, or a helper called "
             f"as {base}.{names[0]}(s, ...), bypasses the override; call a helper as s.spec.{names[0]}(s, ...)")
+
+
+def removed_steps(model: Any, names: tuple[str, ...]) -> list[str]:
+    """Overriding actions that remove the step (``return when(False)``: the bug is a missing call):
+    they never run by design, so they are not reported."""
+    from checker.spec.declare import DISABLED
+    from checker.spec.lint import symbolic_state
+
+    out = []
+    s = None
+    for act in model.spec_actions:
+        if act.info.name not in names:
+            continue
+        s = s if s is not None else symbolic_state(model)
+        cpu, args = act.cpus[0], act.choices[0]
+        try:
+            r = act.info.fn(s, cpu, *args) if cpu is not None else act.info.fn(s, *args)
+        except Exception:
+            continue
+        if r is DISABLED:
+            out.append(act.info.name)
+    return out

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from checker.errors import CheckerError, SpecError, UsageError
 from checker.explore import DEADLOCK, explore
-from checker.overrides import never_ran, warning as override_warning
+from checker.overrides import never_ran, removed_steps, warning as override_warning
 from checker.result import HOLDS, VERDICTS, Check, Step
 from checker.report.progress import Progress
 from checker.report.trace import render_trace
@@ -193,6 +193,8 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
     here = (jobs or 1) == 1 and cluster is None  # other processes' calls are not seen: assume they ran
     if ran is not None and not here:
         ran.update((cls.__name__, n) for n in cls.__countercheck_overrides__)
+    if ran is not None:
+        ran.update((cls.__name__, n) for n in removed_steps(model, cls.__countercheck_overrides__))
     with watching() as seen:
         sg = graph_for(model, max_states) if (model.liveness or graphs is not None) else None
         if graphs is not None:

@@ -134,3 +134,14 @@ def test_an_override_that_runs_gives_no_warning():
     report = verify([Runs], mode="explore")
     assert next(c for c in report.checks if c.property == "small").verdict == "violated"
     assert report.warnings == []
+
+
+def test_an_override_that_removes_a_step_is_not_warned_about():
+    class Removed(Base, expect_violated=("small",)):
+        """The bug is a missing call: the step is gone (grouped_destroy_interior's pattern)."""
+
+        @action(role="cpus")
+        def reset(s, cpu):
+            return when(False)
+
+    assert verify([Removed], mode="explore").warnings == []
