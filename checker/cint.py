@@ -254,8 +254,6 @@ def cast(t: IntType, v: Any) -> Any:
         raise WordRuleError(f"{t!r}(...) is not a cast: only a type with a width converts a value")
     if v.__class__ is bool or isinstance(v, int):
         return word(t.wrap(int(v)), t)
-    from checker.symbolic.term import Sym  # a symbolic value: the cast as a term
-
-    if isinstance(v, Sym):
+    if hasattr(v, "cast"):  # a symbolic value (checker.symbolic.term.Sym): the cast as a term
         return v.cast(t)
     raise WordRuleError(f"{t.name}({v!r}): not an integer")

@@ -35,6 +35,7 @@ only: the Z3 backend and the Promela export refuse a 32-bit point.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 from checker.spec.declare import DISABLED, ActionInfo, Ghost, Step
@@ -117,7 +118,6 @@ def _replace(s: tuple, model: Any, updates: dict[str, Any]) -> tuple:
 
 def split(model: Any, compiled: tuple) -> tuple:
     """The actions at a 32-bit point: each that loads or stores a tearing variable in its steps."""
-    from checker.spec.compile import CompiledAction
     from checker.spec.lint import symbolic_state
 
     names = candidates(model.info)
@@ -147,9 +147,9 @@ def split(model: Any, compiled: tuple) -> tuple:
         for order in (0, 1):
             info = _step_info(act.info, f"{act.info.name}.{kind}_{HALVES[order]}",
                               _first(model, act.info.fn, v, kind, order))
-            out.append(CompiledAction(len(out), info, act.cpus, act.arg_names, act.choices))
+            out.append(dataclasses.replace(act, index=len(out), info=info))
         info = _step_info(act.info, f"{act.info.name}.finish", _finish(model, act.info.fn, v, kind))
-        out.append(CompiledAction(len(out), info, act.cpus, act.arg_names, act.choices))
+        out.append(dataclasses.replace(act, index=len(out), info=info))
     # A CPU in the middle of an access takes only that access's finish; an interrupt handler on it may
     # still run between the two halves of a plain store (two instructions, interrupts on), but not inside
     # a this_cpu op on a per-CPU word (irq-safe on 32-bit: whole to its own CPU).
@@ -160,14 +160,11 @@ def split(model: Any, compiled: tuple) -> tuple:
         wait = own if a.info.irq else pending
         fn = a.info.fn if a.info.name.endswith(".finish") or a.cpus == (None,) or not wait \
             else _blocked(a.info.fn, wait)
-        final.append(CompiledAction(len(final), _step_info(a.info, a.info.name, fn), a.cpus, a.arg_names,
-                                    a.choices))
+        final.append(dataclasses.replace(a, index=len(final), info=_step_info(a.info, a.info.name, fn)))
     return tuple(final)
 
 
 def _step_info(info: ActionInfo, name: str, fn: Any) -> ActionInfo:
-    import dataclasses
-
     return dataclasses.replace(info, name=name, fn=fn)
 
 
