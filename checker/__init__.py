@@ -8,7 +8,7 @@ from checker.expr import And, AllOf, AnyOf, Count, If, Implies, Max, Min, Not, O
 from checker.spec.declare import (Abstraction, Array, PerTask, Task, Between, Fill, Ghost, Uninit, Lock, Param, PerCpu, Role, Shared, action,
                                   eventually, invariant, leads_to, sometimes, terminal, when, witness)
 from checker.spec.model import Spec
-from checker.types import NOBODY, S32, S64, U32, U64, Bool, CpuId, Enum, Int
+from checker.types import NOBODY, S32, S64, U32, U64, Bool, CpuId, Enum, Int, IntType
 from checker.explore import explore
 from checker.kernel.context import BH_OFF, IRQS_OFF, MIGRATE_DISABLED, PREEMPT_COUNT
 from checker.kernel.tasks import PREEMPT
@@ -17,6 +17,6 @@ __all__ = [
     "Spec", "Uninit", "Array", "Between", "Fill", "Param", "Shared", "PerCpu", "Ghost", "Lock", "Role", "Task", "PerTask", "action", "invariant", "sometimes",
     "eventually", "leads_to", "Abstraction",
     "terminal", "when", "witness", "If", "And", "Or", "Not", "Implies", "Max", "Min", "Sum", "Count", "AllOf",
-    "AnyOf", "Select", "Int", "S32", "S64", "U32", "U64", "Bool", "CpuId", "Enum", "NOBODY",
+    "AnyOf", "Select", "Int", "IntType", "S32", "S64", "U32", "U64", "Bool", "CpuId", "Enum", "NOBODY",
     "IRQS_OFF", "PREEMPT_COUNT", "MIGRATE_DISABLED", "BH_OFF", "PREEMPT", "explore", "CheckerError", "SpecError", "SymmetryError", "UsageError",
 ]

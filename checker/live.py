@@ -39,7 +39,7 @@ def liveness_checks(cls: type, model: Model, sg: StateGraph, run: int = 0) -> li
             backend="explore", verdict=out.verdict, expected=p.expect, reason=out.reason, symmetry=False,
             states=sg.graph.number_of_nodes(), transitions=sg.graph.number_of_edges(), depth=None,
             seconds=seconds, run=run, initial_state=start, trace=trace, loop_start=lasso.loop_start if lasso else None,
-            doc=p.doc, bug=p.name in cls.expect_violated, extra=extra,
+            doc=p.doc, bug=p.name in cls.expect_violated, extra=extra, computed=model.params.computed,
             trace_text=render_lasso(model, start, trace, lasso.loop_start, lasso.stops) if lasso else []))
     return checks
 

@@ -88,6 +88,8 @@ class Check:
     #: compiled one was asked for and not used
     engine: str | None = None
     engine_note: str | None = None
+    #: Derived parameters computed from the others at this point (not set): the reproduce line omits them.
+    computed: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def as_expected(self) -> bool:

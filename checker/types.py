@@ -7,6 +7,7 @@ wrap an overflow and the Z3 backend can choose integers or bit-vectors
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,12 @@ class IntType:
     def show(self, v: int) -> str:
         return str(v)
 
+    def __call__(self, v: Any) -> Any:
+        """``U64(x)``: C's cast ``(u64)x``, a word of this type (see checker.cint) on every backend."""
+        from checker.cint import cast
+
+        return cast(self, v)
+
     def __repr__(self) -> str:
         return self.name
 
@@ -53,6 +60,10 @@ S32 = IntType("s32", 32, True)
 S64 = IntType("s64", 64, True)
 U32 = IntType("u32", 32, False)
 U64 = IntType("u64", 64, False)
+#: C's ``long`` and ``unsigned long`` (and a pointer's width): 64 bits, or 32 in a spec's
+#: ``Bits`` parameter's 32-bit points (checker.kernel.tearing).
+LONG = IntType("long", 64, True)
+ULONG = IntType("unsigned long", 64, False)
 
 
 @dataclass(frozen=True)

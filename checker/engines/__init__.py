@@ -66,6 +66,8 @@ class Request:
     graphs: list | None = None
     #: Told what the user should know before the engine's result (a point out of reach); None: nobody.
     warn: Callable[[str], None] | None = None
+    #: Filled by the explore engine: (class, method) of a bug spec's overrides that ran (checker.overrides).
+    ran: set | None = None
 
 
 class Engine(Protocol):

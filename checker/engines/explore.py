@@ -61,6 +61,7 @@ class ExploreEngine:
             jobs=request.runner.jobs, cluster=request.runner.cluster, checkpoint=request.runner.checkpoint,
             resume=request.runner.resume, progress=request.progress, fingerprint=o.get("fingerprint", False),
             graphs=request.graphs, explorer_name=o.get("explorer", DEFAULT_EXPLORER), warn=request.warn,
+            ran=request.ran,
             engine=o.get("engine", "interpreted"), max_memory=request.limits.max_memory)
 
 
@@ -69,12 +70,15 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
                    checkpoint: Any = None, resume: bool = False, progress: Any = None,
                    fingerprint: bool = False, graphs: list | None = None,
                    explorer_name: str = DEFAULT_EXPLORER, warn: Callable[[str], None] | None = None,
-                   engine: str = "interpreted", max_memory: int | None = None) -> list[Check]:
+                   engine: str = "interpreted", max_memory: int | None = None,
+                   ran: set[tuple[str, str]] | None = None) -> list[Check]:
     """Explore one spec at one parameter point; one Check per property. Liveness properties are
     checked on the unreduced state graph, which ``graphs`` (for coverage) also collects. ``warn`` is
-    told, before the search starts, when the point looks out of the explorer's reach."""
+    told, before the search starts, when the point looks out of the explorer's reach. ``ran``
+    collects the bug spec's overrides that ran (checker.overrides)."""
     from checker.engines.estimate import out_of_reach
     from checker.live import graph_for, liveness_checks
+    from checker.overrides import removed_steps, watching
 
     model = Model(cls, params)
     if warn is not None and max_states is None:  # with a state limit the run ends anyway
@@ -82,20 +86,31 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
         if why:
             warn(why)
     lint(model)
-    sg = graph_for(model, max_states) if (model.liveness or graphs is not None) else None
-    if graphs is not None:
-        graphs.append((model, sg))
-    live = liveness_checks(cls, model, sg, run) if model.liveness else []
-    if model.abstraction is not None:  # unbounded runs with dropped values: liveness only
-        return live
-    t0 = time.perf_counter()
-    try:
-        result = explorer(explorer_name)(
-            model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs, cluster=cluster,
-            checkpoint=checkpoint, resume=resume, fingerprint=fingerprint, engine=engine, max_memory=max_memory,
-            progress=progress.exploring(f"{model.name} [{params}]") if progress else None)
-    except MemoryError:  # the search's states are gone with its frame: every check is undecided
-        result = out_of_memory(model, symmetry, time.perf_counter() - t0)
+    overrides = getattr(cls, "__countercheck_overrides__", ())
+    if ran is not None:
+        ran.update((cls.__name__, n) for n in removed_steps(model, overrides))
+    with watching() as seen:
+        sg = graph_for(model, max_states) if (model.liveness or graphs is not None) else None
+        if graphs is not None:
+            graphs.append((model, sg))
+        live = liveness_checks(cls, model, sg, run) if model.liveness else []
+        if model.abstraction is not None:  # unbounded runs with dropped values: liveness only
+            if ran is not None:
+                ran.update(seen)
+            return live
+        t0 = time.perf_counter()
+        try:
+            result = explorer(explorer_name)(
+                model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs, cluster=cluster,
+                checkpoint=checkpoint, resume=resume, fingerprint=fingerprint, engine=engine,
+                max_memory=max_memory, progress=progress.exploring(f"{model.name} [{params}]") if progress else None)
+        except MemoryError:  # the search's states are gone with its frame: every check is undecided
+            result = out_of_memory(model, symmetry, time.perf_counter() - t0)
+    if ran is not None:
+        ran.update(seen)
+        # Calls made in other processes or in generated C are not seen here: assume those overrides ran.
+        if (jobs or 1) > 1 or cluster is not None or result.engine == "compiled":
+            ran.update((cls.__name__, n) for n in overrides)
     si = model.info
     checks = [build_check(cls, model, run)] if si.api is not None else []
     for name, out in result.outcomes.items():
@@ -118,7 +133,7 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
             symmetry=result.symmetry, states=result.states, transitions=result.transitions,
             depth=result.depth, seconds=result.seconds, run=run, initial_state=start,
             trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=symmetry,
-            trace_text=_trace_text(model, start, out), extra=extra,
+            trace_text=_trace_text(model, start, out), extra=extra, computed=params.computed,
             engine=result.engine, engine_note=result.engine_note))
     return checks + live
 

@@ -166,7 +166,7 @@ class _Exporter:
         self._claims = self._properties()
         steps = self._steps()
         everything = self._check(None)  # in each initial state
-        terminal = self._print(to_z3_bool(m.terminal(self.s)), f"the terminal predicate {m.terminal.__name__}")
+        terminal = self._print(self.pern.terminal(self.s), f"the terminal predicate {m.terminal.__name__}")
         assertions = {c.name: (c.prop, c.kind) for c in self._claims}
         lines = self._header(assertions)
         lines += self._declarations()

@@ -109,10 +109,68 @@ class Printer:
         if k == z3.Z3_OP_UMINUS:
             return f"(-{p(kids[0])})"
         if k == z3.Z3_OP_ITE:
+            signed = _signed_bv2int(kids)
+            if signed is not None:
+                return self._signed(signed)
             return f"({p(kids[0])} -> {p(kids[1])} : {p(kids[2])})"
         if k in (z3.Z3_OP_IDIV, z3.Z3_OP_MOD):
             return self._division(k, kids)
+        if k in _BV_OPS or z3.is_bv(t):
+            return self._bitvector(t, k, kids)
         raise Untranslatable(f"the operation {t.decl().name()!r} (in {_short(t)})")
+
+    # -- C's bit operators (checker.cint's lowering) ------------------------------------------------------
+    # A bit-vector of width n <= 32 is printed as a Promela int: all 32 bits for n = 32 (int is
+    # 32-bit two's complement, and SPIN compiles & | ^ ~ << >> to C's on int, >> arithmetic),
+    # zero-extended for n < 32 (the mask after ~ and << keeps the bits above n clear). Wider words,
+    # and an unsigned 32-bit reading, hold values beyond int: refused.
+    def _bitvector(self, t: z3.ExprRef, k: int, kids: list) -> str:
+        p = self._print
+        if k == z3.Z3_OP_BV2INT:
+            n = kids[0].size()
+            if n >= 32:
+                raise Untranslatable(f"an unsigned {n}-bit word (its values reach beyond Promela's 32-bit int)")
+            return p(kids[0])
+        n = t.size()
+        if n > 32:
+            raise Untranslatable(f"a {n}-bit word (beyond Promela's 32-bit int)")
+        mask = _number((1 << n) - 1) if n < 32 else None
+
+        def masked(x: str) -> str:
+            return f"({x} & {mask})" if mask else x
+
+        if z3.is_bv_value(t):
+            return _number(t.as_signed_long() if n == 32 else t.as_long())
+        if k == z3.Z3_OP_INT2BV:
+            return masked(p(kids[0]))
+        if k in (z3.Z3_OP_BAND, z3.Z3_OP_BOR, z3.Z3_OP_BXOR):
+            return "(" + f" {_BV_OPS[k]} ".join(p(c) for c in kids) + ")"
+        if k == z3.Z3_OP_BNOT:
+            return masked(f"(~{p(kids[0])})")
+        if k == z3.Z3_OP_BSHL:
+            return masked(f"({p(kids[0])} << {p(kids[1])})")
+        if k == z3.Z3_OP_BLSHR:
+            if n == 32:
+                raise Untranslatable("a logical right shift of a 32-bit word (an unsigned 32-bit value is "
+                                     "beyond Promela's int)")
+            return f"({p(kids[0])} >> {p(kids[1])})"
+        if k == z3.Z3_OP_BASHR:
+            x = p(kids[0]) if n == 32 else self._sign_extend(p(kids[0]), n)
+            return masked(f"({x} >> {p(kids[1])})")
+        raise Untranslatable(f"the bit-vector operation {t.decl().name()!r} (in {_short(t)})")
+
+    @staticmethod
+    def _sign_extend(x: str, n: int) -> str:
+        sign = _number(1 << (n - 1))
+        return f"(({x} ^ {sign}) - {sign})"
+
+    def _signed(self, v: z3.ExprRef) -> str:
+        """BV2Int(v, is_signed=True), which z3 builds as If(v < 0, bv2int(v) - 2^n, bv2int(v))."""
+        n = v.size()
+        if n > 32:
+            raise Untranslatable(f"a {n}-bit word (beyond Promela's 32-bit int)")
+        x = self._print(v)
+        return x if n == 32 else self._sign_extend(x, n)
 
     def _beyond_int(self, k: int, kids: list) -> str | None:
         """A comparison with a constant beyond Promela's int (an s64's range in ``no_overflow``) has
@@ -138,6 +196,27 @@ class Printer:
         if k == z3.Z3_OP_IDIV:  # floor division: C truncates towards zero
             return f"({x} >= 0 -> {x} / {d} : ({x} - {d} + 1) / {d})"
         return f"((({x} % {d}) + {d}) % {d})"
+
+
+_BV_OPS = {z3.Z3_OP_BAND: "&", z3.Z3_OP_BOR: "|", z3.Z3_OP_BXOR: "^", z3.Z3_OP_BNOT: "~", z3.Z3_OP_BSHL: "<<",
+           z3.Z3_OP_BLSHR: ">>", z3.Z3_OP_BASHR: ">>", z3.Z3_OP_INT2BV: "int2bv", z3.Z3_OP_BV2INT: "bv2int"}
+
+
+def _signed_bv2int(kids: list) -> z3.ExprRef | None:
+    """``v`` if an If's children are z3's expansion of a signed BV2Int(v): (v <s 0, bv2int(v) - 2^n, bv2int(v))."""
+    c, a, b = kids
+    if c.decl().kind() != z3.Z3_OP_SLT or b.decl().kind() != z3.Z3_OP_BV2INT:
+        return None
+    v = b.children()[0]
+    zero = c.children()[1]
+    if not (c.children()[0].eq(v) and z3.is_bv_value(zero) and zero.as_long() == 0):
+        return None
+    if a.decl().kind() != z3.Z3_OP_SUB or not a.children()[0].eq(b):
+        return None
+    m = a.children()[1]
+    if not (z3.is_int_value(m) and m.as_long() == 1 << v.size()):
+        return None
+    return v
 
 
 def _number(v: int) -> str:
@@ -194,4 +273,6 @@ def shared(terms: list[z3.ExprRef], kids: Kids) -> list[z3.ExprRef]:
 
     for t in terms:
         visit(t)
-    return [n for n in order if uses[n.get_id()] > 1 and kids(n)]
+    # bv2int stays inside its term: z3 writes a signed one as If(v < 0, bv2int(v) - 2^n, bv2int(v)),
+    # which the printer recognises whole (a hoisted 32-bit bv2int alone would be an unsigned reading).
+    return [n for n in order if uses[n.get_id()] > 1 and kids(n) and n.decl().kind() != z3.Z3_OP_BV2INT]

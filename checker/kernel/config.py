@@ -14,7 +14,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from checker.spec.declare import Declaration
+from checker.spec.declare import Declaration, Param
 from checker.types import Enum
 
 #: Options and what each depends on (the part of Kconfig that matters here).
@@ -74,3 +74,17 @@ class Api(Declaration):
                 if config not in self.provides.get(symbol, ()):
                     errors.append(BuildError(site, symbol, config))
         return errors
+
+
+class Bits(Param):
+    """``CONFIG_64BIT``: the kernel's word size, 64 or 32, as a parameter of the spec.
+
+    Under 32 (checker.kernel.tearing): a plain load or store of a 64-bit variable
+    (``S64``/``U64`` declared without ``atomic=True``) is two 32-bit accesses, low
+    and high halves in either order; ``atomic64_*``/``local64_*`` variables stay
+    whole; ``LONG``/``ULONG`` variables are 32 bits wide. Under 64 nothing changes.
+    """
+
+    def __init__(self, default: int = 64, *, explore: tuple[int, ...] | None = (64, 32),
+                 prove: tuple[int, ...] | None = None, doc: str = "CONFIG_64BIT: 64, or 32 for a 32-bit kernel"):
+        super().__init__(default, domain=(32, 64), explore=explore, prove=prove, doc=doc)

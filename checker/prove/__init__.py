@@ -133,9 +133,21 @@ def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout
 def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, emit_dir: Path | None,
                  run: int, progress: Any = None, cluster: str | None = None) -> list[Check]:
     si = info(cls)
-    values, shown, constraints, symbolic = _bind(cls, choice)
     solver = Solver(smt_timeout, emit_dir)
     t0 = time.perf_counter()
+    try:
+        values, shown, constraints, symbolic = _bind(cls, choice)
+    except (SymbolicBranch, SymbolicIndex, TypeError) as e:
+        # A derived parameter computed by Python code that needs a number (``tree(p.ncpus)[1]``): it
+        # cannot be a term of a symbolic range, so each value of the range is a point of its own.
+        if not any(isinstance(c, tuple) or c == "symbolic" for c in choice.values()):
+            raise
+        derived = [n for n, p in si.params.items() if p.derived and choice.get(n) == "default"]
+        why = (f"derives {', '.join(derived) or 'a parameter'} with Python code that needs a number"
+               + (f" ({type(e).__name__}: {e})" if str(e) else ""))
+        tag = cls.spec_name + "." + ".".join(f"{k}={_shown(v)}" for k, v in choice.items())
+        proofs, method, shown = _per_n_fallback(cls, choice, solver, tag, why, progress, cluster)
+        return _proof_checks(cls, proofs, method, shown, time.perf_counter() - t0, run)
     tag = cls.spec_name + "." + ".".join(f"{k}={v}" for k, v in shown.items())
     if symbolic:
         role = next(iter(si.roles), None)
@@ -158,7 +170,13 @@ def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, e
     note = None
     if not symbolic and model.scheduler is not None:
         note = model.scheduler.bounds_note()  # a proof of the task model's bounded scheduler
-    seconds = time.perf_counter() - t0
+    return _proof_checks(cls, proofs, method, shown, time.perf_counter() - t0, run, note)
+
+
+def _proof_checks(cls: type, proofs: dict[str, Proof], method: str, shown: dict[str, Any], seconds: float,
+                  run: int, note: str | None = None) -> list[Check]:
+    """One check per proof; ``note``: the task model's bounds a holding proof is under."""
+    si = info(cls)
     out = []
     for name, pr in proofs.items():
         p = si.properties.get(name)
@@ -310,7 +328,7 @@ def bmc_checks(cls: type, params: Any, k: int, *, smt_timeout: float | None = No
             spec=cls.spec_name, file=p.file if p else si.file, line=p.line if p else si.line,
             params=params.shown(), property=name, kind=o.kind, backend="z3", verdict=o.verdict,
             expected=expected, reason=o.reason, seconds=dt, run=run, depth=k, initial_state=start, trace=o.trace,
-            doc=p.doc if p else "", bug=name in cls.expect_violated,
+            doc=p.doc if p else "", bug=name in cls.expect_violated, computed=params.computed,
             extra={"method": "bmc", "exhausted": exhausted, "obligations": solver.queries,
                    "solver_seconds": round(solver.seconds, 6)})
         note = model.scheduler.bounds_note() if model.scheduler is not None else None

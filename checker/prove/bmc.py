@@ -64,7 +64,7 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, Outcome], bool,
         # the whole unrolling (solving away the per-step state equations),
         # which is far faster here than its incremental mode.
         nonlocal z
-        q = solver.fresh_lia()
+        q = solver.fresh_lia(model.info.c_words)
         q.add(*constraints, *extra)
         z = q
         r = q.check()

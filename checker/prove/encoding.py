@@ -14,6 +14,7 @@ from typing import Any
 
 import z3
 
+from checker import cint
 from checker.errors import SpecError
 from checker.spec.compile import Model, state_class
 from checker.spec.declare import DISABLED, Between, Fill, Step, Uninit
@@ -72,6 +73,10 @@ class PerN:
     kind = "per-n"
 
     def __init__(self, model: Model):
+        if model.tearing:
+            raise SpecError(f"{model.name} at {model.params}: a 32-bit kernel's accesses in halves "
+                            f"(checker.kernel.tearing) are explorer-only; check this point with --mode explore",
+                            file=model.info.file, line=model.info.line)
         self.model = model
         self.cls = model.cls
         self.ncpus_total = model.ncpus_total
@@ -119,13 +124,19 @@ class PerN:
         return out
 
     def fire(self, tr: Transition, s: tuple) -> tuple[z3.BoolRef, tuple]:
+        del cint.UB_LOG[:]
         r = _call(tr.action.fn, s, tr.cpu, tr.args)
         if r is DISABLED:
             return z3.BoolVal(False), s
         if not isinstance(r, Step):
             raise SpecError(f"{self.cls.__name__}.{tr.name} does not return when(...)", file=tr.action.file,
                             line=tr.action.line)
-        return _prop_value(r.guard), self.apply(s, r.updates)
+        guard, t = _prop_value(r.guard), self.apply(s, r.updates)
+        ub = self.model._ub
+        if ub is None:
+            return guard, t
+        return z3.And(guard, to_z3_num(s[ub]) == 0), _undefined_shift(s, t, ub, self.model.tupled,
+                                                                         self.model.var_names)
 
     def apply(self, s: tuple, updates: dict[str, Any]) -> tuple:
         m = self.model
@@ -170,7 +181,9 @@ class PerN:
         return _prop_value(p.fn(s))
 
     def terminal(self, s: tuple) -> z3.BoolRef:
-        return _prop_value(self.model.terminal(s))
+        done = _prop_value(self.model.terminal(s))
+        ub = self.model._ub
+        return done if ub is None else z3.Or(done, to_z3_num(s[ub]) != 0)  # a run stopped at an undefined shift
 
     def describe(self, zm: z3.ModelRef, s: tuple) -> dict[str, Any]:
         """Slot values of ``s`` in a Z3 model, as the explorer prints a state."""
@@ -182,6 +195,29 @@ class PerN:
             else:
                 out[n] = _eval(zm, v)
         return out
+
+
+def _undefined_shift(s: tuple, t: tuple, ub: int, tupled: frozenset, names: tuple) -> tuple:
+    """The explorer's rule for a step that shifts out of range (checker.spec.compile.Model._fire_words):
+    the state stays as it was, with the first such shift's line in ``ub``. No shift: ``t`` itself."""
+    log = list(cint.UB_LOG)
+    del cint.UB_LOG[:]
+    if not log:
+        return t
+    bad = z3.Or([c for c, _ in log])
+    line: z3.ArithRef = z3.IntVal(0)
+    for c, ln in reversed(log):  # the first shift that is out of range names the line
+        line = z3.If(c, z3.IntVal(ln), line)
+    out = []
+    for i, (a, b) in enumerate(zip(s, t)):
+        if i == ub:
+            out.append(Sym(z3.If(bad, line, to_z3_num(b)), getattr(b, "type", None)))
+        elif names[i] in tupled:
+            out.append(tuple(y if x is y else Sym(z3.If(bad, to_z3_num(x), to_z3_num(y)), getattr(y, "type", None))
+                             for x, y in zip(a, b)))
+        else:
+            out.append(b if a is b else Sym(z3.If(bad, to_z3_num(a), to_z3_num(b)), getattr(b, "type", None)))
+    return type(t)(out)
 
 
 def _eval(zm: z3.ModelRef, x: Any) -> int:
@@ -326,9 +362,12 @@ class AnyN:
         return out
 
     def fire(self, tr: Transition, s: tuple) -> tuple[z3.BoolRef, tuple]:
+        del cint.UB_LOG[:]
         r = _call(tr.action.fn, s, tr.cpu, tr.args)
         if r is DISABLED:
             return z3.BoolVal(False), s
+        if cint.UB_LOG:
+            raise NotParametric("shifts words (the undefined-shift check is encoded per CPU count)")
         return z3.And(_prop_value(r.guard), *tr.ranges), self.apply(s, r.updates)
 
     def apply(self, s: tuple, updates: dict[str, Any]) -> tuple:

@@ -40,9 +40,11 @@ class Solver:
             s.set("timeout", max(1, int(self.timeout * 1000)))
         return s
 
-    def fresh_lia(self) -> z3.Solver:
-        """A non-incremental solver for one query over linear integer arithmetic."""
-        s = z3.SolverFor("QF_LIA")
+    def fresh_lia(self, bitvectors: bool = False) -> z3.Solver:
+        """A non-incremental solver for one query over linear integer arithmetic; with
+        ``bitvectors`` (a spec with C's bit operators: int2bv and bv2int terms) Z3's general
+        solver, since the QF_LIA configuration does not take bit-vector terms."""
+        s = z3.Solver() if bitvectors else z3.SolverFor("QF_LIA")
         s.set("random_seed", 0)
         if self.timeout:
             s.set("timeout", max(1, int(self.timeout * 1000)))

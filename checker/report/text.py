@@ -91,7 +91,8 @@ def check_line(c: Check) -> str:
 def reproduce(c: Check, spec_arg: str | None = None) -> str:
     parts = ["python", "-m", "checker", "verify", spec_arg or c.spec]
     for k, v in c.params.items():
-        parts += ["--set", f"{k}={v}"]
+        if k not in c.computed:  # derived again from the rest when the line is rerun
+            parts += ["--set", f"{k}={v}"]
     if not c.requested_symmetry and c.backend == "explore":
         parts.append("--no-symmetry")
     if c.backend == "simulate":  # the same runs, so the same trace

@@ -43,7 +43,7 @@ def simulate_checks(cls: type, params: Params, opts: SimulateOptions, *, timeout
             backend="simulate", verdict=out.verdict, expected=expected, reason=out.reason,
             symmetry=False, states=len(sim.walks.fingerprints), transitions=sim.walks.steps,
             depth=sim.walks.max_depth, seconds=sim.seconds, run=run, initial_state=start,
-            trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=False,
+            trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=False, computed=params.computed,
             extra=_extra(sim, opts, name),
             trace_text=render_trace(model, start, out.trace) if out.trace else []))
     return checks

@@ -59,15 +59,17 @@ class Model:
         self.assumptions = all_assumptions(cls)
         self.spec_files = _spec_files(cls)
 
+        from checker.kernel import tearing
+
         self.var_names = tuple(si.vars)
-        self.vars = si.vars
+        self.vars = tearing.resolve_types(si, params)  # LONG is 32 bits on a 32-bit kernel
         self.index = {n: i for i, n in enumerate(self.var_names)}
         self.percpu = frozenset(n for n, v in si.vars.items() if v.kind == "percpu")
         self.arrays = {n: (params.as_dict()[v.length] if isinstance(v.length, str) else v.length)
                        for n, v in si.vars.items() if v.kind == "array"}
         #: Variables stored as tuples: per-CPU ones and arrays.
         self.tupled = self.percpu | frozenset(self.arrays)
-        self._wrap = {n: v.type for n, v in si.vars.items() if v.overflow == "wrap" and v.type.bits is not None}
+        self._wrap = {n: v.type for n, v in self.vars.items() if v.overflow == "wrap" and v.type.bits is not None}
         self._bools = frozenset(n for n, v in si.vars.items() if isinstance(v.type, BoolType))
         #: Variables whose type names its values (Enum, Bool, CpuId): a value outside is a step
         #: that ran where it should not, almost always a missing condition in its guard.
@@ -81,6 +83,13 @@ class Model:
 
         live = [a for a in si.actions.values() if a.applies is None or a.applies(params)]
         self.actions = tuple(self._compile_action(i, a) for i, a in enumerate(live))
+        bits = tearing.bits_param(si)
+        #: A 32-bit point: plain 64-bit accesses in halves (checker.kernel.tearing), explorer only.
+        self.tearing = bits is not None and getattr(params, bits) == 32
+        #: The spec's own steps (the load-time checks run these; the engines run ``actions``).
+        self.spec_actions = self.actions
+        if self.tearing:
+            self.actions = tearing.split(self, self.actions)
         props = [self._compile_property(p) for p in si.properties.values()
                  if p.applies is None or p.applies(params)]
         self.overflow_property = self._overflow_property()
@@ -118,14 +127,22 @@ class Model:
             self.scheduler.task_actions = [a for a in self.actions
                                            if a.info.role in self.scheduler.task_roles and not a.info.builtin]
             self.state_cls._countercheck_model = self  # the scheduler's steps ask the model what a task can do
+        self._ub: int | None = None
+        if "ub" in self.index and self.info.shift_lines:
+            self._ub = self.index["ub"]
+            self.fire = self._fire_words  # type: ignore[method-assign]
+
         self.symmetry = Symmetry(self)
         self.rules = ContextRules(self)
 
     # -- state -------------------------------------------------------------
     def _make_state_class(self) -> type:
+        from checker.cint import fixed
+
+        words = {n: v.type for n, v in self.vars.items() if fixed(v.type)} if self.info.c_words else {}
         return state_class(self.cls, self.var_names, {n: v.doc for n, v in self.vars.items()},
                            self.params.as_dict(), self.roles, self.params, self.ncpus_total,
-                           frozenset(self.uninit_report))
+                           frozenset(self.uninit_report), words, self.tupled)
 
     def initial_states(self) -> list[tuple]:
         vals = []
@@ -238,12 +255,27 @@ class Model:
             raise self._bad_return(act, r)
         g = r.guard
         if g is not True:
-            if g.__class__ is not bool and g.__class__ is not int:
+            if g.__class__ is not bool and g.__class__ is not int and not isinstance(g, int):
                 raise SpecError(f"{self.cls.__name__}.{act.info.name}: its guard is {g!r}, "
                                 f"not a truth value", file=act.info.file, line=act.info.line)
             if not g:
                 return None
         return self.apply(s, r.updates, act)
+
+    def _fire_words(self, s: tuple, act: CompiledAction, cpu: int | None, args: tuple) -> tuple | None:
+        """``fire`` for a spec that shifts words: an enabled step that shifts by a count out of range
+        stops its run there, with the line in ``ub`` (what UBSAN reports); a stopped run takes no step."""
+        from checker.cint import UB_LOG
+
+        if s[self._ub]:
+            return None
+        del UB_LOG[:]
+        t = Model.fire(self, s, act, cpu, args)
+        if not UB_LOG:
+            return t
+        line = UB_LOG[0][1]
+        del UB_LOG[:]
+        return None if t is None else self.apply(s, {"ub": line})
 
     def _enabled_with_any_value(self, fn: Any, s: tuple, cpu: Any, args: tuple, name: str) -> bool:
         pos = self.index[name]
@@ -309,6 +341,8 @@ class Model:
             return v
         if v.__class__ is bool:
             return int(v)
+        if isinstance(v, int):  # a Word (checker.cint): stored as its plain value
+            return self._value(name, int(v), act)
         where = f"{self.cls.__name__}.{act.info.name}" if act else self.cls.__name__
         raise SpecError(f"{where} sets {name!r} to {v!r} ({type(v).__name__}); state values must be ints "
                         f"or bools (hashable, and the same on every backend).\n" + _COLLECTIONS,
@@ -413,6 +447,8 @@ class Model:
     def is_terminal(self, s: tuple) -> bool:
         if self.uninit_report and s[self.index["uninit_read"]]:
             return True  # the run stopped at the reported read
+        if self._ub is not None and s[self._ub]:
+            return True  # the run stopped at an undefined shift
         return bool(self.terminal(s))
 
     def _overflow_property(self) -> PropertyInfo | None:
@@ -498,14 +534,35 @@ def _checked_read(i: int, name: str) -> Any:
     return read
 
 
+def _word_read(i: int, t: Any, row: bool) -> Any:
+    """A typed variable read as C words (checker.cint.Word); symbolic slots pass through."""
+    from checker.cint import word_class
+
+    cls = word_class(t)
+    if row:
+        def read_row(s: tuple) -> Any:
+            r = tuple.__getitem__(s, i)
+            return tuple(map(cls, r)) if r and r[0].__class__ is int else r
+        return read_row
+
+    def read(s: tuple) -> Any:
+        v = tuple.__getitem__(s, i)
+        return cls(v) if v.__class__ is int else v
+    return read
+
+
 def state_class(spec: type, var_names: tuple[str, ...], docs: dict[str, str], param_values: dict[str, Any],
-                roles: dict[str, Any], params: Any, ncpus_total: Any, uninit: frozenset = frozenset()) -> type:
+                roles: dict[str, Any], params: Any, ncpus_total: Any, uninit: frozenset = frozenset(),
+                words: dict[str, Any] | None = None, tupled: frozenset = frozenset()) -> type:
     """A tuple subclass: ``s.count`` reads a slot, ``s.batch`` a parameter,
     ``s.adders`` a role's CPU ids, ``s.spec`` the spec class (so that a helper
     a bug spec overrides is called as ``s.spec.helper(s, ...)``). Parameters
     may be ints or symbolic terms."""
     ns: dict[str, Any] = {"__slots__": ()}
     for i, n in enumerate(var_names):
+        if words and n in words:
+            ns[n] = property(_word_read(i, words[n], n in tupled), doc=docs.get(n, ""))
+            continue
         ns[n] = property(_checked_read(i, n) if n in uninit else itemgetter(i), doc=docs.get(n, ""))
     for k, v in param_values.items():
         if k not in ns:

@@ -118,13 +118,15 @@ class Var(Declaration):
     kind = "shared"
 
     def __init__(self, init: Any = 0, *, type: IntType = Int, overflow: str = "error",
-                 role: str | None = None, doc: str = ""):
+                 role: str | None = None, atomic: bool = False, doc: str = ""):
         if overflow not in ("error", "wrap"):
             raise ValueError("overflow must be 'error' or 'wrap'")
         self.init = init
         self.type = type
         self.overflow = overflow
         self.role = role
+        # atomic64_t / local64_t: every access whole, also on a 32-bit kernel (checker.kernel.tearing)
+        self.atomic = atomic
         self.doc = doc
 
 

@@ -17,6 +17,7 @@ import linecache
 import re
 from typing import Any, Callable
 
+from checker.cint import WordRuleError
 from checker.errors import SpecError, innermost_frame_in
 from checker.spec.compile import Model
 from checker.spec.declare import Fill, StateMutated, Step
@@ -82,7 +83,7 @@ def lint(model: Model) -> None:
 
     s = symbolic_state(model, checked=True)
     name = model.cls.__name__
-    for act in model.actions:
+    for act in model.spec_actions:  # the spec's own steps, not those the engine derives (32-bit halves)
         if act.info.builtin:  # the scheduler's steps: the kernel's code, written for concrete states
             continue
         for cpu in act.cpus:
@@ -178,6 +179,11 @@ def _run(model: Model, what: str, call: Callable[[], Any], branch: type, index: 
             f"{what} indexes a tuple with a state value" + (f": `{code}`" if code else "") + ".\n"
             "Under the Z3 backend that index is symbolic; write Select(s.local, s.owner) instead "
             "of s.local[s.owner].", file=f or file, line=ln or line) from None
+    except WordRuleError as e:
+        f, ln = innermost_frame_in(e.__traceback__, model.spec_files)
+        code = linecache.getline(f, ln).strip() if f and ln else ""
+        raise SpecError(f"{what}" + (f": `{code}`" if code else "") + f": {e}", file=f or file,
+                        line=ln or line) from None
     except SpecError:
         raise
     except Exception as e:

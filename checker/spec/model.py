@@ -9,6 +9,7 @@ action of a correct spec), and class keywords declare the rest::
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import inspect
 import re
@@ -18,6 +19,7 @@ from checker.errors import SpecError, UsageError, source_of
 from checker.kernel.config import Api
 from checker.kernel.memory import Heap
 from checker.spec.declare import Abstraction, ActionInfo, Param, PropertyInfo, Role, Var
+from checker.types import IntType
 
 DEFAULT_ASSUMPTIONS = (
     "sequentially consistent interleaving of the modelled atomic steps",
@@ -30,6 +32,8 @@ BUILTIN_PROPERTIES = ("no_deadlock", "no_overflow", "builds",
                       # the context rules (checker.kernel.context)
                       "no_sleep_in_atomic", "lock_order", "irq_safe_locks", "no_irq_deadlock",
                       "no_lock_deadlock")
+#: The built-in property of a spec that shifts words (checker.cint): no shift count out of range.
+UB_PROPERTY = "no_undefined_behaviour"
 
 
 def _snake(name: str) -> str:
@@ -42,12 +46,27 @@ class Params:
     Role sizes become CPU-id ranges: ``p.adders`` is ``range(0, p.ncpus)``.
     """
 
-    __slots__ = ("_values", "_roles", "_names")
+    __slots__ = ("_values", "_roles", "_names", "_computed")
 
-    def __init__(self, values: dict[str, int], roles: dict[str, range], names: dict[str, Any] | None = None):
+    def __init__(self, values: dict[str, int], roles: dict[str, range], names: dict[str, Any] | None = None,
+                 computed: tuple[str, ...] = ()):
         object.__setattr__(self, "_values", dict(values))
         object.__setattr__(self, "_roles", dict(roles))
         object.__setattr__(self, "_names", dict(names or {}))  # parameter -> Enum naming its values
+        # derived parameters computed from the others, not set: a reproduce line leaves them out, so that
+        # rerunning it at another value of what they derive from derives them again
+        object.__setattr__(self, "_computed", tuple(computed))
+
+    def __getstate__(self) -> tuple:
+        return (self._values, self._roles, self._names, self._computed)
+
+    def __setstate__(self, state: tuple) -> None:
+        for k, v in zip(self.__slots__, state):
+            object.__setattr__(self, k, v)
+
+    @property
+    def computed(self) -> tuple[str, ...]:
+        return self._computed
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -105,6 +124,10 @@ class SpecInfo:
         #: each element, used by the sum lemma of the Z3 backend.
         self.sum_bounds: dict[str, Any] = {}
         self.file, self.line = source_of(cls)
+        #: The spec computes with C's bit operators on words: the explorer reads its typed variables as
+        #: ``checker.cint.Word`` (ints that know their type). ``shift_lines``: where it shifts.
+        self.c_words = False
+        self.shift_lines: tuple[int, ...] = ()
 
 
 class Spec:
@@ -140,6 +163,10 @@ class Spec:
         cls.abstract = abstract
         cls.expect_violated = tuple(expect_violated)
         cls.spec_name = name or _snake(cls.__name__)
+        from checker.overrides import instrument
+
+        # A bug spec's overrides report whether they ran while it was explored (checker.overrides).
+        cls.__countercheck_overrides__ = instrument(cls, Spec) if expect_violated and not abstract else ()
         cls.__countercheck_info__ = _collect(cls, tuple(expect_violated), tuple(expect_holds))
 
     def __init__(self, **params: int):
@@ -162,7 +189,14 @@ def all_assumptions(cls: type) -> tuple[str, ...]:
         for a in base.__dict__.get("assumptions", ()):
             if a not in extra:
                 extra.append(a)
-    return DEFAULT_ASSUMPTIONS + tuple(extra)
+    base = DEFAULT_ASSUMPTIONS
+    from checker.kernel.tearing import bits_param
+
+    name = bits_param(info(cls)) if hasattr(cls, "__countercheck_info__") else None
+    if name is not None:  # the word size is a parameter: the 64-bit assumption is replaced
+        base = (base[0], f"64-bit or 32-bit kernel ({name}=64|32: on 32, a plain 64-bit load or store is two "
+                         f"32-bit accesses, atomic64_t and local64_t stay whole)") + base[2:]
+    return base + tuple(extra)
 
 
 def decl_line(cls: type, name: str) -> int | None:
@@ -245,6 +279,10 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
     add_task_model(si, cls)  # before the irq guard: a spec with tasks guards its handlers by the CPU's task
     _guard_irq_actions(si)
     _add_uninit_check(si, cls)
+    _add_word_check(si, cls)
+    from checker.kernel.tearing import add_ghosts
+
+    add_ghosts(si)  # a spec with a Bits parameter: the slots of 32-bit accesses in halves
     _add_context_check(si)
 
     names: dict[str, str] = {}
@@ -344,6 +382,87 @@ def _add_uninit_check(si: SpecInfo, cls: type) -> None:
         f"no step reads an uninitialised variable ({names}) (as KMSAN reports it)", si.file, si.line))
 
 
+_BIT_OPS = (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)
+_WORD_NAMES = frozenset(("U32", "S32", "U64", "S64"))
+_scanned: dict[str, tuple[bool, bool, tuple[int, ...]]] = {}
+
+
+def _scan_source(file: str) -> tuple[bool, bool, tuple[int, ...]]:
+    """Whether a spec file's functions use bit operators on non-constants, cast to a word type, and where
+    they shift. Read once per file: a syntactic test, so that a spec without bit operators keeps
+    the explorer's plain-int reads (the fast path) and no extra variable."""
+    hit = _scanned.get(file)
+    if hit is not None:
+        return hit
+    try:
+        with open(file, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        _scanned[file] = (False, False, ())
+        return _scanned[file]
+    bits, words, shifts = False, False, set()
+    for fn in ast.walk(tree):
+        if isinstance(fn, ast.Call) and isinstance(fn.func, ast.Name) and fn.func.id in _WORD_NAMES:
+            words = True  # a cast, U64(1): a word without a typed variable
+        if not isinstance(fn, (ast.FunctionDef, ast.Lambda)):
+            continue
+        for n in ast.walk(fn):
+            if isinstance(n, ast.BinOp) and isinstance(n.op, _BIT_OPS) and not (
+                    isinstance(n.left, ast.Constant) and isinstance(n.right, ast.Constant)):
+                bits = True
+                if isinstance(n.op, (ast.LShift, ast.RShift)):
+                    shifts.add(n.lineno)
+            elif isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Invert):
+                bits = True
+    _scanned[file] = (bits, words, tuple(sorted(shifts)))
+    return _scanned[file]
+
+
+def _add_word_check(si: SpecInfo, cls: type) -> None:
+    """A spec whose code applies bit operators and that has words computes with C's rules
+    (checker.cint); one that shifts gets a ghost for the first out-of-range shift and the built-in
+    property ``no_undefined_behaviour`` on it."""
+    from checker.cint import fixed
+    from checker.spec.declare import Ghost
+
+    bits, words, shifts = False, any(fixed(v.type) for v in si.vars.values()), []
+    for base in cls.__mro__:
+        if not (isinstance(base, type) and issubclass(base, Spec)) or base is Spec:
+            continue
+        try:
+            f = inspect.getsourcefile(base)
+        except (TypeError, OSError):  # a class typed at the prompt: no source to read
+            f = None
+        if f:
+            b, w, sh = _scan_source(f)
+            bits, words = bits or b, words or w
+            shifts += sh
+    if not (bits and words):
+        return
+    si.c_words = True
+    si.shift_lines = tuple(sorted(set(shifts)))
+    if not shifts or "ub" in si.vars:
+        return
+    flag = Ghost(0, type=_UbSite("ub_site"), doc="the line of the first shift whose count is out of range (0: none)")
+    flag.name = "ub"
+    si.vars["ub"] = flag
+
+    def no_undefined_behaviour(s: Any) -> Any:
+        return s.ub == 0
+
+    si.properties.setdefault(UB_PROPERTY, PropertyInfo(
+        UB_PROPERTY, no_undefined_behaviour, "invariant", "holds", None,
+        "no step shifts by a negative count or by at least the width of its word (C11 6.5.7: undefined "
+        "behaviour; UBSAN's shift-out-of-bounds)", si.file, si.line))
+
+
+class _UbSite(IntType):
+    """The line of an undefined shift, shown as such in traces."""
+
+    def show(self, v: int) -> str:
+        return "none" if v == 0 else f"shift count out of range at line {v}"
+
+
 def _add_context_check(si: SpecInfo) -> None:
     """A spec with ``IRQS_OFF`` / ``PREEMPT_COUNT`` per-CPU variables gets ``context_restored``: every
     finished run has restored interrupts and preemption on every CPU.
@@ -427,7 +546,8 @@ def resolve_params(cls: type, given: dict[str, Any]) -> Params:
         size = ordered[role.count] if isinstance(role.count, str) else role.count
         roles[rname] = range(base, base + size)
         base += size
-    return Params(ordered, roles, {n: p.names for n, p in si.params.items() if p.names is not None})
+    return Params(ordered, roles, {n: p.names for n, p in si.params.items() if p.names is not None},
+                  tuple(n for n, p in si.params.items() if p.derived and n not in given))
 
 
 def iter_specs(obj: Any) -> Iterator[type]:

@@ -14,6 +14,7 @@ from typing import Any
 
 import z3
 
+from checker import cint
 from checker.types import IntType
 
 
@@ -68,14 +69,125 @@ class Sym:
             return NotImplemented
         a = self._num()
         b = z3.If(o, z3.IntVal(1), z3.IntVal(0)) if z3.is_bool(o) else o
-        return Sym(op(a, b), self.type)
+        return Sym(op(a, b), self._arith_type(other))
 
     def _rbin(self, other: Any, op) -> "Sym":
         o = self._coerce(other)
         if o is NotImplemented:
             return NotImplemented
         b = z3.If(o, z3.IntVal(1), z3.IntVal(0)) if z3.is_bool(o) else o
-        return Sym(op(b, self._num()), self.type)
+        return Sym(op(b, self._num()), self._arith_type(other))
+
+    def _arith_type(self, other: Any) -> IntType | None:
+        """The result type of arithmetic: this one's, or C's conversion of two words (as checker.cint.Word)."""
+        ot = getattr(other, "type", None) if isinstance(other, Sym) else getattr(other, "ctype", None)
+        if ot is None or not cint.fixed(self.type) or not cint.fixed(ot):
+            return self.type
+        return cint.common(cint.promote(self.type), cint.promote(ot))
+
+    # -- C's bit operators on words (checker.cint has the rules) ---------------------------------------------
+    def _word(self) -> tuple[z3.ExprRef, IntType | None]:
+        if z3.is_bool(self.z):
+            return self._num(), cint.S32
+        return self.z, self.type
+
+    @staticmethod
+    def _operand(x: Any) -> tuple[z3.ExprRef | int, IntType | None] | None:
+        """(term or plain number, its C type or None for a plain number)."""
+        if isinstance(x, Sym):
+            return x._word()
+        if x.__class__ is bool:
+            return int(x), cint.S32
+        if isinstance(x, int):
+            t = getattr(x, "ctype", None)
+            return (z3.IntVal(int(x)) if t is not None else int(x)), t
+        return None
+
+    @staticmethod
+    def _bv(x: z3.ExprRef | int, t: IntType, op: str, typed: bool) -> z3.BitVecRef:
+        if isinstance(x, int):
+            return z3.BitVecVal(cint.constant(x, t, op) if not typed else t.wrap(x), t.bits)
+        if z3.is_bv(x):
+            return x
+        return z3.Int2BV(x, t.bits)
+
+    @staticmethod
+    def _from_bv(r: z3.BitVecRef, t: IntType) -> "Sym":
+        return Sym(z3.BV2Int(r, is_signed=t.signed), t)
+
+    def _bit(self, other: Any, op: str, swap: bool = False) -> "Sym":
+        got = self._operand(other)
+        if got is None:
+            return NotImplemented
+        mine = self._word()
+        (a, ta), (b, tb) = (got, mine) if swap else (mine, got)
+        t = cint.binary_type(ta, tb, op)
+        x, y = self._bv(a, t, op, ta is not None), self._bv(b, t, op, tb is not None)
+        r = x & y if op == "&" else x | y if op == "|" else x ^ y
+        return self._from_bv(r, t)
+
+    def __and__(self, o): return self._bit(o, "&")
+    def __rand__(self, o): return self._bit(o, "&", True)
+    def __or__(self, o): return self._bit(o, "|")
+    def __ror__(self, o): return self._bit(o, "|", True)
+    def __xor__(self, o): return self._bit(o, "^")
+    def __rxor__(self, o): return self._bit(o, "^", True)
+
+    def __invert__(self):
+        a, ta = self._word()
+        t = cint.promote(ta, "the operand of `~`")
+        return self._from_bv(~self._bv(a, t, "~", True), t)
+
+    @staticmethod
+    def _shift(a: Any, ta: IntType | None, k: Any, op: str) -> "Sym":
+        t = cint.shift_type(ta, op)
+        line = cint.caller_line(3)
+        if isinstance(k, Sym):
+            kz = k._word()[0]
+            cint.UB_LOG.append((z3.Or(kz < 0, kz >= t.bits), line))
+            n = z3.Int2BV(kz, t.bits)
+        else:
+            kv = int(k)
+            if not 0 <= kv < t.bits:
+                cint.UB_LOG.append((z3.BoolVal(True), line))
+                kv = 0
+            n = z3.BitVecVal(kv, t.bits)
+        x = Sym._bv(a, t, op, True)
+        if op == "<<":
+            r = x << n
+        else:
+            r = x >> n if t.signed else z3.LShR(x, n)
+        return Sym._from_bv(r, t)
+
+    def __lshift__(self, k):
+        if Sym._operand(k) is None:
+            return NotImplemented
+        return Sym._shift(*self._word(), k, "<<")
+
+    def __rshift__(self, k):
+        if Sym._operand(k) is None:
+            return NotImplemented
+        return Sym._shift(*self._word(), k, ">>")
+
+    def __rlshift__(self, o):
+        got = Sym._operand(o)
+        if got is None:
+            return NotImplemented
+        return Sym._shift(got[0], got[1], self, "<<")
+
+    def __rrshift__(self, o):
+        got = Sym._operand(o)
+        if got is None:
+            return NotImplemented
+        return Sym._shift(got[0], got[1], self, ">>")
+
+    def cast(self, t: IntType) -> "Sym":
+        """``(t)x``: the value modulo 2^width, read with t's signedness."""
+        a, _ = self._word()
+        return self._from_bv(self._bv(a, t, "cast", True), t)
+
+    def __truediv__(self, o): raise cint.WordRuleError(cint.TRUEDIV)
+    def __rtruediv__(self, o): raise cint.WordRuleError(cint.TRUEDIV)
 
     # -- arithmetic ----------------------------------------------------------
     def __add__(self, o): return self._bin(o, lambda a, b: a + b)

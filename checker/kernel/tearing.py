@@ -1,0 +1,255 @@
+"""32-bit kernels: a plain 64-bit load or store is two 32-bit accesses (load/store tearing).
+
+A spec opts in by declaring a ``Bits`` parameter (``CONFIG_64BIT``). At its
+32-bit points every *plain* 64-bit shared variable (``S64``/``U64`` without
+``atomic=True``: ``atomic64_t`` and ``local64_t`` stay whole) is accessed
+in halves, and the engine, not the spec, writes the extra steps:
+
+- an action that **stores** such a variable ``v`` becomes two steps: first
+  one half of the new value is written (``<action>.store_lo`` or
+  ``.store_hi``: both orders are explored, as the compiler may emit
+  either), then ``<action>.finish`` writes the other half and makes every
+  other update of the action (so a lock released by the action is released
+  after both halves: a holder's exclusion is kept, a lockless reader sees
+  the half-written word);
+- an action that **loads** ``v`` without storing it becomes two steps:
+  ``<action>.load_lo``/``.load_hi`` reads one half, ``<action>.finish``
+  reads the other half as it is then and runs the action on the combined
+  value (a torn value if a store came between); where the action is not
+  enabled on what it read, the finish only ends the access;
+- between its two steps the CPU's task takes no other step (it is in the
+  middle of one instruction sequence); other CPUs run freely, and so does an
+  interrupt handler on that CPU (``@action(irq=True)``, while interrupts
+  are on) except inside a per-CPU word's store (``this_cpu_*`` is irq-safe).
+
+The first step records, in two hidden per-CPU ghosts per variable
+(``_tear_v``: which access and order, ``_half_v``: the old value for a
+store, the half read for a load), what the finish needs. The finish
+re-runs the action on the state with ``v`` as the access saw it; values
+other CPUs changed in between are read as they are then (for state under
+the lock the action holds, nobody can have). An action that both loads and
+stores ``v`` (``fbc->count += amount`` under ``fbc->lock``) has its store
+split and its load whole: its lock excludes the other writers. Explorer
+only: the Z3 backend and the Promela export refuse a 32-bit point.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+from typing import Any
+
+from checker.spec.declare import DISABLED, ActionInfo, Ghost, Step
+from checker.types import LONG, ULONG, Int, IntType
+
+LO = (1 << 32) - 1
+HALVES = ("lo", "hi")
+
+
+class _Pending(IntType):
+    """A CPU's access in halves: 0 none; shown as which half went first."""
+
+    def show(self, v: int) -> str:
+        if v == 0:
+            return "none"
+        return f"{'store' if (v - 1) % 4 < 2 else 'load'} {HALVES[(v - 1) % 2]} half done"
+
+
+PENDING = _Pending("tearing")
+
+
+def bits_param(si: Any) -> str | None:
+    from checker.kernel.config import Bits
+
+    return next((n for n, p in si.params.items() if isinstance(p, Bits)), None)
+
+
+def candidates(si: Any) -> list[str]:
+    """Shared and per-CPU variables that a 32-bit kernel accesses in halves."""
+    return [n for n, v in si.vars.items() if v.kind in ("shared", "percpu") and v.type.bits == 64
+            and not v.atomic and v.type not in (LONG, ULONG) and not n.startswith("_")]
+
+
+def add_ghosts(si: Any) -> None:
+    """At class creation: the hidden per-CPU slots of each variable that may tear."""
+    if bits_param(si) is None:
+        return
+    for n in candidates(si):
+        for g, t, doc in ((f"_tear_{n}", PENDING, f"this CPU's access to {n} in halves"),
+                          (f"_half_{n}", Int, f"the old {n} (a store) or the half read (a load)")):
+            if g not in si.vars:
+                v = Ghost(0, type=t, doc=doc)
+                v.kind = "percpu"
+                v.name = g
+                si.vars[g] = v
+
+
+def resolve_types(si: Any, params: Any) -> dict[str, Any]:
+    """The variables at a parameter point: ``LONG``/``ULONG`` are 32 bits wide on a 32-bit kernel."""
+    name = bits_param(si)
+    if name is None or getattr(params, name) == 64:
+        return si.vars
+    out = {}
+    for n, v in si.vars.items():
+        if v.type in (LONG, ULONG):
+            v = copy.copy(v)
+            v.type = IntType(v.type.name, 32, v.type.signed)
+        out[n] = v
+    return out
+
+
+def _combine(v: int, hi_from: int, lo_from: int, t: IntType) -> int:
+    u = ((hi_from & ~LO) | (lo_from & LO)) & ((1 << 64) - 1)
+    return t.wrap(u)
+
+
+def _replace(s: tuple, model: Any, updates: dict[str, Any]) -> tuple:
+    row = list(s)
+    for n, val in updates.items():
+        pos = model.index[n]
+        if isinstance(val, dict):
+            r = list(row[pos])
+            for c, x in val.items():
+                r[c] = x
+            row[pos] = tuple(r)
+        else:
+            row[pos] = val
+    return model.state_cls(row)
+
+
+def split(model: Any, compiled: tuple) -> tuple:
+    """The actions at a 32-bit point: each that loads or stores a tearing variable in its steps."""
+    from checker.spec.lint import symbolic_state
+
+    names = candidates(model.info)
+    if not names:
+        return compiled
+    s = symbolic_state(model)
+    out: list = []
+    for act in compiled:
+        reads: set[str] = set()
+        rec = _recording(model, reads)
+        cpu = act.cpus[0]
+        try:
+            r = act.info.fn(rec(s), cpu, *act.choices[0]) if cpu is not None else act.info.fn(rec(s), *act.choices[0])
+        except Exception:  # code that only runs on numbers: the load-time checks report it, with its line
+            out.append(act)
+            continue
+        writes = set(r.updates) if isinstance(r, Step) else set()
+        percpu = model.percpu
+        # a per-CPU slot: its owner's store is split (this_cpu_write: whole to its own CPU, which takes no
+        # step in between, but two stores to a remote reader); a load of one stays whole (see the guide)
+        stored = [n for n in names if n in writes and (n not in percpu or _own_slot(r.updates[n], cpu))]
+        loaded = [n for n in names if n in reads and n not in writes and n not in percpu]
+        if cpu is None or not (stored or loaded):
+            out.append(act)
+            continue
+        v, kind = (stored[0], "store") if stored else (loaded[0], "load")
+        for order in (0, 1):
+            info = _step_info(act.info, f"{act.info.name}.{kind}_{HALVES[order]}",
+                              _first(model, act.info.fn, v, kind, order))
+            out.append(dataclasses.replace(act, index=len(out), info=info))
+        info = _step_info(act.info, f"{act.info.name}.finish", _finish(model, act.info.fn, v, kind))
+        out.append(dataclasses.replace(act, index=len(out), info=info))
+    # A CPU in the middle of an access takes only that access's finish; an interrupt handler on it may
+    # still run between the two halves of a plain store (two instructions, interrupts on), but not inside
+    # a this_cpu op on a per-CPU word (irq-safe on 32-bit: whole to its own CPU).
+    pending = [f"_tear_{n}" for n in names]
+    own = [f"_tear_{n}" for n in names if n in model.percpu]
+    final = []
+    for a in out:
+        wait = own if a.info.irq else pending
+        fn = a.info.fn if a.info.name.endswith(".finish") or a.cpus == (None,) or not wait \
+            else _blocked(a.info.fn, wait)
+        final.append(dataclasses.replace(a, index=len(final), info=_step_info(a.info, a.info.name, fn)))
+    return tuple(final)
+
+
+def _step_info(info: ActionInfo, name: str, fn: Any) -> ActionInfo:
+    return dataclasses.replace(info, name=name, fn=fn)
+
+
+def _recording(model: Any, reads: set[str]) -> Any:
+    ns: dict[str, Any] = {}
+    for i, n in enumerate(model.var_names):
+        def read(st: tuple, i: int = i, n: str = n) -> Any:
+            reads.add(n)
+            return tuple.__getitem__(st, i)
+        ns[n] = property(read)
+    return type("Recording", (model.state_cls,), ns)
+
+
+def _own_slot(update: Any, cpu: Any) -> bool:
+    return isinstance(update, dict) and list(update) == [cpu]
+
+
+def _get(s: tuple, v: str, cpu: int, percpu: bool) -> Any:
+    x = getattr(s, v)
+    return x[cpu] if percpu else x
+
+
+def _new(r: Step, v: str, cpu: int, percpu: bool) -> int:
+    x = r.updates[v]
+    return int(x[cpu] if percpu else x)
+
+
+def _put(v: str, value: int, cpu: int, percpu: bool) -> dict[str, Any]:
+    return {v: {cpu: value} if percpu else value}
+
+
+def _blocked(fn: Any, pending: list[str]) -> Any:
+    def step(s: tuple, cpu: int, *args: Any) -> Any:
+        if any(getattr(s, p)[cpu] for p in pending):
+            return DISABLED
+        return fn(s, cpu, *args)
+    return step
+
+
+def _first(model: Any, fn: Any, v: str, kind: str, order: int) -> Any:
+    t = model.vars[v].type
+    code = 1 + order + (0 if kind == "store" else 2)
+
+    per = v in model.percpu
+
+    def first(s: tuple, cpu: int, *args: Any) -> Any:
+        r = fn(s, cpu, *args)
+        if r is DISABLED or not isinstance(r, Step):
+            return r
+        old = _get(s, v, cpu, per)
+        if kind == "load":  # the half read now; the other half is read by the finish
+            return Step(r.guard, {f"_tear_{v}": {cpu: code}, f"_half_{v}": {cpu: int(old)}})
+        new = _new(r, v, cpu, per)
+        half = _combine(0, old, new, t) if order == 0 else _combine(0, new, old, t)
+        return Step(r.guard, {**_put(v, half, cpu, per), f"_tear_{v}": {cpu: code}, f"_half_{v}": {cpu: int(old)}})
+    return first
+
+
+def _finish(model: Any, fn: Any, v: str, kind: str) -> Any:
+    t = model.vars[v].type
+    codes = (1, 2) if kind == "store" else (3, 4)
+
+    per = v in model.percpu
+
+    def finish(s: tuple, cpu: int, *args: Any) -> Any:
+        code = getattr(s, f"_tear_{v}")[cpu]
+        if code not in codes:
+            return DISABLED
+        order = (code - 1) % 2
+        saved = getattr(s, f"_half_{v}")[cpu]
+        now = _get(s, v, cpu, per)
+        clear = {f"_tear_{v}": {cpu: 0}, f"_half_{v}": {cpu: 0}}
+        if kind == "load":
+            # the first half from the first load, the other half as it is now
+            seen = _combine(0, now, saved, t) if order == 0 else _combine(0, saved, now, t)
+            r = fn(_replace(s, model, {v: seen}), cpu, *args)
+            if r is DISABLED or not isinstance(r, Step) or not r.guard:
+                return Step(True, clear)
+            return Step(True, {**r.updates, **clear})
+        r = fn(_replace(s, model, _put(v, saved, cpu, per)), cpu, *args)  # the values the store was computed from
+        if r is DISABLED or not isinstance(r, Step):
+            return Step(True, clear)
+        new = _new(r, v, cpu, per)
+        # the second half into the word as it is now (a racing store's first half stays, as in memory)
+        whole = _combine(0, new, now, t) if order == 0 else _combine(0, now, new, t)
+        return Step(True, {**r.updates, **_put(v, whole, cpu, per), **clear})
+    return finish
+
