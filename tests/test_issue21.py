@@ -272,7 +272,7 @@ def _documented_mistakes(tmp_path: Path) -> list[tuple[tuple[str, ...], str]]:
         (("verify", small, "--set", "ncpus"), "write NAME=VALUE"),
         (("verify", "no_such_spec"), "no spec 'no_such_spec'; built-in specs are"),
         (("verify", str(bad_param)), "Param(domain=5): domain is a collection of values"),
-        (("verify", spec(tmp_path, "div.py", op="/")), "divides with `/`"),
+        (("verify", spec(tmp_path, "div.py", op="/")), "`/` is true division"),
         (("verify", spec(tmp_path, "ret.py", counted="s.total >= 0")), "a property returns a truth value"),
         (("throughput", "--plot", str(tmp_path / "no" / "p.png")), "does not exist"),
         (("graph", small, "--show", "nosuch"), "--show nosuch: no such variable"),

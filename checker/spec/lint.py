@@ -190,9 +190,8 @@ def _run(model: Model, what: str, call: Callable[[], Any], branch: type, index: 
         f, ln = innermost_frame_in(e.__traceback__, model.spec_files)
         if isinstance(e, TypeError) and "for /:" in str(e):
             code = linecache.getline(f, ln).strip() if f and ln else ""
-            raise SpecError(f"{what} divides with `/`" + (f": `{code}`" if code else "") + ", which makes a "
-                            f"float; state values are integers: use `//` (floor division, as Python's and "
-                            f"Z3's), or `>>` for a power of two", file=f or file, line=ln or line) from None
+            raise SpecError(f"{what}" + (f": `{code}`" if code else "") + f": {TRUEDIV}", file=f or file,
+                            line=ln or line) from None
         raise SpecError(f"{what} raised {type(e).__name__}: {e} when run on symbolic values "
                         f"with {model.params}",
                         file=f or file, line=ln or line) from None
