@@ -168,12 +168,19 @@ def tree_carry(orig, res, inc, m):
         if (inc < 0) { inc = -(-inc & ~(bit_mask - 1)); if ((inc ^ orig ^ res) & bit_mask) inc -= bit_mask; }
         else         { inc &= ~(bit_mask - 1);          if ((inc ^ orig ^ res) & bit_mask) inc += bit_mask; }
 
-    ``x & ~(m - 1)`` is ``x - x % m``; the xor's bit is the parity of the three bits. With
+    On ints this is the C text itself (``c_tree_carry``); on Z3 terms, ``carry_terms``. With
     m == 0 (one CPU) ``~(0 - 1)`` is 0: the carry is always 0."""
     if m == 0:
         return 0
     if orig.__class__ is int and res.__class__ is int and inc.__class__ is int:
         return c_tree_carry(orig, res, inc, m)
+    return carry_terms(orig, res, inc, m)
+
+
+def carry_terms(orig, res, inc, m):
+    """The carry with ``//``, ``%`` and ``If``, which run on ints and Z3 terms alike: ``x & ~(m - 1)``
+    is ``x - x % m``, and the xor's bit is the parity of the three operands' bit ``m``. (With the C
+    bit operators on typed words this is the C line for line.)"""
     neg = -((-inc) - (-inc) % m)
     pos = inc - inc % m
     cleared = If(inc < 0, neg, pos)
@@ -294,7 +301,7 @@ class PercpuCounterTree(Spec):
     at = PerCpu(0, type=Int, role="task", doc="0: not in the slow path; l: next is level l's "
                 "atomic_long_add_return; nr_levels: next is the final atomic_long_add")
     carry = PerCpu(0, type=Int, role="task", doc="the slow path's inc: the carry in flight")
-    via = PerCpu(0, type=CpuId, role="task", doc="the slow path's cpu (raw_smp_processor_id())")
+    via = PerCpu(0, type=CpuId, role="task", doc="the slow path's cpu (raw_smp_processor_id()); 0 when idle")
     fresh = PerCpu(0, type=Bool, role="task", doc="the slow path has not yet read its cpu")
     ops_left = PerCpu(lambda p: p.ops, role="task", doc="adds the task has still to make")
     moves = Ghost(0, doc="slow paths started on another CPU so far")
@@ -329,7 +336,8 @@ class PercpuCounterTree(Spec):
         inc = tree_carry(orig, res, amount, _shape(s).level0_mask)
         return when(And(s.at[t] == 0, s.ops_left[t] > 0),
                     level0={c: res}, exact=s.exact + amount, ops_left={t: s.ops_left[t] - 1},
-                    at={t: If(inc == 0, 0, s.spec.next_level(s, inc, 0))}, carry={t: inc}, via={t: c},
+                    at={t: If(inc == 0, 0, s.spec.next_level(s, inc, 0))}, carry={t: inc},
+                    via={t: If(inc == 0, 0, c)},
                     fresh={t: If(inc == 0, 0, 1)})
 
     # -- a move between the fast path and raw_smp_processor_id() -------------------------------
@@ -353,13 +361,13 @@ class PercpuCounterTree(Spec):
         out = tree_carry(orig, res, inc, sh.mask[level])
         return when(And(s.at[t] == level, s.via[t] == cpu),
                     item={i: res}, carry={t: out}, at={t: If(out == 0, 0, s.spec.next_level(s, out, level))},
-                    fresh={t: 0})
+                    via={t: If(out == 0, 0, cpu)}, fresh={t: 0})
 
     @action(role="task", applies=_smp)
     def atomic_long_add(s, t):
         """The slow path's end: atomic_long_add(inc, counter->approx_sum.a)."""
         return when(s.at[t] == _shape(s).nr_levels, approx=s.approx + s.carry[t], carry={t: 0}, at={t: 0},
-                    fresh={t: 0})
+                    via={t: 0}, fresh={t: 0})
 
     @terminal
     def all_added(s):
