@@ -178,3 +178,16 @@ def test_fill_witness_reaches_the_exact_settled_bound(n, steps, gap):
     assert all(c.extra["steps"] == steps for c in cs)
     assert cs[0].extra["final"]["exact"] == gap == Shape(n, 32).settled_max(n)
     assert gap < claimed_range(resolve_params(PercpuCounterTree, {"ncpus": n, "batch": 32}))[0]
+
+
+def test_every_table_row_builds_and_its_settled_bound_is_inside_the_header_range():
+    # For every nr_cpus_order the kernel accepts (nr_cpu_ids 1 .. 2^20), at the smallest and largest CPU
+    # count of that order: the loop's items add up to nr_items - 1, the multiplier is nr_levels * 2^order,
+    # and what a settled tree can hold back is below the header's under (and 0 above, below its over).
+    for order in range(21):
+        for n in sorted({(1 << order) // 2 + 1, 1 << order}):
+            for batch in (2, 32):
+                sh = Shape(n, batch)
+                assert sh.order == order
+                assert sh.multiplier == sh.nr_levels * (1 << order)
+                assert 0 <= sh.settled_max(n) < max(1, batch * sh.multiplier)
