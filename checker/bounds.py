@@ -160,7 +160,8 @@ def build(ns: tuple[int, ...] = NS, ts: tuple[int, ...] = TS) -> Table:
             })
     notes = [
         "split rss: rss_split.read_bound, |count - E| <= threads*(T+2)*U, proved by Z3 for threads 1..2^20, "
-        "TASK_RSS_EVENTS_THRESH 0..64, U 1..16; reached by every_thread_fills_its_cache at each T (the "
+        "TASK_RSS_EVENTS_THRESH 0..64, U 1..16, with and without the fault path's decrements (cow: a cache "
+        "then also reaches down to -(T+2)); reached by every_thread_fills_its_cache at each T (the "
         "per-thread bound minus one violated there). The seed's nr_threads*64 is 2 pages a thread short.",
         "eager percpu: percpu_eager.read_bound, |count - E| <= ncpus*(batch-1), proved by Z3 for ncpus "
         "1..8192 at the kernel's batch; reached by every_cpu_fills_its_local at each N (the bound minus one "
