@@ -465,7 +465,8 @@ class PercpuCounterTree(Spec):
 
     @sometimes(applies=_smp)
     def a_carry_is_in_flight(s):
-        """A task is between its level-0 add and its last carry (where a read sees neither)."""
+        """A task is between its level-0 add and its last carry: the precise sum counts the add, the
+        approximate sum not yet (what counter_tree_read_in_flight reads)."""
         return AnyOf(s.at[t] != 0 for t in s.task)
 
     @sometimes(applies=lambda p: _shape(p).nr_levels > 1)
