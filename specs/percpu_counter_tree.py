@@ -202,6 +202,11 @@ def c_tree_carry(orig: int, res: int, inc: int, bit_mask: int) -> int:
     return inc
 
 
+def _batch_ok(b) -> bool:
+    """a power of two > 1"""
+    return isinstance(b, int) and b > 1 and b & (b - 1) == 0
+
+
 def _amounts(p):
     """add_mm_counter(mm, member, +/-folio_nr_pages(folio)): single pages and one larger folio size;
     at the witness's point (fill=1) every folio size up to the tree's top carry bit."""
@@ -279,7 +284,7 @@ class PercpuCounterTree(Spec):
                    doc="the version: latest (mm tree), noskip (compudj/linux-dev), v6 (RFC v6, migration disabled)")
     ncpus = Param(2, domain=range(1, MAX_CPUS + 1), explore=(1, 2, 3), prove=(1, 2),
                   doc="nr_cpu_ids (1 .. 2^20, the table's range)")
-    batch = Param(2, domain=lambda b: isinstance(b, int) and b > 1 and b & (b - 1) == 0, explore=(2,), prove=(32,),
+    batch = Param(2, domain=_batch_ok, explore=(2,), prove=(32,),
                   doc="batch_size, a power of two > 1 (mm: RSS_STAT_BATCH_SIZE = 32)")
     large = Param(lambda p: 2 * p.batch, domain=range(0, 1 << 30),
                   doc="the larger folio size added and removed (0: single pages only)")
@@ -539,5 +544,5 @@ class PercpuCounterTreeDeep(PercpuCounterTree):
     explore_sweeps = DEEP_SWEEPS
     ncpus = Param(2, domain=range(1, MAX_CPUS + 1), explore=(1, 2, 3), prove=(3, 4),
                   doc="nr_cpu_ids (1 .. 2^20, the table's range)")
-    batch = Param(2, domain=lambda b: isinstance(b, int) and b > 1 and b & (b - 1) == 0, explore=(2,),
+    batch = Param(2, domain=_batch_ok, explore=(2,),
                   prove=(2,), doc="batch_size, a power of two > 1 (mm: RSS_STAT_BATCH_SIZE = 32)")
