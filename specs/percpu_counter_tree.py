@@ -60,9 +60,8 @@ make this shorter.
 """
 import functools
 
-from checker import (AllOf, And, AnyOf, Bool, CpuId, Enum, Ghost, If, Implies, Int, Or, Param, PerCpu, Role, Shared,
-                     Spec, Sum, action, invariant, sometimes, terminal, when, witness)
-from checker.spec.declare import Array
+from checker import (AllOf, And, AnyOf, Array, Bool, CpuId, Enum, Ghost, If, Implies, Int, Or, Param, PerCpu, Role,
+                     Shared, Spec, Sum, action, invariant, sometimes, terminal, when, witness)
 
 #: Which version of the code (see the module docstring).
 DESIGN = Enum("latest", "noskip", "v6", name="design")
