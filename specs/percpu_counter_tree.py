@@ -528,14 +528,13 @@ def add_at(p, sh: Shape, t: int, cpu: int, level: int, amount: int):
     return tuple(steps)
 
 
-#: Deeper points than the default run (minutes on the interpreter): four CPUs, a second add per task at
-#: three CPUs, two tasks per CPU at three CPUs, and per-N proofs at 3 and 4 CPUs (batch 2: at batch 32
-#: Z3 leaves carries_conserved undecided at 4 CPUs within the default timeout).
+#: Deeper points than the default run (minutes on the interpreter): four CPUs, and a second add per task
+#: at three CPUs; per-N proofs at 3 and 4 CPUs (batch 2: at batch 32 Z3 leaves carries_conserved
+#: undecided at 4 CPUs within the default timeout). Two tasks per CPU at three CPUs is left out: it did
+#: not finish in 25 minutes on the shared machine.
 DEEP_SWEEPS = (
     {"design": (DESIGN.latest, DESIGN.noskip, DESIGN.v6), "ncpus": 4, "tasks": 1, "ops": 1},
     {"design": (DESIGN.latest, DESIGN.v6), "ncpus": 3, "tasks": 1, "ops": 2},
-    {"design": DESIGN.latest, "ncpus": 2, "tasks": 2, "ops": 2},
-    {"design": DESIGN.latest, "ncpus": 3, "tasks": 2, "ops": 1},
 )
 
 
