@@ -34,7 +34,8 @@ FOLD = Enum("idle", "walking", "done", name="fold")
 #: in the per-counter form; rss0 holds the whole group in the grouped form).
 SITES = ("mm", "pgd", "context", "cid", "rss0", "rss1", "rss2", "rss3")
 RSS = SITES.index("rss0")
-PARENT = 99  # dup_mm() memcpy'd the parent's rss_stat; mm_init must overwrite it
+PARENT = 99  # dup_mm() memcpy'd the parent's rss_stat: its count ...
+PARENT_CTR = ptr(len(SITES))  # ... and its counters pointer, the parent's per-cpu storage (not this heap's)
 HEAP = Heap(*SITES)
 
 
@@ -95,8 +96,10 @@ class PercpuGrouped(Spec):
                                      "or percpu_counter_destroy of counter i (0)")
     returned = Shared(0, type=Bool, doc="mm_init returned NULL (1) rather than the mm")
     attempts = Ghost(0, doc="allocations attempted so far (for fail_at)")
-    ctr = Array("counters", NULL, doc="mm->rss_stat[i].counters")
-    count = Array("counters", PARENT, doc="mm->rss_stat[i].count")
+    # One consistent start: the new mm as dup_mm()'s memcpy(mm, oldmm, sizeof(*mm)) leaves it, the parent's
+    # rss_stat in both fields; allocate_mm's success step then does mm_init()'s memset of rss_stat.
+    ctr = Array("counters", PARENT_CTR, doc="mm->rss_stat[i].counters (the parent's until mm_init's memset)")
+    count = Array("counters", PARENT, doc="mm->rss_stat[i].count (the parent's until mm_init's memset)")
     listed = Array("counters", 0, type=Bool, doc="mm->rss_stat[i] is on percpu_counters")
     list_lock = Lock(doc="percpu_counters_lock")
     fold = PerCpu(FOLD.idle, type=FOLD, role="hotplug")
@@ -105,10 +108,16 @@ class PercpuGrouped(Spec):
     # -- the caller, and mm_init() ----------------------------------------------------------
     @action(role="task", choose={"ok": (True, False)})
     def allocate_mm(s, cpu, ok):
-        """dup_mm()/mm_alloc(): allocate_mm() = kmem_cache_alloc(mm_cachep); NULL: mm_init is not called."""
+        """dup_mm(): mm = allocate_mm() (kmem_cache_alloc(mm_cachep)); NULL: mm_init is not called.
+        Else memcpy(mm, oldmm, sizeof(*mm)) (the initial rss_stat: the parent's count and counters),
+        then mm_init(): memset(&mm->rss_stat, 0, sizeof(mm->rss_stat)) before mm_alloc_pgd. One step:
+        the new mm is private until mm_init returns it, so no other CPU can see in between."""
         mem, _ = HEAP.alloc(s, "mm", ok)
+        n = len(s.ctr)
         return when(And(s.step == STEP.start, _may(s, ok)), attempts=s.attempts + 1,
-                    step=If(ok, STEP.pgd, STEP.done), returned=If(ok, 0, 1), **mem)
+                    step=If(ok, STEP.pgd, STEP.done), returned=If(ok, 0, 1),
+                    ctr={k: If(ok, NULL, s.ctr[k]) for k in range(n)},
+                    count={k: If(ok, 0, s.count[k]) for k in range(n)}, **mem)
 
     @action(role="task", choose={"ok": (True, False)})
     def mm_alloc_pgd(s, cpu, ok):
@@ -359,9 +368,11 @@ class PercpuGrouped(Spec):
 
     @invariant
     def listed_iff_initialised(s):
-        """PC-REG at operation boundaries (before mm_init, after it returns, after __mmdrop): with
-        CONFIG_HOTPLUG_CPU a counter is on the list if and only if it is initialised."""
-        boundary = Or(s.step == STEP.start, s.step == STEP.in_use, s.step == STEP.done)
+        """PC-REG at operation boundaries (after mm_init returns, after __mmdrop): with
+        CONFIG_HOTPLUG_CPU a counter is on the list if and only if it is initialised. Before mm_init's
+        memset (and when allocate_mm failed, so there is no mm) the fields are the parent's copy."""
+        no_mm = And(s.step == STEP.done, s.returned == 1, s.attempts == 1)
+        boundary = Or(s.step == STEP.in_use, And(s.step == STEP.done, Not(no_mm)))
         return Implies(And(boundary, _hotplug(s)),
                        And(*[(s.listed[k] == 1) == (s.ctr[k] != NULL) for k in range(len(s.ctr))]))
 

@@ -7,6 +7,14 @@ atomics) and folds them into the mm's ``atomic_long_t`` counters with
 ``sync_mm_rss()`` at the start of every ``TASK_RSS_EVENTS_THRESH + 2``-th
 page fault (``check_sync_rss_stat``) and on exit; ``get_mm_counter()`` reads
 the atomic without locks and clamps a negative value to 0.
+
+The fault path also decrements: ``wp_page_copy()`` on a COW of a file page
+does ``dec_mm_counter_fast(mm, mm_counter_file(old_page))`` and
+``inc_mm_counter_fast(mm, MM_ANONPAGES)``, and ``do_swap_page()`` does
+``inc_mm_counter_fast(vma->vm_mm, MM_ANONPAGES)`` and
+``dec_mm_counter_fast(vma->vm_mm, MM_SWAPENTS)``: one fault changes the
+member by -1 (``cow=1``, the default) or by +1..U, so a cache ranges over
+``-(T + 2) .. (T + 2) * U`` and may be negative.
 """
 from checker import (AllOf, And, AnyOf, Between, Bool, Enum, Ghost, If, Implies, Max, Or, Param, PerCpu, Role, S32, S64,
                      Shared, Spec, Sum, action, invariant, sometimes, terminal, when, witness)
@@ -100,6 +108,10 @@ class RssSplit(Spec):
         "linearisation point of the add), not the number of pages whose PTEs are set",
     )
 
+    # The fault path's decrements (cow=1) multiply the states by up to 30 at 2 threads: the default run
+    # takes them at 1 thread and at the smallest 2-thread point; cow=0 keeps the increment-only sweep.
+    explore_sweeps = ({"cow": 0}, {"cow": 1, "threads": 1}, {"cow": 1, "threads": 2, "T": 1, "U": 1})
+
     threads = Param(2, domain=range(1, 1 << 20), explore=(1, 2), prove=range(1, 1 << 20), doc="threads of the mm, each on its own CPU")
     T = Param(64, domain=range(0, 1 << 16), explore=(1, 2), prove=range(0, 65), doc="TASK_RSS_EVENTS_THRESH (64 in the kernel)")
     U = Param(1, domain=range(1, 17), explore=(1, 2), prove=range(1, 17),
@@ -107,6 +119,9 @@ class RssSplit(Spec):
     faults = Param(lambda p: 2 * p.T + 3, domain=range(0, 1 << 20), prove=("symbolic",),
                    doc="page faults per thread (default 2T+3: enough to reach the per-thread bound)")
     unmaps = Param(0, domain=range(0, 1 << 16), doc="zap_pte_range calls per thread (munmap)")
+    cow = Param(1, domain=(0, 1), explore=(1,), prove=(0, 1),
+                doc="1: a fault may instead decrement the member by one (wp_page_copy's COW of a file page, "
+                    "do_swap_page's MM_SWAPENTS)")
     readers = Param(0, domain=(0, 1), doc="CPUs doing one get_mm_counter")
 
     thread = Role("threads", symmetric=True, doc="threads of the mm, faulting and exiting")
@@ -155,6 +170,19 @@ class RssSplit(Spec):
                     cache={t: s.cache[t] + amount}, exact=s.exact + amount,
                     pc={t: If(s.pc[t] == THREAD.fault, THREAD.idle, THREAD.exiting)})
 
+    @action(role="thread", applies=lambda p: p.cow == 1)
+    def dec_mm_counter_fast(s, t):
+        """The fault's accounting when it removes a page from the member: wp_page_copy() on a COW of a
+        file page, if (!PageAnon(old_page)) { dec_mm_counter_fast(mm, mm_counter_file(old_page));
+        inc_mm_counter_fast(mm, MM_ANONPAGES); } (v6.1), or do_swap_page()'s
+        dec_mm_counter_fast(vma->vm_mm, MM_SWAPENTS): current->rss_stat.count[member] -= 1.
+
+        Only a page already accounted can be COWed or swapped in (E >= 1); it may sit in another
+        thread's cache, so this cache can go below 0."""
+        return when(And(Or(s.pc[t] == THREAD.fault, s.pc[t] == THREAD.exit_fault), s.exact >= 1),
+                    cache={t: s.cache[t] - 1}, exact=s.exact - 1,
+                    pc={t: If(s.pc[t] == THREAD.fault, THREAD.idle, THREAD.exiting)})
+
     # -- munmap: zap_pte_range() -------------------------------------------------------
     @action(role="thread", choose={"amount": _amounts})
     def zap_pte_range(s, t, amount):
@@ -198,7 +226,7 @@ class RssSplit(Spec):
 
     # -- properties ---------------------------------------------------------------------------
     # The sum lemma's per-element bounds (each proved from the invariants below).
-    sum_bounds = {"cache": lambda s: (0, (s.T + 2) * s.U)}
+    sum_bounds = {"cache": lambda s: (-(s.T + 2), (s.T + 2) * s.U)}
 
     @invariant(inductive=True)
     def no_lost_update(s):
@@ -225,12 +253,15 @@ class RssSplit(Spec):
 
     @invariant(role="thread", inductive=True)
     def cache_tracks_events(s, t):
-        """0 <= cache <= (events + 1) * U, or events * U inside a fault before its accounting.
+        """-(events + 1) <= cache <= (events + 1) * U, or events (times U) inside a fault before its
+        accounting.
 
-        A cache holds the faults counted in events plus the one that synced:
-        the inductive step behind the bound."""
+        A cache holds the faults counted in events plus the one that synced, each
+        +1..U or -1 (a COW or a swap-in): the inductive step behind the bound. (Before the
+        fault path's decrements were modelled this read 0 <= cache, which is not a kernel invariant.)"""
         in_fault = Or(s.pc[t] == THREAD.fault, s.pc[t] == THREAD.exit_fault)
-        return And(s.cache[t] >= 0, s.cache[t] <= (s.events[t] + If(in_fault, 0, 1)) * s.U)
+        k = s.events[t] + If(in_fault, 0, 1)
+        return And(s.cache[t] >= -k, s.cache[t] <= k * s.U)
 
     @invariant(role="thread")
     def per_thread_bound(s, t):
@@ -311,6 +342,16 @@ class RssSplit(Spec):
         """get_mm_counter returns a value other than E."""
         r = s.reader[0]
         return And(s.read_pc[r] == READ.done, s.read_err[r] != 0)
+
+    @invariant(role="thread")
+    def per_thread_low_bound(s, t):
+        """The bound the code gives below: a cache is never under -(T + 2) (T + 2 faults of -1 each)."""
+        return s.cache[t] >= -(s.T + 2)
+
+    @sometimes(applies=lambda p: p.cow == 1 and p.faults >= p.T + 3)
+    def a_cache_goes_negative(s):
+        """A fault's decrement leaves a thread's cache below 0 (a COW after a sync)."""
+        return AnyOf(s.cache[t] < 0 for t in s.thread)
 
     @sometimes(applies=lambda p: p.unmaps > 0 and p.threads >= 2 and p.faults > 0)
     def count_goes_negative(s):

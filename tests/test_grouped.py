@@ -115,3 +115,41 @@ def test_heap_classifies_misuse(how, error):
         assert safe.verdict == "holds" and r.outcomes["no_leak"].verdict == "violated"
     else:
         assert safe.verdict == "violated" and safe.trace[-1].changes["heap_error"] == error
+
+
+# -- issue 18 point 6: one consistent start (dup_mm's copy, then mm_init's memset) -------------------------------
+from checker.specs.percpu_grouped import PARENT, PARENT_CTR, STEP  # noqa: E402
+
+
+def test_start_is_the_parents_copy_and_mm_init_memsets_it():
+    e = explore(PercpuGrouped(config=SMP_HOTPLUG, grouped=1, counters=2))
+    first = e.outcomes["mm_lives_and_is_dropped"].trace[0]
+    assert first.action == "allocate_mm" and first.choices == {"ok": True}
+    # Both fields start as the parent's (memcpy) and the memset clears both in the same step.
+    assert first.changes["ctr[0]"] == NULL and first.changes["count[0]"] == 0
+    from checker.spec.compile import Model
+    from checker.spec.model import resolve_params
+
+    m = Model(PercpuGrouped, resolve_params(PercpuGrouped, {"config": SMP_HOTPLUG, "grouped": 1, "counters": 2}))
+    start = m.state_dict(m.initial_states()[0])
+    assert list(start["ctr"]) == [PARENT_CTR, PARENT_CTR] and list(start["count"]) == [PARENT, PARENT]
+
+
+class UpStubRelyingOnMemset(PercpuGrouped):
+    """A UP percpu_counter_init_many stub that writes nothing and returns 0: correct only because mm_init's
+    memset already zeroed every count."""
+
+    @action(role="task", choose={"ok": (True, False)},
+            uses={"percpu_counter_init_many": "kernel/fork.c:1299 mm_init"})
+    def percpu_counter_init_many(s, cpu, ok):
+        if s.config == UP and s.grouped:
+            return when(And(s.step == STEP.counters, ok), step=STEP.in_use)
+        return PercpuGrouped.percpu_counter_init_many(s, cpu, ok)
+
+
+def test_a_stub_relying_on_the_memset_is_judged_correct():
+    # Before the memset was modelled the counts started at the parent's 99 and this stub failed
+    # init_all_or_nothing; the kernel's memset makes it correct.
+    e = explore(UpStubRelyingOnMemset(config=UP, grouped=1, counters=2))
+    assert e.complete
+    assert e.verdicts["init_all_or_nothing"] == "holds"

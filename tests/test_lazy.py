@@ -195,12 +195,16 @@ def test_bounds_table_contents():
     assert t.ok
     cells = {(r["N"], r["T"]): {k: r[k].value for k in t.columns} for r in t.rows}
     assert cells[(4, 1)] == {"split rss": 66, "eager percpu": 124, "L-K lazy": 0, "L-Z atomic": 0,
-                             "L-Z percpu": 124}
+                             "L-Z percpu": 124, "counter tree": 188}
     assert cells[(256, 16)]["split rss"] == 16 * 66 and cells[(256, 16)]["eager percpu"] == 130816
+    # the counter tree: 256*31 + 32 items * 224 + 4 items * 1792 (settled; the header's under is 24576)
+    assert cells[(256, 16)]["counter tree"] == 22272
     kinds = {(c.spec, c.property, c.backend) for c in t.checks()}
     assert ("rss_split", "read_bound", "z3") in kinds and ("percpu_eager", "read_bound", "z3") in kinds
     assert ("percpu_eager", "read_bound_minus_one", "z3") in kinds  # the witness makes the bound exact
     assert ("lazy_rfc_read_positive", "read_positive_never_negative", "explore") in kinds
+    assert ("percpu_counter_tree", "settled_gap_bound", "z3") in kinds
+    assert ("percpu_counter_tree", "settled_gap_minus_one", "z3") in kinds  # the fill witness
 
 
 def test_bounds_command_prints_the_kernel_batches(cli):
