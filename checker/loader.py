@@ -72,8 +72,8 @@ def specs_in_file(path: str) -> list[type]:
 def resolve(names: list[str]) -> list[type]:
     """Spec classes for command-line names; all built-ins when none are given."""
     builtins = builtin_specs()
-    if not names:
-        return list(builtins.values())
+    if not names:  # every built-in spec but the deep sweeps, which run when named
+        return [c for c in builtins.values() if not c.on_demand]
     out: list[type] = []
     for name in names:
         if name in builtins:

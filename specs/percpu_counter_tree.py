@@ -538,7 +538,7 @@ DEEP_SWEEPS = (
 )
 
 
-class PercpuCounterTreeDeep(PercpuCounterTree):
+class PercpuCounterTreeDeep(PercpuCounterTree, on_demand=True):
     """The named deep sweep of percpu_counter_tree: python -m checker verify percpu_counter_tree_deep."""
 
     explore_sweeps = DEEP_SWEEPS

@@ -3,7 +3,7 @@ import json
 
 import jsonschema
 
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES, ROOT, run_cli
 
 SCHEMA = json.loads((ROOT / "checker" / "report" / "schema.json").read_text())
 
@@ -119,3 +119,15 @@ def test_default_verify_passes(cli):
     r = cli("verify")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr
     assert "bug" in r.stdout
+
+
+def test_a_deep_sweep_runs_only_when_named():
+    from checker.loader import builtin_specs, resolve
+
+    deep = [n for n, c in builtin_specs().items() if c.on_demand]
+    assert "percpu_counter_tree_deep" in deep
+    everything = {c.spec_name for c in resolve([])}
+    assert not everything & set(deep) and "percpu_counter_tree" in everything
+    assert [c.spec_name for c in resolve(["percpu_counter_tree_deep"])] == ["percpu_counter_tree_deep"]
+    listed = run_cli("list")
+    assert "percpu_counter_tree_deep" in listed.stdout and "on demand" in listed.stdout

@@ -39,7 +39,8 @@ def _sweep(vals, p) -> str:
 def describe(cls: type) -> str:
     si = info(cls)
     doc = (inspect.getdoc(cls) or "").splitlines()
-    lines = [f"{cls.spec_name}  ({cls.__name__}, {si.file}:{si.line})"]
+    lines = [f"{cls.spec_name}  ({cls.__name__}, {si.file}:{si.line})"
+             + ("  [on demand: checked when named, not by a bare verify]" if cls.on_demand else "")]
     if doc:
         lines.append(f"  {doc[0]}")
     lines.append(f"  kernel: {cls.kernel}")

@@ -158,9 +158,12 @@ class Spec:
     lemmas: ClassVar[Any] = None
 
     def __init_subclass__(cls, *, name: str | None = None, expect_violated: tuple[str, ...] = (),
-                          expect_holds: tuple[str, ...] = (), abstract: bool = False, **kw: Any):
+                          expect_holds: tuple[str, ...] = (), abstract: bool = False, on_demand: bool = False,
+                          **kw: Any):
         super().__init_subclass__(**kw)
         cls.abstract = abstract
+        #: Checked only when named (a deep sweep): a bare ``verify`` of every built-in spec leaves it out.
+        cls.on_demand = on_demand
         cls.expect_violated = tuple(expect_violated)
         cls.spec_name = name or _snake(cls.__name__)
         from checker.overrides import instrument
