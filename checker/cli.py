@@ -356,6 +356,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     from checker import loader
     from checker.report.listing import describe
 
-    for cls in loader.resolve(args.specs):
+    # every built-in spec, the on-demand deep sweeps included, unless some are named
+    for cls in loader.resolve(args.specs) if args.specs else loader.builtin_specs().values():
         sys.stdout.write(describe(cls) + "\n")
     return 0
