@@ -27,7 +27,7 @@ CASES = [
     ("lazy_rfc_read_positive", {"ncpus": 3}, 3, 100, 0, "read_positive_never_negative"),
     ("lazy_switch_loser_preempt", {"ncpus": 3}, 6, 100, 0, "preempt_balanced_on_return"),
     ("lazy_mmdrop_uninit_index", {"counters": 2}, 1, 100, 0, "memory_safe"),
-    ("stack_stale", {"ncpus": 3, "nr_cached": 1}, 20, 300, 0, "reused_stack_zeroed"),
+    ("stack_stale", {"ncpus": 3, "nr_cached": 1}, 49, 300, 0, "reused_stack_zeroed"),
     ("stack_memcg_charge_fail", {"ncpus": 3, "fixes": 0}, 35, 300, 0, "stack_in_one_place"),
     ("stack_release_read_write", {"ncpus": 1, "ntasks": 2, "nr_cached": 1, "migrations": 0, "failures": 0}, 37, 200, 1,
      "stack_in_one_place"),
