@@ -207,6 +207,7 @@ class StackCache(Spec):
     torn_freed = Ghost(0, type=Bool, doc="free_vm_stack_cache freed a stack")
     nested = Ghost(0, type=Bool, doc="an interrupt or softirq used the slots inside a task-context free_thread_stack there")
     rel_moved = Ghost(0, type=Bool, doc="a preemptible release migrated between its slot cmpxchgs")
+    skipped_empty = Ghost(0, type=Bool, doc="a release's this_cpu_try_cmpxchg failed on an empty slot")
 
     # -- alloc_thread_stack_node() -----------------------------------------------------------
     @action(role="tasks")
@@ -434,6 +435,13 @@ class StackCache(Spec):
     def reused_stack_zeroed(s):
         """ST-ZERO: a task starting on its stack finds it zeroed (no previous user's data)."""
         return And(*[Implies(s.pc[t] == TASK.live, Select(s.dirty, s.tvm[t] - 1) == 0) for t in s.tasks])
+
+    @invariant
+    def an_empty_slot_takes_the_stack(s):
+        """ST-CACHE: a release's this_cpu_try_cmpxchg(cached_stacks[i], &tmp, vm) fails only on a full slot
+        (tmp is NULL at each iteration), so a stack is never RCU-freed past an empty slot it tried
+        (bugs/stack_cmpxchg_stale_old.py carries tmp over)."""
+        return s.skipped_empty == 0
 
     @invariant
     def dead_cpu_cache_empty(s):

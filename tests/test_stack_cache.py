@@ -10,11 +10,13 @@ import pytest
 from checker import explore
 from checker.kernel.memory import MEM_ERROR
 from checker.specs.bugs.stack_charge_before_zeroing import StackChargeBeforeZeroing
+from checker.specs.bugs.stack_cmpxchg_stale_old import StackCmpxchgStaleOld
 from checker.specs.bugs.stack_memcg_charge_fail import StackMemcgChargeFail
 from checker.specs.bugs.stack_release_read_write import StackReleaseReadWrite
 from checker.specs.bugs.stack_stale import StackStale
+from checker.specs.bugs.stack_stranded_dead_cpu import StackStrandedDeadCpu
 from checker.specs.bugs.stack_teardown_keeps_pointer import StackTeardownKeepsPointer
-from checker.specs.stack_cache import StackCache
+from checker.specs.stack_cache import TASK, StackCache
 from checker.specs.stack_cache_2019 import StackCache2019
 
 #: (nr_cached, hotplug, ntasks) -> distinct states under symmetry (2 CPUs, one migration, failures on; the
@@ -150,5 +152,23 @@ def test_equivalent_mutant_is_not_reported_and_reaches_as_many_states(nr, hotplu
 
 def test_verify_passes_on_the_family(cli):
     r = cli("verify", "stack_cache", "stack_cache_2019", "stack_stale", "stack_teardown_keeps_pointer",
-            "stack_release_read_write", "stack_charge_before_zeroing", "stack_memcg_charge_fail", "--mode", "explore")
+            "stack_release_read_write", "stack_charge_before_zeroing", "stack_memcg_charge_fail", "stack_cmpxchg_stale_old",
+            "stack_stranded_dead_cpu", "--mode", "explore")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+
+
+# -- issue 18, point 10: bugs from the history of this code ---------------------------------------------------
+
+def test_stale_try_cmpxchg_old_skips_an_empty_slot_in_thirteen_steps():
+    e = explore(StackCmpxchgStaleOld(nr_cached=2))
+    t = e.outcomes["an_empty_slot_takes_the_stack"].trace
+    assert len(t) == 13 and [s.action for s in t[-3:]] == ["this_cpu_cmpxchg"] * 3
+    assert t[-2].changes["old[3]"] == 1 and t[-1].changes["pc[3]"] == TASK.delayed  # to call_rcu, past slot 1
+    assert {k for k, v in e.verdicts.items() if v == "violated"} == {"an_empty_slot_takes_the_stack"}
+
+
+def test_without_the_2017_teardown_a_dead_cpu_keeps_its_cached_stacks():
+    e = explore(StackStrandedDeadCpu(nr_cached=1))
+    t = e.outcomes["dead_cpu_cache_empty"].trace
+    assert len(t) == 7 and [s.action for s in t[-2:]] == ["cpu_down", "free_vm_stack_cache"]
+    assert {k for k, v in e.verdicts.items() if v == "violated"} == {"dead_cpu_cache_empty"}
