@@ -23,7 +23,7 @@ CASES = [
     ("rss_exit_without_sync", {"threads": 64, "T": 2, "U": 2}, 1, 150, 0, "no_lost_update"),
     ("up_add_race", {"ops": 1, "irq": 1}, 1, 50, 0, "read_is_exact"),
     ("lazy_decode_logical_shift", {"ncpus": 3}, 4, 100, 0, "no_update_lost"),
-    ("lazy_rfc_double_init", {"ncpus": 3}, 1, 100, 0, "fbc_initialised_once"),
+    ("lazy_rfc_double_init", {"ncpus": 3}, 46, 100, 0, "fbc_initialised_once"),
     ("lazy_rfc_read_positive", {"ncpus": 3}, 3, 100, 0, "read_positive_never_negative"),
     ("lazy_switch_loser_preempt", {"ncpus": 3}, 6, 100, 0, "preempt_balanced_on_return"),
     ("lazy_mmdrop_uninit_index", {"counters": 2}, 1, 100, 0, "memory_safe"),
