@@ -170,12 +170,14 @@ def build(ns: tuple[int, ...] = NS, ts: tuple[int, ...] = TS) -> Table:
         "in exhaustive exploration at 2 and 3 CPUs (mod_bits 0, 1, 2); a per-CPU-mode read returning E is "
         "reached. Not yet proved for larger N: the figure for N >= 4 rests on the spec's symmetry "
         "(no step depends on N) and is not a Z3 proof.",
-        "L-Z atomic: exact (explored at 2 and 3 CPUs: percpu_lazy_rfc.read_positive_error_bounded with bound 0 "
-        "in atomic mode), but lazy_rfc_read_positive shows read_positive returning a negative value "
-        "(read_positive_never_negative violated, as expected of the posted code).",
+        "L-Z atomic: exact (explored at 2 and 3 CPUs with the claim fix, and at 1 CPU as posted: "
+        "percpu_lazy_rfc.read_positive_error_bounded with bound 0 in atomic mode; the posted code's double "
+        "initialisation breaks it at 2 CPUs, lazy_rfc_double_init), but lazy_rfc_read_positive shows "
+        "read_positive returning a negative value (read_positive_never_negative violated, as expected of the "
+        "posted code).",
         "L-Z percpu: the embedded counter is the eager percpu_counter with the same batch, so its read is "
         "within the eager bound (proof and witness as in that column); percpu_lazy_rfc checks the bound "
-        "ncpus*(batch-1) at 2 and 3 CPUs (batch 2) and reaches an approximate read.",
+        "ncpus*(batch-1) at 2 and 3 CPUs (batch 2, claim fix) and reaches an approximate read.",
         "counter tree (batch 32): percpu_counter_tree.settled_gap_bound, 0 <= precise - approx <= settled_max "
         "for a settled tree (no add between its level-0 step and its last carry), and settled_claim, the "
         "header's range, hold in exhaustive exploration at 1..3 CPUs (three designs, one or two tasks per "

@@ -1,25 +1,35 @@
-"""ZhangPeng's lazy per-CPU counter with an embedded percpu_counter (L-Z, RFC 2/3).
+"""ZhangPeng's lazy per-CPU counter with an embedded percpu_counter (L-Z, RFC 2/3), as posted.
 
-Message-ID 20240412092441.3112481-3-zhangpeng362@huawei.com (reference
-section 4.4). The atomic mode is Kent Overstreet's word (``percpu_lazy``);
-in per-CPU mode the word holds ``&c->fbc | 1`` and adds go to
-``percpu_counter_add(&c->fbc, i)``, the eager counter with its batch.
-``lazy_percpu_counter_switch_to_pcpu`` runs with interrupts and preemption
-off: ``percpu_counter_init(&c->fbc, 0, GFP_ATOMIC)`` (allocate the per-CPU
-storage, initialise the lock, the count and the list node, and
-``list_add`` the counter to ``percpu_counters`` under the ``spinlock_t``
-``percpu_counters_lock``), ``percpu_counter_set(&c->fbc, atomic_val(v))``,
-then the publishing ``cmpxchg`` loop.
+Message-ID 20240412092441.3112481-3-zhangpeng362@huawei.com ("[RFC PATCH
+2/3] lazy_percpu_counter: include struct percpu_counter in struct
+lazy_percpu_counter", 2024-04-12), read in the list archive: the subject of
+this spec is that code (``design=posted``, the default). The atomic mode is
+Kent Overstreet's word (``percpu_lazy``); in per-CPU mode the word holds
+``&c->fbc | 1`` and adds go to ``percpu_counter_add(&c->fbc, i)``, the eager
+counter with its batch. ``lazy_percpu_counter_switch_to_pcpu`` runs with
+interrupts and preemption off (``local_irq_save``, ``preempt_disable``) and
+loops: ``if (is_pcpu(v)) break; if (!allocated) { if
+(percpu_counter_init(&c->fbc, 0, GFP_ATOMIC|__GFP_NOWARN)) break; allocated
+= true; }`` then ``percpu_counter_set(&c->fbc, atomic_val(v))`` and the
+publishing ``atomic64_cmpxchg``. ``percpu_counter_init`` allocates the
+per-CPU storage, initialises the lock, the count and the list node, and
+``list_add``s the counter to ``percpu_counters`` under the ``spinlock_t``
+``percpu_counters_lock``.
 
-As posted, two CPUs can both get past the word's atomic-mode test and both
-run ``percpu_counter_init`` on the one embedded ``c->fbc`` (the reference
-infers it: K-LAZY-DOUBLEINIT; ``specs/bugs/lazy_rfc_double_init.py``), and
+As posted, two CPUs can both get past the word's mode test and both run
+``percpu_counter_init`` on the one embedded ``c->fbc`` (K-LAZY-DOUBLEINIT,
+which the reference inferred and the checker confirms:
+``posted_switch_initialises_fbc_twice`` here, and every property it breaks
+in ``specs/bugs/lazy_rfc_double_init.py``), and
 ``lazy_percpu_counter_read_positive`` returns the raw value in atomic mode
-(K-LAZY-POS; ``specs/bugs/lazy_rfc_read_positive.py``). This spec has a fix
-for each (ours, not posted): the switch is claimed with one
-``test_and_set_bit`` on a flag next to the word, a CPU that finds it taken
-leaves the counter atomic for now, and the claimer clears it only when its
-allocation failed; ``read_positive`` clamps the atomic value at 0.
+(K-LAZY-POS: ``posted_read_positive_goes_negative``;
+``specs/bugs/lazy_rfc_read_positive.py``). With one adder CPU the posted
+code keeps every property. ``design=claim_fix`` is ours, not posted: the
+switch is claimed with one ``test_and_set_bit`` on a flag next to the word,
+a CPU that finds it taken leaves the counter atomic for now, and the
+claimer clears it only when its allocation failed; ``read_positive`` clamps
+the atomic value at 0; with it every property holds. The thread moved to
+v2's atomic-mode percpu_counter instead (``percpu_atomic_mode_rfc``).
 
 On PREEMPT_RT, ``percpu_counters_lock`` is a sleeping lock and taking it
 with interrupts off is a bug: with ``--set preempt_rt=1`` the context rule
@@ -37,6 +47,8 @@ ADD = Enum("idle", "slow_read", "cmpxchg", "pcpu_add", "fold", "wrap_check",
            "sw_read", "sw_claim", "sw_init", "sw_register", "sw_set_lock", "sw_set", "sw_cmpxchg", "sw_exit",
            name="add_pc")
 READ = Enum("idle", "done", name="read_pc")
+#: The code checked: the RFC 2/3 as posted, or with our two fixes.
+DESIGN = Enum("posted", "claim_fix", name="design")
 #: The first corruption seen.
 ERR = Enum("none", "list_add_twice", "add_to_null", "free_unallocated", name="fbc_error")
 
@@ -60,15 +72,55 @@ def read_positive_with(s, r, clamp):
                 read_err={r: err}, read_atomic={r: atomic})
 
 
-class PercpuLazyRfc(Spec):
-    """L-Z: lazy_percpu_counter_add (atomic word or percpu_counter_add), switch_to_pcpu, read_positive,
-    destroy_many; with a claim flag serialising the switch and read_positive clamped (the fixes)."""
+def _unraced(p):
+    """Where the double initialisation cannot happen: one adder CPU, or the claim fix."""
+    return p.design == DESIGN.claim_fix or p.ncpus == 1
 
-    kernel = ("ZhangPeng RFC 2/3 (20240412092441.3112481-3-zhangpeng362@huawei.com) lib/lazy-percpu-counter.c: "
-              "lazy_percpu_counter_add, _add_slowpath, switch_to_pcpu, read_positive, destroy_many, with "
-              "v6.6 lib/percpu_counter.c percpu_counter_add_batch (irqs off), __percpu_counter_init_many, "
-              "percpu_counter_set, percpu_counter_destroy; with two fixes of ours: the switch claimed by a "
-              "test_and_set_bit, read_positive clamping the atomic value")
+
+def _clamped(p):
+    """Where read_positive cannot go negative: the clamp fix, or no negative amounts."""
+    return p.design == DESIGN.claim_fix or not p.neg
+
+
+def no_update_lost(s):
+    """In atomic mode the decoded word is E; in per-CPU mode, whenever fbc->lock is free, fbc->count plus the
+    locals is E."""
+    return Or(And(s.published == 0, decode(s.word) == s.exact),
+              And(s.published == 1, Or(s.fbc_lock != NOBODY, s.count + Sum(s.local) == s.exact)))
+
+
+def fbc_initialised_once(s):
+    return And(s.inits <= 1, s.listed <= 1, s.fbc_error == ERR.none)
+
+
+def unregistered_at_destroy(s):
+    return Implies(s.destroyed == 1, s.listed == 0)
+
+
+def nothing_leaks_at_destroy(s):
+    return Implies(s.destroyed == 1, And(*[s.alloc[c] != MEM.live for c in s.adders]))
+
+
+def read_positive_never_negative(s):
+    r = s.reader[0]
+    return Implies(s.read_pc[r] == READ.done, s.read_ret_neg[r] == 0)
+
+
+def read_positive_error_bounded(s):
+    r = s.reader[0]
+    bound = If(s.read_atomic[r] == 1, 0, s.ncpus * (s.batch - 1))
+    return Implies(s.read_pc[r] == READ.done, abs(s.read_err[r]) <= bound)
+
+
+class PercpuLazyRfc(Spec):
+    """L-Z as posted (RFC 2/3): lazy_percpu_counter_add (atomic word or percpu_counter_add), switch_to_pcpu,
+    read_positive, destroy_many; design=claim_fix adds our claim flag and clamp."""
+
+    kernel = ("ZhangPeng RFC 2/3 (20240412092441.3112481-3-zhangpeng362@huawei.com, as posted) "
+              "lib/lazy-percpu-counter.c: lazy_percpu_counter_add, _add_slowpath, switch_to_pcpu, read_positive, "
+              "destroy_many, with v6.6 lib/percpu_counter.c percpu_counter_add_batch (irqs off), "
+              "__percpu_counter_init_many, percpu_counter_set, percpu_counter_destroy; design=claim_fix: two "
+              "fixes of ours (the switch claimed by a test_and_set_bit, read_positive clamping the atomic value)")
     assumptions = (
         "the atomic word as in percpu_lazy (its mod-width argument and bit-vector lemmas apply unchanged)",
         "the wrap check's time test is a nondeterministic choice (as in percpu_lazy)",
@@ -78,12 +130,21 @@ class PercpuLazyRfc(Spec):
         "percpu_counter_init's field initialisation (lock, list node, count, counters) is one step after its "
         "allocation; its list_add takes percpu_counters_lock in a step of its own (the PREEMPT_RT rule sees it)",
         "percpu_counter_set's zeroing of every CPU's local and its store to count are one step under fbc->lock; "
-        "with the fix, set only runs before publication, when no CPU adds to fbc",
+        "with the claim fix, set only runs before publication, when no CPU adds to fbc",
         "no CPU hotplug fold is run (lazy_mmdrop has one); registration is tracked as a count of list_adds",
         "one task per CPU, no migration (switch_to_pcpu runs with interrupts and preemption off)",
         "destroy runs when no add is in flight",
     )
 
+    design = Param(DESIGN.posted, domain=DESIGN, doc="posted: RFC 2/3 as posted; claim_fix: with our claim flag "
+                   "and clamp")
+    # The posted code at one CPU (it keeps everything) and at two (its bugs, named expected violations); the
+    # claim fix where the posted code fails.
+    explore_sweeps = (
+        {"design": DESIGN.posted, "ncpus": (1, 2), "mod_bits": 1},
+        {"design": DESIGN.posted, "ncpus": 1, "mod_bits": 0, "neg": 1, "readers": 1},
+        {"design": DESIGN.claim_fix},
+    )
     ncpus = Param(2, domain=range(1, 4), explore=(2, 3), doc="adder CPUs")
     mod_bits = Param(0, domain=range(0, 9), explore=(0, 1),
                      doc="COUNTER_MOD_BITS (8 in the kernel; 0: every add runs the wrap check)")
@@ -101,7 +162,7 @@ class PercpuLazyRfc(Spec):
     word = Shared(0, type=WORD, doc="c->v in atomic mode; 0 once &c->fbc | 1 is published")
     published = Shared(0, type=Bool, doc="c->v holds &c->fbc | 1")
     last_wrap = Shared(0, type=Bool, doc="c->last_wrap != 0")
-    switching = Shared(0, type=Bool, doc="the fix: the switch claim bit")
+    switching = Shared(0, type=Bool, doc="claim_fix: the switch claim bit")
     count = Shared(0, type=Int, doc="c->fbc.count")
     fbc_lock = Lock(doc="c->fbc.lock (raw_spinlock_t)")
     counters = Shared(NOBODY, type=CpuId, doc="c->fbc.counters: whose allocation (NOBODY: NULL)")
@@ -183,14 +244,16 @@ class PercpuLazyRfc(Spec):
     @action(role="adders")
     def switch_read(s, cpu):
         """local_irq_save(flags); preempt_disable(); v = atomic64_read(&c->v); allocated = false;
-        loop: if (is_pcpu(v)) break; (the fix: claim the switch first)"""
+        loop: if (is_pcpu(v)) break; if (!allocated) percpu_counter_init(&c->fbc, ...) (claim_fix: claim the
+        switch first)"""
+        nxt = ADD.sw_claim if s.design == DESIGN.claim_fix else ADD.sw_init
         return when(s.pc[cpu] == ADD.sw_read, irqs={cpu: 1}, preempt={cpu: s.preempt[cpu] + 1},
                     v={cpu: If(s.published == 1, 0, s.word)}, allocated={cpu: 0},
-                    pc={cpu: If(s.published == 1, ADD.sw_exit, ADD.sw_claim)})
+                    pc={cpu: If(s.published == 1, ADD.sw_exit, nxt)})
 
-    @action(role="adders")
+    @action(role="adders", applies=lambda p: p.design == DESIGN.claim_fix)
     def switch_claim(s, cpu):
-        """The fix: if (test_and_set_bit(0, &c->switching)) break;  -- another CPU is switching it."""
+        """claim_fix (ours): if (test_and_set_bit(0, &c->switching)) break;  -- another CPU is switching it."""
         return when(s.pc[cpu] == ADD.sw_claim, switching=1,
                     pc={cpu: If(s.switching == 1, ADD.sw_exit, ADD.sw_init)})
 
@@ -249,8 +312,9 @@ class PercpuLazyRfc(Spec):
     # -- lazy_percpu_counter_read_positive() -------------------------------------------------------------
     @action(role="reader")
     def read_positive(s, r):
-        """lazy_percpu_counter_read_positive(c), i.e. get_mm_counter(); atomic value clamped (the fix)."""
-        return read_positive_with(s, r, clamp=True)
+        """lazy_percpu_counter_read_positive(c), i.e. get_mm_counter(): pcpu: percpu_counter_read_positive;
+        atomic: return lazy_percpu_counter_atomic_val(v) (claim_fix: clamped at 0)."""
+        return read_positive_with(s, r, clamp=s.design == DESIGN.claim_fix)
 
     # -- lazy_percpu_counter_destroy_many(c, 1) ------------------------------------------------------------
     @action()
@@ -272,53 +336,61 @@ class PercpuLazyRfc(Spec):
         return s.destroyed == 1
 
     # -- properties -------------------------------------------------------------------------------------------
-    @invariant
+    @invariant(applies=_unraced)
     def no_update_lost(s):
         """LZ-EXACT / LZ-SWITCH: in atomic mode the decoded word is E; in per-CPU mode, whenever fbc->lock is
         free, fbc->count plus the locals is E (what percpu_counter_sum returns at quiescence)."""
-        return Or(And(s.published == 0, decode(s.word) == s.exact),
-                  And(s.published == 1, Or(s.fbc_lock != NOBODY, s.count + Sum(s.local) == s.exact)))
+        return no_update_lost(s)
 
-    @invariant
+    @invariant(applies=_unraced)
     def fbc_initialised_once(s):
         """LZ-REG: c->fbc is initialised and registered at most once, and never used uninitialised."""
-        return And(s.inits <= 1, s.listed <= 1, s.fbc_error == ERR.none)
+        return fbc_initialised_once(s)
 
-    @invariant
+    @invariant(expect="violated", applies=lambda p: not _unraced(p) and p.ops > 0)
+    def posted_switch_initialises_fbc_twice(s):
+        """K-LAZY-DOUBLEINIT, false on purpose for the posted code: two CPUs past the mode test both run
+        percpu_counter_init(&c->fbc) (bugs/lazy_rfc_double_init.py has what else it breaks)."""
+        return fbc_initialised_once(s)
+
+    @invariant(applies=_unraced)
     def unregistered_at_destroy(s):
         """LZ-REG: after destroy_many, c->fbc is off percpu_counters (before the memory holding it is freed)."""
-        return Implies(s.destroyed == 1, s.listed == 0)
+        return unregistered_at_destroy(s)
 
-    @invariant
+    @invariant(applies=_unraced)
     def nothing_leaks_at_destroy(s):
         """LZ-RES: after destroy_many no per-CPU storage is left allocated."""
-        return Implies(s.destroyed == 1, And(*[s.alloc[c] != MEM.live for c in s.adders]))
+        return nothing_leaks_at_destroy(s)
 
     @invariant(role="adders")
     def preempt_and_irqs_balanced_on_return(s, cpu):
         """Every return from lazy_percpu_counter_add has interrupts and preemption as it found them."""
         return Implies(s.pc[cpu] == ADD.idle, And(s.preempt[cpu] == 0, s.irqs[cpu] == 0))
 
-    @invariant(applies=lambda p: p.readers > 0)
+    @invariant(applies=lambda p: p.readers > 0 and _clamped(p))
     def read_positive_never_negative(s):
         """LZ-POS: lazy_percpu_counter_read_positive (get_mm_counter) never returns a negative value."""
-        r = s.reader[0]
-        return Implies(s.read_pc[r] == READ.done, s.read_ret_neg[r] == 0)
+        return read_positive_never_negative(s)
 
-    @invariant(applies=lambda p: p.readers > 0)
+    @invariant(expect="violated", applies=lambda p: p.readers > 0 and not _clamped(p))
+    def posted_read_positive_goes_negative(s):
+        """K-LAZY-POS, false on purpose for the posted code: in atomic mode read_positive returns
+        atomic_val(v) unclamped (bugs/lazy_rfc_read_positive.py)."""
+        return read_positive_never_negative(s)
+
+    @invariant(applies=lambda p: p.readers > 0 and _unraced(p) and _clamped(p))
     def read_positive_error_bounded(s):
         """read_positive is within 0 of max(E, 0) in atomic mode and within ncpus * (batch - 1) in per-CPU
         mode (the eager counter's PC-READ bound)."""
-        r = s.reader[0]
-        bound = If(s.read_atomic[r] == 1, 0, s.ncpus * (s.batch - 1))
-        return Implies(s.read_pc[r] == READ.done, abs(s.read_err[r]) <= bound)
+        return read_positive_error_bounded(s)
 
     @sometimes
     def a_switch_happens(s):
         """The counter goes per-CPU."""
         return s.published == 1
 
-    @sometimes
+    @sometimes(applies=lambda p: p.ncpus >= 2)
     def two_cpus_try_to_switch(s):
         """Two CPUs are inside switch_to_pcpu with interrupts off at once."""
         return Sum(s.irqs) >= 2

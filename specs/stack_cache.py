@@ -18,16 +18,30 @@ is ``stack_cache_2019``.
 
 Who runs what. A *task* of the role ``tasks`` is one child's stack life:
 its parent forks it (``alloc_thread_stack_node``, task context, preemptible
-and may sleep, so it can migrate between the per-slot ``this_cpu_xchg``s),
-it runs and exits (``exit_task_stack_account``), and its stack is released
-(``put_task_stack``) either by ``finish_task_switch`` on the CPU it died on
-(task context, preemption disabled: no other task runs there, but a softirq
-can) or by the RCU callback ``delayed_put_task_struct`` (softirq, on any
-online CPU; one atomic step, since nothing else touches that CPU's slots
-while a softirq runs on it). ``thread_stack_free_rcu`` is a softirq on any
-online CPU (the CPU that queued it, or the one its callbacks migrated to
-when that CPU died). A CPU may go down (tasks migrate off, the teardown runs
-on a control CPU) and come back.
+and may sleep, so it can migrate between the per-slot ``this_cpu_xchg``s);
+the fork may still fail after that (``dup_task_struct``'s ``free_stack:``
+and ``copy_process``'s ``bad_fork_free:``: ``exit_task_stack_account`` and
+the memcg uncharge, then the release in the parent's preemptible context),
+or the child runs and exits (``exit_task_stack_account``). The last
+``put_task_stack()`` releases the stack, and in 5.18+ it comes from one of
+(kernel/fork.c and kernel/sched/core.c as read in a 2025 tree; with
+THREAD_INFO_IN_TASK ``free_task()`` only warns, so there is no release from
+``delayed_put_task_struct``):
+
+- ``finish_task_switch`` on the CPU the task died on (task context,
+  preemption off: no other task runs there, but interrupts and softirqs can);
+- a preemptible ``try_get_task_stack()`` holder (``stack_trace_save_tsk()``
+  for /proc/PID/stack) or the fork failure paths: task context, preemption
+  on, so the releaser can migrate between its slot cmpxchgs;
+- an interrupts-off holder (``get_wchan()`` under ``p->pi_lock``) or a
+  hard-irq ``sched_show_task()``: one step on its CPU (interrupts off,
+  nothing else uses that CPU's slots meanwhile); the hard-irq one can land
+  inside another release's preempt-off section there.
+
+``thread_stack_free_rcu`` is a softirq on any online CPU (the CPU that
+queued it, or the one its callbacks migrated to when that CPU died). A CPU
+may go down (tasks migrate off, the teardown runs on a control CPU) and come
+back.
 
 The stacks are allocation sites of a heap (``vmalloc`` returns the next
 site never used), so ``memory_safe`` reports a use or a free of a freed
@@ -85,8 +99,9 @@ def _slots(s, c):
 
 def _task_ok(s, t):
     """Task ``t`` can take a task-context step: its CPU is not inside another task's preempt-off section
-    (at most one task is inside one per CPU, so a task in free_thread_stack is the one there)."""
-    return Or(Select(s.busy, s.on[t]) == 0, _in(s.pc[t], FREEING))
+    (at most one task is inside one per CPU, so a task in finish_task_switch's free_thread_stack is the one
+    there; a preemptible releaser waits like any task)."""
+    return Or(Select(s.busy, s.on[t]) == 0, And(_in(s.pc[t], FREEING), s.rel[t] == 0))
 
 
 def _set_k(s, name, k, value):
@@ -121,10 +136,14 @@ class StackCache(Spec):
         "vmalloc returns a stack never used before (an address reused after vfree is a new object) and zeroed "
         "memory (THREADINFO_GFP has __GFP_ZERO)",
         "KASAN unpoisoning and tag reset, and find_vm_area, are not modelled (no effect on ownership)",
-        "put_task_stack runs either in finish_task_switch on the CPU the task died on (task context, preemption "
-        "off, one step per this_cpu_cmpxchg) or from delayed_put_task_struct (softirq, on any online CPU, one "
-        "step: nothing else touches that CPU's slots while the softirq runs); a dead task may wait there for "
-        "any time, and if its CPU goes down it is released on the CPU its work moved to",
+        "the last put_task_stack is nondeterministically one of: finish_task_switch on the CPU the task died on "
+        "(preemption off, one step per this_cpu_cmpxchg); a preemptible holder on any online CPU (one step per "
+        "this_cpu_cmpxchg, migrating in between); get_wchan's irqs-off section or a hard-irq sched_show_task on "
+        "any online CPU (one step); the refcount decrement that picks the last one is not modelled, a dead task "
+        "may wait for its releaser for any time",
+        "a fork that fails after alloc_thread_stack_node (free_stack: in dup_task_struct, bad_fork_free: in "
+        "copy_process) runs exit_task_stack_account and the release in the parent's preemptible context; the two "
+        "labels do the same to the stack and are one action",
         "thread_stack_free_rcu runs as one step on any online CPU: the CPU that queued it or, after that CPU "
         "died, the one rcutree_migrate_callbacks moved it to; the grace period is modelled only as far as it "
         "matters here: the callback waits until the free_thread_stack that queued it has left its "
@@ -136,7 +155,7 @@ class StackCache(Spec):
         "tries), between the this_cpu_xchg steps of alloc_thread_stack_node, and while the child runs "
         "(which decides where it is released); a budget (migrations) bounds it",
         "a task-context step on a CPU waits while another task is in finish_task_switch's preempt-off "
-        "free_thread_stack there; softirqs may run inside that section",
+        "free_thread_stack there; softirqs and hard irqs may run inside that section",
         "a dying CPU has no task in a preempt-off section; its tasks move to another online CPU; the teardown "
         "free_vm_stack_cache runs after it is dead (plain accesses: nothing else touches that CPU's slots)",
         "the cached stacks are live at the end by design, so the heap's no_leak is vacuous here; leaks are "
@@ -171,6 +190,9 @@ class StackCache(Spec):
     taddr = PerCpu(0, role="tasks", doc="tsk->stack: a stack number, 0, or STALE (garbage)")
     got = PerCpu(0, role="tasks", doc="ghost: the stack this fork obtained (for the failure property)")
     cached_got = PerCpu(0, type=Bool, role="tasks", doc="ghost: this fork took its stack from the cache")
+    rel = PerCpu(0, type=Bool, role="tasks", doc="the release in flight is preemptible (a try_get_task_stack "
+                 "holder, or a failed fork's parent) rather than finish_task_switch's preempt-off one")
+    forkfail = PerCpu(0, type=Bool, role="tasks", doc="the fork failed after alloc_thread_stack_node")
 
     pending = Array("stacks", 0, type=Bool, doc="an RCU callback thread_stack_free_rcu is queued on this stack")
     dirty = Array("stacks", 0, type=Bool, doc="ghost: the stack holds a previous user's data")
@@ -183,7 +205,9 @@ class StackCache(Spec):
     rcu_cached = Ghost(0, type=Bool, doc="an RCU callback put its stack into the cache")
     rcu_freed = Ghost(0, type=Bool, doc="an RCU callback vfree'd its stack")
     torn_freed = Ghost(0, type=Bool, doc="free_vm_stack_cache freed a stack")
-    nested = Ghost(0, type=Bool, doc="a softirq used the slots inside a task-context free_thread_stack there")
+    nested = Ghost(0, type=Bool, doc="an interrupt or softirq used the slots inside a task-context free_thread_stack there")
+    rel_moved = Ghost(0, type=Bool, doc="a preemptible release migrated between its slot cmpxchgs")
+    skipped_empty = Ghost(0, type=Bool, doc="a release's this_cpu_try_cmpxchg failed on an empty slot")
 
     # -- alloc_thread_stack_node() -----------------------------------------------------------
     @action(role="tasks")
@@ -237,11 +261,22 @@ class StackCache(Spec):
 
     @action(role="tasks", choose={"dest": lambda p: p.cpus})
     def migrate(s, t, dest):
-        """The scheduler moves the task (preemptible: before the fork, between this_cpu_xchg steps, or while
-        the child runs)."""
-        return when(And(_in(s.pc[t], (TASK.idle, TASK.alloc, TASK.live)), s.moves > 0, s.on[t] != dest,
-                        Select(s.online, dest) == 1, _task_ok(s, t)),
-                    on={t: dest}, moves=s.moves - 1)
+        """The scheduler moves the task (preemptible: before the fork, between this_cpu_xchg steps, while
+        the child runs) or a preemptible releaser (between its this_cpu_cmpxchg steps)."""
+        releasing = And(_in(s.pc[t], (TASK.free, TASK.write, TASK.delayed)), s.rel[t] == 1)
+        return when(And(Or(_in(s.pc[t], (TASK.idle, TASK.alloc, TASK.live)), releasing), s.moves > 0,
+                        s.on[t] != dest, Select(s.online, dest) == 1, _task_ok(s, t)),
+                    on={t: dest}, moves=s.moves - 1, rel_moved=If(releasing, 1, s.rel_moved))
+
+    @action(role="tasks", applies=lambda p: p.failures == 1)
+    def fork_fails_after_stack(s, t):
+        """A later step of the fork fails: dup_task_struct's free_stack: (exit_task_stack_account(tsk);
+        free_thread_stack(tsk)) or copy_process's bad_fork_free: (WRITE_ONCE(p->__state, TASK_DEAD);
+        exit_task_stack_account(p); put_task_stack(p)): memcg_kmem_uncharge_page() for each page, then the
+        release, in the parent's context (preemptible)."""
+        k = s.tvm[t]
+        return when(And(s.pc[t] == TASK.live, _task_ok(s, t)), pc={t: TASK.free}, ti={t: 0}, rel={t: 1},
+                    forkfail={t: 1}, charged=_set_k(s, "charged", k, 0))
 
     # -- the child runs and exits --------------------------------------------------------------
     @action(role="tasks")
@@ -256,9 +291,10 @@ class StackCache(Spec):
     # -- free_thread_stack() from finish_task_switch (task context, preemption off) ---------------------
     @action(role="tasks")
     def this_cpu_cmpxchg(s, t):
-        """finish_task_switch() -> put_task_stack() -> release_task_stack() -> free_thread_stack():
-        try_release_thread_stack_to_cache(tsk->stack_vm_area): for (i = 0; i < NR_CACHED_STACKS; i++)
-        if (this_cpu_cmpxchg(cached_stacks[i], NULL, vm) == NULL) return true;  -- one slot (preempt off)."""
+        """finish_task_switch() (or a preemptible releaser) -> put_task_stack() -> release_task_stack() ->
+        free_thread_stack(): try_release_thread_stack_to_cache(tsk->stack_vm_area): for (i = 0; i <
+        NR_CACHED_STACKS; i++) { struct vm_struct *tmp = NULL; if (this_cpu_try_cmpxchg(cached_stacks[i], &tmp,
+        vm_area)) return true; }  -- one slot (finish_task_switch: preempt off)."""
         c = s.on[t]
         start = s.pc[t] == TASK.dead
         i = If(start, 0, s.ti[t])
@@ -268,7 +304,7 @@ class StackCache(Spec):
         upd = {f"slot{j}": {x: If(And(hit, i == j, c == x), s.tvm[t], getattr(s, f"slot{j}")[x]) for x in s.cpus}
                for j in range(s.nr_cached)}
         return when(And(_in(s.pc[t], (TASK.dead, TASK.free)), _task_ok(s, t)),
-                    busy={x: If(c == x, 1, s.busy[x]) for x in s.cpus}, ti={t: If(hit, i, i + 1)},
+                    busy=_busy(s, t, c), ti={t: If(hit, i, i + 1)},
                     pc={t: If(hit, TASK.clear, If(last, TASK.delayed, TASK.free))}, **upd)
 
     @action(role="tasks")
@@ -282,25 +318,33 @@ class StackCache(Spec):
     @action(role="tasks")
     def free_thread_stack_clear(s, t):
         """free_thread_stack(): tsk->stack = NULL; tsk->stack_vm_area = NULL;  (and preempt_enable in
-        finish_task_switch)"""
-        return when(s.pc[t] == TASK.clear, pc={t: TASK.released}, tvm={t: 0}, taddr={t: 0},
-                    busy=_unbusy(s, t))
+        finish_task_switch; a failed fork returns -ENOMEM)"""
+        return when(s.pc[t] == TASK.clear, pc={t: If(s.forkfail[t] == 1, TASK.failed, TASK.released)}, tvm={t: 0},
+                    taddr={t: 0}, busy=_unbusy(s, t), rel={t: 0})
 
-    # -- free_thread_stack() from delayed_put_task_struct (softirq) ------------------------------------
+    # -- the last put_task_stack() from a try_get_task_stack() holder ----------------------------------
     @action(role="tasks", choose={"cpu": lambda p: p.cpus})
-    def free_thread_stack_softirq(s, t, cpu):
-        """delayed_put_task_struct() (RCU callback, softirq on ``cpu``) -> put_task_stack() ->
-        free_thread_stack(): the cmpxchg loop on that CPU's slots, else thread_stack_delayed_free(); then
-        tsk->stack = NULL; tsk->stack_vm_area = NULL.  One step: nothing else uses those slots meanwhile."""
-        k = s.tvm[t]
-        slots, cached = _try_cache(s, cpu, k)
-        a = s.taddr[t]
-        return when(And(s.pc[t] == TASK.dead, Select(s.online, cpu) == 1),
-                    pc={t: TASK.released}, tvm={t: 0}, taddr={t: 0},
-                    pending=_set_k(s, "pending", a, If(cached, Select(s.pending, a - 1), 1)),
-                    dirty=_set_k(s, "dirty", a, If(cached, Select(s.dirty, a - 1), 1)),
-                    nested=If(Select(s.busy, cpu) == 1, 1, s.nested),
-                    **_access_if(s, Not(cached), a), **slots)
+    def put_task_stack_holder(s, t, cpu):
+        """A preemptible holder on ``cpu`` drops the last reference: proc_pid_stack() ->
+        stack_trace_save_tsk() -> put_task_stack(tsk): refcount_dec_and_test(&tsk->stack_refcount) ->
+        release_task_stack() -> free_thread_stack(); its this_cpu_cmpxchg steps follow, preemptible."""
+        return when(And(s.pc[t] == TASK.dead, Select(s.online, cpu) == 1, Select(s.busy, cpu) == 0),
+                    pc={t: TASK.free}, ti={t: 0}, rel={t: 1}, on={t: cpu})
+
+    @action(role="tasks", choose={"cpu": lambda p: p.cpus})
+    def put_task_stack_irqs_off(s, t, cpu):
+        """get_wchan(p) on ``cpu``: raw_spin_lock_irqsave(&p->pi_lock); if (try_get_task_stack(p)) { ...;
+        put_task_stack(p); }: the last reference, so the whole free_thread_stack with interrupts off: the
+        cmpxchg loop on that CPU's slots, else thread_stack_delayed_free(); tsk->stack = NULL. One step: nothing
+        else touches that CPU's slots meanwhile (a task: not inside another task's preempt-off section there)."""
+        return _release_in_one_step(s, t, cpu, Select(s.busy, cpu) == 0)
+
+    @action(role="tasks", choose={"cpu": lambda p: p.cpus})
+    def put_task_stack_hardirq(s, t, cpu):
+        """sched_show_task(p) in hard-irq context on ``cpu`` (sysrq-t, show_state_filter): try_get_task_stack();
+        ...; put_task_stack(): the last reference, the whole free_thread_stack in the interrupt. One step; it
+        may land inside a task-context free_thread_stack there."""
+        return _release_in_one_step(s, t, cpu, True)
 
     # -- softirq and hotplug on the CPUs ---------------------------------------------------------------
     @action(role="cpus", choose={"k": lambda p: range(1, p.stacks + 1)}, irq=True)
@@ -311,7 +355,8 @@ class StackCache(Spec):
         mem = HEAP.access(s, ptr(k - 1))
         freed = _free_if(s, Not(cached), k, after=mem)
         # the grace period: not before the free_thread_stack that queued it has left its preempt-off section
-        queuer_done = And(*[Not(And(_in(s.pc[t], FREEING), s.taddr[t] == k)) for t in s.tasks])
+        # (a preemptible releaser is not in an RCU read-side section: it does not hold the grace period)
+        queuer_done = And(*[Not(And(_in(s.pc[t], FREEING), s.taddr[t] == k, s.rel[t] == 0)) for t in s.tasks])
         return when(And(s.pending[k - 1] == 1, s.online[cpu] == 1, queuer_done), pending={k - 1: 0},
                     rcu_cached=If(cached, 1, s.rcu_cached), rcu_freed=If(cached, s.rcu_freed, 1), nested=If(s.busy[cpu] == 1, 1, s.nested),
                     **{**mem, **freed}, **slots)
@@ -392,6 +437,13 @@ class StackCache(Spec):
         return And(*[Implies(s.pc[t] == TASK.live, Select(s.dirty, s.tvm[t] - 1) == 0) for t in s.tasks])
 
     @invariant
+    def an_empty_slot_takes_the_stack(s):
+        """ST-CACHE: a release's this_cpu_try_cmpxchg(cached_stacks[i], &tmp, vm) fails only on a full slot
+        (tmp is NULL at each iteration), so a stack is never RCU-freed past an empty slot it tried
+        (bugs/stack_cmpxchg_stale_old.py carries tmp over)."""
+        return s.skipped_empty == 0
+
+    @invariant
     def dead_cpu_cache_empty(s):
         """ST-NOLEAK at CPU death: once free_vm_stack_cache has run for a dead CPU, its slots are empty."""
         return And(*[Implies(s.torn[c] == 1, And(*[k == 0 for _, k in _slots(s, c)])) for c in s.cpus])
@@ -450,10 +502,20 @@ class StackCache(Spec):
         return Or(*[And(s.pc[t] == TASK.failed, s.got[t] != 0) for t in s.tasks])
 
     @sometimes(applies=lambda p: p.ncpus >= 2 and p.ntasks >= 2)
-    def a_softirq_frees_inside_a_task_free(s):
-        """ST-CTX: a softirq uses a CPU's slots while a task-context free_thread_stack is between its
-        this_cpu_cmpxchg steps there."""
+    def an_interrupt_frees_inside_a_task_free(s):
+        """ST-CTX: a hard irq (sched_show_task) or softirq (thread_stack_free_rcu) uses a CPU's slots while a
+        task-context free_thread_stack is between its this_cpu_cmpxchg steps there."""
         return s.nested == 1
+
+    @sometimes(applies=lambda p: p.migrations > 0 and p.ncpus >= 2 and p.nr_cached >= 2)
+    def a_preemptible_release_migrates(s):
+        """A preemptible releaser (holder or failed fork) moves to another CPU between its slot cmpxchgs."""
+        return s.rel_moved == 1
+
+    @sometimes(applies=lambda p: p.failures == 1)
+    def a_failed_fork_uncharges_and_releases_its_stack(s):
+        """A fork fails after its stack was charged (free_stack: / bad_fork_free:): uncharged and released."""
+        return Or(*[And(s.pc[t] == TASK.failed, s.forkfail[t] == 1) for t in s.tasks])
 
     @sometimes(applies=lambda p: p.hotplug == 1 and p.ncpus >= 2)
     def a_dead_cpus_cache_is_freed(s):
@@ -501,7 +563,27 @@ def _born_reused(s, t):
 
 
 def _unbusy(s, t):
-    return {c: If(s.on[t] == c, 0, s.busy[c]) for c in s.cpus}
+    """preempt_enable() at the end of finish_task_switch's release (a preemptible one set nothing)."""
+    return {c: If(And(s.on[t] == c, s.rel[t] == 0), 0, s.busy[c]) for c in s.cpus}
+
+
+def _busy(s, t, c):
+    """finish_task_switch's release runs with preemption off on its CPU ``c`` (a preemptible one does not)."""
+    return {x: If(And(c == x, s.rel[t] == 0), 1, s.busy[x]) for x in s.cpus}
+
+
+def _release_in_one_step(s, t, cpu, guard):
+    """free_thread_stack() run to the end on ``cpu`` with interrupts off: the cmpxchg loop on that CPU's slots,
+    else thread_stack_delayed_free(); then tsk->stack = NULL; tsk->stack_vm_area = NULL."""
+    k = s.tvm[t]
+    slots, cached = _try_cache(s, cpu, k)
+    a = s.taddr[t]
+    return when(And(s.pc[t] == TASK.dead, Select(s.online, cpu) == 1, guard),
+                pc={t: TASK.released}, tvm={t: 0}, taddr={t: 0},
+                pending=_set_k(s, "pending", a, If(cached, Select(s.pending, a - 1), 1)),
+                dirty=_set_k(s, "dirty", a, If(cached, Select(s.dirty, a - 1), 1)),
+                nested=If(Select(s.busy, cpu) == 1, 1, s.nested),
+                **_access_if(s, Not(cached), a), **slots)
 
 
 def _free_if(s, cond, k, after=None):

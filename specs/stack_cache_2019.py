@@ -1,7 +1,7 @@
 """The stack cache in its 2018-19 structure: the memcg charge in dup_task_struct (K-STACK-MEMCG's code).
 
 kernel/fork.c after Roman Gushchin's 9b6f7e163cd0 ("mm: rework memcg kernel
-stack accounting", 2019) and before the 5.18 rework:
+stack accounting", v4.19, 2018) and before the 5.18 rework:
 ``alloc_thread_stack_node()`` returns the stack address and sets
 ``tsk->stack_vm_area`` (the cached path after the 2018 unconditional memset);
 ``dup_task_struct()`` then calls ``memcg_charge_kernel_stack(tsk)`` and on
@@ -29,7 +29,8 @@ from checker.specs.stack_cache import (_VARS, HEAP, OWNING, STALE, TASK, StackCa
 class StackCache2019(StackCache, name="stack_cache_2019"):
     """alloc_thread_stack_node / dup_task_struct's memcg charge / free_thread_stack, 2019 (with fixes)."""
 
-    kernel = ("kernel/fork.c 2019 (v5.2-v5.17 structure): alloc_thread_stack_node returning the address, "
+    kernel = ("kernel/fork.c 2018-19 (v4.19-v5.17 structure, from 9b6f7e163cd0 in v4.19): alloc_thread_stack_node "
+              "returning the address, "
               "dup_task_struct with memcg_charge_kernel_stack(tsk) and its free_stack label, free_thread_stack "
               "with the uncharge, the cmpxchg loop and vfree_atomic(tsk->stack); with fixes=2 both "
               "5eed6f1dff87 and ba4a45746c36")
@@ -142,6 +143,39 @@ class StackCache2019(StackCache, name="stack_cache_2019"):
             out.append(Implies(rest, charged == owned))
             out.append(Implies(charged, Or(owned, _in_flight(s, k) >= 1)))
         return And(*out)
+
+    # The 5.18+ release paths of stack_cache (holders, irqs-off and hard-irq puts, the fork failure
+    # unwind with exit_task_stack_account) are not this structure's: its release is free_thread_stack with
+    # the uncharge inside, from finish_task_switch, from delayed_put_task_struct, or from free_stack:.
+    @action(role="tasks", choose={"cpu": lambda p: p.cpus})
+    def put_task_stack_holder(s, t, cpu):
+        """(not modelled in the 2018-19 structure)"""
+        return when(False)
+
+    @action(role="tasks", choose={"cpu": lambda p: p.cpus})
+    def put_task_stack_irqs_off(s, t, cpu):
+        """(not modelled in the 2018-19 structure)"""
+        return when(False)
+
+    @action(role="tasks", choose={"cpu": lambda p: p.cpus})
+    def put_task_stack_hardirq(s, t, cpu):
+        """(not modelled in the 2018-19 structure)"""
+        return when(False)
+
+    @action(role="tasks")
+    def fork_fails_after_stack(s, t):
+        """(the 2018-19 failure path is memcg_charge_kernel_stack's: free_stack: above)"""
+        return when(False)
+
+    @sometimes(applies=lambda p: False)
+    def a_preemptible_release_migrates(s):
+        """(5.18+ release paths only)"""
+        return s.rel_moved == 1
+
+    @sometimes(applies=lambda p: False)
+    def a_failed_fork_uncharges_and_releases_its_stack(s):
+        """(5.18+ fork failure unwind only)"""
+        return Or(*[s.forkfail[t] == 1 for t in s.tasks])
 
     @sometimes(applies=lambda p: False)
     def an_rcu_callback_caches_its_stack(s):

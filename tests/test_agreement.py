@@ -34,7 +34,13 @@ OWN_POINTS = {
     "stack_stale": ({"nr_cached": 1, "migrations": 0, "failures": 0}, (2,)),
     "stack_release_read_write": ({"nr_cached": 1, "migrations": 0, "failures": 0}, (2,)),
     "stack_memcg_charge_fail": ({"fixes": 0}, (2,)),
+    "stack_cmpxchg_stale_old": ({"migrations": 0, "failures": 0}, (2,)),
+    "stack_stranded_dead_cpu": ({"nr_cached": 1, "migrations": 0, "failures": 0}, (2,)),
     "stack_teardown_keeps_pointer": ({"ncpus": 2, "ntasks": 2}, (2,)),
+    # issue 18: the default point is mainline's H2 with C adds and a local filled to batch - 1; one add
+    # per CPU keeps the unrolling small (the fill is the explorer's job)
+    "percpu_hotplug": ({"ops": 1}, (2,)),
+    "percpu_hotplug_deep": ({"ops": 1}, (2,)),
     "vma_unlink_batch": ({"layout": 0}, (1,)),
     "unlink_batch_compare_last": ({"layout": 0}, (1,)),
     "unlink_batch_by_mapping": ({"size": 2}, (1,)),

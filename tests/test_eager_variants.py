@@ -10,12 +10,14 @@ from checker.specs.bugs.eager_cmpxchg_paren import EagerCmpxchgParen
 from checker.specs.bugs.eager_irq_add import EagerIrqAdd
 from checker.specs.bugs.eager_limited_overshoot import EagerLimitedOvershoot
 from checker.specs.bugs.hotplug_compare_dying import HotplugCompareDying
+from checker.specs.bugs.hotplug_check_mm_online_sum import HotplugCheckMmOnlineSum
 from checker.specs.bugs.hotplug_compare_shrink import HotplugCompareShrink
 from checker.specs.bugs.hotplug_dying_partial import HotplugDyingPartial
+from checker.specs.bugs.hotplug_notifier_dead_only import HotplugNotifierDeadOnly
 from checker.specs.bugs.hotplug_sum_dead import HotplugSumDead
 from checker.specs.bugs.up_add_race import UpAddRace
 from checker.specs.percpu_eager import VARIANT, PercpuEager
-from checker.specs.percpu_hotplug import DESIGN, PercpuHotplug
+from checker.specs.percpu_hotplug import ADDV, DESIGN, PercpuHotplug
 from checker.specs.percpu_up import PercpuUp
 
 
@@ -169,7 +171,8 @@ def test_up_add_is_exact_with_interrupts_off_and_loses_an_update_without():
 def test_each_hotplug_design_gets_its_verdict():
     h3 = explore(PercpuHotplug(design=DESIGN.H3, ncpus=2, reonline=1))
     assert not failing(h3, PercpuHotplug) and h3.outcomes["a_hotplug_fold_moves_a_count"].verdict == "holds"
-    assert not failing(explore(PercpuHotplug(design=DESIGN.H2, ncpus=2, reonline=1)), PercpuHotplug)  # full transitions
+    h2 = explore(PercpuHotplug(design=DESIGN.H2, ncpus=2, reonline=1, ops=1))  # full transitions, C adds
+    assert not failing(h2, PercpuHotplug) and h2.outcomes["sum_exact_without_overlap"].verdict == "holds"
     out = explore(HotplugSumDead(ncpus=2)).outcomes["sum_exact_without_overlap"]
     assert out.verdict == "violated" and len(out.trace) == 6
     assert "take_cpu_down" in [s.action for s in out.trace]
@@ -179,7 +182,9 @@ def test_each_hotplug_design_gets_its_verdict():
 
 
 def test_compare_margin_misses_the_dying_cpu_but_not_under_h3():
-    assert explore(HotplugCompareDying()).outcomes["compare_margin_sound"].verdict == "violated"
+    dying = explore(HotplugCompareDying()).outcomes["compare_margin_sound"]
+    assert dying.verdict == "violated" and len(dying.trace) == 11  # C adds: a read and a cmpxchg each
+    assert dying.trace[-1].action == "take_cpu_down"
     fixed = explore(PercpuHotplug(design=DESIGN.H3, ncpus=2, ops=3, summers=0))
     assert fixed.outcomes["compare_margin_sound"].verdict == "holds"
     assert explore(HotplugCompareShrink()).outcomes["compare_margin_sound"].verdict == "violated"
@@ -188,3 +193,49 @@ def test_compare_margin_misses_the_dying_cpu_but_not_under_h3():
 def test_read_bound_uses_the_largest_batch_since_the_fold():
     r = explore(PercpuHotplug(design=DESIGN.H3, ncpus=2, ops=3, batch_floor=1, summers=0))
     assert r.outcomes["read_bound"].verdict == "holds" and r.outcomes["local_bound"].verdict == "holds"
+
+
+#: Distinct states under symmetry (2 CPUs, batch 4, a local filled to batch - 1).
+H2_C_STATES = 7229
+LIMITED_STATES = (404, 280)
+
+
+# -- issue 18, point 1: the design that ships, deep enough to matter -------------------------------
+def test_mainline_h2_with_its_c_adds_fills_a_local_and_fails_compare_as_expected():
+    r = explore(PercpuHotplug(design=DESIGN.H2, ncpus=2, summers=0))
+    assert PercpuHotplug(design=DESIGN.H2).params.add == ADDV.C and not failing(r, PercpuHotplug)
+    out = r.outcomes["compare_margin_misses_an_offline_cpu"]
+    assert out.verdict == "violated" and len(out.trace) == 11 and out.trace[-1].action == "take_cpu_down"
+    assert r.outcomes["a_local_reaches_its_slack"].verdict == "holds"
+    assert r.outcomes["an_add_migrates_across_an_offline"].verdict == "holds"
+    assert r.states == H2_C_STATES
+
+
+def test_limited_add_margin_misses_the_offline_cpu_under_h2_only():
+    h2 = explore(PercpuHotplug(design=DESIGN.H2, limited=1, summers=0))
+    out = h2.outcomes["limited_add_misses_an_offline_cpu"]
+    assert out.verdict == "violated" and "take_cpu_down" in [s.action for s in out.trace]
+    assert len(out.trace) == 11 and out.trace[-1].action in ("limited_fast", "limited_lock")
+    h3 = explore(PercpuHotplug(design=DESIGN.H3, limited=1, summers=0))
+    assert h3.outcomes["limited_add_keeps_the_limit"].verdict == "holds" and not failing(h3, PercpuHotplug)
+    assert h3.outcomes["a_limited_add_is_refused"].verdict == "holds"
+    assert (h2.states, h3.states) == LIMITED_STATES
+
+
+def test_check_mm_needs_sum_all_under_h1():
+    fixed = explore(PercpuHotplug(design=DESIGN.H1, checkmm=2))
+    assert fixed.outcomes["check_mm_no_false_alarm"].verdict == "holds" and not failing(fixed, PercpuHotplug)
+    assert fixed.outcomes["check_mm_falls_back_to_sum_all"].verdict == "holds"
+    out = explore(HotplugCheckMmOnlineSum()).outcomes["check_mm_no_false_alarm"]
+    assert out.verdict == "violated" and len(out.trace) == 7
+    assert [s.action for s in out.trace][:3] == ["add_fast", "add_fast", "take_cpu_down"]
+
+
+def test_notifier_that_ignores_cpu_dead_frozen_strands_a_suspended_cpus_local():
+    r = explore(PercpuHotplug(design=DESIGN.N, suspend=1))
+    assert not failing(r, PercpuHotplug) and r.outcomes["sum_exact_once_folded"].verdict == "holds"
+    assert r.outcomes["a_cpu_goes_down_for_suspend"].verdict == "holds"
+    out = explore(HotplugNotifierDeadOnly()).outcomes["sum_exact_once_folded"]
+    assert out.verdict == "violated" and len(out.trace) == 7
+    down = [s for s in out.trace if s.action == "take_cpu_down"]
+    assert len(down) == 1 and down[0].choices["suspended"] == 1

@@ -10,6 +10,7 @@ from checker.specs.bugs.lazy_rfc_read_positive import LazyRfcReadPositive
 from checker.specs.bugs.lazy_switch_loser_preempt import LazySwitchLoserPreempt
 from checker.specs.lazy_mmdrop import LazyMmdrop
 from checker.specs.percpu_lazy import ADD, PercpuLazy, decode, encode_add
+from checker.specs.percpu_lazy_rfc import DESIGN as LZ_DESIGN
 from checker.specs.percpu_lazy_rfc import PercpuLazyRfc
 
 
@@ -107,16 +108,27 @@ def test_lemmas_appear_in_the_verify_report(cli):
 # -- percpu_lazy_rfc (L-Z) -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("ncpus,mod_bits,states", [(2, 0, 1566), (2, 1, 2497), (3, 0, 21152), (3, 1, 3893)])
 def test_lz_with_the_fixes_keeps_every_property(ncpus, mod_bits, states):
-    r = explore(PercpuLazyRfc(ncpus=ncpus, mod_bits=mod_bits))
+    r = explore(PercpuLazyRfc(design=LZ_DESIGN.claim_fix, ncpus=ncpus, mod_bits=mod_bits))
     assert r.complete and r.states == states
     assert set(r.verdicts.values()) == {"holds"}, {k: v for k, v in r.verdicts.items() if v != "holds"}
+
+
+def test_the_posted_rfc_is_the_subject_and_its_double_init_the_expected_violation():
+    assert PercpuLazyRfc().params.design == LZ_DESIGN.posted  # the default is the code as posted
+    one = explore(PercpuLazyRfc(ncpus=1, mod_bits=1))
+    assert set(one.verdicts.values()) == {"holds"} and one.states == 50  # one adder CPU: no race
+    two = explore(PercpuLazyRfc(ncpus=2, mod_bits=1))
+    assert {k for k, v in two.verdicts.items() if v != "holds"} == {"posted_switch_initialises_fbc_twice"}
+    assert len(two.outcomes["posted_switch_initialises_fbc_twice"].trace) == 22 and two.states == 5387
+    neg = explore(PercpuLazyRfc(ncpus=1, mod_bits=0, neg=1, readers=1))
+    assert {k for k, v in neg.verdicts.items() if v != "holds"} == {"posted_read_positive_goes_negative"}
 
 
 def test_lz_double_init_loses_updates_and_leaks():
     r = explore(LazyRfcDoubleInit(ncpus=2))
     assert {k for k, v in r.verdicts.items() if v == "violated"} == {
         "fbc_initialised_once", "nothing_leaks_at_destroy", "no_update_lost", "unregistered_at_destroy",
-        "read_positive_error_bounded"}
+        "read_positive_error_bounded", "posted_switch_initialises_fbc_twice"}
     out = r.outcomes["fbc_initialised_once"]
     assert len(out.trace) == 22
     inits = [s for s in out.trace if s.action == "percpu_counter_init(ok=1)" or s.action == "percpu_counter_init"]

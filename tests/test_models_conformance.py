@@ -142,7 +142,7 @@ def spec_alloc(m, s, t, cpu):
 
 def spec_free(m, s, t, cpu, nr, nstacks):
     """The release of the task's stack on ``cpu``: finish_task_switch's free_thread_stack if the task died
-    there, else delayed_put_task_struct's (softirq); then, if it queued thread_stack_free_rcu, that
+    there, else a one-step put on ``cpu`` (5.18+: hard-irq sched_show_task; 2019: delayed_put_task_struct); then, if it queued thread_stack_free_rcu, that
     callback on the same CPU. Returns (cmpxchgs, vfrees, state)."""
     start, cmpxchg = s, 0
     if s.on[t] == cpu:
@@ -151,7 +151,7 @@ def spec_free(m, s, t, cpu, nr, nstacks):
             cmpxchg += name == "this_cpu_cmpxchg"
     else:
         cmpxchg += _tries(s, cpu, nr)
-        _, _, s = step(m, s, t, ("free_thread_stack_softirq",), cpu=cpu)
+        _, _, s = step(m, s, t, ("put_task_stack_hardirq", "free_thread_stack_softirq"), cpu=cpu)  # 5.18+, 2019
     for k in range(1, nstacks + 1):
         if s.pending[k - 1]:
             cmpxchg += _tries(s, cpu, nr)

@@ -11,7 +11,7 @@ on the list as far as we know; latent (it needs >16 CPUs, a cpu_down, and
 locals near the old batch).
 """
 from checker import Param, invariant
-from checker.specs.percpu_hotplug import PercpuHotplug, compare_margin_covers
+from checker.specs.percpu_hotplug import DESIGN, PercpuHotplug, compare_margin_covers
 
 
 class HotplugCompareShrink(PercpuHotplug, expect_violated=("compare_margin_sound",)):
@@ -19,6 +19,7 @@ class HotplugCompareShrink(PercpuHotplug, expect_violated=("compare_margin_sound
 
     kernel = "lib/percpu_counter.c, the 2024 DYING-fold rework (H3): compute_batch_value, __percpu_counter_compare"
     explore_sweeps = ({"ncpus": 2},)
+    design = Param(DESIGN.H3, domain=DESIGN, doc="H3")
     batch_floor = Param(1, domain=range(1, 1 << 16), doc="1: the batch is 2 * online (it shrinks on cpu_down)")
     ops = Param(3, domain=range(0, 17), doc="adds per task: enough to fill a local under the old batch")
     summers = Param(0, domain=(0, 1), doc="no sum needed")

@@ -13,10 +13,11 @@ from checker.specs.percpu_hotplug import DESIGN, PercpuHotplug
 
 
 class HotplugDyingPartial(PercpuHotplug, expect_violated=("sum_exact_without_overlap",)):
-    """H2 with cpu_down stopped above CPUHP_PERCPU_CNT_DEAD and cpu_up from there."""
+    """H2 (with its C adds) with cpu_down stopped above CPUHP_PERCPU_CNT_DEAD and cpu_up from there."""
 
     kernel = "lib/percpu_counter.c as of 8b57b11cca88 (v6.6): online | dying sum, fold at CPUHP_PERCPU_CNT_DEAD"
-    explore_sweeps = ({"ncpus": 2},)
+    explore_sweeps = ({"ncpus": 2, "batch_floor": "default"},)
+    ops = Param(1, domain=range(0, 17), doc="adds per task: one leaves a local non-zero")
     design = Param(DESIGN.H2, domain=DESIGN, doc="H2")
     reonline = Param(1, domain=(1,), doc="the CPU comes back")
     partial = Param(1, domain=(1,), doc="the teardown stops above CPUHP_PERCPU_CNT_DEAD")

@@ -26,8 +26,9 @@ locals, and its ``percpu_counter_set`` writes a stale atomic value over the
 published counter before its ``cmpxchg`` fails. Adds made through the
 published counter in between are lost.
 """
-from checker import If, Param, action, when
-from checker.specs.percpu_lazy_rfc import ADD, PercpuLazyRfc
+from checker import Param, invariant
+from checker.specs import percpu_lazy_rfc as rfc
+from checker.specs.percpu_lazy_rfc import DESIGN, PercpuLazyRfc
 
 
 class LazyRfcDoubleInit(PercpuLazyRfc, expect_violated=("fbc_initialised_once", "nothing_leaks_at_destroy",
@@ -37,12 +38,33 @@ class LazyRfcDoubleInit(PercpuLazyRfc, expect_violated=("fbc_initialised_once", 
 
     kernel = ("ZhangPeng RFC 2/3 lib/lazy-percpu-counter.c switch_to_pcpu as posted, with v6.6 "
               "lib/percpu_counter.c __percpu_counter_init_many, percpu_counter_set, percpu_counter_add_batch")
+    explore_sweeps = ({"ncpus": (2, 3)},)
+    design = Param(DESIGN.posted, domain=DESIGN, doc="the posted code")
     mod_bits = Param(1, domain=range(0, 9), explore=(1,), doc="COUNTER_MOD_BITS (8 in the kernel)")
 
-    @action(role="adders")
-    def switch_read(s, cpu):
-        """local_irq_save(flags); preempt_disable(); v = atomic64_read(&c->v); allocated = false;
-        loop: if (is_pcpu(v)) break; if (!allocated) percpu_counter_init(&c->fbc, ...)"""
-        return when(s.pc[cpu] == ADD.sw_read, irqs={cpu: 1}, preempt={cpu: s.preempt[cpu] + 1},
-                    v={cpu: If(s.published == 1, 0, s.word)}, allocated={cpu: 0},
-                    pc={cpu: If(s.published == 1, ADD.sw_exit, ADD.sw_init)})
+    # What percpu_lazy_rfc states only where the double initialisation cannot happen, stated here for the
+    # posted code at two and three CPUs.
+    @invariant
+    def no_update_lost(s):
+        """LZ-EXACT / LZ-SWITCH for the posted code."""
+        return rfc.no_update_lost(s)
+
+    @invariant
+    def fbc_initialised_once(s):
+        """LZ-REG for the posted code."""
+        return rfc.fbc_initialised_once(s)
+
+    @invariant
+    def unregistered_at_destroy(s):
+        """LZ-REG at destroy for the posted code."""
+        return rfc.unregistered_at_destroy(s)
+
+    @invariant
+    def nothing_leaks_at_destroy(s):
+        """LZ-RES for the posted code."""
+        return rfc.nothing_leaks_at_destroy(s)
+
+    @invariant(applies=lambda p: p.readers > 0)
+    def read_positive_error_bounded(s):
+        """read_positive's bound for the posted code."""
+        return rfc.read_positive_error_bounded(s)

@@ -10,17 +10,22 @@ A plausible "simplification" of the release loop:
     }
 
 Each access is CPU-local, and finish_task_switch even runs it with
-preemption off, but a softirq on the same CPU can release another stack
-between the read and the write (delayed_put_task_struct, or
-thread_stack_free_rcu); the write then overwrites that stack's pointer and
-the stack is in no place at all: leaked (ST-CTX). The cmpxchg of the real
+preemption off, but an interrupt on the same CPU can release another stack
+between the read and the write (a hard-irq sched_show_task dropping the
+last reference of another dead task, or the softirq thread_stack_free_rcu);
+the write then overwrites that stack's pointer and the stack is in no
+place at all: leaked (ST-CTX). The shortest trace: a fork fails after its
+stack (bad_fork_free:), its parent's preemptible release reads slot 0 empty,
+get_wchan's irqs-off put of another dead task caches that task's stack in
+slot 0, the parent writes its own stack over it (and since the overwritten
+stack may be the failed fork's own, failed_charge_frees_its_stack fails too). The cmpxchg of the real
 code makes the test and the store one step.
 """
 from checker import And, If, Param, Select, action, when
-from checker.specs.stack_cache import TASK, StackCache, _in, _task_ok
+from checker.specs.stack_cache import TASK, StackCache, _busy, _in, _task_ok
 
 
-class StackReleaseReadWrite(StackCache, expect_violated=("stack_in_one_place",)):
+class StackReleaseReadWrite(StackCache, expect_violated=("stack_in_one_place", "failed_charge_frees_its_stack")):
     """free_thread_stack() in task context: this_cpu_read of the slot, then this_cpu_write of vm."""
 
     kernel = StackCache.kernel + "; try_release_thread_stack_to_cache() as this_cpu_read + this_cpu_write"
@@ -37,7 +42,7 @@ class StackReleaseReadWrite(StackCache, expect_violated=("stack_in_one_place",))
         empty = cur == 0
         last = i + 1 >= s.nr_cached
         return when(And(_in(s.pc[t], (TASK.dead, TASK.free)), _task_ok(s, t)),
-                    busy={x: If(c == x, 1, s.busy[x]) for x in s.cpus}, ti={t: If(empty, i, i + 1)},
+                    busy=_busy(s, t, c), ti={t: If(empty, i, i + 1)},
                     pc={t: If(empty, TASK.write, If(last, TASK.delayed, TASK.free))})
 
     @action(role="tasks")
