@@ -20,7 +20,7 @@ CASES = [
     ("hotplug_compare_dying", {"ncpus": 2, "batch_floor": 4, "add": "C"}, 22, 300, 0, "compare_margin_sound"),
     ("hotplug_compare_shrink", {"ncpus": 2}, 2, 300, 0, "compare_margin_sound"),
     ("eager_limited_overshoot", {"ncpus": 2, "batch": 2}, 38, 300, 0, "limit_respected"),
-    ("rss_exit_without_sync", {"threads": 64, "T": 2, "U": 2}, 1, 150, 0, "no_lost_update"),
+    ("rss_exit_without_sync", {"threads": 64, "T": 2, "U": 2, "cow": 0}, 1, 150, 0, "no_lost_update"),
     ("up_add_race", {"ops": 1, "irq": 1}, 1, 50, 0, "read_is_exact"),
     ("lazy_decode_logical_shift", {"ncpus": 3}, 4, 100, 0, "no_update_lost"),
     ("lazy_rfc_double_init", {"ncpus": 3}, 46, 100, 0, "fbc_initialised_once"),

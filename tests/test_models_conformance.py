@@ -221,7 +221,7 @@ from hypothesis import HealthCheck  # noqa: E402
 from checker.spec.declare import DISABLED  # noqa: E402
 from checker.specs.percpu_eager import ADD as EADD, VARIANT, PercpuEager  # noqa: E402
 from checker.specs.percpu_grouped import STEP, PercpuGrouped  # noqa: E402
-from checker.specs.percpu_lazy_rfc import ADD as ZADD, PercpuLazyRfc  # noqa: E402
+from checker.specs.percpu_lazy_rfc import ADD as ZADD, DESIGN, PercpuLazyRfc  # noqa: E402
 from checker.models.costs import (FBC_LOCK, PCPU_ALLOC_MUTEX, PCPU_LOCK, PERCPU_COUNTERS_LOCK,  # noqa: E402
                                   LRUVEC_LOCK, Costs)
 from checker.models.eager import EagerCounter  # noqa: E402
@@ -338,8 +338,9 @@ def test_lazy_rfc_model_matches_its_spec(mod_bits, adds):
     """L-Z (specs/percpu_lazy_rfc.py) at 2 CPUs, batch 2: each model add is an uninterrupted run of that
     CPU's actions; word, publication, count and locals agree, and the model's per-cpu allocations (GFP_ATOMIC:
     pcpu_lock only), percpu_counters_lock and fbc->lock sections and cmpxchgs are the spec's steps."""
-    spec = Model(PercpuLazyRfc, PercpuLazyRfc(ncpus=2, mod_bits=mod_bits, batch=2, ops=12, neg=1,
-                                              readers=0).params)
+    # the model is L-Z with the claim fix (its switch_claim step); the posted RFC's double init is a bug spec
+    spec = Model(PercpuLazyRfc, PercpuLazyRfc(ncpus=2, mod_bits=mod_bits, batch=2, ops=12, neg=1, readers=0,
+                                              design=DESIGN.claim_fix).params)
     s = spec.initial_states()[0]
     alloc = PercpuAllocator(2)
     ctr = LazyRfcCounter(alloc, 2, mod_bits=mod_bits)
