@@ -31,6 +31,9 @@ class Untranslatable(Exception):
 
 _CMP = {z3.Z3_OP_LE: "<=", z3.Z3_OP_LT: "<", z3.Z3_OP_GE: ">=", z3.Z3_OP_GT: ">"}
 _ARITH = {z3.Z3_OP_ADD: "add", z3.Z3_OP_SUB: "sub", z3.Z3_OP_MUL: "mul"}
+_BVBIN = {z3.Z3_OP_BAND: "&", z3.Z3_OP_BOR: "|", z3.Z3_OP_BXOR: "^"}
+_BVSHIFT = {z3.Z3_OP_BSHL: "cc_shl", z3.Z3_OP_BLSHR: "cc_lshr", z3.Z3_OP_BASHR: "cc_ashr"}
+_BVCMP = {z3.Z3_OP_SLT: "<", z3.Z3_OP_SLEQ: "<=", z3.Z3_OP_SGT: ">", z3.Z3_OP_SGEQ: ">="}
 
 
 def is_wide(terms: list[z3.ExprRef], kids: Kids) -> bool:
@@ -80,7 +83,7 @@ class CPrinter:
         out = []
         for i, sub in enumerate(shared(terms, self.kids)):
             name = f"{prefix}{i}"
-            out.append(f"const {ctype} {name} = {self(sub)};")
+            out.append(f"const {'uint64_t' if z3.is_bv(sub) else ctype} {name} = {self(sub)};")
             self.aliases[sub.get_id()] = name
         return out
 
@@ -146,7 +149,38 @@ class CPrinter:
             # mod are Euclidean, which differ from Python's for a negative divisor)
             fn = "fdiv" if k == z3.Z3_OP_IDIV else "fmod"
             return f"{self.p}{fn}({p(a)}, {self._num(b.as_long())})"
+        if z3.is_bv(t) or k == z3.Z3_OP_BV2INT or k in _BVCMP:
+            return self._bv(t, k, kids)
         raise Untranslatable(f"the operation {t.decl().name()!r} (in {_short(t)})")
+
+    def _bv(self, t: z3.ExprRef, k: int, kids: list) -> str:
+        """A bit-vector term (the operators checker.cint lowers C's words to): a uint64_t holding the
+        value modulo 2^n; bv2int reads it unsigned, as Z3 does."""
+        p = self
+        if k == z3.Z3_OP_BV2INT:
+            a = kids[0]
+            if self.wide:
+                return f"((__int128){p(a)})"
+            return f"cc_u2i({p(a)})" if a.size() == 64 else f"((int64_t){p(a)})"
+        if k in _BVCMP:
+            n = kids[0].size()
+            return f"(cc_sx({p(kids[0])}, {n}) {_BVCMP[k]} cc_sx({p(kids[1])}, {n}))"
+        n = t.size()
+        if n > 64:
+            raise Untranslatable(f"a {n}-bit word (the compiled engine holds words of up to 64 bits)")
+        if z3.is_bv_value(t):
+            return f"UINT64_C({t.as_long()})"
+        if k == z3.Z3_OP_INT2BV:
+            return f"((uint64_t){p(kids[0])} & CC_MASK({n}))"
+        if k in _BVBIN:
+            return "(" + f" {_BVBIN[k]} ".join(p(c) for c in kids) + ")"
+        if k == z3.Z3_OP_BNOT:
+            return f"(~{p(kids[0])} & CC_MASK({n}))"
+        if k in _BVSHIFT:
+            return f"{_BVSHIFT[k]}({p(kids[0])}, {p(kids[1])}, {n})"
+        if k == z3.Z3_OP_ITE:
+            return f"({p(kids[0])} ? {p(kids[1])} : {p(kids[2])})"
+        raise Untranslatable(f"the bit-vector operation {t.decl().name()!r} (in {_short(t)})")
 
 
 def _short(t: z3.ExprRef) -> str:

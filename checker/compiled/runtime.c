@@ -44,6 +44,17 @@ static inline int64_t cc_add(int64_t a, int64_t b) { int64_t r; if (__builtin_ad
 static inline int64_t cc_sub(int64_t a, int64_t b) { int64_t r; if (__builtin_sub_overflow(a, b, &r)) cc_ovf = 1; return r; }
 static inline int64_t cc_mul(int64_t a, int64_t b) { int64_t r; if (__builtin_mul_overflow(a, b, &r)) cc_ovf = 1; return r; }
 static inline int64_t cc_neg(int64_t a) { if (a == INT64_MIN) { cc_ovf = 1; return a; } return -a; }
+/* Bit-vectors of width n <= 64 (C's typed words, checker.cint) as uint64_t holding the value mod 2^n,
+ * with Z3's meaning: a shift by n or more gives 0 (bvashr: the sign), bv_to_int is unsigned. */
+#define CC_MASK(n) ((n) >= 64 ? ~UINT64_C(0) : ((UINT64_C(1) << (n)) - 1))
+static inline int64_t cc_sx(uint64_t a, int n) { return n >= 64 ? (int64_t)a : (int64_t)(a << (64 - n)) >> (64 - n); }
+static inline uint64_t cc_shl(uint64_t a, uint64_t b, int n) { return b >= (uint64_t)n ? 0 : (a << b) & CC_MASK(n); }
+static inline uint64_t cc_lshr(uint64_t a, uint64_t b, int n) { return b >= (uint64_t)n ? 0 : a >> b; }
+static inline uint64_t cc_ashr(uint64_t a, uint64_t b, int n) {
+    int64_t s = cc_sx(a, n);
+    return (uint64_t)(b >= (uint64_t)n ? (s < 0 ? -1 : 0) : (s >> b)) & CC_MASK(n);
+}
+static inline int64_t cc_u2i(uint64_t a) { if (a > (uint64_t)INT64_MAX) { cc_ovf = 1; return 0; } return (int64_t)a; }
 /* Python's floor division and remainder (the remainder has the divisor's sign); d != 0 */
 static inline int64_t cc_fdiv(int64_t a, int64_t d) {
     if (d == -1) return cc_neg(a);
