@@ -195,9 +195,10 @@ def _describe_error(low: Any, err: tuple[str, int, int]) -> str:
     return f"{kind} at step {k}"
 
 #: ``auto`` interprets a point up to this many states first: below it the interpreter is done before
-#: the C compile would be (measured in benchmarks/compiled_vs_spin.txt: 10-20 K states/s interpreted,
-#: 0.2-2 s to generate and compile cold, 20-60 ms warm); past it, the compiled engine takes over.
-AUTO_THRESHOLD = 20_000
+#: the C compile would be (measured in benchmarks/compiled_vs_spin.txt: 2-20 K states/s interpreted,
+#: 0.2-2 s to generate and compile cold, 0.05-0.4 s warm); past it, the compiled engine takes over.
+#: A bare ``verify`` with a warm cache: 88.9 s at 20,000, 71.7 s at 4,000 (2 idle cores).
+AUTO_THRESHOLD = 4_000
 
 
 def choose_and_search(model: Model, *, engine: str, symmetry: bool, max_states: int | None, timeout: float | None,
