@@ -73,8 +73,9 @@ TASKS = [
 #: Points where states take TaskCanon's ambiguous path.
 AMBIGUOUS = TASKS[6:]
 CASES = _smallest() + LARGER + TASKS
-IDS = [f"{n if isinstance(n, str) else n.spec_name}-" + "-".join(f"{k}{v}" for k, v in d.items() if k in ("ncpus", "ntasks", "variant", "migrations",
-                                                                      "readers", "summers"))
+IDS = [f"{n if isinstance(n, str) else n.spec_name}-"
+       + "-".join(f"{k}{v}" for k, v in d.items() if k in ("ncpus", "ntasks", "variant", "migrations", "readers",
+                                                           "summers"))
        for n, d in CASES]
 
 

@@ -58,6 +58,10 @@ variable the Python form raises ``IndexError`` (``zip()`` of no rows gives no
 per-CPU keys); here the plain part of the key is empty. Values must fit in
 int64: ``flatten`` refuses others.
 
+**With tasks** (``model.symmetry.tasks`` set) the form is ``TaskCanon``'s instead (its docstring in
+checker/explore/symmetry.py; docs/symmetry.md, "Specs with tasks"): ``_c_tasks`` below is that, over
+the same layout and renaming.
+
 ``c_canonical(model)`` prints this for one model as C (``cc_canonical``,
 straight-line code with the offsets as constants); ``reference_canonical`` is
 the same algorithm in Python over the flat vector, for tests.
@@ -390,7 +394,8 @@ def _c_tasks(model: "Model", lay: Layout) -> list[str]:
     for c in tc.cpus:
         out += [f"    /* cpu {c} */",
                 f"    amb |= cc_tc_own(v, {c}, K->c[{c}]);",
-                f"    for (n = 0, i = 0; i < CC_TC_NT; i++) if (v[{on} + cc_tc_tasks[i]] == {c}) lst[n++] = cc_tc_tasks[i];",
+                f"    for (n = 0, i = 0; i < CC_TC_NT; i++)",
+                f"        if (v[{on} + cc_tc_tasks[i]] == {c}) lst[n++] = cc_tc_tasks[i];",
                 "    for (i = 1; i < n; i++) {",
                 "        x = lst[i];",
                 "        for (j = i - 1; j >= 0 && cc_tc_lex(K->t[lst[j]], CC_TC_KT, K->t[x], CC_TC_KT) > 0; j--)"
