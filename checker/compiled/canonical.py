@@ -58,6 +58,10 @@ variable the Python form raises ``IndexError`` (``zip()`` of no rows gives no
 per-CPU keys); here the plain part of the key is empty. Values must fit in
 int64: ``flatten`` refuses others.
 
+**With tasks** (``model.symmetry.tasks`` set) the form is ``TaskCanon``'s instead (its docstring in
+checker/explore/symmetry.py; docs/symmetry.md, "Specs with tasks"): ``_c_tasks`` below is that, over
+the same layout and renaming.
+
 ``c_canonical(model)`` prints this for one model as C (``cc_canonical``,
 straight-line code with the offsets as constants); ``reference_canonical`` is
 the same algorithm in Python over the flat vector, for tests.
@@ -196,10 +200,25 @@ def c_canonical(model: "Model") -> str:
             f"/* canonical form of {model.name} at {model.params}: checker/compiled/canonical.py */"]
     if not lay.groups:
         return "\n".join(head + ["static void cc_canonical(int64_t *v) { (void)v; }", ""])
-    n, nc = lay.n, lay.nc
-    out = head + [
-        f"#define CC_CANON_N {n}",
-        f"#define CC_CANON_NC {nc}",
+    out = head + _c_rename(lay)
+    if model.symmetry.tasks is not None:
+        return "\n".join(out + _c_tasks(model, lay))
+    if lay.brute:
+        out += _c_brute(lay)
+    out += _c_sort(lay)
+    out += ["static void cc_canonical(int64_t *v) {"]
+    if lay.brute:
+        tests = " || ".join(f"v[{q + c}] != -1" for q in lay.cper for c in lay.group_cpus)
+        out += [f"    if ({tests}) {{ cc_canon_brute(v); return; }}"]
+    out += ["    cc_canon_sort(v);", "}", ""]
+    return "\n".join(out)
+
+
+def _c_rename(lay: Layout) -> list[str]:
+    """``cc_canon_rename``: the renaming of the module docstring (actors, CPUs and tasks alike)."""
+    out = [
+        f"#define CC_CANON_N {lay.n}",
+        f"#define CC_CANON_NC {lay.nc}",
         "",
         "static inline int64_t cc_canon_mu(const int *pi, int64_t x) {",
         "    return (x >= 0 && x < CC_CANON_NC) ? (int64_t)pi[x] : x;  /* NOBODY and the rest stay */",
@@ -219,15 +238,7 @@ def c_canonical(model: "Model") -> str:
     for q in lay.cper:
         out.append(f"    for (c = 0; c < CC_CANON_NC; c++) w[{q} + c] = cc_canon_mu(pi, w[{q} + c]);")
     out += ["}", ""]
-    if lay.brute:
-        out += _c_brute(lay)
-    out += _c_sort(lay)
-    out += ["static void cc_canonical(int64_t *v) {"]
-    if lay.brute:
-        tests = " || ".join(f"v[{q + c}] != -1" for q in lay.cper for c in lay.group_cpus)
-        out += [f"    if ({tests}) {{ cc_canon_brute(v); return; }}"]
-    out += ["    cc_canon_sort(v);", "}", ""]
-    return "\n".join(out)
+    return out
 
 
 def _c_sort(lay: Layout) -> list[str]:
@@ -265,26 +276,31 @@ def _c_sort(lay: Layout) -> list[str]:
     return out
 
 
+_C_PERM_HELPERS = [
+    "/* The next permutation of a[0..n-1] in lexicographic order; 0 (and a sorted again) after the last. */",
+    "static int cc_canon_next_perm(int *a, int n) {",
+    "    int i = n - 2, j, t;",
+    "    while (i >= 0 && a[i] >= a[i + 1]) i--;",
+    "    if (i >= 0) {",
+    "        for (j = n - 1; a[j] <= a[i]; j--) {}",
+    "        t = a[i]; a[i] = a[j]; a[j] = t;",
+    "    }",
+    "    for (j = i + 1, t = n - 1; j < t; j++, t--) { int u = a[j]; a[j] = a[t]; a[t] = u; }",
+    "    return i >= 0;",
+    "}", "",
+    "static int cc_canon_less(const int64_t *a, const int64_t *b) {",
+    "    int i;",
+    "    for (i = 0; i < CC_CANON_N; i++) if (a[i] != b[i]) return a[i] < b[i];",
+    "    return 0;",
+    "}", "",
+]
+
+
 def _c_brute(lay: Layout) -> list[str]:
     """The brute path: every renaming, the lexicographic minimum kept."""
     total = sum(len(g) for g in lay.groups)
     starts = list(itertools.accumulate([0] + [len(g) for g in lay.groups]))[:-1]
-    out = ["/* The next permutation of a[0..n-1] in lexicographic order; 0 (and a sorted again) after the last. */",
-           "static int cc_canon_next_perm(int *a, int n) {",
-           "    int i = n - 2, j, t;",
-           "    while (i >= 0 && a[i] >= a[i + 1]) i--;",
-           "    if (i >= 0) {",
-           "        for (j = n - 1; a[j] <= a[i]; j--) {}",
-           "        t = a[i]; a[i] = a[j]; a[j] = t;",
-           "    }",
-           "    for (j = i + 1, t = n - 1; j < t; j++, t--) { int u = a[j]; a[j] = a[t]; a[t] = u; }",
-           "    return i >= 0;",
-           "}", "",
-           "static int cc_canon_less(const int64_t *a, const int64_t *b) {",
-           "    int i;",
-           "    for (i = 0; i < CC_CANON_N; i++) if (a[i] != b[i]) return a[i] < b[i];",
-           "    return 0;",
-           "}", "",
+    out = _C_PERM_HELPERS + [
            "static void cc_canon_brute(int64_t *v) {",
            f"    int pi[CC_CANON_NC], perm[{total}], i;",
            "    int64_t best[CC_CANON_N], w[CC_CANON_N];",
@@ -298,6 +314,206 @@ def _c_brute(lay: Layout) -> list[str]:
     out += [f"        pi[{c}] = perm[{starts[k] + i}];" for k, g in enumerate(lay.groups) for i, c in enumerate(g)]
     out += ["        cc_canon_rename(v, w, pi);",
             "        if (cc_canon_less(w, best)) memcpy(best, w, sizeof best);",
+            "    }",
+            "    memcpy(v, best, sizeof best);",
+            "}", ""]
+    return out
+
+
+# -- with tasks: TaskCanon of checker/explore/symmetry.py, in C -------------------------------
+def _c_tasks(model: "Model", lay: Layout) -> list[str]:
+    """``cc_canonical`` for a spec with tasks: ``TaskCanon.canonical`` over the flat vector.
+
+    The keys are TaskCanon's tuples laid flat: a task key is ``KT`` ints (tag, plain, scalar_at, fixed_at,
+    own, current), a CPU key ``KO`` ints and then its tasks' keys sorted, so its length varies; every part
+    has a fixed length, so comparing the flat vectors slot by slot, the shorter first when one is a prefix
+    of the other, is Python's tuple order. NOBODY is -1 and an own pointer naming a group actor is -2, as
+    in the Python. The C assumes what the Python needs to run at all: every ``task_cpu`` names a CPU."""
+    tc = model.symmetry.tasks
+    off, names = offsets(model), model.var_names
+    on, curr = off[names[tc.p_on]], off[names[tc.p_curr]]
+    plain = [off[names[i]] for i in tc.plain]
+    scal = [off[names[i]] for i in tc.scalar]
+    own = [off[names[i]] for i in tc.own_ptr]
+    fixed = list(tc.fixed)
+    ko = len(plain) + len(scal) + len(own) * len(fixed) + len(own)
+    kt, nt = ko + 2, len(tc.tasks)
+    kc = ko + nt * kt
+    cgroups, tgroups = [list(g) for g in tc.cpu_groups], [list(g) for g in tc.task_groups]
+    cstarts = list(itertools.accumulate([0] + [len(g) for g in cgroups]))
+    tstarts = list(itertools.accumulate([0] + [len(g) for g in tgroups]))
+    ncg, ntg = max(1, cstarts[-1]), max(1, tstarts[-1])
+    tag = [tc.tag.get(a, 0) for a in range(lay.nc)]
+    in_groups = sorted(tc.in_groups)
+
+    out = _C_PERM_HELPERS + [
+        f"#define CC_TC_KO {ko}", f"#define CC_TC_KT {kt}", f"#define CC_TC_KC {kc}", f"#define CC_TC_NT {nt}",
+        f"static const int cc_tc_tasks[CC_TC_NT] = {{{', '.join(map(str, tc.tasks))}}};",
+        f"static const int64_t cc_tc_tag[CC_CANON_NC] = {{{', '.join(map(str, tag))}}};",
+        "",
+        "typedef struct {",
+        "    int64_t t[CC_CANON_NC][CC_TC_KT];  /* a task's key */",
+        "    int64_t c[CC_CANON_NC][CC_TC_KC];  /* a CPU's key, of length cl */",
+        "    int cl[CC_CANON_NC];",
+        "} cc_tc_keys;",
+        "",
+        "/* <0, 0, >0: Python's order of two tuples laid flat (a prefix first). */",
+        "static int cc_tc_lex(const int64_t *a, int la, const int64_t *b, int lb) {",
+        "    int i, n = la < lb ? la : lb;",
+        "    for (i = 0; i < n; i++) if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;",
+        "    return la < lb ? -1 : la > lb;",
+        "}",
+        "",
+        "/* TaskCanon._own: actor a's (plain, scalar_at, fixed_at, own) into k; 1 when an own pointer names a",
+        "   group actor (written -2). */",
+        "static int cc_tc_own(const int64_t *v, int a, int64_t *k) {",
+        "    int amb = 0, n = 0;",
+        "    int64_t x;",
+        "    (void)v; (void)a; (void)k; (void)x; (void)n;",
+    ]
+    out += [f"    k[n++] = v[{p} + a];" for p in plain]
+    out += [f"    k[n++] = v[{s}] == a;" for s in scal]
+    out += [f"    k[n++] = v[{q + d}] == a;" for q in own for d in fixed]
+    member = " || ".join(f"x == {a}" for a in in_groups) or "0"
+    for q in own:
+        out += [f"    x = v[{q} + a];",
+                f"    if ({member}) {{ x = -2; amb = 1; }}",
+                "    k[n++] = x;"]
+    out += ["    return amb;", "}", "",
+            "/* TaskCanon.keys: every task's and CPU's key; 1 when the state is ambiguous. */",
+            "static int cc_tc_keys_of(const int64_t *v, cc_tc_keys *K) {",
+            "    int amb = 0, i, j, n, x, u, lst[CC_TC_NT];",
+            "    int64_t o;",
+            "    for (i = 0; i < CC_TC_NT; i++) {",
+            "        u = cc_tc_tasks[i];",
+            "        K->t[u][0] = cc_tc_tag[u];",
+            "        amb |= cc_tc_own(v, u, K->t[u] + 1);",
+            f"        o = v[{on} + u];",
+            f"        K->t[u][CC_TC_KT - 1] = (o >= 0 && o < CC_CANON_NC) ? v[{curr} + o] == u : 0;",
+            "    }"]
+    for c in tc.cpus:
+        out += [f"    /* cpu {c} */",
+                f"    amb |= cc_tc_own(v, {c}, K->c[{c}]);",
+                f"    for (n = 0, i = 0; i < CC_TC_NT; i++)",
+                f"        if (v[{on} + cc_tc_tasks[i]] == {c}) lst[n++] = cc_tc_tasks[i];",
+                "    for (i = 1; i < n; i++) {",
+                "        x = lst[i];",
+                "        for (j = i - 1; j >= 0 && cc_tc_lex(K->t[lst[j]], CC_TC_KT, K->t[x], CC_TC_KT) > 0; j--)"
+                " lst[j + 1] = lst[j];",
+                "        lst[j + 1] = x;",
+                "    }",
+                f"    for (i = 0; i < n; i++) memcpy(K->c[{c}] + CC_TC_KO + i * CC_TC_KT, K->t[lst[i]], "
+                "sizeof(int64_t) * CC_TC_KT);",
+                f"    K->cl[{c}] = CC_TC_KO + n * CC_TC_KT;",
+                f"    o = v[{curr} + {c}];",
+                f"    if (o != -1 && !(o >= 0 && o < CC_CANON_NC && v[{on} + o] == {c})) amb = 1;"]
+    out += ["    return amb;", "}", "",
+            "static int cc_tc_ccmp(const cc_tc_keys *K, int a, int b) {",
+            "    return cc_tc_lex(K->c[a], K->cl[a], K->c[b], K->cl[b]);",
+            "}", "",
+            "/* A task's step-4 key: (new id of its CPU, its task key). */",
+            "static int cc_tc_tcmp(const int64_t *v, const cc_tc_keys *K, const int *pi, int a, int b) {",
+            f"    int64_t x = cc_canon_mu(pi, v[{on} + a]), y = cc_canon_mu(pi, v[{on} + b]);",
+            "    if (x != y) return x < y ? -1 : 1;",
+            "    return cc_tc_lex(K->t[a], CC_TC_KT, K->t[b], CC_TC_KT);",
+            "}", "",
+            "/* Stable insertion sorts (an element moves past strictly greater keys only), as sorted() is. */",
+            "static void cc_tc_sort_cpus(const cc_tc_keys *K, int *ord, int n) {",
+            "    int i, j, x;",
+            "    for (i = 1; i < n; i++) {",
+            "        x = ord[i];",
+            "        for (j = i - 1; j >= 0 && cc_tc_ccmp(K, ord[j], x) > 0; j--) ord[j + 1] = ord[j];",
+            "        ord[j + 1] = x;",
+            "    }",
+            "}", "",
+            "static void cc_tc_sort_tasks(const int64_t *v, const cc_tc_keys *K, const int *pi, int *ord, int n) {",
+            "    int i, j, x;",
+            "    for (i = 1; i < n; i++) {",
+            "        x = ord[i];",
+            "        for (j = i - 1; j >= 0 && cc_tc_tcmp(v, K, pi, ord[j], x) > 0; j--) ord[j + 1] = ord[j];",
+            "        ord[j + 1] = x;",
+            "    }",
+            "}", "",
+            "/* The CPU orders of step 3 into cord, each group from its ids ascending. */",
+            "static void cc_tc_cpu_orders(const cc_tc_keys *K, int *cord) {",
+            "    (void)K; (void)cord;"]
+    for g, st in zip(cgroups, cstarts):
+        out += [f"    cord[{st + i}] = {a};" for i, a in enumerate(g)]
+        out += [f"    cc_tc_sort_cpus(K, cord + {st}, {len(g)});"]
+    out += ["}", "",
+            "/* pi: identity, the i-th of each CPU group's order renamed to its i-th id. */",
+            "static void cc_tc_cpu_pi(const int *cord, int *pi) {",
+            "    int i;",
+            "    (void)cord;",
+            "    for (i = 0; i < CC_CANON_NC; i++) pi[i] = i;"]
+    for g, st in zip(cgroups, cstarts):
+        out += [f"    pi[cord[{st + i}]] = {a};" for i, a in enumerate(g)]
+    out += ["}", "",
+            "/* The task orders of step 4 into tord under the CPU renaming pi. */",
+            "static void cc_tc_task_orders(const int64_t *v, const cc_tc_keys *K, const int *pi, int *tord) {",
+            "    (void)v; (void)K; (void)pi; (void)tord;"]
+    for g, st in zip(tgroups, tstarts):
+        out += [f"    tord[{st + i}] = {a};" for i, a in enumerate(g)]
+        out += [f"    cc_tc_sort_tasks(v, K, pi, tord + {st}, {len(g)});"]
+    out += ["}", "",
+            "static void cc_tc_task_pi(const int *tord, int *pi) {",
+            "    (void)tord; (void)pi;"]
+    for g, st in zip(tgroups, tstarts):
+        out += [f"    pi[tord[{st + i}]] = {a};" for i, a in enumerate(g)]
+    out += ["}", "",
+            "/* Runs of equal keys (two or more) in each group's order: rs[k], rl[k] their start and length. */",
+            "static int cc_tc_cpu_runs(const cc_tc_keys *K, const int *cord, int *rs, int *rl) {",
+            "    int n = 0, i, j;",
+            "    (void)K; (void)cord; (void)rs; (void)rl; (void)i; (void)j;"]
+    for g, st in zip(cgroups, cstarts):
+        out += [f"    for (i = {st}; i < {st + len(g)}; i = j) {{",
+                f"        for (j = i + 1; j < {st + len(g)} && cc_tc_ccmp(K, cord[i], cord[j]) == 0; j++) {{}}",
+                "        if (j - i > 1) { rs[n] = i; rl[n] = j - i; n++; }",
+                "    }"]
+    out += ["    return n;", "}", "",
+            "static int cc_tc_task_runs(const int64_t *v, const cc_tc_keys *K, const int *pi, const int *tord, int *rs,"
+            " int *rl) {",
+            "    int n = 0, i, j;",
+            "    (void)v; (void)K; (void)pi; (void)tord; (void)rs; (void)rl; (void)i; (void)j;"]
+    for g, st in zip(tgroups, tstarts):
+        out += [f"    for (i = {st}; i < {st + len(g)}; i = j) {{",
+                f"        for (j = i + 1; j < {st + len(g)} && cc_tc_tcmp(v, K, pi, tord[i], tord[j]) == 0; j++) {{}}",
+                "        if (j - i > 1) { rs[n] = i; rl[n] = j - i; n++; }",
+                "    }"]
+    out += ["    return n;", "}", "",
+            "static void cc_canonical(int64_t *v) {",
+            "    static cc_tc_keys K;  /* large; the search is single-threaded */",
+            f"    int pi[CC_CANON_NC], cpi[CC_CANON_NC], cord[{ncg}], tord[{ntg}], crs[{ncg}], crl[{ncg}], trs[{ntg}],"
+            f" trl[{ntg}], ncr, ntr, r, have = 0;",
+            "    int64_t w[CC_CANON_N], best[CC_CANON_N];",
+            "    int amb = cc_tc_keys_of(v, &K);",
+            "    (void)cc_tc_sort_cpus; (void)cc_tc_sort_tasks;  /* unused when a kind has no group */",
+            "    cc_tc_cpu_orders(&K, cord);",
+            "    if (!amb) {  /* step 5: one renaming */",
+            "        cc_tc_cpu_pi(cord, pi);",
+            "        cc_tc_task_orders(v, &K, pi, tord);",
+            "        cc_tc_task_pi(tord, pi);",
+            "        cc_canon_rename(v, w, pi);",
+            "        memcpy(v, w, sizeof w);",
+            "        return;",
+            "    }",
+            "    /* ambiguous: the least state over the orders that permute runs of equal keys only; an odometer",
+            "       over the CPU runs, and within each CPU order one over the task runs */",
+            "    ncr = cc_tc_cpu_runs(&K, cord, crs, crl);",
+            "    for (;;) {",
+            "        cc_tc_cpu_pi(cord, cpi);",
+            "        cc_tc_task_orders(v, &K, cpi, tord);",
+            "        ntr = cc_tc_task_runs(v, &K, cpi, tord, trs, trl);",
+            "        for (;;) {",
+            "            memcpy(pi, cpi, sizeof pi);",
+            "            cc_tc_task_pi(tord, pi);",
+            "            cc_canon_rename(v, w, pi);",
+            "            if (!have || cc_canon_less(w, best)) { memcpy(best, w, sizeof best); have = 1; }",
+            "            for (r = 0; r < ntr; r++) if (cc_canon_next_perm(tord + trs[r], trl[r])) break;",
+            "            if (r == ntr) break;",
+            "        }",
+            "        for (r = 0; r < ncr; r++) if (cc_canon_next_perm(cord + crs[r], crl[r])) break;",
+            "        if (r == ncr) break;",
             "    }",
             "    memcpy(v, best, sizeof best);",
             "}", ""]

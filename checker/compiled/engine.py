@@ -107,9 +107,6 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
                     timings: Timings | None = None) -> SearchState:
     timings = timings if timings is not None else Timings()
     use_sym = symmetry and model.symmetry.active
-    if use_sym and model.symmetry.tasks is not None:
-        raise Fallback("the task model's CPU and task symmetry (TaskCanon has no C version yet; "
-                       "--no-symmetry runs compiled)")
     low, evs, exe = prepare(model, use_sym, timings)
     inits = model.initial_states()
     sample = (SYMMETRY_SAMPLE_FIRST, SYMMETRY_SAMPLE_EVERY, SYMMETRY_SAMPLE_MAX) if (use_sym and check_symmetry) \
