@@ -176,7 +176,7 @@ def _run(model: Model, what: str, call: Callable[[], Any], branch: type, index: 
             f"{what} indexes a tuple with a state value" + (f": `{code}`" if code else "") + ".\n"
             "Under the Z3 backend that index is symbolic; write Select(s.local, s.owner) instead "
             "of s.local[s.owner].", file=f or file, line=ln or line) from None
-    except SpecError:
+    except (SpecError, MemoryError):  # out of memory is a limit the command line reports, not a spec error
         raise
     except Exception as e:
         f, ln = innermost_frame_in(e.__traceback__, model.spec_files)
