@@ -184,7 +184,7 @@ def _run(model: Model, what: str, call: Callable[[], Any], branch: type, index: 
         code = linecache.getline(f, ln).strip() if f and ln else ""
         raise SpecError(f"{what}" + (f": `{code}`" if code else "") + f": {e}", file=f or file,
                         line=ln or line) from None
-    except SpecError:
+    except (SpecError, MemoryError):  # out of memory is a limit the command line reports, not a spec error
         raise
     except Exception as e:
         f, ln = innermost_frame_in(e.__traceback__, model.spec_files)
