@@ -253,3 +253,29 @@ def test_a_broken_symmetry_is_refused_with_the_interpreters_message():
         messages.append(str(e.value))
     assert messages[0] == messages[1]
     assert "declared CPU symmetry does not hold" in messages[0]
+
+
+def _fixture(name):
+    from checker.loader import resolve
+
+    return resolve([str(Path(__file__).parent / "fixtures" / "arith.py") + ":" + name])[0]
+
+
+def test_floor_division_remainder_and_wrapping_words_are_pythons():
+    cls = _fixture("FloorArithmetic")
+    for symmetry in (True, False):
+        a = explore(cls(), symmetry=symmetry, engine="compiled")
+        b = explore(cls(), symmetry=symmetry, engine="interpreted")
+        assert a.engine == "compiled", a.engine_note
+        assert (a.states, a.transitions, a.depth) == (b.states, b.transitions, b.depth)
+        assert outcome_view(a) == outcome_view(b)
+
+
+def test_a_value_beyond_64_bits_runs_on_the_interpreter_saying_so():
+    cls = _fixture("Squares")
+    a = explore(cls(), engine="compiled")
+    b = explore(cls(), engine="interpreted")
+    assert a.engine == "interpreted"
+    assert a.engine_note == "interpreted: a value beyond 64 bits in square"
+    assert (a.states, a.depth) == (b.states, b.depth) == (9, 8)
+    assert outcome_view(a) == outcome_view(b)
