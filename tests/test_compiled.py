@@ -129,10 +129,9 @@ def test_a_compile_failure_falls_back_to_the_interpreter_saying_so(monkeypatch, 
     assert r.complete and set(r.verdicts.values()) <= {"holds", "violated"}
 
 
-def test_a_killed_search_is_inconclusive(monkeypatch, fresh_programs, tmp_path):
-    """The OS killing the search process (out of memory, say) is reported by its parent, never a pass."""
+def _dying_search(monkeypatch, tmp_path, signal_name):
     victim = tmp_path / "search"
-    victim.write_text("#!/bin/sh\nkill -9 $$\n")
+    victim.write_text(f"#!/bin/sh\nkill -{signal_name} $$\n")
     victim.chmod(0o755)
     real = cengine.prepare
 
@@ -141,9 +140,22 @@ def test_a_killed_search_is_inconclusive(monkeypatch, fresh_programs, tmp_path):
         return low, evs, victim
 
     monkeypatch.setattr(cengine, "prepare", prepare)
+
+
+def test_a_killed_search_is_inconclusive(monkeypatch, fresh_programs, tmp_path):
+    """The OS killing the search process (out of memory, say) is reported by its parent, never a pass."""
+    _dying_search(monkeypatch, tmp_path, "KILL")
     r = explore(EagerTable(ncpus=2, ops=2, batch=2), symmetry=False, engine="compiled")
     assert r.engine == "compiled" and r.stopped_because == "killed" and not r.complete
     assert set(r.verdicts.values()) == {"inconclusive"}
+
+
+def test_a_crashed_search_is_a_loud_internal_error(monkeypatch, fresh_programs, tmp_path):
+    from checker.compiled.run import SearchFailed
+
+    _dying_search(monkeypatch, tmp_path, "SEGV")
+    with pytest.raises(SearchFailed, match=r"crashed \(SIGSEGV\): a bug of the compiled engine"):
+        explore(EagerTable(ncpus=2, ops=2, batch=2), symmetry=False, engine="compiled")
 
 
 def test_the_build_cache_is_private_and_reused(monkeypatch, fresh_programs, tmp_path):

@@ -78,7 +78,7 @@ def prepare(model: Model, symmetry: bool, timings: Timings) -> tuple[Any, list, 
     """(lowered model, events, built program), or Fallback."""
     key = (model.cls, model.params, symmetry)
     hit = _programs.get(key)
-    if hit is not None:
+    if hit is not None and hit[2].exists():  # (a cleaned cache: built again)
         return hit
     t0 = time.perf_counter()
     try:
