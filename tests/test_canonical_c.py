@@ -26,7 +26,7 @@ from checker.spec.model import resolve_params
 from checker.types import BoolType, CpuIdType, Enum
 from checker.verify import param_points
 
-pytestmark = pytest.mark.skipif(compiler() is None, reason="no C compiler ($CC, else cc)")
+needs_cc = pytest.mark.skipif(compiler() is None, reason="no C compiler ($CC, else cc)")
 
 SPECS = builtin_specs()
 #: States compared per point: all of them at small points, the first ones in BFS order at larger ones.
@@ -79,6 +79,7 @@ def takes_brute_path(lay: Layout, v: list[int]) -> bool:
     return lay.brute and any(v[q + c] != NOBODY for q in lay.cper for c in lay.group_cpus)
 
 
+@needs_cc
 @pytest.mark.parametrize("i", range(len(CASES)), ids=IDS)
 def test_c_canonical_is_the_interpreters_on_reachable_states(i):
     m, states, run = case(i)
@@ -135,6 +136,7 @@ def renaming(draw, m: Model) -> dict[int, int]:
     return mapping
 
 
+@needs_cc
 @pytest.mark.parametrize("i", range(len(CASES)), ids=IDS)
 @settings(max_examples=40, deadline=None, derandomize=True, database=None)
 @given(data=st.data())
@@ -157,6 +159,7 @@ def test_c_canonical_is_the_interpreters_on_random_and_renamed_states(i, data):
     assert got[-1] == want  # idempotent
 
 
+@needs_cc
 @pytest.mark.parametrize("i", range(len(CASES)), ids=IDS)
 @settings(max_examples=25, deadline=None, derandomize=True, database=None)
 @given(data=st.data())
@@ -203,6 +206,7 @@ class NoPlainPerCpu(Spec):
         return s.n == 2
 
 
+@needs_cc
 def test_c_canonical_without_plain_per_cpu_variables_sorts_by_the_cpu_id_flags():
     m = Model(NoPlainPerCpu())
     run = compiled_canonical(m)
@@ -218,3 +222,27 @@ def test_c_canonical_without_plain_per_cpu_variables_sorts_by_the_cpu_id_flags()
 def test_fixme_symmetric_role_without_plain_per_cpu_variables_explores():
     # lock free or held (by either CPU: one orbit), after 0, 1 or 2 takes: 7 states, 5 orbits
     assert explore(NoPlainPerCpu()).states == 5
+
+
+def test_flatten_round_trips_every_spec_and_refuses_values_beyond_64_bits():
+    for cls in SPECS.values():
+        m = Model(cls, param_points(cls, {}, "explore")[0])
+        for s in m.initial_states():
+            v = flatten(m, s)
+            assert len(v) == sum(1 if w is None else w for w in widths(m))
+            assert unflatten(m, v) == s
+    m = case(0)[0]
+    s = list(m.initial_states()[0])
+    at = next(i for i, n in enumerate(m.var_names) if n not in m.tupled)
+    s[at] = 1 << 63
+    with pytest.raises(OverflowError, match="does not fit in 64 bits"):
+        flatten(m, tuple(s))
+
+
+@needs_cc
+def test_without_an_active_symmetry_cc_canonical_leaves_the_state_alone():
+    cls = SPECS["percpu_eager"]
+    m = Model(cls, param_points(cls, {}, "explore")[0])
+    assert m.ncpus_total == 1 and not m.symmetry.active
+    vs = [flatten(m, s) for s in reachable(m, 300)]
+    assert compiled_canonical(m)(vs) == vs
