@@ -193,14 +193,12 @@ def c_canonical(model: "Model") -> str:
     in place. Helpers are ``static`` and prefixed ``cc_canon_``; the source includes what it uses."""
     lay = Layout(model)
     head = ["#include <stdint.h>", "#include <string.h>", "",
-            f"/* canonical form of {model.name} at {model.params}: checker/compiled/canonical.py */"]
+            f"/* canonical form of {model.name} at {model.params}: checker/compiled/canonical.py */",
+            f"#define CC_CANON_N {lay.n}  /* slots of the state vector */",
+            f"#define CC_CANON_NC {lay.nc}  /* CPUs */", ""]
     if not lay.groups:
-        return "\n".join(head + ["static void cc_canonical(int64_t *v) { (void)v; }", ""])
-    n, nc = lay.n, lay.nc
+        return "\n".join(head + ["static void cc_canonical(int64_t *v) { (void)v; }  /* no symmetric role */", ""])
     out = head + [
-        f"#define CC_CANON_N {n}",
-        f"#define CC_CANON_NC {nc}",
-        "",
         "static inline int64_t cc_canon_mu(const int *pi, int64_t x) {",
         "    return (x >= 0 && x < CC_CANON_NC) ? (int64_t)pi[x] : x;  /* NOBODY and the rest stay */",
         "}",
