@@ -193,14 +193,12 @@ def c_canonical(model: "Model") -> str:
     in place. Helpers are ``static`` and prefixed ``cc_canon_``; the source includes what it uses."""
     lay = Layout(model)
     head = ["#include <stdint.h>", "#include <string.h>", "",
-            f"/* canonical form of {model.name} at {model.params}: checker/compiled/canonical.py */"]
+            f"/* canonical form of {model.name} at {model.params}: checker/compiled/canonical.py */",
+            f"#define CC_CANON_N {lay.n}  /* slots of the state vector */",
+            f"#define CC_CANON_NC {lay.nc}  /* CPUs */", ""]
     if not lay.groups:
-        return "\n".join(head + ["static void cc_canonical(int64_t *v) { (void)v; }", ""])
-    n, nc = lay.n, lay.nc
+        return "\n".join(head + ["static void cc_canonical(int64_t *v) { (void)v; }  /* no symmetric role */", ""])
     out = head + [
-        f"#define CC_CANON_N {n}",
-        f"#define CC_CANON_NC {nc}",
-        "",
         "static inline int64_t cc_canon_mu(const int *pi, int64_t x) {",
         "    return (x >= 0 && x < CC_CANON_NC) ? (int64_t)pi[x] : x;  /* NOBODY and the rest stay */",
         "}",
@@ -266,9 +264,21 @@ def _c_sort(lay: Layout) -> list[str]:
 
 
 def _c_brute(lay: Layout) -> list[str]:
-    """The brute path: every renaming, the lexicographic minimum kept."""
+    """The brute path: every renaming, the lexicographic minimum kept. A renaming is compared with the best
+    so far slot by slot, in slot order, over the slots a renaming can change (the others are equal in
+    every candidate), and stops at the first that differs; only a smaller one is written out."""
     total = sum(len(g) for g in lay.groups)
     starts = list(itertools.accumulate([0] + [len(g) for g in lay.groups]))[:-1]
+    in_group = set(lay.group_cpus)
+    cper = set(lay.cper)
+    moving = [(s, f"cc_canon_mu(pi, v[{s}])") for s in lay.scal]
+    for r in lay.rows:
+        for j in range(lay.nc):
+            at = f"v[{r} + pinv[{j}]]" if j in in_group else f"v[{r + j}]"
+            if r in cper:
+                moving.append((r + j, f"cc_canon_mu(pi, {at})"))
+            elif j in in_group:  # a plain slot of a fixed CPU never changes
+                moving.append((r + j, at))
     out = ["/* The next permutation of a[0..n-1] in lexicographic order; 0 (and a sorted again) after the last. */",
            "static int cc_canon_next_perm(int *a, int n) {",
            "    int i = n - 2, j, t;",
@@ -280,24 +290,24 @@ def _c_brute(lay: Layout) -> list[str]:
            "    for (j = i + 1, t = n - 1; j < t; j++, t--) { int u = a[j]; a[j] = a[t]; a[t] = u; }",
            "    return i >= 0;",
            "}", "",
-           "static int cc_canon_less(const int64_t *a, const int64_t *b) {",
-           "    int i;",
-           "    for (i = 0; i < CC_CANON_N; i++) if (a[i] != b[i]) return a[i] < b[i];",
-           "    return 0;",
-           "}", "",
-           "static void cc_canon_brute(int64_t *v) {",
-           f"    int pi[CC_CANON_NC], perm[{total}], i;",
-           "    int64_t best[CC_CANON_N], w[CC_CANON_N];",
-           "    for (i = 0; i < CC_CANON_NC; i++) pi[i] = i;"]
+           "/* Whether pi(v) < best (pinv: pi's inverse). */",
+           "static int cc_canon_renamed_less(const int64_t *v, const int64_t *best, const int *pi, const int *pinv) {",
+           "    int64_t x;"]
+    out += [f"    x = {e}; if (x != best[{s}]) return x < best[{s}];" for s, e in sorted(moving)]
+    out += ["    return 0;", "}", "",
+            "static void cc_canon_brute(int64_t *v) {",
+            f"    int pi[CC_CANON_NC], pinv[CC_CANON_NC], perm[{total}], i;",
+            "    int64_t best[CC_CANON_N];",
+            "    for (i = 0; i < CC_CANON_NC; i++) pi[i] = pinv[i] = i;"]
     out += [f"    perm[{starts[k] + i}] = {c};" for k, g in enumerate(lay.groups) for i, c in enumerate(g)]
     out += ["    memcpy(best, v, sizeof best);  /* the identity renaming */",
             "    for (;;) {"]
     # an odometer over the groups: the first group's permutation advances fastest
-    adv = [f"        if (cc_canon_next_perm(perm + {st}, {len(g)})) goto next;" for st, g in zip(starts, lay.groups)]
-    out += adv + ["        break;", "    next:"]
-    out += [f"        pi[{c}] = perm[{starts[k] + i}];" for k, g in enumerate(lay.groups) for i, c in enumerate(g)]
-    out += ["        cc_canon_rename(v, w, pi);",
-            "        if (cc_canon_less(w, best)) memcpy(best, w, sizeof best);",
+    out += [f"        if (cc_canon_next_perm(perm + {st}, {len(g)})) goto next;" for st, g in zip(starts, lay.groups)]
+    out += ["        break;", "    next:"]
+    out += [f"        pi[{c}] = perm[{starts[k] + i}]; pinv[perm[{starts[k] + i}]] = {c};"
+            for k, g in enumerate(lay.groups) for i, c in enumerate(g)]
+    out += ["        if (cc_canon_renamed_less(v, best, pi, pinv)) cc_canon_rename(v, best, pi);",
             "    }",
             "    memcpy(v, best, sizeof best);",
             "}", ""]
