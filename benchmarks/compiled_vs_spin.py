@@ -67,7 +67,7 @@ def child(kind: str, spec: str, point: dict, symmetry: bool, t_start: float) -> 
     print(json.dumps({
         "states": st.states, "transitions": st.transitions, "depth": st.depth, "complete": st.stopped is None,
         "stopped": st.stopped, "startup": t_imp - t_start, "imports": t_model - t_imp, "lower": timings.lower,
-        "generate": timings.generate, "compile": timings.compile, "search": timings.search,
+        "generate": timings.generate, "compile": timings.compile, "search": timings.search, "search_cpu": timings.search_cpu,
         "readback": (t_end - t_model) - timings.lower - timings.generate - timings.compile - timings.search,
         "stride": timings.stride, "rss_before": timings.rss_before, "rss_peak": timings.rss_peak,
         "found": sorted(st.found)}))
@@ -135,7 +135,8 @@ def fmt_ours(tool: str, r: dict) -> str:
     return (f"  {tool:<26} {r['states']:>10,} {r['wall']:>8.2f} {peak:>8.0f}   "
             f"[start-up+imports {r['startup'] + r['imports']:.2f}, terms {r['lower']:.2f}, C {r['generate']:.2f}, "
             f"compile {r['compile']:.2f}, search {r['search']:.2f} = {r['states'] / max(r['search'], 1e-9) / 1e6:.2f} "
-            f"M states/s, read-back {r['readback']:.2f}; {r['stride']} B packed, {per:.1f} B/state]{stop}")
+            f"M states/s ({r.get('search_cpu', 0):.2f} CPU s = "
+            f"{r['states'] / max(r.get('search_cpu', 0), 1e-9) / 1e6:.2f} M states/CPU s), read-back {r['readback']:.2f}; {r['stride']} B packed, {per:.1f} B/state]{stop}")
 
 
 def fmt_interp(tool: str, r: dict) -> str:

@@ -129,10 +129,9 @@ def test_a_compile_failure_falls_back_to_the_interpreter_saying_so(monkeypatch, 
     assert r.complete and set(r.verdicts.values()) <= {"holds", "violated"}
 
 
-def test_a_killed_search_is_inconclusive(monkeypatch, fresh_programs, tmp_path):
-    """The OS killing the search process (out of memory, say) is reported by its parent, never a pass."""
+def _dying_search(monkeypatch, tmp_path, signal_name):
     victim = tmp_path / "search"
-    victim.write_text("#!/bin/sh\nkill -9 $$\n")
+    victim.write_text(f"#!/bin/sh\nkill -{signal_name} $$\n")
     victim.chmod(0o755)
     real = cengine.prepare
 
@@ -141,9 +140,22 @@ def test_a_killed_search_is_inconclusive(monkeypatch, fresh_programs, tmp_path):
         return low, evs, victim
 
     monkeypatch.setattr(cengine, "prepare", prepare)
+
+
+def test_a_killed_search_is_inconclusive(monkeypatch, fresh_programs, tmp_path):
+    """The OS killing the search process (out of memory, say) is reported by its parent, never a pass."""
+    _dying_search(monkeypatch, tmp_path, "KILL")
     r = explore(EagerTable(ncpus=2, ops=2, batch=2), symmetry=False, engine="compiled")
     assert r.engine == "compiled" and r.stopped_because == "killed" and not r.complete
     assert set(r.verdicts.values()) == {"inconclusive"}
+
+
+def test_a_crashed_search_is_a_loud_internal_error(monkeypatch, fresh_programs, tmp_path):
+    from checker.compiled.run import SearchFailed
+
+    _dying_search(monkeypatch, tmp_path, "SEGV")
+    with pytest.raises(SearchFailed, match=r"crashed \(SIGSEGV\): a bug of the compiled engine"):
+        explore(EagerTable(ncpus=2, ops=2, batch=2), symmetry=False, engine="compiled")
 
 
 def test_the_build_cache_is_private_and_reused(monkeypatch, fresh_programs, tmp_path):
@@ -255,3 +267,29 @@ def test_a_broken_symmetry_is_refused_with_the_interpreters_message():
         messages.append(str(e.value))
     assert messages[0] == messages[1]
     assert "declared CPU symmetry does not hold" in messages[0]
+
+
+def _fixture(name):
+    from checker.loader import resolve
+
+    return resolve([str(Path(__file__).parent / "fixtures" / "arith.py") + ":" + name])[0]
+
+
+def test_floor_division_remainder_and_wrapping_words_are_pythons():
+    cls = _fixture("FloorArithmetic")
+    for symmetry in (True, False):
+        a = explore(cls(), symmetry=symmetry, engine="compiled")
+        b = explore(cls(), symmetry=symmetry, engine="interpreted")
+        assert a.engine == "compiled", a.engine_note
+        assert (a.states, a.transitions, a.depth) == (b.states, b.transitions, b.depth)
+        assert outcome_view(a) == outcome_view(b)
+
+
+def test_a_value_beyond_64_bits_runs_on_the_interpreter_saying_so():
+    cls = _fixture("Squares")
+    a = explore(cls(), engine="compiled")
+    b = explore(cls(), engine="interpreted")
+    assert a.engine == "interpreted"
+    assert a.engine_note == "interpreted: a value beyond 64 bits in square"
+    assert (a.states, a.depth) == (b.states, b.depth) == (9, 8)
+    assert outcome_view(a) == outcome_view(b)

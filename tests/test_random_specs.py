@@ -60,14 +60,15 @@ def test_c_canonical_is_the_interpreters_on_random_specs(model, data):
 
 
 def test_the_generator_reaches_both_paths_and_reduces():
-    """Not vacuous: among 40 generated specs some states take the brute path, some a fixed CPU's slot names a
-    symmetric CPU (a sort-key flag), and symmetry merges states."""
-    brute = flagged = reduced = 0
+    """Not vacuous: among 40 generated specs some have two symmetric roles, some states take the brute path,
+    in some a fixed CPU's slot names a symmetric CPU (a sort-key flag), and symmetry merges states."""
+    two = brute = flagged = reduced = 0
     for model in sample_models(40):
         lay = Layout(model)
+        two += len(lay.groups) == 2
         vs = [flatten(model, s) for s in reachable(model, LIMIT)]
         brute += any(lay.brute and any(v[q + c] != NOBODY for q in lay.cper for c in lay.group_cpus) for v in vs)
         flagged += any(v[q + d] in lay.group_cpus for v in vs for q in lay.cper for d in lay.fixed)
         if len(vs) < LIMIT:
             reduced += explore(model, symmetry=True).states < len(vs)
-    assert brute >= 3 and flagged >= 1 and reduced >= 20, (brute, flagged, reduced)
+    assert two >= 3 and brute >= 3 and flagged >= 1 and reduced >= 20, (two, brute, flagged, reduced)

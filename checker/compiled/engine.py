@@ -50,6 +50,7 @@ class Timings:
     generate: float = 0.0
     compile: float = 0.0
     search: float = 0.0
+    search_cpu: float = 0.0  # CPU seconds of the search process (on a loaded machine, below the wall time)
     compiled_now: bool = False
     stride: int = 0
     rss_before: int = 0
@@ -78,7 +79,7 @@ def prepare(model: Model, symmetry: bool, timings: Timings) -> tuple[Any, list, 
     """(lowered model, events, built program), or Fallback."""
     key = (model.cls, model.params, symmetry)
     hit = _programs.get(key)
-    if hit is not None:
+    if hit is not None and hit[2].exists():  # (a cleaned cache: built again)
         return hit
     t0 = time.perf_counter()
     try:
@@ -132,6 +133,7 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
     st.seconds = float(stats["seconds"])
     st.stopped = _STOPS[stats["stopped"]]
     timings.search = st.seconds
+    timings.search_cpu = float(stats.get("cpu", 0.0))
     timings.stride = int(stats.get("stride", 0))
     timings.rss_before = int(stats.get("rss_before", 0))
     timings.rss_peak = int(stats.get("rss_peak", 0))

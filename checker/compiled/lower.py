@@ -56,7 +56,7 @@ class Lowered:
     #: model.properties in order: (name, kind, term)
     props: list[tuple[str, str, z3.BoolRef]]
     terminal: z3.BoolRef
-    #: per slot: the declared domain (lo, hi), None when unbounded
+    #: per slot: the declared domain (lo, hi) of an Enum, Bool or CpuId slot, None for any other
     domains: list[tuple[int, int] | None]
     #: context-rule facts (slot indices); empty when the rules are inactive
     rules: dict[str, Any] = field(default_factory=dict)
@@ -108,9 +108,7 @@ def _domain(model: Model, name: str) -> tuple[int, int] | None:
         return (0, 1)
     if isinstance(t, Enum):
         return (0, len(t.names) - 1)
-    if v.overflow == "wrap" and t.bits is not None:
-        return (t.lo, t.hi)
-    return None
+    return None  # a wrapping word's range is its type's, but packing it whole would take 32 or 64 bits
 
 
 class _Recording(PerN):

@@ -16,6 +16,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from checker.errors import CheckerError
+
 
 @dataclass
 class RunOutput:
@@ -28,15 +30,23 @@ class RunOutput:
     killed: str | None = None  # why the process ended without a result
 
 
-class SearchFailed(Exception):
-    """The search program misbehaved (a bug of ours): the message carries what it said."""
+class SearchFailed(CheckerError):
+    """The search program misbehaved (a bug of ours, reported loudly): the message carries what it said."""
+
+
+#: Signals that mean the search crashed (a bug of ours) rather than that something stopped it.
+CRASHES = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL, signal.SIGABRT})
 
 
 def run(exe: Path, initial: list[list[int]], *, max_states: int | None, timeout: float | None,
         max_memory: int, sample: tuple[int, int, int]) -> RunOutput:
     args = [str(exe), str(max_states or 0), repr(float(timeout or 0)), str(int(max_memory)), *map(str, sample)]
     text = f"{len(initial)}\n" + "\n".join(" ".join(map(str, v)) for v in initial) + "\n"
-    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+    except OSError as e:
+        raise SearchFailed(f"the compiled search {exe} did not start: {e}") from None
     try:
         out, err = proc.communicate(text)
     except BaseException:  # an interrupt: the search must not outlive us, nor its half result read as a pass
@@ -46,9 +56,13 @@ def run(exe: Path, initial: list[list[int]], *, max_states: int | None, timeout:
     res = parse(out)
     if proc.returncode < 0:
         try:
-            name = signal.Signals(-proc.returncode).name
+            sig = signal.Signals(-proc.returncode)
+            name = sig.name
         except ValueError:
-            name = str(-proc.returncode)
+            sig, name = None, str(-proc.returncode)
+        if sig in CRASHES:
+            raise SearchFailed(f"the compiled search {exe} crashed ({name}): a bug of the compiled engine; "
+                               f"--engine interpreted runs this point without it")
         res.killed = f"the search process was killed by {name}"
         return res
     if proc.returncode == 4 and res.error is not None:

@@ -630,10 +630,13 @@ int main(int argc, char **argv) {
         level_end = nstates;
     }
     double secs = now() - t0;
+    struct rusage ru;  /* CPU time of this process (a fork starts at zero) */
+    getrusage(RUSAGE_SELF, &ru);
+    double cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
     printf("result states=%u transitions=%llu depth=%d stopped=%s deadlock=%lld expanded=%u stride=%zu bits=%d "
-           "rss_before=%ld rss_peak=%ld seconds=%.6f\n",
+           "rss_before=%ld rss_peak=%ld seconds=%.6f cpu=%.6f\n",
            nstates, (unsigned long long)transitions, depth, stopped, deadlock == NONE ? -1LL : (long long)deadlock,
-           expanded, L_stride, L_bits, rss0, peak_rss_bytes(), secs);
+           expanded, L_stride, L_bits, rss0, peak_rss_bytes(), secs, cpu);
     marked = calloc(nstates + 1, 1);
     for (int k = 0; k < CC_NPROPS; k++)
         if (found_idx[k] != NONE) { printf("found %d %u\n", k, found_idx[k]); print_path(found_idx[k]); }
