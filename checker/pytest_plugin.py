@@ -1,8 +1,10 @@
 """pytest plugin: ``pytest --countercheck specs/`` runs specs as tests.
 
-Installed with the package (entry point ``pytest11``: ``countercheck``), so
-it loads in every pytest run: it does nothing without ``--countercheck``, and
-loading it imports only pytest (the checker's modules load when a run asks).
+Installed with the package (entry point ``pytest11``, named
+``checker.pytest_plugin`` after this module, so that ``-p checker.pytest_plugin``
+from a checkout names the same plugin), so it loads in every pytest run: it
+does nothing without ``--countercheck``, and loading it imports only pytest
+(the checker's modules load when a run asks).
 
 With ``--countercheck``, every ``.py`` file under the given paths that
 defines specs (``checker.loader``) is collected, except files pytest itself

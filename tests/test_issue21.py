@@ -54,9 +54,16 @@ def spec(tmp_path: Path, name: str = "small.py", *, explore: str = "", op: str =
     return str(path)
 
 
+def _sigint_default() -> None:
+    # A shell without job control starts background jobs with SIGINT ignored, and a child inherits
+    # that (Python then leaves SIGINT alone, as POSIX asks): these tests need what a terminal gives.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(*args: str, cwd: Path | None = None) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "checker", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=cwd or ROOT, env=dict(os.environ))
+                            stderr=subprocess.PIPE, text=True, cwd=cwd or ROOT, env=dict(os.environ),
+                            preexec_fn=_sigint_default)
 
 
 def wait_ready(p: subprocess.Popen, timeout: float = 120) -> None:
@@ -393,6 +400,7 @@ def _has_tool(name: str) -> bool:
 
 
 def test_the_pytest_plugin_runs_in_the_checkout_without_xdist():
+    # -p checker.pytest_plugin names the installed entry point too, so this works installed or not
     r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "checker.pytest_plugin",
                         "-p", "no:cacheprovider", "--countercheck", "specs/bugs/eager_fold_gt.py",
                         "--countercheck-set", "ncpus=2", "--countercheck-set", "batch=2", "--countercheck-set",

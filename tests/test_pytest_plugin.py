@@ -37,7 +37,7 @@ def run(pytester, *args):
 
 def test_pyproject_declares_the_entry_point():
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert data["project"]["entry-points"]["pytest11"] == {"countercheck": "checker.pytest_plugin"}
+    assert data["project"]["entry-points"]["pytest11"] == {"checker.pytest_plugin": "checker.pytest_plugin"}
 
 
 def test_loading_the_plugin_imports_no_solver():
