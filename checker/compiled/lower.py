@@ -20,7 +20,8 @@ from typing import Any
 
 import z3
 
-from checker.prove.encoding import PerN, Transition
+from checker import cint
+from checker.prove.encoding import PerN, Transition, undefined_shift
 from checker.spec.compile import Model
 from checker.spec.declare import DISABLED, Fill, Step, Uninit
 from checker.spec.lint import symbolic_state
@@ -183,8 +184,6 @@ def lower(model: Model) -> Lowered:
     m = model
     if m.uninit_report:
         raise NotLowerable(f"reads of the uninitialised {', '.join(m.uninit_report)} in the reporting mode")
-    if getattr(m, "_ub", None) is not None:  # the interpreter's undefined-shift check is not in the terms yet
-        raise NotLowerable("undefined-shift tracking (no_undefined_behaviour) of a spec that shifts")
     names, index = slot_layout(m)
     rec = _Recording(m, index)
     s = symbolic_state(m)
@@ -200,6 +199,7 @@ def lower(model: Model) -> Lowered:
                 tr = trs[k]
                 what = f"{act.info.name}" + (f" on cpu{cpu}" if cpu is not None else "")
                 rec.checks = []
+                del cint.UB_LOG[:]
                 r = act.info.fn(s, cpu, *args) if cpu is not None else act.info.fn(s, *args)
                 if r is DISABLED:
                     guard, new = z3.BoolVal(False), s
@@ -207,6 +207,10 @@ def lower(model: Model) -> Lowered:
                     raise NotLowerable(f"{what} returning {r!r}")
                 else:
                     guard, new = to_z3_bool(r.guard), rec.apply(s, r.updates)
+                    if m._ub is not None:  # the explorer's rule (Model._fire_words), as the Z3 backend has it
+                        guard = z3.And(guard, to_z3_num(s[m._ub]) == 0)
+                        new = undefined_shift(s, new, m._ub, m.tupled, m.var_names)
+                del cint.UB_LOG[:]
                 updates = []
                 i = 0
                 for n, val in zip(m.var_names, new):
@@ -219,7 +223,7 @@ def lower(model: Model) -> Lowered:
                 assert tr.cpu == cpu and tr.args == args
                 k += 1
     props = [(p.name, p.kind, to_z3_bool(p.fn(s))) for p in m.properties]
-    terminal = to_z3_bool(m.terminal(s))
+    terminal = rec.terminal(s)  # a run stopped at an undefined shift is terminal too
     domains = []
     for n in m.var_names:
         d = _domain(m, n)

@@ -135,7 +135,7 @@ class PerN:
         ub = self.model._ub
         if ub is None:
             return guard, t
-        return z3.And(guard, to_z3_num(s[ub]) == 0), _undefined_shift(s, t, ub, self.model.tupled,
+        return z3.And(guard, to_z3_num(s[ub]) == 0), undefined_shift(s, t, ub, self.model.tupled,
                                                                          self.model.var_names)
 
     def apply(self, s: tuple, updates: dict[str, Any]) -> tuple:
@@ -197,7 +197,7 @@ class PerN:
         return out
 
 
-def _undefined_shift(s: tuple, t: tuple, ub: int, tupled: frozenset, names: tuple) -> tuple:
+def undefined_shift(s: tuple, t: tuple, ub: int, tupled: frozenset, names: tuple) -> tuple:
     """The explorer's rule for a step that shifts out of range (checker.spec.compile.Model._fire_words):
     the state stays as it was, with the first such shift's line in ``ub``. No shift: ``t`` itself."""
     log = list(cint.UB_LOG)
