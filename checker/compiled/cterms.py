@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import z3
 
-from checker.export.terms import Kids, shared
+from checker.export.terms import Kids, MemoPrinter, shared
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
@@ -55,26 +55,14 @@ def is_wide(terms: list[z3.ExprRef], kids: Kids) -> bool:
     return False
 
 
-class CPrinter:
+class CPrinter(MemoPrinter):
     """Prints terms over a slot vector ``s`` (``slots``: symbol name -> C lvalue)."""
 
     def __init__(self, slots: dict[str, str], kids: Kids, wide: bool = False):
+        super().__init__(kids)
         self.slots = slots
-        self.kids = kids
         self.wide = wide
         self.p = "cw_" if wide else "cc_"
-        self.aliases: dict[int, str] = {}
-        self._memo: dict[int, tuple[z3.ExprRef, str]] = {}
-
-    def __call__(self, t: z3.ExprRef) -> str:
-        key = t.get_id()
-        a = self.aliases.get(key)
-        if a is not None:
-            return a
-        hit = self._memo.get(key)
-        if hit is None:
-            hit = self._memo[key] = (t, self._node(t))
-        return hit[1]
 
     def hoist(self, terms: list[z3.ExprRef], prefix: str) -> list[str]:
         """Declarations of temporaries for the compound subterms used more than once (else a term

@@ -49,25 +49,17 @@ class Kids:
         return hit[1]
 
 
-class Printer:
-    """Prints terms over the symbols of one symbolic state.
+class MemoPrinter:
+    """What every term printer shares (this one and the compiled engine's C printer): each subterm
+    printed once, keyed by AST id with the term kept beside its text (so that its id cannot be reused),
+    and a subterm already held in a temporary (``aliases``: AST id -> name) printed as that name."""
 
-    ``names`` maps a symbol's Z3 name (``local[1]``) to the Promela
-    variable that holds it (``local_[1]``: ``local`` is a Promela keyword).
-    """
-
-    def __init__(self, names: dict[str, str], aliases: dict[int, str] | None = None, kids: Kids | None = None):
-        self.names = names
+    def __init__(self, kids: Kids | None = None, aliases: dict[int, str] | None = None):
         self.kids = kids or Kids()
-        #: AST id -> the name of a temporary already holding that subterm's value
-        self.aliases = aliases or {}
-        # Keyed by AST id; the term is kept with its text so that its id cannot be reused.
+        self.aliases = aliases if aliases is not None else {}
         self._memo: dict[int, tuple[z3.ExprRef, str]] = {}
 
-    def __call__(self, term: z3.ExprRef) -> str:
-        return self._print(term)
-
-    def _print(self, t: z3.ExprRef) -> str:
+    def __call__(self, t: z3.ExprRef) -> str:
         key = t.get_id()
         alias = self.aliases.get(key)
         if alias is not None:
@@ -78,6 +70,21 @@ class Printer:
         return hit[1]
 
     def _node(self, t: z3.ExprRef) -> str:
+        raise NotImplementedError
+
+
+class Printer(MemoPrinter):
+    """Prints terms over the symbols of one symbolic state.
+
+    ``names`` maps a symbol's Z3 name (``local[1]``) to the Promela
+    variable that holds it (``local_[1]``: ``local`` is a Promela keyword).
+    """
+
+    def __init__(self, names: dict[str, str], aliases: dict[int, str] | None = None, kids: Kids | None = None):
+        super().__init__(kids, aliases)
+        self.names = names
+
+    def _node(self, t: z3.ExprRef) -> str:
         if z3.is_int_value(t):
             return _number(t.as_long())
         if z3.is_true(t):
@@ -86,7 +93,7 @@ class Printer:
             return "false"
         k = t.decl().kind()
         kids = self.kids(t)
-        p: Callable[[z3.ExprRef], str] = self._print
+        p: Callable[[z3.ExprRef], str] = self
         if k == z3.Z3_OP_UNINTERPRETED and not kids:
             name = t.decl().name()
             if name not in self.names:
@@ -125,7 +132,7 @@ class Printer:
     # zero-extended for n < 32 (the mask after ~ and << keeps the bits above n clear). Wider words,
     # and an unsigned 32-bit reading, hold values beyond int: refused.
     def _bitvector(self, t: z3.ExprRef, k: int, kids: list) -> str:
-        p = self._print
+        p = self
         if k == z3.Z3_OP_BV2INT:
             n = kids[0].size()
             if n >= 32:
@@ -169,7 +176,7 @@ class Printer:
         n = v.size()
         if n > 32:
             raise Untranslatable(f"a {n}-bit word (beyond Promela's 32-bit int)")
-        x = self._print(v)
+        x = self(v)
         return x if n == 32 else self._sign_extend(x, n)
 
     def _beyond_int(self, k: int, kids: list) -> str | None:
@@ -192,7 +199,7 @@ class Printer:
             what = "division" if k == z3.Z3_OP_IDIV else "remainder"
             raise Untranslatable(f"{what} by {_short(b)}, not a positive constant (Promela's / and % "
                                  f"truncate; only a positive constant divisor is printed exactly)")
-        x, d = self._print(a), _number(b.as_long())
+        x, d = self(a), _number(b.as_long())
         if k == z3.Z3_OP_IDIV:  # floor division: C truncates towards zero
             return f"({x} >= 0 -> {x} / {d} : ({x} - {d} + 1) / {d})"
         return f"((({x} % {d}) + {d}) % {d})"
