@@ -193,11 +193,11 @@ def _describe_error(low: Any, err: tuple[str, int, int]) -> str:
         return "a value beyond 64 bits in the terminal predicate"
     return f"{kind} at step {k}"
 
-#: ``auto`` interprets a point up to this many states first: below it the interpreter is done before
-#: the C compile would be (measured in benchmarks/compiled_vs_spin.txt: 2-20 K states/s interpreted,
-#: 0.2-2 s to generate and compile cold, 0.05-0.4 s warm); past it, the compiled engine takes over.
-#: A bare ``verify`` with a warm cache: 88.9 s at 20,000, 71.7 s at 4,000 (2 idle cores).
-AUTO_THRESHOLD = 4_000
+#: ``auto`` interprets a point up to this many states first; past it, the compiled engine takes over.
+#: A bare ``verify``, CPU seconds on 2 loaded cores (the interpreter at 10-20 K states/s; a program
+#: takes 0.2-2 s to generate and compile cold, 0.05-0.4 s warm): warm cache 62.9 at 4,000, 46.0 at 800,
+#: 39.6 at 300, 39.8 at 50; empty cache 76.7 at 4,000 (48 programs built), 81.3 at 300 (166).
+AUTO_THRESHOLD = 300
 
 
 def choose_and_search(model: Model, *, engine: str, symmetry: bool, max_states: int | None, timeout: float | None,
