@@ -288,6 +288,9 @@ _C_PERM_HELPERS = [
     "    for (j = i + 1, t = n - 1; j < t; j++, t--) { int u = a[j]; a[j] = a[t]; a[t] = u; }",
     "    return i >= 0;",
     "}", "",
+]
+
+_C_LESS = [
     "static int cc_canon_less(const int64_t *a, const int64_t *b) {",
     "    int i;",
     "    for (i = 0; i < CC_CANON_N; i++) if (a[i] != b[i]) return a[i] < b[i];",
@@ -297,23 +300,40 @@ _C_PERM_HELPERS = [
 
 
 def _c_brute(lay: Layout) -> list[str]:
-    """The brute path: every renaming, the lexicographic minimum kept."""
+    """The brute path: every renaming, the lexicographic minimum kept. A renaming is compared with the best
+    so far slot by slot, in slot order, over the slots a renaming can change (the others are equal in
+    every candidate), and stops at the first that differs; only a smaller one is written out."""
     total = sum(len(g) for g in lay.groups)
     starts = list(itertools.accumulate([0] + [len(g) for g in lay.groups]))[:-1]
+    in_group = set(lay.group_cpus)
+    cper = set(lay.cper)
+    moving = [(s, f"cc_canon_mu(pi, v[{s}])") for s in lay.scal]
+    for r in lay.rows:
+        for j in range(lay.nc):
+            at = f"v[{r} + pinv[{j}]]" if j in in_group else f"v[{r + j}]"
+            if r in cper:
+                moving.append((r + j, f"cc_canon_mu(pi, {at})"))
+            elif j in in_group:  # a plain slot of a fixed CPU never changes
+                moving.append((r + j, at))
     out = _C_PERM_HELPERS + [
-           "static void cc_canon_brute(int64_t *v) {",
-           f"    int pi[CC_CANON_NC], perm[{total}], i;",
-           "    int64_t best[CC_CANON_N], w[CC_CANON_N];",
-           "    for (i = 0; i < CC_CANON_NC; i++) pi[i] = i;"]
+           "/* Whether pi(v) < best (pinv: pi's inverse). */",
+           "static int cc_canon_renamed_less(const int64_t *v, const int64_t *best, const int *pi, const int *pinv) {",
+           "    int64_t x;"]
+    out += [f"    x = {e}; if (x != best[{s}]) return x < best[{s}];" for s, e in sorted(moving)]
+    out += ["    return 0;", "}", "",
+            "static void cc_canon_brute(int64_t *v) {",
+            f"    int pi[CC_CANON_NC], pinv[CC_CANON_NC], perm[{total}], i;",
+            "    int64_t best[CC_CANON_N];",
+            "    for (i = 0; i < CC_CANON_NC; i++) pi[i] = pinv[i] = i;"]
     out += [f"    perm[{starts[k] + i}] = {c};" for k, g in enumerate(lay.groups) for i, c in enumerate(g)]
     out += ["    memcpy(best, v, sizeof best);  /* the identity renaming */",
             "    for (;;) {"]
     # an odometer over the groups: the first group's permutation advances fastest
-    adv = [f"        if (cc_canon_next_perm(perm + {st}, {len(g)})) goto next;" for st, g in zip(starts, lay.groups)]
-    out += adv + ["        break;", "    next:"]
-    out += [f"        pi[{c}] = perm[{starts[k] + i}];" for k, g in enumerate(lay.groups) for i, c in enumerate(g)]
-    out += ["        cc_canon_rename(v, w, pi);",
-            "        if (cc_canon_less(w, best)) memcpy(best, w, sizeof best);",
+    out += [f"        if (cc_canon_next_perm(perm + {st}, {len(g)})) goto next;" for st, g in zip(starts, lay.groups)]
+    out += ["        break;", "    next:"]
+    out += [f"        pi[{c}] = perm[{starts[k] + i}]; pinv[perm[{starts[k] + i}]] = {c};"
+            for k, g in enumerate(lay.groups) for i, c in enumerate(g)]
+    out += ["        if (cc_canon_renamed_less(v, best, pi, pinv)) cc_canon_rename(v, best, pi);",
             "    }",
             "    memcpy(v, best, sizeof best);",
             "}", ""]
@@ -346,7 +366,7 @@ def _c_tasks(model: "Model", lay: Layout) -> list[str]:
     tag = [tc.tag.get(a, 0) for a in range(lay.nc)]
     in_groups = sorted(tc.in_groups)
 
-    out = _C_PERM_HELPERS + [
+    out = _C_PERM_HELPERS + _C_LESS + [
         f"#define CC_TC_KO {ko}", f"#define CC_TC_KT {kt}", f"#define CC_TC_KC {kc}", f"#define CC_TC_NT {nt}",
         f"static const int cc_tc_tasks[CC_TC_NT] = {{{', '.join(map(str, tc.tasks))}}};",
         f"static const int64_t cc_tc_tag[CC_CANON_NC] = {{{', '.join(map(str, tag))}}};",
