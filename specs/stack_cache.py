@@ -158,7 +158,7 @@ class StackCache(Spec):
         "free_thread_stack there; softirqs and hard irqs may run inside that section",
         "a dying CPU has no task in a preempt-off section; its tasks move to another online CPU; the teardown "
         "free_vm_stack_cache runs after it is dead (plain accesses: nothing else touches that CPU's slots)",
-        "the cached stacks are live at the end by design, so the heap's no_leak is vacuous here; leaks are "
+        "the cached stacks are live at the end by design (every site survives, so the heap has no no_leak); leaks are "
         "caught by stack_in_one_place (a live stack in no place) and dead_cpu_cache_empty",
     )
 
