@@ -98,7 +98,8 @@ class PercpuUp(Spec):
         return when(s.irq_left[cpu] > 0, count=s.count + amount, exact=s.exact + amount,
                     irq_left={cpu: s.irq_left[cpu] - 1})
 
-    @action(role="cpu", uses={"percpu_counter_read": "include/linux/percpu_counter.h percpu_counter_read"})
+    @action(role="cpu", applies=lambda p: p.reads > 0,
+            uses={"percpu_counter_read": "include/linux/percpu_counter.h percpu_counter_read"})
     def read(s, cpu):
         """percpu_counter_read(): return fbc->count; (a plain load, interrupts on: two halves on 32-bit)"""
         return when(And(s.pc[cpu] == ADD.idle, s.reads_left[cpu] > 0), reads_left={cpu: s.reads_left[cpu] - 1},
