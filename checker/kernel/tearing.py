@@ -25,8 +25,10 @@ in halves, and the engine, not the spec, writes the extra steps:
   ``_ihalf_v``), so it can come between the halves of the interrupted
   code's access to the same variable; while it is pending its CPU takes
   only its finish: the interrupted code waits and no handler nests;
-- the finish continues the access with the choice arguments it started with
-  (their index is part of the slot's code).
+- only the finish of the action that started an access continues it, with
+  the choice arguments it started with (the access's number, one per action
+  and choice among the accesses of its kind to that variable, is part of
+  the slot's code).
 
 The first step records, in two hidden per-CPU ghosts per variable
 (``_tear_v``: which access and order, ``_half_v``: the old value for a
@@ -133,7 +135,11 @@ def split(model: Any, compiled: tuple) -> tuple:
         return compiled
     s = symbolic_state(model)
     out: list = []
+    next_id: dict[tuple[str, str], int] = {}  # the next access's number, per variable and kind (store or load)
     for act in compiled:
+        if not act.cpus:  # a role with no members at this point (readers=0): nothing to split
+            out.append(act)
+            continue
         reads: set[str] = set()
         rec = _recording(model, reads)
         cpu = act.cpus[0]
@@ -155,11 +161,14 @@ def split(model: Any, compiled: tuple) -> tuple:
         # an interrupt handler's access has slots of its own: it can come between the halves of the
         # interrupted code's access to the same variable, and handlers do not nest
         tag = "i" if act.info.irq else ""
+        # the access's number (this action, this choice) is part of its code: only its own finish continues it
+        first_id = next_id.get((v, kind), 0)
+        next_id[(v, kind)] = first_id + len(act.choices)
         for order in (0, 1):
             info = _step_info(act.info, f"{act.info.name}.{kind}_{HALVES[order]}",
-                              _first(model, act.info.fn, v, kind, order, tag, act.choices))
+                              _first(model, act.info.fn, v, kind, order, tag, act.choices, first_id))
             out.append(dataclasses.replace(act, index=len(out), info=info))
-        info = _step_info(act.info, f"{act.info.name}.finish", _finish(model, act.info.fn, v, kind, tag, act.choices))
+        info = _step_info(act.info, f"{act.info.name}.finish", _finish(model, act.info.fn, v, kind, tag, act.choices, first_id))
         out.append(dataclasses.replace(act, index=len(out), info=info))
     # A CPU in the middle of an access takes only that access's finish; an interrupt handler on it may
     # still run between the two halves of a plain store (two instructions, interrupts on), but not inside
@@ -220,10 +229,11 @@ def _blocked(fn: Any, pending: list[str]) -> Any:
     return step
 
 
-def _first(model: Any, fn: Any, v: str, kind: str, order: int, tag: str = "", choices: tuple = ((),)) -> Any:
+def _first(model: Any, fn: Any, v: str, kind: str, order: int, tag: str = "", choices: tuple = ((),),
+           first_id: int = 0) -> Any:
     t = model.vars[v].type
-    # 1, 2: a store, low or high half first; 3, 4: a load; plus 4 * the index of the action's choice, so
-    # that the finish continues the access with the arguments it started with
+    # 1, 2: a store, low or high half first; 3, 4: a load; plus 4 * the access's number (the action and its
+    # choice), so that only that action's finish, with the arguments it started with, continues it
     base = 1 + order + (0 if kind == "store" else 2)
 
     per = v in model.percpu
@@ -232,7 +242,7 @@ def _first(model: Any, fn: Any, v: str, kind: str, order: int, tag: str = "", ch
         r = fn(s, cpu, *args)
         if r is DISABLED or not isinstance(r, Step):
             return r
-        code = base + 4 * choices.index(tuple(args))
+        code = base + 4 * (first_id + choices.index(tuple(args)))
         old = _get(s, v, cpu, per)
         slots = {f"_{tag}tear_{v}": {cpu: code}, f"_{tag}half_{v}": {cpu: int(old)}}
         if kind == "load":  # the half read now; the other half is read by the finish
@@ -243,7 +253,8 @@ def _first(model: Any, fn: Any, v: str, kind: str, order: int, tag: str = "", ch
     return first
 
 
-def _finish(model: Any, fn: Any, v: str, kind: str, tag: str = "", choices: tuple = ((),)) -> Any:
+def _finish(model: Any, fn: Any, v: str, kind: str, tag: str = "", choices: tuple = ((),),
+            first_id: int = 0) -> Any:
     t = model.vars[v].type
     codes = (1, 2) if kind == "store" else (3, 4)
 
@@ -251,7 +262,7 @@ def _finish(model: Any, fn: Any, v: str, kind: str, tag: str = "", choices: tupl
 
     def finish(s: tuple, cpu: int, *args: Any) -> Any:
         code = getattr(s, f"_{tag}tear_{v}")[cpu]
-        if code == 0 or (code - 1) // 4 != choices.index(tuple(args)) or (code - 1) % 4 + 1 not in codes:
+        if code == 0 or (code - 1) // 4 != first_id + choices.index(tuple(args)) or (code - 1) % 4 + 1 not in codes:
             return DISABLED
         order = (code - 1) % 2
         saved = getattr(s, f"_{tag}half_{v}")[cpu]
