@@ -202,6 +202,18 @@ class PercpuLazy(Spec):
     ``return`` leaves a handler returning from the interrupt with preemption
     off: ``bugs/lazy_irq_switch_loser_preempt.py``).
 
+    32-bit kernels (``bits=32``, issue 18; the named sweep
+    ``percpu_lazy_32bit``): the ``atomic64_t`` word stays whole, the ``u64``
+    slots do not. ``this_cpu_add`` of a u64 is whole to its own CPU (and its
+    interrupts) but two stores to a remote reader, and the read's ``v +=
+    *per_cpu_ptr(pcpu_v, cpu)`` is a plain load. The adds, the switch, the
+    memory and context properties keep their verdicts (``no_update_lost``
+    is judged between stores there: ``no_update_lost_between_stores``); a
+    read while a slot crosses a multiple of 2^32 (0 - 1) returns a torn sum
+    about 2^32 off: ``read_within_adds`` violated in 17 steps, the expected
+    violation of ``bugs/lazy_read_torn_32bit.py``, a finding about the code
+    on 32-bit kernels.
+
     This spec has the fix: a switch loser leaves through ``preempt_enable()``.
     ``specs/bugs/lazy_switch_loser_preempt.py`` is the code as posted.
     """

@@ -49,3 +49,88 @@ def test_a_torn_access_finishes_with_the_choice_it_started_with():
     # 0 - 1 half stored (low half first, high half first); +1 touches the low half only. A finish with the
     # other amount would give 0 - 1 + 1 in halves (4294967296 - ...), never seen
     assert counts == {0, 1, -1, 0xFFFFFFFF, -(1 << 32)}
+
+
+# -- percpu_lazy: interrupt-context adds (point 7) ---------------------------------------------------------
+from checker.specs.bugs.lazy_irq_switch_loser_preempt import LazyIrqSwitchLoserPreempt  # noqa: E402
+from checker.specs.bugs.lazy_read_torn_32bit import LazyReadTorn32bit  # noqa: E402
+from checker.specs.percpu_lazy import ADD, PercpuLazy, PercpuLazy32bit  # noqa: E402
+
+IRQ_WITNESSES = ("an_irq_adds_over_a_task_add", "an_irq_switch_nests_in_the_task_switch",
+                 "a_task_loses_the_switch_to_its_own_irq", "a_switch_happens", "a_switch_loser_frees")
+
+
+def test_irq_adds_at_one_cpu_keep_every_property_and_nest_a_switch_in_the_task_switch():
+    r = explore(PercpuLazy(irq=1, ncpus=1, mod_bits=0, ops=2, readers=0))
+    assert r.complete and r.states == 140
+    assert set(r.verdicts.values()) == {"holds"}, {k: v for k, v in r.verdicts.items() if v != "holds"}
+    for p in IRQ_WITNESSES + ("irq_preempt_balanced_on_return", "irq_losers_free_their_storage"):
+        assert p in r.verdicts
+    nested = r.outcomes["an_irq_switch_nests_in_the_task_switch"].trace
+    assert len(nested) == 16
+    # the task is inside its switch (its copy made, preemption off) when the handler's add wraps and switches
+    assert [st.action for st in nested[8:]] == ["switch_alloc", "switch_read", "irq_add", "irq_slowpath_read",
+                                                 "irq_slowpath_cmpxchg", "irq_wrap_check", "irq_switch_alloc",
+                                                 "irq_switch_read"]
+    lost = r.outcomes["a_task_loses_the_switch_to_its_own_irq"].trace
+    assert len(lost) == 17 and lost[-2].action == "irq_switch_cmpxchg" and lost[-1].action == "switch_read"
+    assert lost[-2].changes["published_irq"] == 1
+
+
+def test_irq_adds_at_two_cpus_with_a_reader_keep_every_property():
+    r = explore(PercpuLazy(irq=1, ncpus=2, mod_bits=0, ops=1, neg=0))
+    assert r.complete and r.states == 32890
+    assert set(r.verdicts.values()) == {"holds"}, {k: v for k, v in r.verdicts.items() if v != "holds"}
+    for p in IRQ_WITNESSES + ("an_irq_add_goes_per_cpu", "read_exact_at_quiescence", "read_within_adds"):
+        assert r.verdicts[p] == "holds"
+
+
+def test_the_task_waits_while_its_cpus_handler_runs():
+    from checker.explore.graph import build_graph
+    from checker.spec.compile import Model
+
+    m = Model(PercpuLazy(irq=1, ncpus=1, mod_bits=0, ops=2, readers=0))
+    g = build_graph(m)
+    task_steps = {a.index for a in m.actions if not a.info.irq and a.info.name != "exit"}
+    for u, v, data in g.graph.edges(data=True):
+        if g.state(u)[m.index["irq_pc"]][0] != ADD.idle:
+            assert data["label"][0] not in task_steps
+
+
+def test_posted_loser_return_in_a_handler_leaves_the_interrupt_with_preemption_off():
+    r = explore(LazyIrqSwitchLoserPreempt(ncpus=2, ops=1))
+    out = r.outcomes["irq_preempt_balanced_on_return"]
+    assert out.verdict == "violated" and len(out.trace) == 18
+    assert [st.action for st in out.trace[-2:]] == ["irq_switch_read", "irq_switch_lost"]
+    assert "irq_preempt[0]" not in out.trace[-1].changes and out.trace[-2].changes["irq_preempt[0]"] == 1
+    assert r.outcomes["preempt_balanced_on_return"].verdict == "violated"
+    for p in ("no_update_lost", "losers_free_their_storage", "irq_losers_free_their_storage",
+              "nothing_leaks_at_exit", "published_storage_live"):
+        assert r.verdicts[p] == "holds"
+
+
+# -- percpu_lazy at 32 bits (point 8) ----------------------------------------------------------------------
+def test_lazy_counter_at_32_bits_keeps_its_verdicts_where_no_slot_crosses_2_to_the_32():
+    r = explore(PercpuLazy32bit(ncpus=2, mod_bits=1, readers=1, neg=0))
+    assert r.complete and r.states == 9830
+    assert set(r.verdicts.values()) == {"holds"}, {k: v for k, v in r.verdicts.items() if v != "holds"}
+    assert "no_update_lost" not in r.verdicts and "read_exact_at_quiescence" not in r.verdicts
+    assert r.verdicts["no_update_lost_between_stores"] == "holds" and r.verdicts["read_within_adds"] == "holds"
+    # the 64-bit point has the same verdicts on the properties both have, and fewer states (no halves)
+    r64 = explore(PercpuLazy(ncpus=2, mod_bits=1, readers=1, neg=0))
+    assert r64.states == 5392 and r64.verdicts["read_within_adds"] == "holds"
+
+
+def test_lazy_read_tears_at_32_bits_when_a_slot_goes_below_zero():
+    out = explore(LazyReadTorn32bit()).outcomes["read_within_adds"]
+    assert out.verdict == "violated" and len(out.trace) == 17
+    assert [st.action for st in out.trace[-5:]] == ["this_cpu_add.store_lo", "read", "read_slot", "read_slot",
+                                                    "read_return"]
+    assert out.trace[-5].changes["slot[0]"] == 0xFFFFFFFF  # 0 - 1, low half stored
+    assert out.trace[-2].changes["read_acc[2]"] == 2 + 0xFFFFFFFF
+
+
+def test_lazy_irq_add_at_32_bits_holds():
+    r = explore(PercpuLazy32bit(irq=1, ncpus=1, mod_bits=0, ops=2, readers=0, neg=1))
+    assert r.complete
+    assert set(r.verdicts.values()) == {"holds"}, {k: v for k, v in r.verdicts.items() if v != "holds"}

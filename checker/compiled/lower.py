@@ -183,6 +183,8 @@ def lower(model: Model) -> Lowered:
     m = model
     if m.uninit_report:
         raise NotLowerable(f"reads of the uninitialised {', '.join(m.uninit_report)} in the reporting mode")
+    if m.tearing:  # the engine-made steps of a 32-bit point are Python closures, not terms
+        raise NotLowerable("a 32-bit kernel's accesses in halves (checker.kernel.tearing)")
     if getattr(m, "_ub", None) is not None:  # the interpreter's undefined-shift check is not in the terms yet
         raise NotLowerable("undefined-shift tracking (no_undefined_behaviour) of a spec that shifts")
     names, index = slot_layout(m)
