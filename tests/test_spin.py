@@ -30,6 +30,8 @@ REFUSED = {
     "lazy_mmdrop_reads_uninit_index": "reports reads of the uninitialised i \\(explorer-only\\)",
     "lazy_irq_switch_loser_preempt": "beyond Promela's 32-bit int",
     "up_read_torn_32bit": "32-bit kernel's accesses in halves",
+    "lazy_read_torn_32bit": "32-bit kernel's accesses in halves",
+    "percpu_lazy_32bit": "32-bit kernel's accesses in halves",
 }
 
 
