@@ -50,8 +50,10 @@ OWN_POINTS = {
 
 
 def _z3_applies(cls, params):
-    """Reporting the read of an uninitialised variable is the explorer's alone (Z3 leaves it unconstrained)."""
-    return not Model(cls, params).uninit_report
+    """Reporting the read of an uninitialised variable is the explorer's alone (Z3 leaves it unconstrained),
+    and so are a 32-bit kernel's accesses in halves (the Z3 backend refuses a 32-bit point)."""
+    m = Model(cls, params)
+    return not m.uninit_report and not m.tearing
 
 
 def _small(cls, ncpus):
@@ -128,7 +130,7 @@ def test_explorer_and_bmc_agree(name, ncpus):
     cls = SPECS[name]
     params = _small(cls, ncpus)
     if not _z3_applies(cls, params):
-        pytest.skip("reports the read of an uninitialised variable: explorer-only by design")
+        pytest.skip("reports the read of an uninitialised variable, or a 32-bit point: explorer-only by design")
     explored = {c.property: c for c in explore_checks(cls, params)}
     depth = explored["no_deadlock"].depth
     # Full depth where it is cheap (one CPU, short runs): the longest run, which covers every reachable
@@ -171,7 +173,7 @@ def test_every_bug_spec_bmc_trace_is_as_short_as_the_explorers(name):
     cls = SPECS[name]
     params = _small(cls, _sizes(cls)[0])
     if not _z3_applies(cls, params):
-        pytest.skip("reports the read of an uninitialised variable: explorer-only by design")
+        pytest.skip("reports the read of an uninitialised variable, or a 32-bit point: explorer-only by design")
     explored = {c.property: c for c in explore_checks(cls, params)}
     found_here = [p for p in cls.expect_violated
                   if p in explored and (explored[p].kind == "build" or explored[p].verdict == "violated")]

@@ -21,7 +21,9 @@ from eager_table import EagerTable
 
 SPECS = builtin_specs()
 #: Points the compiled engine hands to the interpreter, and the construct it names.
-INTERPRETED = {"lazy_mmdrop_reads_uninit_index": "uninitialised"}
+INTERPRETED = {"lazy_mmdrop_reads_uninit_index": "uninitialised",
+               # 32-bit points: the engine-made steps in halves are the interpreter's
+               "up_read_torn_32bit": "32-bit", "lazy_read_torn_32bit": "32-bit", "percpu_lazy_32bit": "32-bit"}
 
 
 def explorable(cls):

@@ -184,6 +184,8 @@ def lower(model: Model) -> Lowered:
     m = model
     if m.uninit_report:
         raise NotLowerable(f"reads of the uninitialised {', '.join(m.uninit_report)} in the reporting mode")
+    if m.tearing:  # the engine-made steps of a 32-bit point are Python closures, not terms
+        raise NotLowerable("a 32-bit kernel's accesses in halves (checker.kernel.tearing)")
     names, index = slot_layout(m)
     rec = _Recording(m, index)
     s = symbolic_state(m)

@@ -120,6 +120,9 @@ class _Exporter:
 
     def _refuse_unsupported(self) -> None:
         m = self.m
+        if m.tearing:
+            raise self._refuse("a 32-bit kernel's accesses in halves (checker.kernel.tearing) are explorer-only; "
+                               "export a point with bits=64")
         if m.uninit_report:
             raise self._refuse(f"it reports reads of the uninitialised {', '.join(m.uninit_report)} "
                                f"(explorer-only); set its mode parameter to 1 (any value) to export it")

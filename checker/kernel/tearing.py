@@ -20,7 +20,15 @@ in halves, and the engine, not the spec, writes the extra steps:
 - between its two steps the CPU's task takes no other step (it is in the
   middle of one instruction sequence); other CPUs run freely, and so does an
   interrupt handler on that CPU (``@action(irq=True)``, while interrupts
-  are on) except inside a per-CPU word's store (``this_cpu_*`` is irq-safe).
+  are on) except inside a per-CPU word's store (``this_cpu_*`` is irq-safe);
+- a handler's own access in halves has slots of its own (``_itear_v``,
+  ``_ihalf_v``), so it can come between the halves of the interrupted
+  code's access to the same variable; while it is pending its CPU takes
+  only its finish: the interrupted code waits and no handler nests;
+- only the finish of the action that started an access continues it, with
+  the choice arguments it started with (the access's number, one per action
+  and choice among the accesses of its kind to that variable, is part of
+  the slot's code).
 
 The first step records, in two hidden per-CPU ghosts per variable
 (``_tear_v``: which access and order, ``_half_v``: the old value for a
@@ -75,7 +83,9 @@ def add_ghosts(si: Any) -> None:
         return
     for n in candidates(si):
         for g, t, doc in ((f"_tear_{n}", PENDING, f"this CPU's access to {n} in halves"),
-                          (f"_half_{n}", Int, f"the old {n} (a store) or the half read (a load)")):
+                          (f"_half_{n}", Int, f"the old {n} (a store) or the half read (a load)"),
+                          (f"_itear_{n}", PENDING, f"this CPU's interrupt handler's access to {n} in halves"),
+                          (f"_ihalf_{n}", Int, f"the same for the interrupt handler's access")):
             if g not in si.vars:
                 v = Ghost(0, type=t, doc=doc)
                 v.kind = "percpu"
@@ -125,7 +135,11 @@ def split(model: Any, compiled: tuple) -> tuple:
         return compiled
     s = symbolic_state(model)
     out: list = []
+    next_id: dict[tuple[str, str], int] = {}  # the next access's number, per variable and kind (store or load)
     for act in compiled:
+        if not act.cpus:  # a role with no members at this point (readers=0): nothing to split
+            out.append(act)
+            continue
         reads: set[str] = set()
         rec = _recording(model, reads)
         cpu = act.cpus[0]
@@ -144,22 +158,33 @@ def split(model: Any, compiled: tuple) -> tuple:
             out.append(act)
             continue
         v, kind = (stored[0], "store") if stored else (loaded[0], "load")
+        # an interrupt handler's access has slots of its own: it can come between the halves of the
+        # interrupted code's access to the same variable, and handlers do not nest
+        tag = "i" if act.info.irq else ""
+        # the access's number (this action, this choice) is part of its code: only its own finish continues it
+        first_id = next_id.get((v, kind), 0)
+        next_id[(v, kind)] = first_id + len(act.choices)
         for order in (0, 1):
             info = _step_info(act.info, f"{act.info.name}.{kind}_{HALVES[order]}",
-                              _first(model, act.info.fn, v, kind, order))
+                              _first(model, act.info.fn, v, kind, order, tag, act.choices, first_id))
             out.append(dataclasses.replace(act, index=len(out), info=info))
-        info = _step_info(act.info, f"{act.info.name}.finish", _finish(model, act.info.fn, v, kind))
+        info = _step_info(act.info, f"{act.info.name}.finish", _finish(model, act.info.fn, v, kind, tag, act.choices, first_id))
         out.append(dataclasses.replace(act, index=len(out), info=info))
     # A CPU in the middle of an access takes only that access's finish; an interrupt handler on it may
     # still run between the two halves of a plain store (two instructions, interrupts on), but not inside
-    # a this_cpu op on a per-CPU word (irq-safe on 32-bit: whole to its own CPU).
+    # a this_cpu op on a per-CPU word (irq-safe on 32-bit: whole to its own CPU). While a handler's
+    # access in halves is pending, its CPU takes only that access's finish (the handler runs to the end
+    # of its step, the interrupted code waits, no other handler nests).
     pending = [f"_tear_{n}" for n in names]
     own = [f"_tear_{n}" for n in names if n in model.percpu]
+    in_irq = [f"_itear_{n}" for n in names]
     final = []
     for a in out:
-        wait = own if a.info.irq else pending
-        fn = a.info.fn if a.info.name.endswith(".finish") or a.cpus == (None,) or not wait \
-            else _blocked(a.info.fn, wait)
+        if a.info.name.endswith(".finish"):
+            wait = [] if a.info.irq else in_irq
+        else:
+            wait = own + in_irq if a.info.irq else pending + in_irq
+        fn = a.info.fn if a.cpus == (None,) or not wait else _blocked(a.info.fn, wait)
         final.append(dataclasses.replace(a, index=len(final), info=_step_info(a.info, a.info.name, fn)))
     return tuple(final)
 
@@ -204,9 +229,12 @@ def _blocked(fn: Any, pending: list[str]) -> Any:
     return step
 
 
-def _first(model: Any, fn: Any, v: str, kind: str, order: int) -> Any:
+def _first(model: Any, fn: Any, v: str, kind: str, order: int, tag: str = "", choices: tuple = ((),),
+           first_id: int = 0) -> Any:
     t = model.vars[v].type
-    code = 1 + order + (0 if kind == "store" else 2)
+    # 1, 2: a store, low or high half first; 3, 4: a load; plus 4 * the access's number (the action and its
+    # choice), so that only that action's finish, with the arguments it started with, continues it
+    base = 1 + order + (0 if kind == "store" else 2)
 
     per = v in model.percpu
 
@@ -214,29 +242,32 @@ def _first(model: Any, fn: Any, v: str, kind: str, order: int) -> Any:
         r = fn(s, cpu, *args)
         if r is DISABLED or not isinstance(r, Step):
             return r
+        code = base + 4 * (first_id + choices.index(tuple(args)))
         old = _get(s, v, cpu, per)
+        slots = {f"_{tag}tear_{v}": {cpu: code}, f"_{tag}half_{v}": {cpu: int(old)}}
         if kind == "load":  # the half read now; the other half is read by the finish
-            return Step(r.guard, {f"_tear_{v}": {cpu: code}, f"_half_{v}": {cpu: int(old)}})
+            return Step(r.guard, slots)
         new = _new(r, v, cpu, per)
         half = _combine(0, old, new, t) if order == 0 else _combine(0, new, old, t)
-        return Step(r.guard, {**_put(v, half, cpu, per), f"_tear_{v}": {cpu: code}, f"_half_{v}": {cpu: int(old)}})
+        return Step(r.guard, {**_put(v, half, cpu, per), **slots})
     return first
 
 
-def _finish(model: Any, fn: Any, v: str, kind: str) -> Any:
+def _finish(model: Any, fn: Any, v: str, kind: str, tag: str = "", choices: tuple = ((),),
+            first_id: int = 0) -> Any:
     t = model.vars[v].type
     codes = (1, 2) if kind == "store" else (3, 4)
 
     per = v in model.percpu
 
     def finish(s: tuple, cpu: int, *args: Any) -> Any:
-        code = getattr(s, f"_tear_{v}")[cpu]
-        if code not in codes:
+        code = getattr(s, f"_{tag}tear_{v}")[cpu]
+        if code == 0 or (code - 1) // 4 != first_id + choices.index(tuple(args)) or (code - 1) % 4 + 1 not in codes:
             return DISABLED
         order = (code - 1) % 2
-        saved = getattr(s, f"_half_{v}")[cpu]
+        saved = getattr(s, f"_{tag}half_{v}")[cpu]
         now = _get(s, v, cpu, per)
-        clear = {f"_tear_{v}": {cpu: 0}, f"_half_{v}": {cpu: 0}}
+        clear = {f"_{tag}tear_{v}": {cpu: 0}, f"_{tag}half_{v}": {cpu: 0}}
         if kind == "load":
             # the first half from the first load, the other half as it is now
             seen = _combine(0, now, saved, t) if order == 0 else _combine(0, saved, now, t)

@@ -21,7 +21,8 @@ from checker.prove.bitvector import WordLemmas
 from checker.specs.percpu_lazy import PercpuLazy, decode_logical, read_with, switch_cmpxchg_with, switch_read_with
 
 
-class LazyDecodeLogicalShift(PercpuLazy, expect_violated=("no_update_lost", "read_exact_at_quiescence")):
+class LazyDecodeLogicalShift(PercpuLazy, expect_violated=("no_update_lost", "read_exact_at_quiescence",
+                                                         "read_within_adds")):
     """L-K with lazy_percpu_counter_atomic_val() taking a u64: (v << 8) >> 9 shifts logically."""
 
     kernel = PercpuLazy.kernel + "; lazy_percpu_counter_atomic_val's s64 parameter mutated to u64"

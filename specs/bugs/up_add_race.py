@@ -13,11 +13,12 @@ from checker import And, action, when
 from checker.specs.percpu_up import ADD, PercpuUp
 
 
-class UpAddRace(PercpuUp, expect_violated=("read_is_exact",)):
+class UpAddRace(PercpuUp, expect_violated=("read_is_exact", "every_add_kept")):
     """The UP percpu_counter_add with preempt_disable() instead of local_irq_save()."""
 
     kernel = "include/linux/percpu_counter.h !CONFIG_SMP percpu_counter_add before 88ad32a799dd"
-    explore_sweeps = ({"ops": (1, 2), "irq": (1, 2)},)
+    # at 64 bits (its add_load replaces the one that follows irq_save at 32; the race is the same there)
+    explore_sweeps = ({"ops": (1, 2), "irq": (1, 2), "bits": 64},)
 
     @action(role="cpu", choose={"amount": (-1, 1)},
             uses={"percpu_counter_add": "include/linux/percpu_counter.h percpu_counter_add"})
