@@ -279,7 +279,7 @@ def test_builtin_specs_without_annotations_are_unchanged(spec):
 
     cls = loader.resolve([spec])[0]
     m = Model(cls)
-    assert m.weak is None and "store_buffer" not in m.var_names
+    assert m.weak is None and "sb_n" not in m.var_names and "mem_history" not in m.var_names
     r = explore(m)
     r2 = explore(Model(cls))
     assert r.states == r2.states

@@ -19,7 +19,7 @@ from checker.types import Enum
 MEMORY = Enum("sc", "tso", "lkmm", name="memory")
 #: The parameters this module adds, and the hidden variables the engines add at a weak point.
 PARAMS = ("memory", "sb_depth", "lkmm_history")
-GHOSTS = ("sb_n", "sb_loc0", "sb_val0", "tso_memory", "mem_history", "cpu_view", "sync_view", "data_race")
+GHOSTS = ("sb_n", *(f"sb_loc{k}" for k in range(8)), *(f"sb_val{k}" for k in range(8)), "tso_memory", "mem_history", "cpu_view", "sync_view", "data_race")
 
 
 #: What each model assumes, in place of the sequentially consistent interleaving (the report's assumptions).
