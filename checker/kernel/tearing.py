@@ -126,6 +126,9 @@ def split(model: Any, compiled: tuple) -> tuple:
     s = symbolic_state(model)
     out: list = []
     for act in compiled:
+        if not act.cpus or not act.choices:  # a role with no CPUs at this point (readers=0): nothing to split
+            out.append(act)
+            continue
         reads: set[str] = set()
         rec = _recording(model, reads)
         cpu = act.cpus[0]
