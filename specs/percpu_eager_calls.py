@@ -151,7 +151,9 @@ class PercpuEagerCalls(Spec):
     vm.overcommit_memory to OVERCOMMIT_NEVER with each CPU's kworker.
     """
 
-    kernel = ("lib/percpu_counter.c (v6.6, c439d5e8a0de; limited_add as extended to negative amounts for 6.7): "
+    kernel = ("lib/percpu_counter.c (v6.6, c439d5e8a0de; __percpu_counter_limited_add as in Dennis Zhou's percpu "
+              "tree at d24c23304103, extended to negative amounts, whose positive path refuses early where v6.6's "
+              "beb986862844 sums first, to the same answer): "
               "percpu_counter_add_batch (B), __percpu_counter_limited_add, __percpu_counter_compare, "
               "__percpu_counter_sum, percpu_counter_set, percpu_counter_sync; include/linux/percpu_counter.h: "
               "percpu_counter_read, percpu_counter_read_positive, percpu_counter_add_local; mm/util.c: "

@@ -5,7 +5,7 @@ with vm_committed_as's run-time batch, percpu_counter_add_local, and the lockles
 """
 import pytest
 
-from checker import explore
+from checker import explore, sometimes
 from checker.spec.model import info
 from checker.specs.percpu_eager import VARIANT, PercpuEager
 from checker.specs.percpu_eager_calls import ADDS, PercpuEagerCalls
@@ -47,6 +47,27 @@ def test_an_amount_above_batch_takes_the_fast_path_after_a_sub():
     assert walk[0] < land < walk[1] and tr[walk[0]].choices == {"other": 0}  # CPU 0 read before it landed
     assert tr[land].changes["local[0]"] == 2  # -1 + 3: the local at batch
     assert tr[-1].changes["exact"] == 4 + 3  # limit 4, over by 2 * batch - 1
+
+
+class OverByTheBound(PercpuEagerCalls):
+    """The tightness witness at any CPU count (the spec asks for it at 2 CPUs, where ops=3 suffices)."""
+
+    @sometimes
+    def over_by_the_bound(s):
+        return s.exact == s.limit + (s.ncpus - 1) * min(s.amount, 2 * s.batch - 1)
+
+
+def test_limited_add_overshoot_bound_is_reached_at_three_cpus():
+    r = explore(OverByTheBound(adds=ADDS.limited, amount=2, ops=3, ncpus=3), engine="compiled")
+    assert r.states == 407724 and r.engine == "compiled"
+    assert r.outcomes["limit_overshoot_bounded"].verdict == "holds"
+    out = r.outcomes["over_by_the_bound"]  # limit 6, over by 2 * 2
+    assert out.verdict == "holds" and len(out.trace) == 20
+    assert out.trace[-1].action == "limited_fold" and out.trace[-1].changes["exact"] == 10
+    # two fast adds whose checks passed at fbc->count 0 land after the walk read their CPUs
+    landed = [i for i, st in enumerate(out.trace) if st.action == "limited_fast_add" and st.cpu != 0]
+    walk = [i for i, st in enumerate(out.trace) if st.action == "limited_sum"]
+    assert len(landed) == 2 and all(any(w < i for w in walk[3:]) for i in landed)
 
 
 # -- __percpu_counter_compare as code --------------------------------------------------------------
