@@ -11,7 +11,13 @@ each one atomic step at a time:
   ``percpu_counter_sub()`` in ``shmem_inode_unacct_blocks()``): its lockless
   fast path, ``abs(count + amount) <= batch && fbc->count + unknown <= limit``,
   then ``raw_spin_lock``, the ``unknown = batch * num_online_cpus()`` tests,
-  the walk over every CPU, the fold;
+  the walk over every CPU, the fold. The bound the code gives: the total
+  ends at most ``(ncpus - 1) * F`` over the limit, ``F = min(amount,
+  2 * batch - 1)`` the largest amount its fast path can add (a sub leaves a
+  local as low as ``-(batch - 1)``, so amounts up to ``2 * batch - 1`` pass
+  ``abs(count + amount) <= batch``): each other CPU's fast add whose check
+  passed may land after the slow path's walk read that CPU. Checked, and
+  reached (``limit_overshoot_is_tight``);
 - ``__percpu_counter_compare(fbc, rhs, batch)`` as code: ``percpu_counter_read()``,
   the margin test ``abs(count - rhs) > batch * num_online_cpus()``, and the
   ``percpu_counter_sum()`` fallback with adds running in between, with a
