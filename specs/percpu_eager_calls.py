@@ -51,7 +51,8 @@ from checker.kernel.config import Bits
 #: What the adders' calls are: add_batch; limited_add for positive amounts; add_local.
 ADDS = Enum("batch", "limited", "local", name="adds")
 #: Where a task is inside its call.
-ADD = Enum("idle", "batch_read", "acquire", "fold", "lim_add", "lim_acquire", "lim_scan", "lim_fold", name="add_pc")
+ADD = Enum("idle", "batch_read", "acquire", "fold", "lim_add", "lim_acquire", "lim_locked", "lim_scan", "lim_fold",
+           name="add_pc")
 #: Where a summer is inside __percpu_counter_compare / __percpu_counter_sum.
 SUM = Enum("idle", "read", "locked", "scan", "done", name="sum_pc")
 #: The setter, the tuner (overcommit_policy_handler) and each CPU's sync_overcommit_as work.
@@ -187,6 +188,8 @@ class PercpuEagerCalls(Spec):
         # 32-bit: the lockless loads of fbc->count (read, read_positive, compare's read) against the folds
         {"bits": 32, "readers": 1},
         {"bits": 32, "summers": 1, "cmp": 1},
+        # limited_add's lockless fbc->count check, torn: the overshoot bound still holds here
+        {"bits": 32, "adds": ADDS.limited, "amount": 2, "ops": 3},
     )
 
     bits = Bits(explore=(64,), doc="CONFIG_64BIT: 64, or 32 (fbc->count loaded and stored in halves)")
@@ -325,12 +328,19 @@ class PercpuEagerCalls(Spec):
 
     @action(role="adders", applies=_adds("limited"), fair="strong")
     def limited_lock(s, t):
-        """limited_add: raw_spin_lock(); count = fbc->count + amount; count - unknown > limit: refuse (unlock,
-        restore, return false); count + unknown <= limit: good; else sum every CPU."""
+        """limited_add: raw_spin_lock(&fbc->lock) (interrupts already off)."""
+        return when(And(s.pc[t] == ADD.lim_acquire, s.lock == NOBODY), lock=t, pc={t: ADD.lim_locked})
+
+    # The load of fbc->count is its own step, after the lock: on a 32-bit kernel its halves are read with
+    # the lock held, so no store (every one is made under fbc->lock) comes between them.
+    @action(role="adders", applies=_adds("limited"), fair="weak")
+    def limited_decide(s, t):
+        """limited_add: count = fbc->count + amount; count - unknown > limit: refuse (unlock, restore, return
+        false); count + unknown <= limit: good; else sum every CPU."""
         acc = s.count + s.pending[t]
         unknown = s.batch * s.ncpus
         refuse = acc - unknown > s.limit
-        return when(And(s.pc[t] == ADD.lim_acquire, s.lock == NOBODY),
+        return when(s.pc[t] == ADD.lim_locked,
                     lock=If(refuse, NOBODY, t), irqs={t: If(refuse, 0, 1)}, lim_acc={t: If(refuse, 0, acc)},
                     pending={t: If(refuse, 0, s.pending[t])}, refused=If(refuse, 1, s.refused),
                     pc={t: If(refuse, ADD.idle, If(acc + unknown <= s.limit, ADD.lim_fold, ADD.lim_scan))})

@@ -125,6 +125,9 @@ def split(model: Any, compiled: tuple) -> tuple:
         return compiled
     s = symbolic_state(model)
     out: list = []
+    # Each action that stores a variable in halves has its own codes (4 apart): a finish completes only the
+    # store its own action began (two actions of one CPU may store the same word: a fold and a sync).
+    slots: dict[tuple[str, str], int] = {}
     for act in compiled:
         if not act.cpus or not act.choices:  # a role with no CPUs at this point (readers=0): nothing to split
             out.append(act)
@@ -147,11 +150,12 @@ def split(model: Any, compiled: tuple) -> tuple:
             out.append(act)
             continue
         v, kind = (stored[0], "store") if stored else (loaded[0], "load")
+        slot = slots.setdefault((v, act.info.name), sum(1 for (w, _) in slots if w == v)) if kind == "store" else 0
         for order in (0, 1):
             info = _step_info(act.info, f"{act.info.name}.{kind}_{HALVES[order]}",
-                              _first(model, act.info.fn, v, kind, order))
+                              _first(model, act.info.fn, v, kind, order, slot))
             out.append(dataclasses.replace(act, index=len(out), info=info))
-        info = _step_info(act.info, f"{act.info.name}.finish", _finish(model, act.info.fn, v, kind))
+        info = _step_info(act.info, f"{act.info.name}.finish", _finish(model, act.info.fn, v, kind, slot))
         out.append(dataclasses.replace(act, index=len(out), info=info))
     # A CPU in the middle of an access takes only that access's finish; an interrupt handler on it may
     # still run between the two halves of a plain store (two instructions, interrupts on), but not inside
@@ -207,9 +211,9 @@ def _blocked(fn: Any, pending: list[str]) -> Any:
     return step
 
 
-def _first(model: Any, fn: Any, v: str, kind: str, order: int) -> Any:
+def _first(model: Any, fn: Any, v: str, kind: str, order: int, slot: int = 0) -> Any:
     t = model.vars[v].type
-    code = 1 + order + (0 if kind == "store" else 2)
+    code = 1 + order + (0 if kind == "store" else 2) + 4 * slot
 
     per = v in model.percpu
 
@@ -226,9 +230,9 @@ def _first(model: Any, fn: Any, v: str, kind: str, order: int) -> Any:
     return first
 
 
-def _finish(model: Any, fn: Any, v: str, kind: str) -> Any:
+def _finish(model: Any, fn: Any, v: str, kind: str, slot: int = 0) -> Any:
     t = model.vars[v].type
-    codes = (1, 2) if kind == "store" else (3, 4)
+    codes = (1 + 4 * slot, 2 + 4 * slot) if kind == "store" else (3, 4)
 
     per = v in model.percpu
 
