@@ -48,6 +48,8 @@ def smallest_point(cls):
     spec expects violated applies, so that a bug spec's bug is there to be found."""
     bugs = state_bugs(cls)
     for params in sorted(param_points(cls, {}, "explore"), key=lambda p: (p.ncpus_total, tuple(p.as_dict().values()))):
+        if Model(cls, params).tearing:  # a 32-bit point: Promela has no halves (the export refuses it)
+            continue
         if all(p in {q.name for q in Model(cls, params).properties} for p in bugs):
             return params
     raise AssertionError(f"{cls.spec_name}: no explore point where {bugs} apply")
