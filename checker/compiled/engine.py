@@ -81,6 +81,8 @@ def prepare(model: Model, symmetry: bool, timings: Timings) -> tuple[Any, list, 
     hit = _programs.get(key)
     if hit is not None and hit[2].exists():  # (a cleaned cache: built again)
         return hit
+    if getattr(model, "tearing", False):  # the lowering goes through the Z3 encoding, which has no halves
+        raise Fallback("a 32-bit point's accesses in halves (checker.kernel.tearing) are interpreted")
     t0 = time.perf_counter()
     try:
         low = lower(model)

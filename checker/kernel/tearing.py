@@ -137,7 +137,7 @@ def split(model: Any, compiled: tuple) -> tuple:
     out: list = []
     next_id: dict[tuple[str, str], int] = {}  # the next access's number, per variable and kind (store or load)
     for act in compiled:
-        if not act.cpus:  # a role with no members at this point (readers=0): nothing to split
+        if not act.cpus or not act.choices:  # a role with no members at this point (readers=0): nothing to split
             out.append(act)
             continue
         reads: set[str] = set()

@@ -8,7 +8,10 @@ fast-path add on another CPU that passed its check before the sum read its
 local lands after it, uncounted, and the slow path adds on top: the total
 ends above the limit. With 2 CPUs and batch 2 (limit 4) the shortest trace
 ends at 5. By how much it can go over is bounded in ``percpu_eager``
-(``limit_exceeded_by_at_most_racing_adds``: ncpus - 1). The code has been
+(``limit_exceeded_by_at_most_racing_adds``: ncpus - 1, for adds of 1) and,
+for shmem's larger amounts, in ``percpu_eager_calls``
+(``limit_overshoot_bounded``: (ncpus - 1) * min(amount, 2 * batch - 1),
+reached). The code has been
 called buggy on the list (Mateusz Guzik, and the KCSAN report K-LIMITED-RACE
 on the same fast path); shmem tolerates a few blocks over its limit.
 """
