@@ -423,21 +423,18 @@ class _Lowerer:
             if loc.kind != "lock":
                 raise self.err(f"{fn}({loc.name}): {loc.name} is not a spinlock_t (declare it 'spinlock_t "
                                f"*{loc.name}' in the thread's parameters)", c.line)
+            # no access= for a Lock: the models make taking it an acquire and releasing it a release
             held = ctx.read(loc.attr)
             if fn == "spin_lock":  # spins until the lock is free: the step is enabled only then
-                ctx.accesses.append(Rmw(loc.attr, "acquire"))
                 ctx.guards.append(held == NOBODY)
                 ctx.updates[loc.attr] = ctx.cpu
                 return self.no_value(fn, c.line, want_value)
-            if fn == "spin_trylock":  # a failed trylock is a load that orders nothing
-                ctx.accesses.append(Rmw(loc.attr, "acquire"))
+            if fn == "spin_trylock":
                 ctx.updates[loc.attr] = If(held == NOBODY, ctx.cpu, held)
                 return If(held == NOBODY, 1, 0)
             if fn == "spin_unlock":
-                ctx.accesses.append(Store(loc.attr, "release"))
                 ctx.updates[loc.attr] = NOBODY
                 return self.no_value(fn, c.line, want_value)
-            ctx.accesses.append(Load(loc.attr, "once"))  # spin_is_locked()
             return If(held == NOBODY, 0, 1)
         if fn in RMWS:
             op = RMWS[fn]
