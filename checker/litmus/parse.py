@@ -217,11 +217,11 @@ class Tok:
     line: int
 
 
-def _strip_comments(text: str, file: str) -> tuple[str, list[str]]:
+def _strip_comments(text: str, file: str, first_line: int) -> tuple[str, list[str]]:
     """The text with every comment blanked (newlines kept, so lines still count), and herd's comments."""
     out: list[str] = []
     comments: list[str] = []
-    i, n, line, depth_braces = 0, len(text), 1, 0
+    i, n, line, depth_braces = 0, len(text), first_line, 0
     while i < n:
         c = text[i]
         # herd reads (* *) only outside braces: inside a thread, READ_ONCE(*x) is C
@@ -278,7 +278,7 @@ def _tokens(text: str, file: str, first_line: int) -> list[Tok]:
         elif kind != "ws":
             toks.append(Tok(kind, m.group(), line))
         pos = m.end()
-    toks.append(Tok("end", "end of file", line))
+    toks.append(Tok("end", "end of file", toks[-1].line if toks else line))  # where the text stops
     return toks
 
 
@@ -661,7 +661,7 @@ def parse_text(text: str, file: str = "<litmus>") -> Litmus:
                         file=file, line=first + 1)
     name = head[1]
     rest = "\n".join(lines[first + 1:])
-    body, comments = _strip_comments(rest, file)
+    body, comments = _strip_comments(rest, file, first + 2)
     header = comments[0] if comments else ""
     m = _RESULT.search(header)
     p = _Parser(_tokens(body, file, first + 2), file)
