@@ -22,6 +22,14 @@ location the register may point to, each guarded on the register's value and ann
 location (``Load(loc, "once", dep=True)``): annotations are static, addresses are not. A register
 holding no location's address blocks its thread there, which the search reports as a deadlock.
 
+Locks carry no ``access=``: the models give ``Lock()`` its meaning (taking it an acquire, releasing it a
+release); ``spin_lock()`` is enabled only while the lock is free, and ``spin_is_locked()`` reads who holds
+it now, so the lock's state itself is sequentially consistent under every model. ``dep=True`` marks a load
+through a register (the API's "address from this CPU's previous annotated load"), which is exact for the
+kernel's tests (the register is the previous load's value); a store through a register has no such mark
+(the API has none). A control dependency (``if (r0) WRITE_ONCE(...)``) has no annotation either: the branch
+is a step on registers, and ordering it is the model's (none of them lets a store pass an earlier load).
+
 Not lowered (``Unsupported``, a named outcome rather than a verdict): RCU grace periods
 (``synchronize_rcu()``, SRCU, ``call_rcu()``), which no memory model here expresses, and a load on the
 right of ``&&``/``||`` (C would skip it; a step here makes every access of its statement).
