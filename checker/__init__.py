@@ -12,6 +12,10 @@ from checker.types import NOBODY, S32, S64, U32, U64, Bool, CpuId, Enum, Int, In
 from checker.explore import explore
 from checker.kernel.context import BH_OFF, IRQS_OFF, MIGRATE_DISABLED, PREEMPT_COUNT
 from checker.kernel.tasks import PREEMPT
+from checker.ordering import (Fence, Load, Rmw, Store, READ_ONCE, WRITE_ONCE, data_race, rcu_assign_pointer,
+                              rcu_dereference, smp_load_acquire, smp_mb, smp_mb__after_atomic, smp_mb__after_spinlock,
+                              smp_mb__after_unlock_lock, smp_mb__before_atomic, smp_rmb, smp_store_release, smp_wmb)
+from checker.ordering.install import settled
 
 __all__ = [
     "Spec", "Uninit", "Array", "Between", "Fill", "Param", "Shared", "PerCpu", "Ghost", "Lock", "Role", "Task", "PerTask", "action", "invariant", "sometimes",
@@ -19,4 +23,8 @@ __all__ = [
     "terminal", "when", "witness", "If", "And", "Or", "Not", "Implies", "Max", "Min", "Sum", "Count", "AllOf",
     "AnyOf", "Select", "Int", "IntType", "S32", "S64", "U32", "U64", "Bool", "CpuId", "Enum", "NOBODY",
     "IRQS_OFF", "PREEMPT_COUNT", "MIGRATE_DISABLED", "BH_OFF", "PREEMPT", "explore", "CheckerError", "SpecError", "SymmetryError", "UsageError",
+    # weak memory (checker.ordering, docs/weak-memory.md)
+    "Load", "Store", "Rmw", "Fence", "READ_ONCE", "WRITE_ONCE", "smp_load_acquire", "smp_store_release",
+    "rcu_dereference", "rcu_assign_pointer", "data_race", "smp_mb", "smp_rmb", "smp_wmb", "smp_mb__before_atomic",
+    "smp_mb__after_atomic", "smp_mb__after_spinlock", "smp_mb__after_unlock_lock", "settled",
 ]

@@ -65,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--engine", choices=("auto", "compiled", "interpreted"), default="auto",
                    help="the explorer: generated C (compiled), the Python interpreter, or auto (default: compiled "
                         "once a point outgrows the interpreter and a C compiler, $CC or cc, is found)")
+    v.add_argument("--memory", metavar="MODEL", help="the memory model of specs with access= annotations: sc "
+                   "(default), tso (x86-TSO store buffers) or lkmm (the kernel memory model, approximated; "
+                   "docs/weak-memory.md), or several, e.g. sc,tso,lkmm; as --set memory=MODEL")
     v.add_argument("--max-memory", metavar="SIZE", type=_size,
                    help="memory budget of each compiled exploration, e.g. 4G or 512M (default: half the memory "
                         "available); reaching it is inconclusive")
@@ -264,7 +267,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                         simulate=_simulate_options(args), progress=progress, fingerprint=args.fingerprint,
                         coverage=args.coverage, cluster=args.cluster,
                         checkpoint=Path(args.checkpoint or args.resume) if (args.checkpoint or args.resume)
-                        else None, resume=args.resume is not None, named=named, engine=args.engine, max_memory=args.max_memory,
+                        else None, resume=args.resume is not None, named=named, engine=args.engine, max_memory=args.max_memory, memory=args.memory,
                         on_check=on_check if stream else None,
                         on_note=lambda text: print(text, file=sys.stderr, flush=True))
     except CheckerError as e:

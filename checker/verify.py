@@ -196,6 +196,7 @@ class Task:
 
     engine: str
     params: Params | None = None
+    sets: dict | None = None  # the values set for this run, where not the spec's (prove under sc only)
 
 
 def plan(cls: type, own: dict[str, tuple], *, mode: str, simulate: Any, bmc: int | None,
@@ -267,6 +268,40 @@ def nothing_checked(cls: type, own: dict[str, tuple], tasks: list[Task], mode: s
     return f"{cls.spec_name} checks nothing with {what}: " + "; and ".join(why)
 
 
+def _sc_only_engines(cls: type, own: dict[str, tuple], tasks: list[Task]) -> tuple[list[Task], str | None]:
+    """The Z3 backend knows sequential consistency only: under ``--memory tso|lkmm`` it runs at the sc points
+    alone (the explorer and simulation check the weak ones), and is left out without one."""
+    if not any(v != 0 for v in own.get("memory", ())):
+        return tasks, None
+    kept: list[Task] = []
+    left = set()
+    for t in tasks:
+        if t.engine in ("explore", "coverage", "simulate") or (t.params is not None and t.params.memory == 0):
+            kept.append(t)
+        elif t.engine == "prove" and 0 in own["memory"]:
+            kept.append(Task("prove", sets={**own, "memory": (0,)}))
+        else:
+            left.add(t.engine)
+    if not left and all(t.engine != "prove" for t in tasks):
+        return kept, None
+    what = ", ".join(sorted({t.engine for t in tasks if t.engine in ("prove", "bmc")}))
+    return kept, (f"{cls.spec_name}: {what} under sc only (the Z3 backend does not model weak "
+                  f"memory); the explorer checks --memory {','.join(info(cls).params['memory'].show(v) for v in own['memory'] if v)}")
+
+
+def _memory_models(memory: str | None) -> tuple[str, ...]:
+    """``--memory sc,tso``: the models named, each checked; an unknown one is a usage error."""
+    if memory is None:
+        return ()
+    from checker.ordering.declare import MEMORY
+
+    names = tuple(dict.fromkeys(m.strip() for m in memory.split(",")))
+    for m in names:
+        if m not in MEMORY.names:
+            raise UsageError(f"--memory {memory!r}: choose sc, tso or lkmm (or several: --memory sc,tso,lkmm)")
+    return names
+
+
 def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = None, symmetry: bool = True,
            max_states: int | None = None, timeout: float | None = None, mode: str = "all",
            bmc: int | None = None, smt_timeout: float | None = DEFAULT_SMT_TIMEOUT, emit_smt: Path | None = None,
@@ -274,7 +309,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
            simulate: SimulateOptions | None = None, progress: Progress | None = None,
            fingerprint: bool = False, coverage: bool = False, cluster: str | None = None,
            checkpoint: Path | None = None, resume: bool = False, named: Iterable[str] = (),
-           engine: str = "auto", max_memory: int | None = None, on_note: Callable[[str], None] | None = None) -> Report:
+           engine: str = "auto", max_memory: int | None = None, on_note: Callable[[str], None] | None = None,
+           memory: str | None = None) -> Report:
     """Run every selected spec: the explorer over its explore sweep, the Z3
     backend over its prove sweep (``mode``), BMC at the explore points when
     ``bmc`` is a depth. ``jobs`` processes explore each point (same results),
@@ -285,6 +321,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     coverage check per spec. ``engine`` (auto, compiled, interpreted) picks the explorer and
     ``max_memory`` (bytes) bounds a compiled search: see ``explore``. ``on_check`` is told each check as it is decided, ``on_note``
     each note and warning as it arises (a sweep wider than the values set, a point out of reach).
+    ``memory`` (sc, tso, lkmm, or several joined by commas) is the memory model of every spec with
+    ``access=`` annotations (``checker.ordering``): their ``memory`` parameter, as ``--set memory=...``.
 
     Nothing checked is never a pass: a spec in ``named`` (spec names the user
     asked for) that checks nothing is an error, any other a warning, and a
@@ -309,6 +347,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     if engine not in EXPLORE_ENGINES:
         raise UsageError(f"--engine {engine!r}: choose one of {', '.join(EXPLORE_ENGINES)}")
     options["engine"] = engine
+    models = _memory_models(memory)
+    options["memory"] = ",".join(models) if models else "sc"
 
     def add(cls: type, checks: list[Check]) -> None:
         for c in checks:
@@ -329,11 +369,19 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             on_note(f"warning: {text}")
 
     for cls in classes:  # every spec's runs first: the progress line counts them, an interrupt names them
-        report.specs[cls.spec_name] = {"file": info(cls).file, "kernel": cls.kernel,
-                                       "assumptions": list(all_assumptions(cls))}
         try:
             own = own_sets(cls, sets)
+            if models and "memory" in info(cls).params and "memory" not in own:
+                own["memory"] = tuple(info(cls).params["memory"].lookup(m)[0] for m in models)
+            shown = [info(cls).params["memory"].show(v) for v in own.get("memory", ())] \
+                if "memory" in info(cls).params else []
+            report.specs[cls.spec_name] = {"file": info(cls).file, "kernel": cls.kernel, "assumptions": [
+                a for m in (shown or [None]) for a in all_assumptions(cls, m)]}
+            report.specs[cls.spec_name]["assumptions"] = list(dict.fromkeys(report.specs[cls.spec_name]["assumptions"]))
             tasks = plan(cls, own, mode=mode, simulate=simulate, bmc=bmc, coverage=coverage)
+            tasks, why = _sc_only_engines(cls, own, tasks)
+            if why and on_note:
+                on_note(f"note: {why}")
             planned.append((cls, own, tasks))
             note = sweep_note(cls, own, [t.params for t in tasks if t.engine in ("explore", "simulate")])
             if note and on_note:
@@ -341,6 +389,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             points = [t.params for t in tasks if t.params is not None] or [resolve_params(cls, {})]
             report.warnings += vacuous_invariants(cls, list(dict.fromkeys(points)))
         except CheckerError as e:
+            report.specs.setdefault(cls.spec_name, {"file": info(cls).file, "kernel": cls.kernel,
+                                                    "assumptions": list(all_assumptions(cls))})
             report.errors.append(ErrorInfo(e.message, e.file or info(cls).file, e.line))
             errored.add(cls.spec_name)
     done: list[tuple[type, list[Task]]] = []  # tasks finished per spec, for the zero-check test
@@ -361,7 +411,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                                 add(cls, [coverage_check(cls, graphs, run=run)])
                         else:
                             add(cls, engines.run(task.engine, Request(
-                                cls, task.params, sets=own, limits=limits, runner=runner, options=options,
+                                cls, task.params, sets=own if task.sets is None else task.sets, limits=limits, runner=runner, options=options,
                                 run=run, progress=progress, graphs=graphs if task.engine == "explore" else None,
                                 warn=warn, ran=ran if task.engine == "explore" else None)))
                     except KeyboardInterrupt:

@@ -69,6 +69,11 @@ class Model:
                        for n, v in si.vars.items() if v.kind == "array"}
         #: Variables stored as tuples: per-CPU ones and arrays.
         self.tupled = self.percpu | frozenset(self.arrays)
+        from checker.ordering import install as weak_memory
+
+        #: The memory model at this point (sc, tso, lkmm; checker.ordering): under tso and lkmm its hidden
+        #: variables join the state and its machine fires the steps.
+        self.weak = weak_memory.prepare(self)
         self._wrap = {n: v.type for n, v in self.vars.items() if v.overflow == "wrap" and v.type.bits is not None}
         self._bools = frozenset(n for n, v in si.vars.items() if isinstance(v.type, BoolType))
         #: Variables whose type names its values (Enum, Bool, CpuId): a value outside is a step
@@ -132,7 +137,12 @@ class Model:
             self._ub = self.index["ub"]
             self.fire = self._fire_words  # type: ignore[method-assign]
 
+        if self.weak is not None:  # after the scheduler and the word checks: its fire wraps theirs
+            self.state_cls._countercheck_weak = self.weak
+            self.actions = weak_memory.install(self, self.weak, self.actions)
         self.symmetry = Symmetry(self)
+        if self.weak is not None:  # buffers and views name locations by CPU: not permuted, so no reduction
+            self.symmetry.active = False
         self.rules = ContextRules(self)
 
     # -- state -------------------------------------------------------------

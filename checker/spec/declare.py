@@ -298,6 +298,7 @@ class ActionInfo:
     fair: str | None = None  # None, "weak" or "strong": per CPU, for liveness checks
     softirq: bool = False  # the step is a softirq handler on its CPU (irq exit, or ksoftirqd)
     builtin: bool = False  # the kernel's own step (the scheduler), not the spec's: engines may treat it apart
+    access: tuple = ()  # its shared-memory accesses in program order (checker.ordering.annotations)
 
 
 FAIRNESS = (None, False, "weak", "strong")
@@ -329,7 +330,7 @@ def _record(fn: Callable, attr: str, value: Any) -> Callable:
 def action(fn: Callable | None = None, *, role: str | None = None,
            choose: dict[str, Any] | None = None, uses: dict[str, str] | None = None,
            sleeps: bool = False, irq: bool = False, applies: Callable[[Any], bool] | None = None,
-           fair: str | bool | None = None, softirq: bool = False) -> Any:
+           fair: str | bool | None = None, softirq: bool = False, access: Any = None) -> Any:
     """Mark a method as one atomic kernel step.
 
     ``role`` names the CPUs that may take the step (the method receives the
@@ -353,15 +354,22 @@ def action(fn: Callable | None = None, *, role: str | None = None,
     run, runs), ``"strong"`` (if it is enabled again and again, it is
     eventually taken: a waiter on a FIFO lock is served), False (no promise).
     Left out, a step redefined in a subclass keeps the fairness of the step
-    it replaces (none for a new step).
+    it replaces (none for a new step). ``access`` lists the step's shared-memory
+    accesses in program order (``Load``, ``Store``, ``Rmw``, ``Fence`` and their
+    kernel names, ``checker.ordering.annotations``), which ``--memory tso|lkmm``
+    reads; under ``sc`` they change nothing.
     """
     if fair not in FAIRNESS:
         raise ValueError("fair must be 'weak', 'strong' or False")
+    from checker.ordering.annotations import normalise
+
+    accesses = normalise(access)
 
     def deco(f: Callable) -> Callable:
         return _record(f, "__countercheck_action__", {"role": role, "choose": dict(choose or {}),
                                                        "uses": dict(uses or {}), "sleeps": sleeps, "irq": irq,
-                                                       "applies": applies, "fair": fair, "softirq": softirq})
+                                                       "applies": applies, "fair": fair, "softirq": softirq,
+                                                       "access": accesses})
 
     return deco(fn) if fn is not None else deco
 

@@ -186,7 +186,8 @@ def info(cls: type) -> SpecInfo:
     return cls.__countercheck_info__
 
 
-def all_assumptions(cls: type) -> tuple[str, ...]:
+def all_assumptions(cls: type, memory: str | None = None) -> tuple[str, ...]:
+    """The spec's assumptions; ``memory`` (tso, lkmm) replaces the sequentially consistent interleaving."""
     extra: list[str] = []
     for base in reversed(cls.__mro__):
         for a in base.__dict__.get("assumptions", ()):
@@ -199,6 +200,10 @@ def all_assumptions(cls: type) -> tuple[str, ...]:
     if name is not None:  # the word size is a parameter: the 64-bit assumption is replaced
         base = (base[0], f"64-bit or 32-bit kernel ({name}=64|32: on 32, a plain 64-bit load or store is two "
                          f"32-bit accesses, atomic64_t and local64_t stay whole)") + base[2:]
+    if memory not in (None, "sc") and hasattr(cls, "__countercheck_info__"):
+        from checker.ordering.declare import assumptions
+
+        base = assumptions(info(cls), base, memory)
     return base + tuple(extra)
 
 
@@ -252,7 +257,7 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
                 si.actions[attr] = ActionInfo(attr, val, meta["role"], tuple(meta["choose"].items()),
                                               inspect.getdoc(val) or "", f, ln, tuple(meta["uses"].items()),
                                               meta["sleeps"], meta["irq"], meta["applies"], fair or None,
-                                              meta.get("softirq", False))
+                                              meta.get("softirq", False), access=meta.get("access", ()))
             elif callable(val) and hasattr(val, "__countercheck_property__"):
                 meta = val.__countercheck_property__
                 f, ln = source_of(val)
@@ -286,6 +291,9 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
     from checker.kernel.tearing import add_ghosts
 
     add_ghosts(si)  # a spec with a Bits parameter: the slots of 32-bit accesses in halves
+    from checker.ordering.declare import add_memory_model
+
+    add_memory_model(si, cls)  # a spec with access= annotations: --memory and its bounds as parameters
     _add_context_check(si)
 
     names: dict[str, str] = {}

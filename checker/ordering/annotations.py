@@ -1,0 +1,214 @@
+"""Memory-ordering annotations: what one atomic step does to shared memory, in program order.
+
+An action declares its accesses with ``@action(..., access=...)``: one
+access or a tuple of them, in the order the kernel code makes them. The
+constructors are named as the kernel names its primitives, so that a spec
+reads like the code it models::
+
+    @action(role="cpus", access=(READ_ONCE("p"), Load("slots", "once", dep=True)))
+
+Only the weak-memory engines (``--memory tso|lkmm``, ``checker.ordering``)
+read them; under ``sc`` they change nothing. A bad order is refused where
+it is written (file and line, and what to write instead).
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from checker.errors import SpecError
+
+#: The orders each kind of access takes.
+LOAD_ORDERS = ("plain", "once", "acquire")
+STORE_ORDERS = ("plain", "once", "release")
+RMW_ORDERS = ("mb", "relaxed", "acquire", "release", "unordered", "this_cpu")
+FENCE_KINDS = ("mb", "rmb", "wmb", "before_atomic", "after_atomic", "after_spinlock", "after_unlock_lock")
+
+#: ``slot="all"``: the step reads or writes every slot of the variable (a ``for_each_possible_cpu`` loop
+#: that the spec makes one step).
+ALL = "all"
+
+
+def _where(depth: int = 3) -> tuple[str | None, int | None]:
+    """The file and line of the spec text that called a constructor (the class body)."""
+    f = sys._getframe(depth)
+    while f is not None and f.f_code.co_filename == __file__:
+        f = f.f_back
+    return (f.f_code.co_filename, f.f_lineno) if f is not None else (None, None)
+
+
+def _refuse(msg: str) -> SpecError:
+    file, line = _where()
+    return SpecError(msg, file=file, line=line)
+
+
+@dataclass(frozen=True)
+class Access:
+    """One access of a step: ``kind`` is load, store, rmw or fence."""
+
+    kind: str
+    var: str | None
+    order: str
+    slot: Callable[..., Any] | str | None = None
+    race_ok: bool = False
+    dep: bool = False
+    file: str | None = None
+    line: int | None = None
+
+    @property
+    def plain(self) -> bool:
+        """A plain C access (not READ_ONCE/WRITE_ONCE, not an atomic): the one LKMM flags in a data race."""
+        return self.order == "plain" and self.kind in ("load", "store") and not self.race_ok
+
+    def __repr__(self) -> str:
+        if self.kind == "fence":
+            return f"Fence({self.order!r})"
+        extra = "".join((", dep=True" if self.dep else "", ", race_ok=True" if self.race_ok else "",
+                         f", slot={self.slot!r}" if isinstance(self.slot, str) else
+                         (", slot=<fn>" if self.slot is not None else "")))
+        return f"{self.kind.capitalize()}({self.var!r}, {self.order!r}{extra})"
+
+
+def _check_var(kind: str, var: Any) -> None:
+    if not isinstance(var, str) or not var.isidentifier():
+        raise _refuse(f"{kind}({var!r}, ...): the first argument is the variable's name as a string, "
+                      f"e.g. {kind}(\"count\", ...)")
+
+
+def _check_slot(kind: str, slot: Any) -> None:
+    if slot is not None and slot != ALL and not callable(slot):
+        raise _refuse(f"{kind}(..., slot={slot!r}): slot is a function (s, cpu, *choices) giving the index, "
+                      f"or \"all\" for every slot, e.g. slot=lambda s, cpu: s.owner[cpu]")
+
+
+def Load(var: str, order: str = "plain", *, slot: Callable[..., Any] | str | None = None, race_ok: bool = False,
+         dep: bool = False) -> Access:
+    """A load of ``var``: ``plain``, ``once`` (READ_ONCE) or ``acquire`` (smp_load_acquire). ``dep=True``:
+    its address comes from this CPU's previous annotated load (an address dependency)."""
+    _check_var("Load", var)
+    _check_slot("Load", slot)
+    if order not in LOAD_ORDERS:
+        hint = (f"a read-modify-write is Rmw({var!r}, {order!r})" if order in RMW_ORDERS else
+                f"a store is Store({var!r}, {order!r})" if order in STORE_ORDERS else
+                f"a fence is its own access, Fence({order!r})" if order in FENCE_KINDS else "")
+        raise _refuse(f"Load({var!r}, {order!r}): a load's order is one of {', '.join(LOAD_ORDERS)}"
+                      + (f"; {hint}" if hint else ""))
+    return Access("load", var, order, slot, race_ok, dep, *_where())
+
+
+def Store(var: str, order: str = "plain", *, slot: Callable[..., Any] | str | None = None,
+          race_ok: bool = False) -> Access:
+    """A store to ``var``: ``plain``, ``once`` (WRITE_ONCE) or ``release`` (smp_store_release)."""
+    _check_var("Store", var)
+    _check_slot("Store", slot)
+    if order not in STORE_ORDERS:
+        hint = (f"a read-modify-write is Rmw({var!r}, {order!r})" if order in RMW_ORDERS else
+                f"a load is Load({var!r}, {order!r})" if order in LOAD_ORDERS else
+                f"a fence is its own access, Fence({order!r})" if order in FENCE_KINDS else "")
+        raise _refuse(f"Store({var!r}, {order!r}): a store's order is one of {', '.join(STORE_ORDERS)}"
+                      + (f"; {hint}" if hint else ""))
+    return Access("store", var, order, slot, race_ok, False, *_where())
+
+
+def Rmw(var: str, order: str = "mb", *, slot: Callable[..., Any] | str | None = None,
+        race_ok: bool = False) -> Access:
+    """An atomic read-modify-write of ``var``: ``mb`` (value-returning, fully ordered), ``relaxed``,
+    ``acquire``, ``release``, ``unordered`` (non-value-returning: atomic_inc) or ``this_cpu``."""
+    _check_var("Rmw", var)
+    _check_slot("Rmw", slot)
+    if order not in RMW_ORDERS:
+        hint = {"once": "an atomic_read() is Load(v, \"once\"), an atomic_set() Store(v, \"once\")",
+                "plain": "a plain access is Load(v) or Store(v)"}.get(order, "")
+        raise _refuse(f"Rmw({var!r}, {order!r}): a read-modify-write's order is one of {', '.join(RMW_ORDERS)}"
+                      + (f"; {hint}" if hint else ""))
+    if race_ok:
+        raise _refuse(f"Rmw({var!r}, {order!r}, race_ok=True): an atomic never races; drop race_ok")
+    return Access("rmw", var, order, slot, False, False, *_where())
+
+
+def Fence(kind: str = "mb") -> Access:
+    """A barrier: ``mb``, ``rmb``, ``wmb``, ``before_atomic``, ``after_atomic``, ``after_spinlock``,
+    ``after_unlock_lock``."""
+    if kind not in FENCE_KINDS:
+        raise _refuse(f"Fence({kind!r}): a fence is one of {', '.join(FENCE_KINDS)}")
+    return Access("fence", None, kind, None, False, False, *_where())
+
+
+# -- the kernel's names ---------------------------------------------------------------------------------
+
+def READ_ONCE(var: str, *, slot: Any = None, dep: bool = False) -> Access:
+    return Load(var, "once", slot=slot, dep=dep)
+
+
+def WRITE_ONCE(var: str, *, slot: Any = None) -> Access:
+    return Store(var, "once", slot=slot)
+
+
+def smp_load_acquire(var: str, *, slot: Any = None, dep: bool = False) -> Access:
+    return Load(var, "acquire", slot=slot, dep=dep)
+
+
+def smp_store_release(var: str, *, slot: Any = None) -> Access:
+    return Store(var, "release", slot=slot)
+
+
+def rcu_dereference(var: str, *, slot: Any = None) -> Access:
+    """``rcu_dereference(p)``: a READ_ONCE whose value later loads depend on (``dep=True`` on them)."""
+    return Load(var, "once", slot=slot)
+
+
+def rcu_assign_pointer(var: str, *, slot: Any = None) -> Access:
+    return Store(var, "release", slot=slot)
+
+
+def data_race(access: Access) -> Access:
+    """``data_race(x)``: the kernel leaves this access plain on purpose; never reported as a race."""
+    if not isinstance(access, Access) or access.kind == "fence":
+        raise _refuse(f"data_race({access!r}): wrap a Load or Store, e.g. data_race(Load(\"count\"))")
+    if access.kind == "rmw":
+        raise _refuse(f"data_race({access!r}): an atomic never races; drop data_race")
+    from dataclasses import replace
+    return replace(access, race_ok=True)
+
+
+def smp_mb() -> Access:
+    return Fence("mb")
+
+
+def smp_rmb() -> Access:
+    return Fence("rmb")
+
+
+def smp_wmb() -> Access:
+    return Fence("wmb")
+
+
+def smp_mb__before_atomic() -> Access:
+    return Fence("before_atomic")
+
+
+def smp_mb__after_atomic() -> Access:
+    return Fence("after_atomic")
+
+
+def smp_mb__after_spinlock() -> Access:
+    return Fence("after_spinlock")
+
+
+def smp_mb__after_unlock_lock() -> Access:
+    return Fence("after_unlock_lock")
+
+
+def normalise(access: Any) -> tuple[Access, ...]:
+    """``access=`` as a tuple of accesses, or a SpecError naming what was given."""
+    if access is None:
+        return ()
+    items = access if isinstance(access, (tuple, list)) else (access,)
+    for a in items:
+        if not isinstance(a, Access):
+            hint = " (a fence is called: smp_mb())" if callable(a) and getattr(a, "__name__", "").startswith("smp_") \
+                else ""
+            raise _refuse(f"access={access!r}: each access is Load(...), Store(...), Rmw(...), Fence(...) or a "
+                          f"kernel-named one such as READ_ONCE(\"x\"){hint}")
+    return tuple(items)

@@ -1,0 +1,135 @@
+"""At class creation: a spec with ``access=`` annotations gets the memory model and its bounds as parameters.
+
+``memory`` (sc, tso, lkmm; default sc, so the spec means what it meant
+before), ``sb_depth`` (tso: entries per CPU's store buffer) and
+``lkmm_history`` (lkmm: stores kept per location that some CPU has not yet
+seen) are ordinary parameters: they reach every engine and every report
+with the point, and ``--memory tso`` is ``--set memory=tso``. Each bound has
+a ``sometimes`` that it is reached, and ``lkmm`` adds ``no_data_race``.
+The annotations are checked here, against the spec's variables.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from checker.errors import SpecError
+from checker.spec.declare import Lock, Param, PropertyInfo
+from checker.types import Enum
+
+MEMORY = Enum("sc", "tso", "lkmm", name="memory")
+#: The parameters this module adds, and the hidden variables the engines add at a weak point.
+PARAMS = ("memory", "sb_depth", "lkmm_history")
+GHOSTS = ("store_buffer", "mem_history", "cpu_view", "sync_view", "data_race")
+
+
+#: What each model assumes, in place of the sequentially consistent interleaving (the report's assumptions).
+ASSUMPTION = {
+    "tso": "x86-TSO: each CPU's stores wait in a FIFO store buffer of sb_depth entries (the point's value) "
+           "until flushed; LOCKed RMWs, smp_mb() and locks drain it (checker.ordering.tso)",
+    "lkmm": "lkmm, an operational approximation of the Linux-kernel memory model: per-location histories of "
+            "lkmm_history stores (the point's value) read through per-CPU views; no load buffering (no "
+            "promises); see docs/weak-memory.md for where it is stronger or weaker than LKMM",
+}
+
+
+def assumptions(si: Any, base: tuple[str, ...], memory: str | None) -> tuple[str, ...]:
+    """``base`` with the sequentially consistent interleaving replaced by ``memory``'s model, for a spec
+    with annotations (one without them means the same under every model)."""
+    if memory in (None, "sc") or not has_accesses(si):
+        return base
+    return (ASSUMPTION[memory] + "; symmetry reduction off",) + base[1:]
+
+
+def weak_vars(si: Any) -> tuple[str, ...]:
+    """The variables some action's ``access=`` names, in declaration order: the weak ones."""
+    named = {a.var for act in si.actions.values() for a in act.access if a.var is not None}
+    return tuple(n for n in si.vars if n in named)
+
+
+def has_accesses(si: Any) -> bool:
+    return any(act.access for act in si.actions.values())
+
+
+def add_memory_model(si: Any, cls: type) -> None:
+    if not has_accesses(si):
+        return
+    _check_accesses(si, cls)
+    for name in PARAMS + GHOSTS:
+        if name in si.vars or (name in si.params and not getattr(si.params[name], "_countercheck_memory", False)):
+            raise SpecError(f"{cls.__name__}: declares {name!r}, which the weak-memory model provides for a spec "
+                            f"with access= annotations; rename it", file=si.file, line=si.line)
+    for name, p in (("memory", Param(MEMORY.sc, domain=MEMORY, doc="the memory model: sc, tso or lkmm")),
+                    ("sb_depth", Param(1, domain=range(1, 9), doc="tso: store-buffer entries per CPU")),
+                    ("lkmm_history", Param(2, domain=range(2, 9),
+                                           doc="lkmm: stores kept per location while some CPU has not seen them"))):
+        if name not in si.params:
+            p.name, p.owner = name, cls
+            p._countercheck_memory = True
+            si.params[name] = p
+    _add_properties(si)
+
+
+def _check_accesses(si: Any, cls: type) -> None:
+    names = ", ".join(n for n, v in si.vars.items() if v.kind != "ghost" and not isinstance(v, Lock))
+    for act in si.actions.values():
+        if not act.access:
+            continue
+        where = f"{cls.__name__}.{act.name}"
+        if act.role is None:
+            a = act.access[0]
+            raise SpecError(f"{where}: access= describes what a CPU does, but the step belongs to no CPU; give it "
+                            f"role=, e.g. @action(role=\"cpus\", access=...)", file=a.file or act.file,
+                            line=a.line or act.line)
+        for a in act.access:
+            if a.kind == "fence":
+                continue
+
+            def fail(msg: str) -> SpecError:
+                return SpecError(f"{where}: {a!r}: {msg}", file=a.file or act.file, line=a.line or act.line)
+
+            v = si.vars.get(a.var)
+            if v is None:
+                raise fail(f"{a.var!r} is not a variable; the variables are: {names or '(none)'}")
+            if isinstance(v, Lock):
+                raise fail(f"{a.var} is a Lock: taking it is an acquire and releasing it a release, without "
+                           f"annotations; drop this access")
+            if v.kind == "ghost":
+                raise fail(f"{a.var} is a Ghost (bookkeeping, not kernel memory), which has no memory order; "
+                           f"drop this access")
+            if v.kind == "array" and a.slot is None:
+                raise fail(f"{a.var} is an Array: say which element, e.g. slot=lambda s, cpu: s.index[cpu], or "
+                           f"slot=\"all\"")
+
+
+def _add_properties(si: Any) -> None:
+    """The bounds' witnesses and, under lkmm, the data-race check."""
+    file, line = si.file, si.line
+
+    def store_buffer_fills(s: Any) -> Any:
+        return any(b != 0 and len(b) >= s.sb_depth for b in s.store_buffer)
+
+    def history_fills(s: Any) -> Any:
+        h = s.mem_history
+        return h != 0 and any(len(m) >= s.lkmm_history for m in h)
+
+    def no_data_race(s: Any) -> Any:
+        return s.data_race == 0
+
+    props = [
+        PropertyInfo("store_buffer_fills", store_buffer_fills, "sometimes", "holds",
+                     lambda p: p.memory == MEMORY.tso,
+                     "some CPU's store buffer holds sb_depth stores (the bound is reached: deeper buffers are "
+                     "not explored)", file, line, proof=False),
+        PropertyInfo("history_fills", history_fills, "sometimes", "holds", lambda p: p.memory == MEMORY.lkmm,
+                     "some location keeps lkmm_history stores that a CPU has not seen (the bound is reached: a "
+                     "CPU further behind is not explored)", file, line, proof=False),
+    ]
+    plain = any(a.plain for act in si.actions.values() for a in act.access)
+    if plain:
+        props.append(PropertyInfo(
+            "no_data_race", no_data_race, "invariant", "holds", lambda p: p.memory == MEMORY.lkmm,
+            "no plain access races with a conflicting access of another CPU that is not ordered before it "
+            "(LKMM's data race; data_race()/race_ok accesses excepted)", file, line, proof=False))
+    for p in props:
+        p.fn.__countercheck_engine__ = True  # lint skips it: it reads the engine's hidden state
+        si.properties.setdefault(p.name, p)

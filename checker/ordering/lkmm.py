@@ -1,0 +1,354 @@
+"""``lkmm``: a view-based operational approximation of the Linux-kernel memory model.
+
+In the style of the promising semantics (Kang et al., POPL 2017) without
+promises. Memory keeps, per location, its recent stores as *messages* in
+coherence order (a store is appended at the end); each message carries a
+*view*: for every location, the oldest message a CPU that synchronises
+with this one may still read. Each CPU has views of its own:
+
+``cur``  the oldest message of each location it may read (coherence: it only grows);
+``acq``  the join of the views of the messages it has read (taken in by smp_rmb/smp_mb);
+``wf``   the view its stores carry (raised by smp_wmb to its own earlier stores, by smp_mb to ``cur``);
+``dep``  the view of the message its last annotated load read (a ``dep=True`` load starts from it);
+``ws``   its own stores (what smp_wmb orders).
+
+Rules (``docs/weak-memory.md`` says what this allows and forbids):
+
+- a load reads any message from ``cur`` on (the step's ``<var>_age`` choice:
+  0 the newest, 1 the one before, ...); ``acquire`` joins the message's view
+  into ``cur``, ``once``/``plain`` into ``acq``; a ``dep=True`` load reads no
+  older than ``dep``;
+- a store appends a message whose view is ``wf`` (``release``: ``cur``);
+- an Rmw reads the newest message and appends after it (atomicity); the new
+  message's view joins the read one's (release sequences); ``mb`` is a full
+  fence before and after, ``acquire``/``release`` as a load/store; a step
+  that leaves the value as it was (a failed cmpxchg) is an unordered load;
+- ``smp_rmb``: ``cur`` joins ``acq``; ``smp_wmb``: ``wf`` joins ``ws``;
+  ``smp_mb`` (and ``smp_mb__*``): ``cur`` joins ``acq`` and the global
+  SC-fence view, which becomes ``cur``; ``wf`` becomes ``cur``;
+- taking a Lock joins the view its last release left; releasing it leaves ``cur``;
+- a step without ``access=`` that touches a weak variable is fully ordered
+  and reads the newest messages.
+
+Each CPU reads at its own pace (not multicopy-atomic). Messages no CPU can
+read any more are dropped and timestamps renumbered (exact). A location
+keeps at most ``lkmm_history`` messages: a store past that moves the CPUs
+still at the oldest message past it (a bound, with its ``sometimes``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from checker.spec.compile import CompiledAction, Model
+
+from checker.ordering import races
+from checker.ordering.declare import weak_vars
+from checker.ordering.machine import (ORDERED, PLAIN, classify, extra_choices, ghost, lock_events, lock_vars,
+                                      locations, run_step, set_slots, split_updates, unlisted_store, value_at,
+                                      weak_cpus, with_values)
+
+FULL = ("mb", "before_atomic", "after_atomic", "after_spinlock", "after_unlock_lock")
+CUR, ACQ, WF, DEP, WS = range(5)
+
+
+def _join(a: tuple, b: tuple) -> tuple:
+    return tuple(x if x >= y else y for x, y in zip(a, b))
+
+
+def _raise(v: tuple, i: int, t: int) -> tuple:
+    return v if v[i] >= t else v[:i] + (t,) + v[i + 1:]
+
+
+class Lkmm:
+    memory = "lkmm"
+
+    def __init__(self, model: Model):
+        self.model = model
+        self.locs = locations(model)
+        self.weak = frozenset(weak_vars(model.info))
+        self.locks = lock_vars(model)
+        self.bound = model.params.lkmm_history
+        self.n = len(self.locs)
+        self.zero = (0,) * self.n
+
+    def ghosts(self) -> list:
+        names = self.locs.names
+        ncpus = self.model.ncpus_total
+
+        def show_history(h: Any) -> str:
+            if not h:
+                return "(initial values)"
+            return " | ".join(f"{names[i]}: {','.join(str(m[0]) for m in msgs)}" for i, msgs in enumerate(h))
+
+        def show_view(v: Any) -> str:
+            cur = v[CUR] if v else self.zero
+            return " ".join(f"{names[i]}@{t}" for i, t in enumerate(cur))
+
+        def show_sync(v: Any) -> str:
+            sc = v[0] if v else self.zero
+            return "sc " + " ".join(f"{names[i]}@{t}" for i, t in enumerate(sc))
+
+        return [
+            ghost("mem_history", "shared", show_history, "lkmm: each location's kept stores, oldest first"),
+            ghost("cpu_view", "percpu", show_view,
+                  "lkmm: the oldest kept store of each location this CPU may read (index into mem_history)"),
+            ghost("sync_view", "shared", show_sync, "lkmm: the SC-fence view and each lock's release view"),
+            ghost("data_race", "shared", lambda v: races.describe(v, names, ncpus), "lkmm: the first data race"),
+        ]
+
+    def install(self, actions: tuple) -> tuple:
+        m = self.model
+        self.kinds = classify(m, actions)
+        self.base_fire = m.fire
+        self.cpus = weak_cpus(m, self.kinds, actions)
+        self.nbase: dict[int, int] = {}
+        out = []
+        for act in actions:
+            self.nbase[act.index] = len(act.arg_names)
+            names, domains = [], []
+            for a in act.info.access:
+                if a.kind != "load":
+                    continue
+                count = self._slot_count(a)
+                for k in range(count):
+                    base = f"{a.var}_age" if count == 1 else f"{a.var}{k}_age"
+                    name, j = base, 2
+                    while name in names or name in act.arg_names:
+                        name, j = f"{base}{j}", j + 1
+                    names.append(name)
+                    domains.append(tuple(range(self.bound)))
+            out.append(extra_choices(act, tuple(names), domains))
+        m.fire = self.fire  # type: ignore[method-assign]
+        self.h_ix, self.v_ix = m.index["mem_history"], m.index["cpu_view"]
+        self.s_ix, self.r_ix = m.index["sync_view"], m.index["data_race"]
+        return tuple(out)
+
+    def _slot_count(self, a: Any) -> int:
+        m = self.model
+        if a.slot == "all":
+            return m.arrays.get(a.var, m.ncpus_total)
+        return 1
+
+    def _slots(self, a: Any, s: tuple, cpu: int, args: tuple) -> list[int]:
+        """The locations an access touches in this step."""
+        m = self.model
+        if a.var not in m.tupled:
+            return [self.locs.of[(a.var, None)]]
+        if a.slot == "all":
+            return [self.locs.of[(a.var, k)] for k in range(m.arrays.get(a.var, m.ncpus_total))]
+        k = cpu if a.slot is None else a.slot(s, cpu, *args)
+        loc = (a.var, int(k))
+        if loc not in self.locs.of:
+            from checker.errors import SpecError
+            raise SpecError(f"{m.cls.__name__}: {a!r}: slot {k!r} is outside {a.var}", file=a.file, line=a.line)
+        return [self.locs.of[loc]]
+
+    # -- state ----------------------------------------------------------------------------------------
+    def settled(self, s: tuple) -> bool:
+        return True
+
+    def _history(self, s: tuple) -> list[list]:
+        h = s[self.h_ix]
+        if h:
+            return [list(x) for x in h]
+        return [[(value_at(s, self.model, loc), self.zero, -1, races.MARKED)] for loc in self.locs.var_of]
+
+    def _views(self, s: tuple) -> dict[int, list]:
+        row = s[self.v_ix]
+        return {c: (list(row[c]) if row[c] else [self.zero] * 5) for c in self.cpus}
+
+    def _sync(self, s: tuple) -> list:
+        v = s[self.s_ix]
+        return [v[0], list(v[1])] if v else [self.zero, [self.zero] * len(self.locks)]
+
+    # -- steps ----------------------------------------------------------------------------------------
+    def fire(self, s: tuple, act: CompiledAction, cpu: Any, args: tuple) -> tuple | None:
+        kind = self.kinds[act.index]
+        if kind == PLAIN:
+            return self.base_fire(s, act, cpu, args)
+        if kind == ORDERED:
+            return self._ordered(s, act, cpu, args)
+        return self._annotated(s, act, cpu, args)
+
+    def _full(self, V: list, sync: list) -> None:
+        cur = _join(_join(V[CUR], V[ACQ]), sync[0])
+        V[CUR] = cur
+        sync[0] = cur
+        V[WF] = cur
+
+    def _annotated(self, s: tuple, act: CompiledAction, cpu: int, args: tuple) -> tuple | None:
+        m = self.model
+        nb = self.nbase[act.index]
+        base, ages = args[:nb], args[nb:]
+        H = self._history(s)
+        # 1. which message each load reads (by age); the step runs on those values
+        reads: list[tuple[int, int]] = []
+        values: dict[tuple, int] = {}
+        k = 0
+        for a in act.info.access:
+            if a.kind != "load":
+                continue
+            for li in self._slots(a, s, cpu, base):
+                t = len(H[li]) - 1 - ages[k]
+                k += 1
+                if t < 0:
+                    return None
+                reads.append((li, t))
+                values[self.locs.var_of[li]] = H[li][t][0]
+        r = run_step(m, act, with_values(m, s, values), cpu, base)
+        if r is None:
+            return None
+        normal, stores = split_updates(m, r.updates, self.weak)
+        taken, released = lock_events(m, s, normal, cpu, self.locks)
+        views = self._views(s)
+        V = views[cpu]
+        sync = self._sync(s)
+        for lk in taken:  # spin_lock(): an acquire of the last unlock's view
+            V[CUR] = _join(V[CUR], sync[1][self.locks.index(lk)])
+        race = s[self.r_ix]
+        todo = {self.locs.of[loc]: x for loc, x in stores.items()}
+        ri = 0
+        # 2. the accesses in program order
+        for a in act.info.access:
+            if a.kind == "fence":
+                if a.order == "rmb":
+                    V[CUR] = _join(V[CUR], V[ACQ])
+                elif a.order == "wmb":
+                    V[WF] = _join(V[WF], V[WS])
+                else:
+                    self._full(V, sync)
+                continue
+            mark = races.marking(a)
+            for li in self._slots(a, s, cpu, base):
+                if a.kind == "load":
+                    li, t = reads[ri]
+                    ri += 1
+                    lb = V[CUR][li] if not a.dep else max(V[CUR][li], V[DEP][li])
+                    if t < lb:
+                        return None  # coherence (or the dependency) forbids that old a store
+                    race = race or self._race(H[li], lb, cpu, mark, li, False)
+                    msg = H[li][t]
+                    V[CUR] = _raise(V[CUR], li, t)
+                    V[ACQ] = _join(V[ACQ], msg[1])
+                    if a.order == "acquire":
+                        V[CUR] = _join(V[CUR], msg[1])
+                    V[DEP] = msg[1]
+                elif a.kind == "store":
+                    if li not in todo:
+                        continue  # the step did not write it
+                    race = race or self._race(H[li], V[CUR][li], cpu, mark, li, True)
+                    self._append(H, V, li, todo.pop(li), V[CUR] if a.order == "release" else V[WF], cpu, mark)
+                else:  # rmw: the newest message, and the new one right after it
+                    t = len(H[li]) - 1
+                    msg = H[li][t]
+                    race = race or self._race(H[li], V[CUR][li], cpu, mark, li, True)
+                    new = todo.pop(li, msg[0])
+                    if new == msg[0]:  # unchanged (a failed cmpxchg): an unordered load
+                        V[CUR] = _raise(V[CUR], li, t)
+                        V[ACQ] = _join(V[ACQ], msg[1])
+                        continue
+                    if a.order == "mb":
+                        self._full(V, sync)
+                    V[CUR] = _raise(V[CUR], li, t)
+                    if a.order in ("mb", "acquire"):
+                        V[CUR] = _join(V[CUR], msg[1])
+                    else:
+                        V[ACQ] = _join(V[ACQ], msg[1])
+                    carried = _join(V[CUR] if a.order in ("mb", "release") else V[WF], msg[1])
+                    self._append(H, V, li, new, carried, cpu, races.MARKED)
+                    if a.order == "mb":
+                        self._full(V, sync)
+        if todo:
+            raise unlisted_store(m, act, self.locs.var_of[next(iter(todo))])
+        for lk in released:  # spin_unlock(): a release
+            sync[1][self.locks.index(lk)] = V[CUR]
+        return self._finish(s, act, normal, H, views, sync, race)
+
+    def _ordered(self, s: tuple, act: CompiledAction, cpu: Any, args: tuple) -> tuple | None:
+        """A step without access= that touches weak memory: smp_mb(), the newest values, smp_mb()."""
+        m = self.model
+        r = run_step(m, act, s, cpu, args)
+        if r is None:
+            return None
+        normal, stores = split_updates(m, r.updates, self.weak)
+        H = self._history(s)
+        views = self._views(s)
+        sync = self._sync(s)
+        newest = tuple(len(x) - 1 for x in H)
+        who = [cpu] if cpu is not None else list(self.cpus)
+        taken, released = lock_events(m, s, normal, cpu, self.locks) if cpu is not None else ([], [])
+        for c in who:
+            V = views[c] if c in views else [self.zero] * 5
+            self._full(V, sync)
+            V[CUR] = _join(V[CUR], newest)
+            for lk in taken:
+                V[CUR] = _join(V[CUR], sync[1][self.locks.index(lk)])
+            views[c] = V
+        for loc, x in stores.items():
+            li = self.locs.of[loc]
+            V = views[who[0]] if who else [self.zero] * 5
+            self._append(H, V, li, x, V[CUR], cpu if cpu is not None else -1, races.MARKED)
+        newest = tuple(len(x) - 1 for x in H)
+        for c in who:
+            if c in views:
+                views[c][CUR] = _join(views[c][CUR], newest)
+                self._full(views[c], sync)
+        for lk in released:
+            sync[1][self.locks.index(lk)] = views[cpu][CUR]
+        if cpu is not None and cpu not in self.cpus:
+            del views[cpu]
+        return self._finish(s, act, normal, H, views, sync, s[self.r_ix])
+
+    def _race(self, hist: list, seen: int, cpu: int, mark: int, li: int, store: bool) -> int:
+        w = races.racing_writer(tuple(hist), seen, cpu, mark)
+        if w is None:
+            return 0
+        return races.code(li, cpu, w, store, self.model.ncpus_total)
+
+    def _append(self, H: list, V: list, li: int, value: Any, carried: tuple, cpu: int, mark: int) -> None:
+        t = len(H[li])
+        value = self.model._value(self.locs.var_of[li][0], value, None)
+        H[li].append((value, _raise(carried, li, t), cpu, mark))
+        V[CUR] = _raise(V[CUR], li, t)
+        V[WS] = _raise(V[WS], li, t)
+
+    # -- keeping the state finite -------------------------------------------------------------------
+    def _finish(self, s: tuple, act: CompiledAction, normal: dict, H: list, views: dict, sync: list,
+                race: int) -> tuple:
+        for li in range(self.n):
+            drop = len(H[li]) - self.bound  # the bound: the CPUs furthest behind move on
+            seen = min((views[c][CUR][li] for c in views), default=len(H[li]) - 1)
+            drop = max(drop, seen)
+            if drop > 0:
+                self._shift(H, views, sync, li, drop)
+        m = self.model
+        upd = dict(normal)
+        for li, msgs in enumerate(H):  # each weak variable holds its location's newest store
+            v, sl = self.locs.var_of[li]
+            if sl is None:
+                if v in upd or msgs[-1][0] != s[m.index[v]]:
+                    upd[v] = msgs[-1][0]
+            elif msgs[-1][0] != s[m.index[v]][sl]:
+                upd.setdefault(v, {})[sl] = msgs[-1][0]
+        t = m.apply(s, upd)
+        initial = all(len(x) == 1 and x[0][2] < 0 and x[0][1] == self.zero for x in H)
+        row = {c: (0 if all(x == self.zero for x in v) else tuple(v)) for c, v in views.items()}
+        sv = 0 if sync[0] == self.zero and all(x == self.zero for x in sync[1]) else (sync[0], tuple(sync[1]))
+        return set_slots(m, t, {"mem_history": 0 if initial else tuple(tuple(x) for x in H), "cpu_view": row,
+                                "sync_view": sv, "data_race": race})
+
+    def _shift(self, H: list, views: dict, sync: list, li: int, k: int) -> None:
+        """Drop location ``li``'s ``k`` oldest messages and renumber: every view of ``li`` moves down by ``k``."""
+
+        def down(v: tuple) -> tuple:
+            x = v[li] - k
+            return v[:li] + (x if x > 0 else 0,) + v[li + 1:]
+
+        H[li] = H[li][k:]
+        for j, msgs in enumerate(H):
+            H[j] = [(mv, down(view), w, mk) for mv, view, w, mk in msgs]
+        for V in views.values():
+            for i in range(5):
+                V[i] = down(V[i])
+        sync[0] = down(sync[0])
+        sync[1] = [down(v) for v in sync[1]]

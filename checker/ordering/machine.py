@@ -1,0 +1,258 @@
+"""What both weak-memory models share: locations, the hidden variables, and which steps touch memory.
+
+A *location* is one slot of a weak variable (``x``, ``local[1]``,
+``slots[2]``), numbered in declaration order. The models keep their ghost
+state in hidden variables added at the point (``store_buffer``,
+``mem_history``, ``cpu_view``, ``sync_view``, ``data_race``), whose values
+are nested tuples of ints (0 before the first weak step), written by the
+model's own ``fire`` and shown in traces by the display types below.
+
+Each compiled action is classified once: ``annotated`` (it has
+``access=``), ``ordered`` (no ``access=``, but it reads or writes a weak
+variable or takes or releases a Lock: fully ordered, as if ``smp_mb()``
+came before and after) or ``plain`` (neither: it runs as under sc).
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from checker.errors import SpecError, UsageError
+from checker.spec.declare import DISABLED, Fill, Ghost, Lock, Step
+from checker.types import NOBODY, IntType
+
+from checker.ordering.declare import MEMORY, weak_vars
+
+ANNOTATED, ORDERED, PLAIN = "annotated", "ordered", "plain"
+
+
+def memory_of(si: Any, params: Any) -> str:
+    """The memory model at a point: sc for a spec without annotations."""
+    if "memory" not in si.params or not getattr(si.params["memory"], "_countercheck_memory", False):
+        return "sc"
+    return MEMORY.names[params.memory]
+
+
+@dataclass(frozen=True)
+class Locations:
+    """The weak variables' slots at one point."""
+
+    names: tuple[str, ...]  # "x", "local[1]"
+    of: dict  # (var, slot or None) -> index
+    var_of: tuple  # index -> (var, slot or None)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+def locations(model: Any) -> Locations:
+    names, of, var_of = [], {}, []
+    for v in weak_vars(model.info):
+        if v in model.tupled:
+            size = model.arrays.get(v, model.ncpus_total)
+            slots: list = list(range(size))
+        else:
+            slots = [None]
+        for sl in slots:
+            of[(v, sl)] = len(names)
+            var_of.append((v, sl))
+            names.append(v if sl is None else f"{v}[{sl}]")
+    return Locations(tuple(names), of, tuple(var_of))
+
+
+class _Shown(IntType):
+    """A hidden variable whose value is a nested tuple: shown by ``render``."""
+
+    def __init__(self, name: str, render: Any):
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "bits", None)
+        object.__setattr__(self, "signed", True)
+        object.__setattr__(self, "render", render)
+
+    def show(self, v: Any) -> str:
+        return self.render(v)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+def ghost(name: str, kind: str, render: Any, doc: str) -> Ghost:
+    g = Ghost(0, type=_Shown(name, render), doc=doc)
+    g.kind = kind
+    g.name = name
+    return g
+
+
+def add_vars(var_names: tuple, vars: dict, ghosts: list[Ghost]) -> tuple[tuple, dict]:
+    out = dict(vars)
+    for g in ghosts:
+        out[g.name] = g
+    return var_names + tuple(g.name for g in ghosts), out
+
+
+def value_at(s: tuple, model: Any, loc: tuple) -> int:
+    v, sl = loc
+    x = s[model.index[v]]
+    return x if sl is None else x[sl]
+
+
+def slots_of(update: Any, size: int) -> list[tuple[Any, Any]]:
+    """(slot, value) pairs of one variable's update (a dict, a Fill, or a shared value)."""
+    if update.__class__ is Fill:
+        return [(c, update.value) for c in range(size)]
+    if isinstance(update, dict):
+        return list(update.items())
+    return [(None, update)]
+
+
+def with_values(model: Any, s: tuple, values: dict[tuple, int]) -> tuple:
+    """``s`` with the weak locations in ``values`` ((var, slot) -> value) replaced: what a step reads."""
+    if not values:
+        return s
+    row = list(s)
+    for (v, sl), x in values.items():
+        pos = model.index[v]
+        if sl is None:
+            row[pos] = x
+        else:
+            r = list(row[pos])
+            r[sl] = x
+            row[pos] = tuple(r)
+    return model.state_cls(row)
+
+
+def set_slots(model: Any, t: tuple, ghosts: dict[str, Any]) -> tuple:
+    """``t`` with hidden variables replaced: a value, or for a per-CPU one a mapping cpu -> value."""
+    row = list(t)
+    for name, val in ghosts.items():
+        pos = model.index[name]
+        if isinstance(val, dict):
+            r = list(row[pos])
+            for c, x in val.items():
+                r[c] = x
+            row[pos] = tuple(r)
+        else:
+            row[pos] = val
+    return model.state_cls(row)
+
+
+def lock_vars(model: Any) -> tuple[str, ...]:
+    return tuple(n for n, v in model.info.vars.items() if isinstance(v, Lock))
+
+
+def lock_events(model: Any, s: tuple, updates: dict, cpu: Any, locks: tuple[str, ...]) -> tuple[list, list]:
+    """(locks taken, locks released) by a step's updates."""
+    taken, released = [], []
+    for lk in locks:
+        if lk in updates:
+            old, new = s[model.index[lk]], updates[lk]
+            if old == NOBODY and new != NOBODY:
+                taken.append(lk)
+            elif old != NOBODY and new == NOBODY:
+                released.append(lk)
+    return taken, released
+
+
+def classify(model: Any, actions: tuple) -> dict[int, str]:
+    """Each action's kind (``ANNOTATED``, ``ORDERED``, ``PLAIN``), by running it once on symbols and
+    recording what it reads and writes (as ``checker.kernel.tearing`` does)."""
+    from checker.spec.lint import symbolic_state
+
+    weak = set(weak_vars(model.info)) | set(lock_vars(model))
+    s = symbolic_state(model)
+    out = {}
+    for act in actions:
+        if act.info.access:
+            out[act.index] = ANNOTATED
+            continue
+        reads: set[str] = set()
+        rec = _recording(model, reads)
+        cpu = act.cpus[0]
+        try:
+            r = act.info.fn(rec(s), cpu, *act.choices[0]) if cpu is not None else act.info.fn(rec(s), *act.choices[0])
+            writes = set(r.updates) if isinstance(r, Step) else set()
+        except Exception:  # code that runs on numbers only: assume it touches memory (fully ordered: stronger)
+            reads, writes = weak, set()
+        out[act.index] = ORDERED if (reads | writes) & weak else PLAIN
+    return out
+
+
+def _recording(model: Any, reads: set[str]) -> Any:
+    ns: dict[str, Any] = {}
+    for i, n in enumerate(model.var_names):
+        def read(st: tuple, i: int = i, n: str = n) -> Any:
+            reads.add(n)
+            return tuple.__getitem__(st, i)
+        ns[n] = property(read)
+    return type("Recording", (model.state_cls,), ns)
+
+
+def weak_cpus(model: Any, kinds: dict[int, str], actions: tuple) -> tuple[int, ...]:
+    """The CPUs that take weak steps: those of the roles of annotated or ordered actions."""
+    cpus: set[int] = set()
+    for act in actions:
+        if kinds.get(act.index, PLAIN) != PLAIN and act.cpus != (None,):
+            cpus.update(act.cpus)
+    return tuple(sorted(cpus))
+
+
+def refuse_unsupported(model: Any) -> None:
+    if model.scheduler is not None:
+        raise UsageError(f"{model.name}: --memory {model.memory} with tasks (a Task role) is not supported yet: "
+                         f"store buffers and views are per CPU and the scheduler's steps are not yet barriers; "
+                         f"run it with --memory sc")
+    if model.tearing:
+        raise UsageError(f"{model.name}: --memory {model.memory} at a 32-bit point is not supported: run the "
+                         f"32-bit points with --memory sc")
+    if model.abstraction is not None:
+        raise UsageError(f"{model.name}: --memory {model.memory} at a liveness-abstraction point is not "
+                         f"supported: run it with --memory sc")
+
+
+def run_step(model: Any, act: Any, view: tuple, cpu: Any, args: tuple) -> Step | None:
+    """The spec's own step on what the CPU sees: its Step, or None where it is not enabled."""
+    fn = act.info.fn
+    r = fn(view, cpu, *args) if cpu is not None else fn(view, *args)
+    if r is DISABLED:
+        return None
+    if r.__class__ is not Step:
+        raise model._bad_return(act, r)
+    g = r.guard
+    if g is not True and not g:
+        return None
+    return r
+
+
+def split_updates(model: Any, updates: dict, weak: frozenset) -> tuple[dict, dict[tuple, Any]]:
+    """(updates of ordinary variables, weak location -> value written)."""
+    normal, stores = {}, {}
+    for name, val in updates.items():
+        if name in weak:
+            size = model.arrays.get(name, model.ncpus_total)
+            for sl, x in slots_of(val, size):
+                stores[(name, sl)] = x
+        else:
+            normal[name] = val
+    return normal, stores
+
+
+def unlisted_store(model: Any, act: Any, loc: tuple) -> SpecError:
+    v, sl = loc
+    what = v if sl is None else f"{v}[{sl}]"
+    return SpecError(f"{model.cls.__name__}.{act.info.name} writes {what}, a weak variable, but its access= lists "
+                     f"no Store or Rmw of {v!r}; add one in program order, e.g. access=(..., Store({v!r}, \"once\"))",
+                     file=act.info.file, line=act.info.line)
+
+
+def extra_choices(act: Any, names: tuple[str, ...], domains: list[tuple]) -> Any:
+    """``act`` with more choice arguments (the model's own nondeterminism, shown in traces)."""
+    import itertools
+
+    if not names:
+        return act
+    combos = tuple(base + extra for base in act.choices for extra in itertools.product(*domains))
+    return dataclasses.replace(act, arg_names=act.arg_names + names, choices=combos)
