@@ -24,6 +24,11 @@ def lowered(text: str, name: str = "t.litmus", tmp: Path | None = None) -> type:
     return L.lower(P.parse_text(text, name))
 
 
+def accesses(spec: type) -> dict[str, tuple[str, ...]]:
+    """Each action's access= as written (the annotations also carry where they were made)."""
+    return {n: tuple(map(repr, a.access)) for n, a in info(spec).actions.items()}
+
+
 def sc_outcome(spec: type) -> str:
     lw = R.Lowered("t", spec.litmus, spec, None)
     return R.run_one(lw, "sc").verdict
@@ -64,13 +69,13 @@ def test_every_kept_test_parses_and_lowers(path):
 def test_the_sb_test_lowers_to_one_annotated_step_per_statement():
     spec = L.lower(P.parse_file(KEPT / "SB+fencembonceonces.litmus"))
     acts = info(spec).actions
-    assert [(n, a.role, a.access) for n, a in acts.items()] == [
-        ("p0_18_WRITE_ONCE", "p0", (L.Store("x", "once"),)),
-        ("p0_19_smp_mb", "p0", (L.Fence("mb"),)),
-        ("p0_20_READ_ONCE", "p0", (L.Load("y", "once"),)),
-        ("p1_27_WRITE_ONCE", "p1", (L.Store("y", "once"),)),
-        ("p1_28_smp_mb", "p1", (L.Fence("mb"),)),
-        ("p1_29_READ_ONCE", "p1", (L.Load("x", "once"),)),
+    assert [(n, a.role, tuple(map(repr, a.access))) for n, a in acts.items()] == [
+        ("p0_18_WRITE_ONCE", "p0", ("Store('x', 'once')",)),
+        ("p0_19_smp_mb", "p0", ("Fence('mb')",)),
+        ("p0_20_READ_ONCE", "p0", ("Load('y', 'once')",)),
+        ("p1_27_WRITE_ONCE", "p1", ("Store('y', 'once')",)),
+        ("p1_28_smp_mb", "p1", ("Fence('mb')",)),
+        ("p1_29_READ_ONCE", "p1", ("Load('x', 'once')",)),
     ]
     assert "SB+fencembonceonces.litmus:18: WRITE_ONCE(*x, 1);" in acts["p0_18_WRITE_ONCE"].doc
 
@@ -78,23 +83,23 @@ def test_the_sb_test_lowers_to_one_annotated_step_per_statement():
 def test_an_address_dependency_is_one_step_per_location_the_pointer_may_hold():
     """MP+onceassign+derefonce: r1 = READ_ONCE(*r0) after r0 = rcu_dereference(*p)."""
     spec = L.lower(P.parse_file(KEPT / "MP+onceassign+derefonce.litmus"))
-    acc = {n: a.access for n, a in info(spec).actions.items()}
-    assert acc["p0_21_rcu_assign_pointer"] == (L.Store("p", "release"),)
-    assert acc["p1_30_rcu_dereference"] == (L.Load("p", "once"),)
-    assert acc["p1_31_READ_ONCE_r0_x"] == (L.Load("x", "once", dep=True),)
-    assert acc["p1_31_READ_ONCE_r0_y"] == (L.Load("y", "once", dep=True),)
+    acc = accesses(spec)
+    assert acc["p0_21_rcu_assign_pointer"] == ("Store('p', 'release')",)
+    assert acc["p1_30_rcu_dereference"] == ("Load('p', 'once')",)
+    assert acc["p1_31_READ_ONCE_r0_x"] == ("Load('x', 'once', dep=True)",)
+    assert acc["p1_31_READ_ONCE_r0_y"] == ("Load('y', 'once', dep=True)",)
     assert "p1_29_rcu_read_lock" in acc and acc["p1_29_rcu_read_lock"] == ()
 
 
 def test_locks_and_plain_accesses():
     spec = L.lower(P.parse_file(KEPT / "dep+plain.litmus"))
-    acc = {n: a.access for n, a in info(spec).actions.items()}
-    assert acc["p0_20_plain"] == (L.Load("z1", "plain"), L.Store("z2", "plain"))
-    assert acc["p0_21_if"] == (L.Load("z2", "plain"),)
-    assert acc["p1_28_smp_store_release"] == (L.Store("x", "release"),)
+    acc = accesses(spec)
+    assert acc["p0_20_plain"] == ("Load('z1', 'plain')", "Store('z2', 'plain')")
+    assert acc["p0_21_if"] == ("Load('z2', 'plain')",)
+    assert acc["p1_28_smp_store_release"] == ("Store('x', 'release')",)
     spec = L.lower(P.parse_file(KEPT / "MP+polocks.litmus"))
-    acc = {n: a.access for n, a in info(spec).actions.items()}
-    assert acc["p0_22_spin_lock"] == () and acc["p0_24_spin_unlock"] == ()  # a Lock orders by itself
+    acc = accesses(spec)
+    assert acc["p0_23_spin_lock"] == () and acc["p0_25_spin_unlock"] == ()  # a Lock orders by itself
 
 
 # ---- verdicts under sc ---------------------------------------------------------------------------------------
@@ -146,14 +151,14 @@ exists (%s)
 
 def test_atomics_xchg_cmpxchg_and_branches_on_sc():
     spec = lowered(ATOMICS % "x=1")
-    acc = {n: a.access for n, a in info(spec).actions.items()}
-    assert acc["p0_5_atomic_inc"] == (L.Rmw("v", "unordered"),)
-    assert acc["p0_6_atomic_add_return"] == (L.Rmw("v", "mb"),)
-    assert acc["p0_7_cmpxchg"] == (L.Rmw("x", "mb"),)
-    assert acc["p1_11_xchg_relaxed"] == (L.Rmw("x", "relaxed"),)
-    assert acc["p1_12_atomic_fetch_sub_release"] == (L.Rmw("v", "release"),)
-    assert acc["p1_14_WRITE_ONCE_r2_x"] == (L.Store("x", "once"),)
-    assert acc["p1_14_smp_store_release_r2_x"] == (L.Store("x", "release"),)
+    acc = accesses(spec)
+    assert acc["p0_5_atomic_inc"] == ("Rmw('v', 'unordered')",)
+    assert acc["p0_6_atomic_add_return"] == ("Rmw('v', 'mb')",)
+    assert acc["p0_7_cmpxchg"] == ("Rmw('x', 'mb')",)
+    assert acc["p1_11_xchg_relaxed"] == ("Rmw('x', 'relaxed')",)
+    assert acc["p1_12_atomic_fetch_sub_release"] == ("Rmw('v', 'release')",)
+    assert acc["p1_14_WRITE_ONCE_r2_x"] == ("Store('x', 'once')",)
+    assert acc["p1_14_smp_store_release_r2_x"] == ("Store('x', 'release')",)
     # v ends at 5 + 1 + 2 - 1 = 7 in every run. x never returns to 0 once P1's xchg stored 7, and P1 stores
     # 3 or 4 after it, so P0's cmpxchg(x, 0, 1) either runs first and is overwritten, or fails: x ends at 3
     # (P1's fetch_sub saw 5: it ran before P0's adds) or 4.
