@@ -47,6 +47,7 @@ from checker.errors import SpecError
 from checker.expr import AllOf, And, If, Not, Or
 from checker.litmus import parse as P
 from checker.ordering.annotations import Fence, Load, Rmw, Store
+from checker.ordering.install import settled
 from checker.spec.declare import Ghost, Lock, Role, Shared, action, sometimes, terminal, when
 from checker.spec.model import Spec
 from checker.types import NOBODY, Enum, Int
@@ -341,6 +342,9 @@ class _Lowerer:
     # -- accesses
     def load(self, ctx: _Ctx, loc: Loc, order: str, dep: bool, line: int) -> Any:
         self.not_lock(loc, line)
+        if loc.attr in ctx.updates:  # the models read the state before the step: the load would miss it
+            raise self.err(f"this statement loads {loc.name} after storing it: split it into two statements",
+                           line, Unsupported)
         ctx.accesses.append(Load(loc.attr, order, dep=dep))
         return ctx.read(loc.attr)
 
@@ -666,6 +670,10 @@ def lower(test: P.Litmus) -> type[Spec]:
     def done(s: Any) -> Any:
         return AllOf([getattr(s, a) == n for a, n in dones])
 
+    def final(s: Any) -> Any:
+        """Every thread done and memory final: no store still in a tso store buffer (herd's final state)."""
+        return And(done(s), settled(s))
+
     cond = _cond(lay, test.condition, test.quantifier)
     filt = _cond(lay, test.filter, "filter") if test.filter is not None else (lambda s: True)
     ns["done"] = terminal(done)
@@ -673,17 +681,17 @@ def lower(test: P.Litmus) -> type[Spec]:
         test.result in (None, "Always")
     if test.quantifier == "forall":  # forall P: the interesting final states are those where P fails
         def reached(s: Any) -> Any:
-            return And(done(s), filt(s), Not(cond(s)))
+            return And(final(s), filt(s), Not(cond(s)))
 
         def fails(s: Any) -> Any:
-            return And(done(s), filt(s), cond(s))
+            return And(final(s), filt(s), cond(s))
         expect_reached = test.result not in ("Always",)
     else:
         def reached(s: Any) -> Any:
-            return And(done(s), filt(s), cond(s))
+            return And(final(s), filt(s), cond(s))
 
         def fails(s: Any) -> Any:
-            return And(done(s), filt(s), Not(cond(s)))
+            return And(final(s), filt(s), Not(cond(s)))
     reached.__doc__ = f"A final state where the test's {test.quantifier} condition " \
                       f"{'fails' if test.quantifier == 'forall' else 'holds'}."
     fails.__doc__ = "A final state (that passes the filter) where it does not: the runs are not all alike."
