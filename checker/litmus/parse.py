@@ -190,7 +190,7 @@ class Litmus:
     """One test: its name, LKMM's stated result, init, threads and final-state clauses."""
     name: str
     file: str
-    result: str | None  # "Never", "Sometimes" or "Always" from the header's ``Result:`` line
+    result: str | None  # "Never", "Sometimes", "Always" (or herd's "DEADLOCK") from the header's ``Result:``
     init: tuple[InitItem, ...]
     threads: tuple[Thread, ...]
     quantifier: str  # "exists", "~exists" or "forall"
@@ -551,6 +551,14 @@ class _Parser:
         if t.kind == "op" and t.text in ("!", "-", "~"):
             self.i += 1
             return Unary(t.text, self.unary(), t.line)
+        if self.at("(") and self.peek().kind == "name" and self.peek().text in TYPE_WORDS | {"void"}:
+            self.i += 1  # a cast, (void)atomic_add_unless(...) or (int)r0: values here are untyped ints
+            while not self.at(")"):
+                if self.tok.kind == "end" or not (self.at("*") or self.tok.text in TYPE_WORDS | {"void"}):
+                    raise self.error(f"expected a type and ')' in the cast, found {_show(self.tok)}")
+                self.i += 1
+            self.i += 1
+            return self.unary()
         return self.primary()
 
     def primary(self) -> Expr:
@@ -645,7 +653,7 @@ class _Parser:
         return Atom(thread, name, value, negated, t.line)
 
 
-_RESULT = re.compile(r"Result:\s*(Never|Sometimes|Always)\b")
+_RESULT = re.compile(r"Result:\s*(Never|Sometimes|Always|DEADLOCK)\b")
 
 
 def parse_text(text: str, file: str = "<litmus>") -> Litmus:

@@ -67,9 +67,14 @@ class Lowered:
 
 
 def default_paths() -> list[Path]:
-    """The kernel's tests kept in this checkout (tests/litmus/*.litmus), in name order."""
+    """The kernel's tests kept in this checkout, in name order: tools/memory-model/litmus-tests/ as
+    tests/litmus/*.litmus, then Documentation/litmus-tests/ as tests/litmus/documentation/*.litmus."""
     root = Path(__file__).resolve().parents[2] / "tests" / "litmus"
-    return sorted(root.glob("*.litmus"))
+    try:  # named as a user in the checkout would name them (the table prints the directories)
+        root = root.relative_to(Path.cwd().resolve())
+    except ValueError:
+        pass
+    return sorted(root.glob("*.litmus")) + sorted((root / "documentation").glob("*.litmus"))
 
 
 def collect(args: Sequence[str]) -> list[Path]:
@@ -119,7 +124,7 @@ def bounds(spec: type) -> dict[str, int]:
     return {"sb_depth": max([1, *per_thread.values()]), "lkmm_history": max([2, *[n + 1 for n in per_loc.values()]])}
 
 
-def _outcome(verdicts: dict[str, str], complete: bool, stopped: str | None) -> tuple[str, str]:
+def _outcome(verdicts: dict[str, str], complete: bool, stopped: str | None, filtered: bool) -> tuple[str, str]:
     if verdicts.get("no_deadlock") == "violated":
         return "error", "a thread cannot finish (a deadlock: a dereference of a register holding no address?)"
     hit, miss = verdicts.get("exists_clause"), verdicts.get("exists_clause_fails")
@@ -128,6 +133,9 @@ def _outcome(verdicts: dict[str, str], complete: bool, stopped: str | None) -> t
     if hit == "holds":
         return ("Sometimes" if miss == "holds" else "Always"), ""
     if miss != "holds":
+        # no deadlock and every thread's code is finite: final states exist, so the filter passed none
+        if filtered:
+            return "Never", "no final state passes the filter"
         return "error", "no run reaches a final state"
     return "Never", ""
 
@@ -156,7 +164,9 @@ def run_one(lw: Lowered, model: str, *, max_states: int | None = None, timeout: 
         note = "no annotated access: the same as sc"
     t0 = time.monotonic()
     r = explore(lw.spec(**params), max_states=max_states, timeout=timeout)
-    verdict, why = _outcome(r.verdicts, r.complete, r.stopped_because)
+    verdict, why = _outcome(r.verdicts, r.complete, r.stopped_because, lw.test.filter is not None)
+    if r.verdicts.get("no_data_race") == "violated":  # herd's "Flag data-race"
+        why = "; ".join(x for x in (why, "a data race (herd7 would flag data-race)") if x)
     return Outcome(verdict, r.states, time.monotonic() - t0, why or note)
 
 
@@ -185,7 +195,11 @@ def summary(rows: Sequence[Row], model: str = "lkmm") -> dict[str, int]:
 def text_line(row: Row, models: Sequence[str]) -> str:
     cells = "  ".join(f"{m}={row.outcomes[m].verdict:<10}" for m in models)
     agree = f"  lkmm: {row.agreement()}" if "lkmm" in models else ""
-    notes = "; ".join(f"{m}: {row.outcomes[m].note}" for m in models if row.outcomes[m].note)
+    got = [row.outcomes[m].note for m in models if row.outcomes[m].note]
+    if len(got) == len(models) and len(set(got)) == 1:
+        notes = got[0]
+    else:
+        notes = "; ".join(f"{m}: {row.outcomes[m].note}" for m in models if row.outcomes[m].note)
     return f"{row.name:<55} LKMM={row.lkmm_says or '?':<10} {cells}{agree}" + (f"  ({notes})" if notes else "")
 
 
@@ -196,7 +210,17 @@ def _cell(o: Outcome | None) -> str:
 
 
 def render_markdown(rows: Sequence[Row], models: Sequence[str]) -> str:
-    """The table: test, LKMM's result, ours under lkmm, tso, sc, the lkmm column's agreement, states."""
+    """One table per directory of tests (with its agreement counts): test, LKMM's result, ours under lkmm,
+    tso, sc, the lkmm column's agreement, states."""
+    groups: dict[str, list[Row]] = {}
+    for r in rows:
+        groups.setdefault(Path(r.file).parent.as_posix(), []).append(r)
+    if len(groups) == 1:
+        return _table(rows, models)
+    return "\n".join(f"### `{d}/`\n\n" + _table(g, models) for d, g in groups.items())
+
+
+def _table(rows: Sequence[Row], models: Sequence[str]) -> str:
     shown = [m for m in ("lkmm", "tso", "sc") if m in models]
     head = ["test", "LKMM", *[f"ours, {m}" for m in shown]]
     if "lkmm" in models:
@@ -209,10 +233,16 @@ def render_markdown(rows: Sequence[Row], models: Sequence[str]) -> str:
             a = r.agreement()
             cells.append({"agrees": "agrees", "stronger": "**stronger** (misses)", "weaker": "**weaker** (false alarm)",
                           "-": "-"}[a])
-        cells.append("/".join(str(r.outcomes[m].states) if m in r.outcomes else "-" for m in shown))
+        cells.append("/".join(str(r.outcomes[m].states) if m in r.outcomes and r.outcomes[m].states else "-"
+                              for m in shown))
         lines.append("| " + " | ".join(cells) + " |")
-    notes = [f"- `{r.name}` under {m}: {r.outcomes[m].note}" for r in rows for m in shown
-             if m in r.outcomes and r.outcomes[m].note]
+    notes = []
+    for r in rows:
+        got = {m: r.outcomes[m].note for m in shown if m in r.outcomes and r.outcomes[m].note}
+        if len(got) == len(shown) and len(set(got.values())) == 1:
+            notes.append(f"- `{r.name}` (every model): {next(iter(got.values()))}")
+        else:
+            notes += [f"- `{r.name}` under {m}: {n}" for m, n in got.items()]
     out = "\n".join(lines) + "\n"
     for m in shown:
         s = summary(rows, m)
