@@ -106,12 +106,14 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
                                  st.stopped if (dl is None and not complete) else None,
                                  trace_to(dl) if dl is not None else [], start_of(dl))
     bounds = model.scheduler.bounds_note() if model.scheduler is not None else None
+    if getattr(model, "weak", None) is not None:  # a weak-memory bound that was reached (checker.ordering)
+        bounds = model.weak.bounds_note(outcomes)
     if bounds is not None:  # a verdict that needed every run holds only for the runs within the bounds
         for o in outcomes.values():
             if (o.verdict == HOLDS and o.kind != "sometimes") or (o.verdict == VIOLATED and o.kind == "sometimes"):
                 o.bounded = bounds
     init = model.initial_states()[0]
-    declared = any(r.symmetric for r in model.info.roles.values())
+    declared = any(r.symmetric for r in model.info.roles.values()) and getattr(model, "weak", None) is None
     return Exploration(model.name, model.params.shown(), symmetry and declared, st.states, st.transitions,
                        st.depth, st.seconds, complete, st.stopped, outcomes, model.state_dict(init),
                        st.omission_probability if st.fingerprint else None, used, note)

@@ -144,6 +144,11 @@ class Lkmm:
         return [self.locs.of[loc]]
 
     # -- state ----------------------------------------------------------------------------------------
+    def bounds_note(self, outcomes: dict) -> str | None:
+        """The bound, where it was reached (its witness holds): a verdict that needed every run is bounded."""
+        o = outcomes.get("history_fills")
+        return f"histories of {self.bound} stores" if o is not None and o.verdict == "holds" else None
+
     def settled(self, s: tuple) -> bool:
         return True
 

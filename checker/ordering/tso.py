@@ -130,6 +130,11 @@ class Tso:
         t = self.model.apply(s, upd)
         return set_slots(self.model, t, {"store_buffer": {cpu: buf[1:] or 0}})
 
+    def bounds_note(self, outcomes: dict) -> str | None:
+        """The bound, where it was reached (its witness holds): a verdict that needed every run is bounded."""
+        o = outcomes.get("store_buffer_fills")
+        return f"store buffers of {self.depth}" if o is not None and o.verdict == "holds" else None
+
     def settled(self, s: tuple) -> bool:
         return not any(s[self.model.index["store_buffer"]])
 

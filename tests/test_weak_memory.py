@@ -1,0 +1,487 @@
+"""Weak memory (issue 20): the annotations, --memory sc|tso|lkmm, the bounds, data races.
+
+The small litmus-style specs here are built by ``litmus()`` below (one role
+of one CPU per thread, one action per statement), not by the litmus parser:
+each test states the outcome the memory model must allow (``Sometimes``:
+the ``exists`` witness is reached) or forbid (``Never``: exhaustively not).
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from checker import (And, Fence, Implies, Load, Lock, NOBODY, PerCpu, Rmw, Role, Shared, Spec, SpecError, Store,
+                     action, settled, smp_load_acquire, smp_mb, smp_rmb, smp_store_release, smp_wmb, sometimes,
+                     terminal, when, READ_ONCE, WRITE_ONCE, data_race, invariant)
+from checker.explore import explore
+from checker.ordering.declare import MEMORY
+from checker.spec.compile import Model
+
+SC, TSO, LKMM = MEMORY.sc, MEMORY.tso, MEMORY.lkmm
+
+
+def litmus(name: str, threads: list[list[tuple]], exists: dict, *, final: dict | None = None,
+           variables: tuple[str, ...] = ("x", "y")) -> type:
+    """A spec of a litmus test. A statement is ``("st", var, value, access)``, ``("ld", var, access)`` (into
+    the thread's next register r0, r1, ...) or ``("f", access)``; ``exists`` maps (thread, register) to a
+    value, ``final`` a variable to its final value (then the stores must have reached memory: ``settled``)."""
+    ns: dict = {"kernel": f"litmus {name}", "__doc__": f"The litmus test {name}.", "__module__": __name__}
+    for v in variables:
+        ns[v] = Shared(0)
+    regs = max(sum(1 for st in th if st[0] == "ld") for th in threads)
+    for r in range(max(regs, 1)):
+        ns[f"r{r}"] = PerCpu(0)
+    ns["pc"] = PerCpu(0)
+    for t, th in enumerate(threads):
+        role = f"p{t}"
+        ns[role] = Role(1)
+        reg = 0
+        for i, st in enumerate(th):
+            ns[f"{role}_s{i}"] = _statement(role, i, st, reg)
+            reg += st[0] == "ld"
+    lens = [len(th) for th in threads]
+
+    def done(s):
+        return And(*[s.pc[c] == lens[c] for c in range(len(threads))])
+
+    def witness(s):
+        conds = [s.pc[c] == lens[c] for c in range(len(threads))]
+        conds += [getattr(s, f"r{r}")[t] == v for (t, r), v in exists.items()]
+        conds += [getattr(s, v) == x for v, x in (final or {}).items()]
+        return And(settled(s), *conds)
+
+    ns["done"] = terminal(done)
+    ns["exists"] = sometimes(witness)
+    return type(name.replace("+", "_").replace("-", "_"), (Spec,), ns)
+
+
+def _statement(role: str, i: int, st: tuple, reg: int):
+    kind = st[0]
+    if kind == "st":
+        _, var, value, acc = st
+
+        def step(s, cpu):
+            return when(s.pc[cpu] == i, pc={cpu: i + 1}, **{var: value})
+    elif kind == "ld":
+        _, var, acc = st
+
+        def step(s, cpu):
+            return when(s.pc[cpu] == i, pc={cpu: i + 1}, **{f"r{reg}": {cpu: getattr(s, var)}})
+    else:
+        _, acc = st
+
+        def step(s, cpu):
+            return when(s.pc[cpu] == i, pc={cpu: i + 1})
+    return action(role=role, access=acc)(step)
+
+
+def outcome(cls: type, memory: int, **params) -> str:
+    """``Sometimes`` or ``Never`` (exhaustive) for the spec's ``exists`` under ``memory``."""
+    r = explore(cls(memory=memory, **params))
+    assert r.complete
+    return "Sometimes" if r.outcomes["exists"].verdict == "holds" else "Never"
+
+
+def outcomes(cls: type) -> tuple[str, str, str]:
+    return outcome(cls, SC), outcome(cls, TSO), outcome(cls, LKMM)
+
+
+# -- the classic shapes ----------------------------------------------------------------------------------
+
+SB = litmus("SB", [[("st", "x", 1, WRITE_ONCE("x")), ("ld", "y", READ_ONCE("y"))],
+                   [("st", "y", 1, WRITE_ONCE("y")), ("ld", "x", READ_ONCE("x"))]], {(0, 0): 0, (1, 0): 0})
+SB_MB = litmus("SB+mbs", [[("st", "x", 1, WRITE_ONCE("x")), ("f", smp_mb()), ("ld", "y", READ_ONCE("y"))],
+                          [("st", "y", 1, WRITE_ONCE("y")), ("f", smp_mb()), ("ld", "x", READ_ONCE("x"))]],
+               {(0, 0): 0, (1, 0): 0})
+MP = litmus("MP", [[("st", "x", 1, WRITE_ONCE("x")), ("st", "y", 1, WRITE_ONCE("y"))],
+                   [("ld", "y", READ_ONCE("y")), ("ld", "x", READ_ONCE("x"))]], {(1, 0): 1, (1, 1): 0})
+MP_RELACQ = litmus("MP+rel+acq", [[("st", "x", 1, WRITE_ONCE("x")), ("st", "y", 1, smp_store_release("y"))],
+                                  [("ld", "y", smp_load_acquire("y")), ("ld", "x", READ_ONCE("x"))]],
+                   {(1, 0): 1, (1, 1): 0})
+MP_WMB_RMB = litmus("MP+wmb+rmb", [[("st", "x", 1, WRITE_ONCE("x")), ("f", smp_wmb()),
+                                    ("st", "y", 1, WRITE_ONCE("y"))],
+                                   [("ld", "y", READ_ONCE("y")), ("f", smp_rmb()), ("ld", "x", READ_ONCE("x"))]],
+                    {(1, 0): 1, (1, 1): 0})
+MP_WMB_ONLY = litmus("MP+wmb", [[("st", "x", 1, WRITE_ONCE("x")), ("f", smp_wmb()),
+                                 ("st", "y", 1, WRITE_ONCE("y"))],
+                                [("ld", "y", READ_ONCE("y")), ("ld", "x", READ_ONCE("x"))]], {(1, 0): 1, (1, 1): 0})
+MP_ADDR = litmus("MP+release+addr", [[("st", "x", 1, WRITE_ONCE("x")), ("st", "y", 1, smp_store_release("y"))],
+                                     [("ld", "y", READ_ONCE("y")), ("ld", "x", Load("x", "once", dep=True))]],
+                 {(1, 0): 1, (1, 1): 0})
+MP_NODEP = litmus("MP+release+once", [[("st", "x", 1, WRITE_ONCE("x")), ("st", "y", 1, smp_store_release("y"))],
+                                      [("ld", "y", READ_ONCE("y")), ("ld", "x", READ_ONCE("x"))]],
+                  {(1, 0): 1, (1, 1): 0})
+IRIW = litmus("IRIW", [[("st", "x", 1, WRITE_ONCE("x"))], [("st", "y", 1, WRITE_ONCE("y"))],
+                       [("ld", "x", READ_ONCE("x")), ("ld", "y", READ_ONCE("y"))],
+                       [("ld", "y", READ_ONCE("y")), ("ld", "x", READ_ONCE("x"))]],
+              {(2, 0): 1, (2, 1): 0, (3, 0): 1, (3, 1): 0})
+IRIW_MB = litmus("IRIW+mbs", [[("st", "x", 1, WRITE_ONCE("x"))], [("st", "y", 1, WRITE_ONCE("y"))],
+                              [("ld", "x", READ_ONCE("x")), ("f", smp_mb()), ("ld", "y", READ_ONCE("y"))],
+                              [("ld", "y", READ_ONCE("y")), ("f", smp_mb()), ("ld", "x", READ_ONCE("x"))]],
+                 {(2, 0): 1, (2, 1): 0, (3, 0): 1, (3, 1): 0})
+CORR = litmus("CoRR", [[("st", "x", 1, WRITE_ONCE("x"))],
+                       [("ld", "x", READ_ONCE("x")), ("ld", "x", READ_ONCE("x"))]], {(1, 0): 1, (1, 1): 0},
+              variables=("x",))
+TWO_TWO_W = litmus("2+2W+wmbs", [[("st", "x", 1, WRITE_ONCE("x")), ("f", smp_wmb()), ("st", "y", 2, WRITE_ONCE("y"))],
+                                 [("st", "y", 1, WRITE_ONCE("y")), ("f", smp_wmb()), ("st", "x", 2, WRITE_ONCE("x"))]],
+                   {}, final={"x": 1, "y": 1})
+WRC_REL = litmus("WRC+release+acquire", [[("st", "x", 1, WRITE_ONCE("x"))],
+                                         [("ld", "x", READ_ONCE("x")), ("st", "y", 1, smp_store_release("y"))],
+                                         [("ld", "y", smp_load_acquire("y")), ("ld", "x", READ_ONCE("x"))]],
+                 {(1, 0): 1, (2, 0): 1, (2, 1): 0})
+WRC = litmus("WRC", [[("st", "x", 1, WRITE_ONCE("x"))],
+                     [("ld", "x", READ_ONCE("x")), ("st", "y", 1, WRITE_ONCE("y"))],
+                     [("ld", "y", READ_ONCE("y")), ("f", smp_rmb()), ("ld", "x", READ_ONCE("x"))]],
+             {(1, 0): 1, (2, 0): 1, (2, 1): 0})
+LB = litmus("LB", [[("ld", "x", READ_ONCE("x")), ("st", "y", 1, WRITE_ONCE("y"))],
+                   [("ld", "y", READ_ONCE("y")), ("st", "x", 1, WRITE_ONCE("x"))]], {(0, 0): 1, (1, 0): 1})
+
+
+def test_store_buffering_is_sometimes_under_tso_and_lkmm_and_never_under_sc():
+    assert outcomes(SB) == ("Never", "Sometimes", "Sometimes")
+
+
+def test_store_buffering_with_smp_mb_is_never_everywhere():
+    assert outcomes(SB_MB) == ("Never", "Never", "Never")
+
+
+def test_message_passing_with_once_accesses_is_never_under_tso_and_sometimes_under_lkmm():
+    assert outcomes(MP) == ("Never", "Never", "Sometimes")
+
+
+def test_message_passing_with_release_acquire_is_never():
+    assert outcomes(MP_RELACQ) == ("Never", "Never", "Never")
+
+
+def test_message_passing_with_wmb_and_rmb_is_never_and_wmb_alone_is_not_enough():
+    assert outcomes(MP_WMB_RMB) == ("Never", "Never", "Never")
+    assert outcome(MP_WMB_ONLY, LKMM) == "Sometimes"
+
+
+def test_an_address_dependency_orders_the_dependent_load_after_a_release():
+    assert outcome(MP_ADDR, LKMM) == "Never"
+    assert outcome(MP_NODEP, LKMM) == "Sometimes"
+
+
+def test_iriw_with_once_accesses_is_sometimes_under_lkmm_only():
+    """LKMM is not multicopy-atomic: two readers may see two independent stores in opposite orders."""
+    assert outcomes(IRIW) == ("Never", "Never", "Sometimes")
+    assert outcomes(IRIW_MB) == ("Never", "Never", "Never")
+
+
+def test_coherence_and_two_plus_two_w_are_never_everywhere():
+    assert outcomes(CORR) == ("Never", "Never", "Never")
+    assert outcomes(TWO_TWO_W) == ("Never", "Never", "Never")
+
+
+def test_write_to_read_causality_needs_a_release():
+    assert outcome(WRC_REL, LKMM) == "Never"
+    assert outcome(WRC, LKMM) == "Sometimes"
+
+
+def test_load_buffering_is_never_without_promises():
+    """Stronger than LKMM, which allows LB with once accesses: documented in docs/weak-memory.md."""
+    assert outcomes(LB) == ("Never", "Never", "Never")
+
+
+# -- bounds ---------------------------------------------------------------------------------------------
+
+def test_each_bound_has_a_sometimes_that_is_reached():
+    tso = explore(MP(memory=TSO, sb_depth=2))
+    assert tso.outcomes["store_buffer_fills"].verdict == "holds"
+    assert "history_fills" not in tso.outcomes
+    lk = explore(MP(memory=LKMM, lkmm_history=2))
+    assert lk.outcomes["history_fills"].verdict == "holds"
+    assert "store_buffer_fills" not in lk.outcomes
+    # a deeper buffer than MP's two stores is never filled: the witness says so
+    assert explore(MP(memory=TSO, sb_depth=3)).outcomes["store_buffer_fills"].verdict == "violated"
+
+
+def test_a_full_store_buffer_waits_for_a_flush():
+    """With one entry, P0's second store waits: MP stays Never and the search stays finite."""
+    r = explore(MP(memory=TSO, sb_depth=1))
+    assert r.outcomes["exists"].verdict == "violated" and r.complete
+
+
+def test_tso_trace_shows_the_buffered_stores_and_their_flush():
+    r = explore(SB(memory=TSO))
+    steps = r.outcomes["exists"].trace
+    assert [(st.action, st.cpu) for st in steps][:2] == [("p0_s0", 0), ("p0_s1", 0)]
+    assert steps[0].changes == {"pc[0]": 1, "store_buffer[0]": ((0, 1),)}
+    names = [st.action for st in steps]
+    assert "flush" in names  # settled: the stores reach memory before the run ends
+
+
+def test_lkmm_trace_names_the_store_each_load_read():
+    r = explore(MP(memory=LKMM))
+    steps = r.outcomes["exists"].trace
+    reads = {st.action: st.choices for st in steps if st.choices}
+    assert reads == {"p1_s0": {"y_age": 0}, "p1_s1": {"x_age": 1}}  # y newest; x one store behind
+
+
+# -- sc is today's semantics ----------------------------------------------------------------------------
+
+class Plain(Spec):
+    """An eager-counter-like spec without annotations."""
+    kernel = "test"
+    cpus = Role(2, symmetric=True)
+    count = Shared(0)
+    local = PerCpu(0)
+    done_ = PerCpu(0)
+
+    @action(role="cpus")
+    def add(s, cpu):
+        return when(s.done_[cpu] == 0, local={cpu: s.local[cpu] + 1}, done_={cpu: 1})
+
+    @action(role="cpus")
+    def fold(s, cpu):
+        return when(And(s.done_[cpu] == 1, s.local[cpu] > 0), count=s.count + s.local[cpu], local={cpu: 0},
+                    done_={cpu: 2})
+
+    @terminal
+    def finished(s):
+        return And(*[d == 2 for d in s.done_])
+
+    @sometimes
+    def folded(s):
+        return s.count == 2
+
+
+class Annotated(Plain):
+    """The same steps, annotated (a plain this_cpu add, the fold an atomic RMW)."""
+
+    @action(role="cpus", access=Rmw("local", "this_cpu"))
+    def add(s, cpu):
+        return when(s.done_[cpu] == 0, local={cpu: s.local[cpu] + 1}, done_={cpu: 1})
+
+    @action(role="cpus", access=(Rmw("count", "mb"), Store("local", "once")))
+    def fold(s, cpu):
+        return when(And(s.done_[cpu] == 1, s.local[cpu] > 0), count=s.count + s.local[cpu], local={cpu: 0},
+                    done_={cpu: 2})
+
+
+def test_sc_gives_todays_states_for_annotated_and_unannotated_specs():
+    plain = explore(Plain())
+    annotated_sc = explore(Annotated(memory=SC))
+    assert (annotated_sc.states, annotated_sc.transitions) == (plain.states, plain.transitions)
+    assert {k: o.verdict for k, o in annotated_sc.outcomes.items()} == {k: o.verdict for k, o in plain.outcomes.items()}
+    assert "memory" not in Model(Plain).params.as_dict()
+
+
+@pytest.mark.parametrize("spec", ["percpu_eager", "stack_cache"])
+def test_builtin_specs_without_annotations_are_unchanged(spec):
+    from checker import loader
+
+    cls = loader.resolve([spec])[0]
+    m = Model(cls)
+    assert m.weak is None and "store_buffer" not in m.var_names
+    r = explore(m)
+    r2 = explore(Model(cls))
+    assert r.states == r2.states
+
+
+def test_annotated_spec_under_tso_and_lkmm_keeps_its_verdicts():
+    for mem in (TSO, LKMM):
+        r = explore(Annotated(memory=mem))
+        assert r.complete and r.outcomes["folded"].verdict == "holds"
+        assert r.states > explore(Annotated(memory=SC)).states  # the hidden state multiplies states
+
+
+# -- data races -------------------------------------------------------------------------------------------
+
+def _mp_plain(data_access, flag_store, flag_load):
+    return litmus("MP-plain", [[("st", "x", 1, data_access[0]), ("st", "y", 1, flag_store)],
+                               [("ld", "y", flag_load), ("ld", "x", data_access[1])]], {(1, 0): 1, (1, 1): 1})
+
+
+def test_a_plain_access_racing_is_a_data_race_with_a_trace():
+    racy = _mp_plain((Store("x"), Load("x")), WRITE_ONCE("y"), READ_ONCE("y"))
+    r = explore(racy(memory=LKMM))
+    out = r.outcomes["no_data_race"]
+    assert out.verdict == "violated"
+    last = out.trace[-1]
+    assert last.action.startswith("p1") or last.action.startswith("p0")
+    assert any("data_race" in k for k in last.changes)
+    m = Model(racy(memory=LKMM))
+    assert "races with" in m.show_value("data_race", last.changes["data_race"])
+    assert "no_data_race" not in explore(racy(memory=SC)).outcomes  # a finding of lkmm only
+
+
+def test_release_acquire_orders_plain_data_so_there_is_no_race():
+    unguarded = _mp_plain((Store("x"), Load("x")), smp_store_release("y"), smp_load_acquire("y"))
+    # a reader that reads x whatever it read from y races with the store to x (it may not have seen the flag)
+    assert explore(unguarded(memory=LKMM)).outcomes["no_data_race"].verdict == "violated"
+    guarded = _guarded_mp(smp_store_release("y"), smp_load_acquire("y"), Load("x"))
+    assert explore(guarded(memory=LKMM)).outcomes["no_data_race"].verdict == "holds"
+    racy = _guarded_mp(WRITE_ONCE("y"), READ_ONCE("y"), Load("x"))
+    assert explore(racy(memory=LKMM)).outcomes["no_data_race"].verdict == "violated"
+
+
+def test_race_ok_accesses_are_never_reported():
+    excused = _guarded_mp(WRITE_ONCE("y"), READ_ONCE("y"), data_race(Load("x")))
+    r = explore(excused(memory=LKMM))
+    assert "no_data_race" in r.outcomes and r.outcomes["no_data_race"].verdict == "holds"
+
+
+def _guarded_mp(flag_store, flag_load, data_load):
+    """P0: x = 1 (plain); flag store. P1: if (flag load == 1) r = x."""
+
+    class GuardedMP(Spec):
+        """MP whose reader reads the data only after it saw the flag."""
+        kernel = "litmus MP, guarded"
+        p0 = Role(1)
+        p1 = Role(1)
+        x = Shared(0)
+        y = Shared(0)
+        pc = PerCpu(0)
+        r = PerCpu(0)
+
+        @action(role="p0", access=Store("x"))
+        def w_data(s, cpu):
+            return when(s.pc[cpu] == 0, x=1, pc={cpu: 1})
+
+        @action(role="p0", access=flag_store)
+        def w_flag(s, cpu):
+            return when(s.pc[cpu] == 1, y=1, pc={cpu: 2})
+
+        @action(role="p1", access=flag_load)
+        def r_flag(s, cpu):
+            return when(And(s.pc[cpu] == 0, s.y == 1), pc={cpu: 1})
+
+        @action(role="p1", access=data_load)
+        def r_data(s, cpu):
+            return when(s.pc[cpu] == 1, r={cpu: s.x}, pc={cpu: 2})
+
+        @terminal
+        def done(s):
+            return And(s.pc[0] == 2, s.pc[1] == 2)
+
+        @sometimes
+        def read_one(s):
+            return s.r[1] == 1
+
+    return GuardedMP
+
+
+# -- locks ------------------------------------------------------------------------------------------------
+
+class Locked(Spec):
+    """Two CPUs add to a plain counter under a spinlock: the lock orders the plain accesses."""
+    kernel = "test: spin_lock(); count++; spin_unlock()"
+    cpus = Role(2)
+    lock = Lock()
+    count = Shared(0)
+    pc = PerCpu(0)
+    tmp = PerCpu(0)
+
+    @action(role="cpus")
+    def take(s, cpu):
+        return when(And(s.pc[cpu] == 0, s.lock == NOBODY), lock=cpu, pc={cpu: 1})
+
+    @action(role="cpus", access=Load("count"))
+    def load(s, cpu):
+        return when(s.pc[cpu] == 1, tmp={cpu: s.count}, pc={cpu: 2})
+
+    @action(role="cpus", access=Store("count"))
+    def store(s, cpu):
+        return when(s.pc[cpu] == 2, count=s.tmp[cpu] + 1, pc={cpu: 3})
+
+    @action(role="cpus")
+    def release(s, cpu):
+        return when(s.pc[cpu] == 3, lock=NOBODY, pc={cpu: 4})
+
+    @terminal
+    def done(s):
+        return And(*[p == 4 for p in s.pc])
+
+    @invariant
+    def no_lost_update(s):
+        return Implies(And(*[p == 4 for p in s.pc]), s.count == 2)
+
+    @sometimes
+    def both_added(s):
+        return s.count == 2
+
+
+def test_a_lock_orders_the_accesses_under_it():
+    for mem in (SC, TSO, LKMM):
+        r = explore(Locked(memory=mem))
+        assert r.outcomes["no_lost_update"].verdict == "holds", mem
+    assert explore(Locked(memory=LKMM)).outcomes["no_data_race"].verdict == "holds"
+
+
+# -- load-time errors -------------------------------------------------------------------------------------
+
+def test_a_wrong_order_is_refused_where_it_is_written():
+    with pytest.raises(SpecError, match=r"Load\('x', 'mb'\).*Rmw\('x', 'mb'\)") as e:
+        Load("x", "mb")
+    assert e.value.file == __file__ and e.value.line is not None
+    with pytest.raises(SpecError, match="a fence is one of"):
+        Fence("full")
+    with pytest.raises(SpecError, match="smp_mb\\(\\)"):
+        action(role="cpus", access=smp_mb)
+
+
+def test_an_unknown_variable_in_access_names_the_variables():
+    with pytest.raises(SpecError, match="'z' is not a variable; the variables are: x, y, r0, pc"):
+        litmus("bad", [[("st", "x", 1, WRITE_ONCE("z"))]], {})
+
+
+def test_a_store_the_annotations_do_not_list_is_an_error_naming_what_to_add():
+    bad = litmus("unlisted", [[("st", "x", 1, READ_ONCE("y"))], [("ld", "x", READ_ONCE("x"))]], {(1, 0): 1})
+    with pytest.raises(SpecError, match=r"writes x, a weak variable, but its access= lists no Store"):
+        explore(bad(memory=LKMM))
+
+
+def test_cli_memory_flag_names_the_model_in_the_assumptions(tmp_path):
+    spec = tmp_path / "sb.py"
+    spec.write_text(SB_SOURCE)
+    out = subprocess.run([sys.executable, "-m", "checker", "verify", str(spec), "--memory", "tso", "--mode",
+                          "explore"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "memory=tso" in out.stdout and "x86-TSO" in out.stdout
+    bad = subprocess.run([sys.executable, "-m", "checker", "verify", str(spec), "--memory", "arm"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "choose sc, tso or lkmm" in bad.stderr and "Traceback" not in bad.stderr
+
+
+SB_SOURCE = '''
+from checker import And, PerCpu, Role, Shared, Spec, action, sometimes, terminal, when, READ_ONCE, WRITE_ONCE
+
+
+class Sb(Spec):
+    """Store buffering."""
+    kernel = "litmus SB"
+    p0 = Role(1)
+    p1 = Role(1)
+    x = Shared(0)
+    y = Shared(0)
+    pc = PerCpu(0)
+    r = PerCpu(0)
+
+    @action(role="p0", access=WRITE_ONCE("x"))
+    def w0(s, cpu):
+        return when(s.pc[cpu] == 0, x=1, pc={cpu: 1})
+
+    @action(role="p0", access=READ_ONCE("y"))
+    def r0(s, cpu):
+        return when(s.pc[cpu] == 1, r={cpu: s.y}, pc={cpu: 2})
+
+    @action(role="p1", access=WRITE_ONCE("y"))
+    def w1(s, cpu):
+        return when(s.pc[cpu] == 0, y=1, pc={cpu: 1})
+
+    @action(role="p1", access=READ_ONCE("x"))
+    def r1(s, cpu):
+        return when(s.pc[cpu] == 1, r={cpu: s.x}, pc={cpu: 2})
+
+    @terminal
+    def done(s):
+        return And(s.pc[0] == 2, s.pc[1] == 2)
+
+    @sometimes
+    def both_zero(s):
+        return And(s.pc[0] == 2, s.pc[1] == 2, s.r[0] == 0, s.r[1] == 0)
+'''
