@@ -215,6 +215,12 @@ exists (0:r0=0 /\\ 0:r1=1)
     assert row.agreement() == "-"
 
 
+def test_a_load_that_c_might_skip_is_not_modelled():
+    text = "C t\n{}\nP0(int *x) {\n\tint r0;\n\tif (r0 && READ_ONCE(*x))\n\t\tWRITE_ONCE(*x, 2);\n}\nexists (x=2)\n"
+    with pytest.raises(L.Unsupported, match=r"t.litmus:5: a shared access on the right of &&"):
+        L.lower(P.parse_text(text, "t.litmus"))
+
+
 @pytest.mark.parametrize("text, message", [
     ("X foo\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexists (x=1)\n", r"t.litmus:1: the first line must be 'C <name>'"),
     ("C t\n{}\nP0(int *x) { WRITE_ONCE(*x, 1) }\nexists (x=1)\n", r"t.litmus:3: expected ';' after the statement"),

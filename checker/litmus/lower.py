@@ -380,11 +380,10 @@ class _Lowerer:
             return Not(v != 0) if e.op == "!" else -v if e.op == "-" else self.unsupported_op(e.op, e.line)
         if isinstance(e, P.Binary):
             if e.op in ("&&", "||"):
-                n = len(ctx.accesses)
                 left = self.value(e.left, ctx)
                 mark = len(ctx.accesses)
                 right = self.value(e.right, ctx)
-                if len(ctx.accesses) > mark and n >= 0:
+                if len(ctx.accesses) > mark:
                     raise self.err(f"a shared access on the right of {e.op}: C skips it when the left decides, "
                                    f"and a step here makes every access of its statement; load into a register "
                                    f"first", e.line, Unsupported)
