@@ -335,3 +335,13 @@ def test_the_models_are_ordered_sc_tso_lkmm(table):
 def test_the_committed_table_is_the_one_the_command_writes(table, tmp_path):
     doc = ROOT / "docs" / "litmus-table.md"
     assert R.update_document(doc, R.render_markdown(table, ["lkmm", "tso", "sc"])) == doc.read_text()
+
+
+def test_traces_show_the_buffered_stores_of_a_tso_witness():
+    r = run_cli("litmus", str(KEPT / "SB+poonceonces.litmus"), "--memory", "tso", "--traces")
+    assert r.returncode == 0, r.stderr  # no lkmm column: only the lkmm column is judged against LKMM
+    lines = r.stdout.splitlines()
+    assert lines[1] == "  SB+poonceonces under tso: the exists clause reached after 6 steps (shortest)"
+    assert lines[2].split()[:3] == ["1", "cpu0", "p0_17_WRITE_ONCE"] and "store_buffer[0]: [] -> [x=1]" in lines[2]
+    assert [ln.split()[2] for ln in lines[2:8]] == ["p0_17_WRITE_ONCE", "p0_18_READ_ONCE", "p1_25_WRITE_ONCE",
+                                                    "p1_26_READ_ONCE", "flush", "flush"]

@@ -27,6 +27,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--table", metavar="FILE", help="write the markdown table to FILE (between its markers if "
                    "it has them; docs/litmus-table.md)")
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    p.add_argument("--traces", action="store_true", help="print, under each model where it is reached, the "
+                   "shortest run to the final state the exists clause asks about")
     p.add_argument("--max-states", type=int, metavar="N", help="stop each exploration after N states "
                    "(inconclusive)")
     p.add_argument("--timeout", type=float, metavar="S", help="stop each exploration after S seconds "
@@ -59,6 +61,11 @@ def main(args: argparse.Namespace) -> int:
     def show(row: R.Row) -> None:
         if args.format == "text":
             print(R.text_line(row, models), flush=True)
+            for m in models if args.traces else ():
+                o = row.outcomes[m]
+                if o.trace:
+                    print(f"  {row.name} under {m}: the exists clause reached after {len(o.trace)} steps (shortest)")
+                    print("\n".join("    " + t for t in o.trace), flush=True)
 
     rows = R.run_tests(lowered, models, max_states=args.max_states, timeout=args.timeout, on_row=show)
     table = R.render_markdown(rows, models)

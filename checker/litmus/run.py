@@ -38,6 +38,8 @@ class Outcome:
     states: int = 0
     seconds: float = 0.0
     note: str = ""  # why not modelled / inconclusive / error; a bound that was capped
+    #: The shortest run to a final state the exists clause asks about, one line per step (when reached).
+    trace: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -162,12 +164,19 @@ def run_one(lw: Lowered, model: str, *, max_states: int | None = None, timeout: 
                 note = f"{name} capped at {top} (the test has runs that need {want})"
     elif model != "sc":  # a test with no annotated access at all: the same under every model
         note = "no annotated access: the same as sc"
+    from checker.report.trace import render_trace
+    from checker.spec.compile import Model
+
     t0 = time.monotonic()
-    r = explore(lw.spec(**params), max_states=max_states, timeout=timeout)
+    model = Model(lw.spec(**params))
+    r = explore(model, max_states=max_states, timeout=timeout)
+    hit = r.outcomes.get("exists_clause")
+    trace = render_trace(model, r.initial_state or {}, hit.trace) if hit is not None and hit.verdict == "holds" \
+        else []
     verdict, why = _outcome(r.verdicts, r.complete, r.stopped_because, lw.test.filter is not None)
     if r.verdicts.get("no_data_race") == "violated":  # herd's "Flag data-race"
         why = "; ".join(x for x in (why, "a data race (herd7 would flag data-race)") if x)
-    return Outcome(verdict, r.states, time.monotonic() - t0, why or note)
+    return Outcome(verdict, r.states, time.monotonic() - t0, why or note, trace)
 
 
 def run_tests(lowered: Sequence[Lowered], models: Sequence[str], *, max_states: int | None = None,
