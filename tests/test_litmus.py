@@ -345,3 +345,11 @@ def test_traces_show_the_buffered_stores_of_a_tso_witness():
     assert lines[2].split()[:3] == ["1", "cpu0", "p0_17_WRITE_ONCE"] and "store_buffer[0]: [] -> [x=1]" in lines[2]
     assert [ln.split()[2] for ln in lines[2:8]] == ["p0_17_WRITE_ONCE", "p0_18_READ_ONCE", "p1_25_WRITE_ONCE",
                                                     "p1_26_READ_ONCE", "flush", "flush"]
+
+
+def test_a_limit_is_inconclusive_never_a_verdict():
+    r = run_cli("litmus", str(KEPT / "IRIW+poonceonces+OnceOnce.litmus"), "--max-states", "10")
+    assert r.returncode == 3, r.stderr
+    assert r.stdout.split()[:5] == ["IRIW+poonceonces+OnceOnce", "LKMM=Sometimes", "lkmm=inconclusive",
+                                    "tso=inconclusive", "sc=inconclusive"]
+    assert "the search stopped (max_states) before it saw every state" in r.stdout

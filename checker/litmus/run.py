@@ -130,8 +130,11 @@ def _outcome(verdicts: dict[str, str], complete: bool, stopped: str | None, filt
     if verdicts.get("no_deadlock") == "violated":
         return "error", "a thread cannot finish (a deadlock: a dereference of a register holding no address?)"
     hit, miss = verdicts.get("exists_clause"), verdicts.get("exists_clause_fails")
+    limit = f"the search stopped ({stopped or 'a limit'}) before it saw every state"
+    if hit == "holds" and miss != "holds" and not complete:  # reached is final; "every final state" is not
+        return "Sometimes", f"{limit}: whether every final state satisfies the clause (Always) is undecided"
     if "inconclusive" in (hit, miss) or not complete:
-        return "inconclusive", stopped or "the search stopped early"
+        return "inconclusive", limit
     if hit == "holds":
         return ("Sometimes" if miss == "holds" else "Always"), ""
     if miss != "holds":
