@@ -594,11 +594,8 @@ def _what(st: P.Stmt) -> str:
 
 
 def _source_line(test: P.Litmus, line: int) -> str:
-    try:
-        with open(test.file, encoding="utf-8") as f:
-            return f.read().split("\n")[line - 1].strip()
-    except (OSError, IndexError):
-        return ""
+    lines = test.source.split("\n")
+    return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
 # ---- the spec --------------------------------------------------------------------------------------------

@@ -198,6 +198,7 @@ class Litmus:
     filter: Cond | None = None
     locations: tuple[tuple[int | None, str], ...] = ()
     comment: str = field(default="", compare=False)  # the header comment, as written
+    source: str = field(default="", compare=False, repr=False)  # the whole text, for quoting its lines
 
 
 # ---- tokens ---------------------------------------------------------------------------------------------
@@ -333,7 +334,7 @@ class _Parser:
         return -v if neg else v
 
     # -- top level
-    def litmus(self, name: str, result: str | None, comment: str) -> Litmus:
+    def litmus(self, name: str, result: str | None, comment: str, source: str) -> Litmus:
         init: tuple[InitItem, ...] = ()
         if self.at("{"):
             init = self.init_block()
@@ -369,7 +370,7 @@ class _Parser:
         if quantifier is None or cond is None:
             raise self.error("no final-state clause: end the test with exists (...), ~exists (...) or forall (...)")
         return Litmus(name, self.file, result, init, tuple(threads), quantifier, cond, filt, tuple(locations),
-                      comment)
+                      comment, source)
 
     def init_block(self) -> tuple[InitItem, ...]:
         self.take("{", "to open the init block")
@@ -673,7 +674,7 @@ def parse_text(text: str, file: str = "<litmus>") -> Litmus:
     header = comments[0] if comments else ""
     m = _RESULT.search(header)
     p = _Parser(_tokens(body, file, first + 2), file)
-    return p.litmus(name, m.group(1) if m else None, header)
+    return p.litmus(name, m.group(1) if m else None, header, text)
 
 
 def parse_file(path: str | Path) -> Litmus:
