@@ -353,3 +353,16 @@ def test_a_limit_is_inconclusive_never_a_verdict():
     assert r.stdout.split()[:5] == ["IRIW+poonceonces+OnceOnce", "LKMM=Sometimes", "lkmm=inconclusive",
                                     "tso=inconclusive", "sc=inconclusive"]
     assert "the search stopped (max_states) before it saw every state" in r.stdout
+
+
+def test_the_final_state_clauses_read_as_herd_writes_them():
+    t = P.parse_text("C t\n{ x=1; int *p=&x; 0:r0=x; }\nP0(int *x, int **p) { int r1; r1 = READ_ONCE(*x); }\n"
+                     "locations [0:r0; x]\nfilter (~(x=2) /\\ true)\n~exists (0:r1=1 \\/ x!=1 /\\ p=x)\n", "t.litmus")
+    assert t.quantifier == "~exists" and t.locations == ((0, "r0"), (None, "x"))
+    assert t.init == (P.InitItem(None, "x", None, False, 1, 2), P.InitItem(None, "p", "int", True, "x", 2),
+                      P.InitItem(0, "r0", None, False, "x", 2))
+    assert t.condition == P.Or((P.Atom(0, "r1", 1, False, 6),
+                                P.And((P.Atom(None, "x", 1, True, 6), P.Atom(None, "p", "x", False, 6)), 6)), 6)
+    assert t.filter == P.And((P.Not(P.Atom(None, "x", 2, False, 5), 5), P.Const(True, 5)), 5)
+    # r1 reads x=1 in every run, and x stays 1: the condition's first disjunct holds in every final state
+    assert sc_outcome(L.lower(t)) == "Always"
