@@ -366,3 +366,14 @@ def test_the_final_state_clauses_read_as_herd_writes_them():
     assert t.filter == P.And((P.Not(P.Atom(None, "x", 2, False, 5), 5), P.Const(True, 5)), 5)
     # r1 reads x=1 in every run, and x stays 1: the condition's first disjunct holds in every final state
     assert sc_outcome(L.lower(t)) == "Always"
+
+
+def test_json_has_every_model_with_its_states_and_witness():
+    import json
+
+    r = run_cli("litmus", str(KEPT / "MP+poonceonces.litmus"), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    [row] = json.loads(r.stdout)
+    assert (row["test"], row["lkmm_says"], row["agreement"]) == ("MP+poonceonces", "Sometimes", "agrees")
+    got = {m: (o["verdict"], o["states"], bool(o["trace"])) for m, o in row["outcomes"].items()}
+    assert got == {"lkmm": ("Sometimes", 14, True), "tso": ("Never", 23, False), "sc": ("Never", 13, False)}
