@@ -712,6 +712,8 @@ def _add_actions(ns: dict[str, Any], names: set[str], low: _Lowerer, t: P.Thread
     regs = low.statement_regs(st)
     choices = [dict(zip(regs, combo)) for combo in itertools.product(*[low.lay.pointees for _ in regs])]
     base = f"p{t.index}_{st.line}_{_what(st)}"
+    if any(k2.startswith(base) for k2 in names):  # a second statement of that kind on the line
+        base = f"{base}_{k + 1}"
     text = _source_line(test, st.line)
     for choice in choices:
         probe = _Ctx(low.lay, t.index, _Zero(), t.index, choice)
