@@ -342,7 +342,10 @@ def test_traces_show_the_buffered_stores_of_a_tso_witness():
     assert r.returncode == 0, r.stderr  # no lkmm column: only the lkmm column is judged against LKMM
     lines = r.stdout.splitlines()
     assert lines[1] == "  SB+poonceonces under tso: the exists clause reached after 6 steps (shortest)"
-    assert lines[2].split()[:3] == ["1", "cpu0", "p0_17_WRITE_ONCE"] and "store_buffer[0]: [] -> [x=1]" in lines[2]
+    # the store waits in cpu0's buffer (its first slot holds x=1) until cpu0's flush writes memory
+    assert lines[2].split()[:3] == ["1", "cpu0", "p0_17_WRITE_ONCE"]
+    assert "sb_n[0]: 0 -> 1" in lines[2] and "sb_loc0[0]: - -> x" in lines[2] and "sb_val0[0]: 0 -> 1" in lines[2]
+    assert "tso_memory[0]: 0 -> 1" in lines[6]
     assert [ln.split()[2] for ln in lines[2:8]] == ["p0_17_WRITE_ONCE", "p0_18_READ_ONCE", "p1_25_WRITE_ONCE",
                                                     "p1_26_READ_ONCE", "flush", "flush"]
 
