@@ -104,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     from checker.export import command as export_command
     export_command.add_arguments(sub.add_parser("export", help="a spec at one parameter point as a Promela "
                                                 "model for SPIN"))
+    from checker.litmus import command as litmus_command
+    litmus_command.add_arguments(sub.add_parser("litmus", help="herd7 C litmus tests (the kernel's, by default) "
+                                                "under sc, tso and lkmm, against LKMM's results"))
     return p
 
 
@@ -159,6 +162,9 @@ def _dispatch(args: argparse.Namespace) -> int:
         if args.command == "export":
             from checker.export.command import main as export_main
             return export_main(args)
+        if args.command == "litmus":
+            from checker.litmus.command import main as litmus_main
+            return litmus_main(args)
         return cmd_verify(args)
     except CheckerError as e:
         print(f"error: {e}", file=sys.stderr)
