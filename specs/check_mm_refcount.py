@@ -59,7 +59,7 @@ from checker import (NOBODY, S32, S64, And, Bool, Enum, Ghost, If, Implies, Int,
                      Rmw, Role, Shared, Spec, Store, Sum, action, invariant, sometimes, terminal, when)
 
 #: Where a thread is: adding (idle, its slow path), then exit_mm's mmput, __mmdrop, check_mm's sum.
-PC = Enum("idle", "fold", "unlock", "mmput", "mmdrop", "sum_lock", "sum_scan", "done", "gone",
+PC = Enum("idle", "fold", "zero", "unlock", "mmput", "mmdrop", "sum_lock", "sum_scan", "done", "gone",
           name="mm_pc")
 
 
@@ -96,7 +96,7 @@ class CheckMmRefcount(Spec):
     mm_count = Shared(1, doc="mm->mm_count: the one reference mm_users holds together")
     pc = PerCpu(PC.idle, type=PC, role="threads")
     ops_left = PerCpu(lambda p: p.ops, role="threads", doc="add_mm_counter calls still to make")
-    pending = PerCpu(0, type=Int, role="threads", doc="the amount of the slow-path add in flight")
+    pending = PerCpu(0, type=Int, role="threads", doc="the slow path's amount in flight, then the local it folded")
     sum_acc = Shared(0, type=S64, doc="ret in check_mm's percpu_counter_sum")
     summed = PerCpu(0, type=Bool, role="threads", doc="check_mm's sum has read this CPU's local")
     exact = Ghost(0, doc="E: every add past its linearisation point")
@@ -122,13 +122,17 @@ class CheckMmRefcount(Spec):
                         s.lock == NOBODY),
                     lock=t, pc={t: PC.fold}, pending={t: amount}, ops_left={t: s.ops_left[t] - 1})
 
-    @action(role="threads", access=(Load("local", "plain"), Load("count", "plain"), Store("count", "plain"),
-                                    Rmw("local", "this_cpu")))
+    @action(role="threads", access=(Load("local", "plain"), Load("count", "plain"), Store("count", "plain")))
     def fold(s, t):
-        """fbc->count += count; __this_cpu_sub(*fbc->counters, count - amount): the linearisation point."""
+        """fbc->count += count;  (count = the local read again + amount: the linearisation point)"""
         c = s.local[t]
-        return when(s.pc[t] == PC.fold, count=s.count + c + s.pending[t], local={t: 0},
-                    exact=s.exact + s.pending[t], pending={t: 0}, pc={t: PC.unlock})
+        return when(s.pc[t] == PC.fold, count=s.count + c + s.pending[t], exact=s.exact + s.pending[t],
+                    pending={t: c}, pc={t: PC.zero})
+
+    @action(role="threads", access=Rmw("local", "this_cpu"))
+    def zero(s, t):
+        """__this_cpu_sub(*fbc->counters, count - amount): subtracts what was folded."""
+        return when(s.pc[t] == PC.zero, local={t: s.local[t] - s.pending[t]}, pending={t: 0}, pc={t: PC.unlock})
 
     @action(role="threads")
     def unlock(s, t):
