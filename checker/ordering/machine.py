@@ -169,6 +169,9 @@ def classify(model: Any, actions: tuple) -> dict[int, str]:
         if act.info.access:
             out[act.index] = ANNOTATED
             continue
+        if not act.cpus:  # a role of no CPUs at this point: the step never runs
+            out[act.index] = PLAIN
+            continue
         reads: set[str] = set()
         rec = _recording(model, reads)
         cpu = act.cpus[0]

@@ -3,7 +3,11 @@
 - A store (``Store`` of any order, and a ``this_cpu`` Rmw: ``this_cpu_*`` is
   not LOCKed) goes into the CPU's buffer; a full buffer waits for a flush.
 - A load reads the CPU's own newest buffered store to the location, else
-  memory (the spec's variable holds memory).
+  memory. Memory is hidden (``tso_memory``, where it differs): the spec's
+  variables hold each location's newest store, buffered or not, so that
+  properties relating them to ghosts the same step updates keep their
+  meaning; a flush that leaves no store to that location buffered anywhere
+  sets the variable to what memory now holds (the coherence-last store).
 - A LOCKed RMW (every ``Rmw`` but ``this_cpu``), ``smp_mb()``, taking or
   releasing a Lock and a step without ``access=`` that touches a weak
   variable run only with the CPU's buffer empty (they drain it), and write
@@ -47,11 +51,17 @@ class Tso:
         def show(b: Any) -> str:
             return "[" + ", ".join(f"{names[i]}={x}" for i, x in (b or ())) + "]"
 
-        return [ghost("store_buffer", "percpu", show, "x86-TSO: this CPU's buffered stores, oldest first")]
+        def show_memory(v: Any) -> str:
+            return "as the variables" if not v else " ".join(f"{names[i]}={x}" for i, x in enumerate(v))
+
+        return [ghost("store_buffer", "percpu", show, "x86-TSO: this CPU's buffered stores, oldest first"),
+                ghost("tso_memory", "shared", show_memory,
+                      "x86-TSO: what memory holds (the variables hold each location's newest store)")]
 
     def install(self, actions: tuple) -> tuple:
         m = self.model
         self.sb = m.index["store_buffer"]
+        self.mem = m.index["tso_memory"]
         self.kinds = classify(m, actions)
         self.base_fire = m.fire
         self.drains: dict[int, bool] = {}
@@ -80,23 +90,39 @@ class Tso:
         return tuple(out)
 
     # -- steps ----------------------------------------------------------------------------------------
+    def memory_values(self, s: tuple) -> dict[tuple, int]:
+        """What memory holds where it differs from the spec's variables (which hold each location's
+        newest store, buffered or not): the values a CPU reads past its own buffer."""
+        mem = s[self.mem]
+        if not mem:
+            return {}
+        from checker.ordering.machine import value_at
+
+        return {loc: x for loc, x in zip(self.locs.var_of, mem) if x != value_at(s, self.model, loc)}
+
     def fire(self, s: tuple, act: CompiledAction, cpu: Any, args: tuple) -> tuple | None:
         if act.index in self.flushes:
             return self.flush(s, cpu)
         kind = self.kinds[act.index]
         if kind == PLAIN:
             return self.base_fire(s, act, cpu, args)
+        m = self.model
         sb = s[self.sb]
-        if kind == ORDERED:  # fully ordered: as if smp_mb() before and after
+        if kind == ORDERED:  # fully ordered: as if smp_mb() before and after, on memory
             if (any(sb) if cpu is None else sb[cpu]):
                 return None
-            return self.base_fire(s, act, cpu, args)
-        m = self.model
+            r = run_step(m, act, with_values(m, s, self.memory_values(s)), cpu, args)
+            if r is None:
+                return None
+            normal, stores = split_updates(m, r.updates, self.weak)
+            return self._result(s, act, cpu, normal, {loc: m._value(loc[0], x, act) for loc, x in stores.items()},
+                                None)
         buf = sb[cpu] or ()
         if buf and self.drains[act.index]:
             return None
-        forwarded = {self.locs.var_of[i]: x for i, x in buf}  # the newest entry per location wins
-        r = run_step(m, act, with_values(m, s, forwarded), cpu, args)
+        seen = self.memory_values(s)
+        seen.update({self.locs.var_of[i]: x for i, x in buf})  # the newest entry of its own buffer wins
+        r = run_step(m, act, with_values(m, s, seen), cpu, args)
         if r is None:
             return None
         normal, stores = split_updates(m, r.updates, self.weak)
@@ -104,7 +130,7 @@ class Tso:
         if buf and (taken or released):
             return None
         orders = self.orders[act.index]
-        direct: dict[str, Any] = {}
+        direct: dict[tuple, int] = {}
         new = list(buf)
         for loc, x in stores.items():
             how = orders.get(loc[0])
@@ -112,23 +138,59 @@ class Tso:
                 raise unlisted_store(m, act, loc)
             value = m._value(loc[0], x, act)
             if how == "locked":  # the buffer is empty: memory directly
-                _put(direct, loc, value)
+                direct[loc] = value
             else:
                 new.append((self.locs.of[loc], value))
         if len(new) > self.depth:
             return None
-        t = m.apply(s, {**normal, **direct}, act)
-        return set_slots(m, t, {"store_buffer": {cpu: tuple(new) or 0}})
+        return self._result(s, act, cpu, normal, direct, tuple(new[len(buf):]), new)
+
+    def _result(self, s: tuple, act: Any, cpu: Any, normal: dict, direct: dict[tuple, int],
+                buffered: tuple | None, new: list | None = None) -> tuple:
+        """The state after a step: ordinary updates, memory written directly, stores buffered; each
+        spec variable takes the newest store made to it."""
+        m = self.model
+        mem = self._memory(s)
+        upd = dict(normal)
+        for loc, x in direct.items():
+            mem[self.locs.of[loc]] = x
+            _put(upd, loc, x)
+        for i, x in buffered or ():
+            _put(upd, self.locs.var_of[i], x)
+        t = m.apply(s, upd, act)
+        ghosts: dict[str, Any] = {"tso_memory": self._pack(t, mem)}
+        if new is not None:
+            ghosts["store_buffer"] = {cpu: tuple(new) or 0}
+        return set_slots(m, t, ghosts)
+
+    def _memory(self, s: tuple) -> list:
+        from checker.ordering.machine import value_at
+
+        mem = s[self.mem]
+        return list(mem) if mem else [value_at(s, self.model, loc) for loc in self.locs.var_of]
+
+    def _pack(self, t: tuple, mem: list) -> Any:
+        from checker.ordering.machine import value_at
+
+        same = all(x == value_at(t, self.model, loc) for loc, x in zip(self.locs.var_of, mem))
+        return 0 if same else tuple(mem)
 
     def flush(self, s: tuple, cpu: int) -> tuple | None:
-        buf = s[self.sb][cpu]
+        sb = s[self.sb]
+        buf = sb[cpu]
         if not buf:
             return None
         i, x = buf[0]
+        mem = self._memory(s)
+        mem[i] = x
+        rest = buf[1:]
+        pending = any(j == i for j, _ in rest) or any(j == i for c, b in enumerate(sb) if c != cpu and b
+                                                       for j, _ in b)
         upd: dict[str, Any] = {}
-        _put(upd, self.locs.var_of[i], x)
-        t = self.model.apply(s, upd)
-        return set_slots(self.model, t, {"store_buffer": {cpu: buf[1:] or 0}})
+        if not pending:  # the last store to reach memory is the location's newest
+            _put(upd, self.locs.var_of[i], x)
+        t = self.model.apply(s, upd) if upd else s
+        return set_slots(self.model, t, {"store_buffer": {cpu: rest or 0}, "tso_memory": self._pack(t, mem)})
 
     def bounds_note(self, outcomes: dict) -> str | None:
         """The bound, where it was reached (its witness holds): a verdict that needed every run is bounded."""
