@@ -30,7 +30,7 @@ import test_weak_memory as t  # noqa: E402
 
 SPECS = [("SB", t.SB), ("SB+mbs", t.SB_MB), ("MP", t.MP), ("MP+wmb+rmb", t.MP_WMB_RMB), ("IRIW", t.IRIW),
          ("WRC+rel+acq", t.WRC_REL), ("2+2W+wmbs", t.TWO_TWO_W), ("counter (2 cpus)", t.Annotated),
-         ("locked counter", t.Locked)]
+         ("locked counter", t.Locked), ("cmpxchg race", t.Cas)]
 RUNS = [("sc", {"memory": MEMORY.sc}), ("tso d=1", {"memory": MEMORY.tso, "sb_depth": 1}),
         ("tso d=2", {"memory": MEMORY.tso, "sb_depth": 2}), ("lkmm h=2", {"memory": MEMORY.lkmm, "lkmm_history": 2}),
         ("lkmm h=3", {"memory": MEMORY.lkmm, "lkmm_history": 3})]

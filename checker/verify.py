@@ -275,7 +275,11 @@ def _sc_only_engines(cls: type, own: dict[str, tuple], tasks: list[Task]) -> tup
         return tasks, None
     kept: list[Task] = []
     left = set()
+    ab = info(cls).abstraction
     for t in tasks:
+        if t.params is not None and t.params.memory != 0 and ab is not None and ab.when(t.params):
+            left.add("liveness")  # an Abstraction's frozen and reduced words are not modelled in the weak state
+            continue
         if t.engine in ("explore", "coverage", "simulate") or (t.params is not None and t.params.memory == 0):
             kept.append(t)
         elif t.engine == "prove" and 0 in own["memory"]:
@@ -284,9 +288,10 @@ def _sc_only_engines(cls: type, own: dict[str, tuple], tasks: list[Task]) -> tup
             left.add(t.engine)
     if not left and all(t.engine != "prove" for t in tasks):
         return kept, None
-    what = ", ".join(sorted({t.engine for t in tasks if t.engine in ("prove", "bmc")}))
-    return kept, (f"{cls.spec_name}: {what} under sc only (the Z3 backend does not model weak "
-                  f"memory); the explorer checks --memory {','.join(info(cls).params['memory'].show(v) for v in own['memory'] if v)}")
+    what = ", ".join(sorted({t.engine for t in tasks if t.engine in ("prove", "bmc")} |
+                            ({"its liveness-abstraction points"} if "liveness" in left else set())))
+    return kept, (f"{cls.spec_name}: {what} under sc only (the Z3 backend and the liveness abstraction do not "
+                  f"model weak memory); the explorer checks --memory {','.join(info(cls).params['memory'].show(v) for v in own['memory'] if v)}")
 
 
 def _memory_models(memory: str | None) -> tuple[str, ...]:

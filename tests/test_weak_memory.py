@@ -486,3 +486,107 @@ class Sb(Spec):
     def both_zero(s):
         return And(s.pc[0] == 2, s.pc[1] == 2, s.r[0] == 0, s.r[1] == 0)
 '''
+
+
+# -- engines ----------------------------------------------------------------------------------------------
+
+def test_the_compiled_engine_runs_a_weak_point_on_the_interpreter_and_says_so():
+    r = explore(SB(memory=LKMM), engine="compiled")
+    assert r.engine == "interpreted" and "--memory lkmm" in r.engine_note
+    assert r.states == explore(SB(memory=LKMM)).states
+
+
+def test_z3_runs_at_the_sc_points_only_with_a_note():
+    from checker.verify import verify
+
+    notes = []
+    rep = verify([Annotated], memory="tso", on_note=notes.append)
+    assert {c.params["memory"] for c in rep.checks} == {"tso"}
+    assert all(c.backend == "explore" for c in rep.checks)
+    assert any("under sc only" in n for n in notes)
+
+
+# -- more of the rules ------------------------------------------------------------------------------------
+
+class Cas(Spec):
+    """Two CPUs cmpxchg a word from 0; the loser's failed cmpxchg is an unordered load."""
+    kernel = "test: atomic_cmpxchg(&v, 0, cpu + 1)"
+    cpus = Role(2)
+    v = Shared(0)
+    data = Shared(0)
+    pc = PerCpu(0)
+    won = PerCpu(0)
+    got = PerCpu(0)
+
+    @action(role="cpus", access=WRITE_ONCE("data"))
+    def prepare(s, cpu):
+        return when(And(s.pc[cpu] == 0, cpu == 0), data=1, pc={cpu: 1})
+
+    @action(role="cpus")
+    def skip(s, cpu):
+        return when(And(s.pc[cpu] == 0, cpu == 1), pc={cpu: 1})
+
+    @action(role="cpus", access=Rmw("v", "mb"))
+    def cmpxchg(s, cpu):
+        from checker import If
+        return when(s.pc[cpu] == 1, v=If(s.v == 0, cpu + 1, s.v), won={cpu: s.v == 0}, pc={cpu: 2})
+
+    @action(role="cpus", access=READ_ONCE("data"))
+    def read(s, cpu):
+        return when(s.pc[cpu] == 2, got={cpu: s.data}, pc={cpu: 3})
+
+    @terminal
+    def done(s):
+        return And(s.pc[0] == 3, s.pc[1] == 3)
+
+    @invariant
+    def one_winner(s):
+        return Implies(And(s.pc[0] == 3, s.pc[1] == 3), s.won[0] + s.won[1] == 1)
+
+    @sometimes
+    def second_wins_and_misses_data(s):
+        """CPU1 loses to CPU0's fully ordered cmpxchg; its own failed cmpxchg orders nothing, so it may still
+        read the data from before CPU0's store."""
+        return And(s.pc[1] == 3, s.won[0] == 1, s.won[1] == 0, s.got[1] == 0)
+
+
+def test_a_failed_cmpxchg_is_atomic_but_orders_nothing():
+    for mem in (SC, TSO, LKMM):
+        assert explore(Cas(memory=mem)).outcomes["one_winner"].verdict == "holds"
+    assert explore(Cas(memory=SC)).outcomes["second_wins_and_misses_data"].verdict == "violated"
+    assert explore(Cas(memory=TSO)).outcomes["second_wins_and_misses_data"].verdict == "violated"
+    assert explore(Cas(memory=LKMM)).outcomes["second_wins_and_misses_data"].verdict == "holds"
+
+
+class PerCpuSum(Spec):
+    """CPU0 adds to its own slot with this_cpu_add (no LOCK); CPU1 sums every slot in one step."""
+    kernel = "test: this_cpu_add() || for_each_possible_cpu() sum += *per_cpu_ptr()"
+    adder = Role(1)
+    summer = Role(1)
+    local = PerCpu(0)
+    pc = PerCpu(0)
+    total = PerCpu(0)
+
+    @action(role="adder", access=Rmw("local", "this_cpu"))
+    def add(s, cpu):
+        return when(s.pc[cpu] == 0, local={cpu: s.local[cpu] + 1}, pc={cpu: 1})
+
+    @action(role="summer", access=Load("local", "plain", slot="all", race_ok=True))
+    def sum(s, cpu):
+        return when(s.pc[cpu] == 0, total={cpu: s.local[0] + s.local[1]}, pc={cpu: 1})
+
+    @terminal
+    def done(s):
+        return And(s.pc[0] == 1, s.pc[1] == 1)
+
+    @sometimes
+    def stale_sum_after_add(s):
+        return And(s.pc[0] == 1, s.pc[1] == 1, s.total[1] == 0)
+
+
+def test_a_this_cpu_add_is_buffered_and_a_remote_sum_may_miss_it():
+    assert Model(PerCpuSum(memory=LKMM)).actions[1].arg_names == ("local0_age", "local1_age")
+    for mem in (SC, TSO, LKMM):  # the sum may run before the add anyway: reached everywhere
+        assert explore(PerCpuSum(memory=mem)).outcomes["stale_sum_after_add"].verdict == "holds"
+    tso = explore(PerCpuSum(memory=TSO))
+    assert tso.outcomes["store_buffer_fills"].verdict == "holds"  # this_cpu_add went through the buffer

@@ -152,11 +152,12 @@ class Lkmm:
     def settled(self, s: tuple) -> bool:
         return True
 
+    def _initial(self, s: tuple) -> tuple:
+        """Each location's history before any weak step: its initial value, written by nobody."""
+        return tuple(((value_at(s, self.model, loc), self.zero, -1, races.MARKED),) for loc in self.locs.var_of)
+
     def _history(self, s: tuple) -> list[list]:
-        h = s[self.h_ix]
-        if h:
-            return [list(x) for x in h]
-        return [[(value_at(s, self.model, loc), self.zero, -1, races.MARKED)] for loc in self.locs.var_of]
+        return [list(x) for x in (s[self.h_ix] or self._initial(s))]
 
     def _views(self, s: tuple) -> dict[int, list]:
         row = s[self.v_ix]
@@ -185,8 +186,11 @@ class Lkmm:
         m = self.model
         nb = self.nbase[act.index]
         base, ages = args[:nb], args[nb:]
-        H = self._history(s)
-        # 1. which message each load reads (by age); the step runs on those values
+        H0 = s[self.h_ix] or self._initial(s)
+        row = s[self.v_ix][cpu]
+        cur0 = row[CUR] if row else self.zero
+        # 1. which message each load reads (by age); the step runs on those values. A message older than
+        #    the CPU's view before the step is never readable (views only grow): refused before running it.
         reads: list[tuple[int, int]] = []
         values: dict[tuple, int] = {}
         k = 0
@@ -194,15 +198,16 @@ class Lkmm:
             if a.kind != "load":
                 continue
             for li in self._slots(a, s, cpu, base):
-                t = len(H[li]) - 1 - ages[k]
+                t = len(H0[li]) - 1 - ages[k]
                 k += 1
-                if t < 0:
+                if t < cur0[li]:
                     return None
                 reads.append((li, t))
-                values[self.locs.var_of[li]] = H[li][t][0]
-        r = run_step(m, act, with_values(m, s, values), cpu, base)
+                values[self.locs.var_of[li]] = H0[li][t][0]
+        r = run_step(m, act, with_values(m, s, values) if values else s, cpu, base)
         if r is None:
             return None
+        H = [list(x) for x in H0]
         normal, stores = split_updates(m, r.updates, self.weak)
         taken, released = lock_events(m, s, normal, cpu, self.locks)
         views = self._views(s)
