@@ -82,7 +82,7 @@ class CheckMmRefcount(Spec):
         "a slow path's local_irq_save and raw_spin_lock are one step (only this CPU writes its local)",
     )
 
-    ncpus = Param(2, domain=range(1, 4), explore=(1, 2), doc="threads of the process, one per CPU")
+    ncpus = Param(2, domain=range(1, 4), explore=(1, 2, 3), doc="threads of the process, one per CPU")
     batch = Param(2, domain=range(1, 64), doc="the batch (small, so that a fold happens)")
     ops = Param(3, domain=range(0, 8), doc="add_mm_counter calls per thread before it exits (3 at batch 2: a fold, and a local left at 1)")
     neg = Param(0, domain=(0, 1), doc="1: amounts +1 and -1 (a page mapped and unmapped)")
