@@ -13,6 +13,7 @@ import pytest
 from checker.explore import explore
 from checker.ordering.declare import MEMORY
 from checker.specs.bugs.check_mm_mmput_relaxed import CheckMmMmputRelaxed
+from checker.specs.bugs.lazy_publish_plain_store import LazyPublishPlainStore
 from checker.specs.bugs.lazy_publish_relaxed import LazyPublishRelaxed
 from checker.specs.check_mm_refcount import CheckMmRefcount
 from checker.specs.percpu_eager import VARIANT, PercpuEager
@@ -141,3 +142,16 @@ def test_fixme_lkmm_dependency_covers_every_load_through_the_pointer():
                    "after it (WEAK_API.md REQUEST 14:43)")
 def test_fixme_tso_keeps_program_order_inside_a_step():
     assert explore(PercpuLazyPublish(**LAZY, memory=TSO)).verdicts["read_sees_the_published_copy"] == "holds"
+
+
+def test_plain_store_publish_fails_under_sc_and_misorders_the_copy_under_lkmm():
+    """c->v = pcpu_v | 1: an add racing the switch is lost under sc already; under lkmm the plain store also
+    lets a reader find the zeroed slot through the new pointer (the relaxed publish's 13-step trace)."""
+    sc = explore(LazyPublishPlainStore(**LAZY))
+    assert sc.verdicts["no_update_lost"] == "violated" and len(sc.outcomes["no_update_lost"].trace) == 14
+    assert sc.verdicts["read_sees_the_published_copy"] == "holds" and sc.states == 3147
+    lk = explore(LazyPublishPlainStore(**LAZY, memory=LKMM))
+    trace = lk.outcomes["read_sees_the_published_copy"].trace
+    assert len(trace) == 13
+    assert (trace[-2].action, trace[-2].choices["published_age"]) == ("read", 0)
+    assert trace[-1].choices == {"other": 1, "slot_age": 1}
