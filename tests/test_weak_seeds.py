@@ -155,3 +155,21 @@ def test_plain_store_publish_fails_under_sc_and_misorders_the_copy_under_lkmm():
     assert len(trace) == 13
     assert (trace[-2].action, trace[-2].choices["published_age"]) == ("read", 0)
     assert trace[-1].choices == {"other": 1, "slot_age": 1}
+
+
+@pytest.mark.parametrize("memory, steps, states", [(TSO, 6, 81), (LKMM, 5, 56)])
+def test_eager_read_bound_is_judged_against_e_at_the_step_not_at_visibility(memory, steps, states):
+    """percpu_counter_read() reads fbc->count while the fold's store to it is still buffered (tso) or unseen
+    (lkmm), and E already moved at the fold: the bound is an SC statement about when the fold happened."""
+    assert _failing(explore(PercpuEager(variant=VARIANT.B, ncpus=1, batch=2, readers=1))) == [
+        "read_bound_counting_pending", "read_bound_minus_one"]
+    r = explore(PercpuEager(variant=VARIANT.B, ncpus=1, batch=2, readers=1, memory=memory))
+    assert r.complete and r.states == states
+    assert _failing(r) == ["read_bound_counting_pending", "read_bound_minus_one", "read_positive_within_bound",
+                           "read_within_bound"]
+    trace = r.outcomes["read_within_bound"].trace
+    assert len(trace) == steps and [st.action for st in trace][-2:] == ["fold", "read"]
+    if memory == TSO:
+        assert "store_buffer[0]" in trace[-2].changes  # the fold's count waits in the buffer
+    else:
+        assert trace[-1].choices == {"count_age": 1}  # the reader loads the count before the fold's
