@@ -590,3 +590,45 @@ def test_a_this_cpu_add_is_buffered_and_a_remote_sum_may_miss_it():
         assert explore(PerCpuSum(memory=mem)).outcomes["stale_sum_after_add"].verdict == "holds"
     tso = explore(PerCpuSum(memory=TSO))
     assert tso.outcomes["store_buffer_fills"].verdict == "holds"  # this_cpu_add went through the buffer
+
+
+# -- tasks: a context switch is a full barrier ------------------------------------------------------------
+
+from checker import PerTask, Task  # noqa: E402
+
+
+class SameCpuHandOff(Spec):
+    """Task 0 stores x and finishes; task 1, on the same CPU after the switch, loads x: it must see 1."""
+    kernel = "test: WRITE_ONCE(x, 1); schedule() || READ_ONCE(x) on the same CPU"
+    cpus = Role(1)
+    tasks = Task(2, cpus="cpus")
+    x = Shared(0)
+    pc = PerTask(0, role="tasks")
+    got = PerTask(-1, role="tasks")
+
+    @action(role="tasks", access=WRITE_ONCE("x"))
+    def store(s, t):
+        return when(And(t == 1, s.pc[t] == 0), x=1, pc={t: 1})
+
+    @action(role="tasks", access=READ_ONCE("x"))
+    def load(s, t):
+        return when(And(t == 2, s.pc[t] == 0, s.pc[1] == 1), got={t: s.x}, pc={t: 1})
+
+    @terminal
+    def done(s):
+        return And(s.pc[1] == 1, s.pc[2] == 1)
+
+    @invariant
+    def sees_the_store(s):
+        return Implies(s.pc[2] == 1, s.got[2] == 1)
+
+    @sometimes
+    def handed_off(s):
+        return s.got[2] == 1
+
+
+def test_a_context_switch_is_a_full_barrier_for_the_tasks_it_switches():
+    for mem in (SC, TSO, LKMM):
+        r = explore(SameCpuHandOff(memory=mem))
+        assert r.complete and r.outcomes["sees_the_store"].verdict == "holds", mem
+        assert r.outcomes["handed_off"].verdict == "holds", mem

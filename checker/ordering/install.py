@@ -35,6 +35,9 @@ def prepare(model: Any) -> Any:
 def install(model: Any, machine: Any, actions: tuple) -> tuple:
     refuse_unsupported(model)
     out = machine.install(actions)
+    sch = model.scheduler
+    if sch is not None:  # the scheduler asks what a task can do next: of the steps as the model now has them
+        sch.task_actions = [a for a in out if a.info.role in sch.task_roles and not a.info.builtin]
     model.symmetry_note = f"symmetry off under --memory {model.memory}"
     return out
 

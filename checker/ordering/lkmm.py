@@ -43,7 +43,7 @@ from checker.spec.compile import CompiledAction, Model
 
 from checker.ordering import races
 from checker.ordering.declare import weak_vars
-from checker.ordering.machine import (ORDERED, PLAIN, classify, extra_choices, ghost, lock_events, lock_vars,
+from checker.ordering.machine import (ORDERED, PLAIN, classify, extra_choices, ghost, involved, own_slot, switches, lock_events, lock_vars,
                                       locations, run_step, set_slots, split_updates, unlisted_store, value_at,
                                       weak_cpus, with_values)
 
@@ -118,6 +118,7 @@ class Lkmm:
                     names.append(name)
                     domains.append(tuple(range(self.bound)))
             out.append(extra_choices(act, tuple(names), domains))
+        self.switches = switches(m, actions)
         m.fire = self.fire  # type: ignore[method-assign]
         self.h_ix, self.v_ix = m.index["mem_history"], m.index["cpu_view"]
         self.s_ix, self.r_ix = m.index["sync_view"], m.index["data_race"]
@@ -136,7 +137,7 @@ class Lkmm:
             return [self.locs.of[(a.var, None)]]
         if a.slot == "all":
             return [self.locs.of[(a.var, k)] for k in range(m.arrays.get(a.var, m.ncpus_total))]
-        k = cpu if a.slot is None else a.slot(s, cpu, *args)
+        k = own_slot(m, s, cpu) if a.slot is None else a.slot(s, cpu, *args)
         loc = (a.var, int(k))
         if loc not in self.locs.of:
             from checker.errors import SpecError
@@ -169,12 +170,27 @@ class Lkmm:
 
     # -- steps ----------------------------------------------------------------------------------------
     def fire(self, s: tuple, act: CompiledAction, cpu: Any, args: tuple) -> tuple | None:
+        if act.index in self.switches:
+            return self._switch(s, act, cpu, args)
         kind = self.kinds[act.index]
         if kind == PLAIN:
             return self.base_fire(s, act, cpu, args)
         if kind == ORDERED:
             return self._ordered(s, act, cpu, args)
         return self._annotated(s, act, cpu, args)
+
+    def _switch(self, s: tuple, act: CompiledAction, cpu: Any, args: tuple) -> tuple | None:
+        """A context switch or migration: the scheduler's smp_mb() on each task involved (views are per task,
+        and travel with it)."""
+        t = self.base_fire(s, act, cpu, args)
+        if t is None:
+            return None
+        views = self._views(t)
+        sync = self._sync(t)
+        for c in involved(self.model, s, t):
+            if c in views:
+                self._full(views[c], sync)
+        return self._finish(t, act, {}, self._history(t), views, sync, t[self.r_ix])
 
     def _full(self, V: list, sync: list) -> None:
         cur = _join(_join(V[CUR], V[ACQ]), sync[0])

@@ -203,11 +203,33 @@ def weak_cpus(model: Any, kinds: dict[int, str], actions: tuple) -> tuple[int, .
     return tuple(sorted(cpus))
 
 
+def switches(model: Any, actions: tuple) -> frozenset:
+    """The scheduler's steps (a context switch, a migration): each a full barrier on the tasks involved."""
+    if model.scheduler is None:
+        return frozenset()
+    return frozenset(a.index for a in actions if a.info.builtin)
+
+
+def involved(model: Any, s: tuple, t: tuple) -> list[int]:
+    """The tasks a scheduler step switched out, switched in or moved: the one leaving a CPU first."""
+    out: list[int] = []
+    curr, tc = model.index["curr"], model.index["task_cpu"]
+    for a, b in zip(s[curr], t[curr]):
+        if a != b:
+            out += [x for x in (a, b) if x != NOBODY]
+    out += [k for k, (a, b) in enumerate(zip(s[tc], t[tc])) if a != b]
+    return list(dict.fromkeys(out))
+
+
+def own_slot(model: Any, s: tuple, cpu: int) -> int:
+    """The slot a this_cpu access of ``cpu`` names: a task's is the CPU it runs on."""
+    sch = model.scheduler
+    if sch is not None and cpu in sch.task_set:
+        return s[model.index["task_cpu"]][cpu]
+    return cpu
+
+
 def refuse_unsupported(model: Any) -> None:
-    if model.scheduler is not None:
-        raise UsageError(f"{model.name}: --memory {model.memory} with tasks (a Task role) is not supported yet: "
-                         f"store buffers and views are per CPU and the scheduler's steps are not yet barriers; "
-                         f"run it with --memory sc")
     if model.tearing:
         raise UsageError(f"{model.name}: --memory {model.memory} at a 32-bit point is not supported: run the "
                          f"32-bit points with --memory sc")

@@ -27,7 +27,7 @@ from typing import Any
 from checker.spec.declare import DISABLED, ActionInfo
 from checker.spec.compile import CompiledAction, Model
 
-from checker.ordering.machine import (ORDERED, PLAIN, classify, ghost, lock_events, lock_vars, locations,
+from checker.ordering.machine import (ORDERED, PLAIN, classify, ghost, involved, switches, lock_events, lock_vars, locations,
                                       run_step, set_slots, split_updates, unlisted_store, weak_cpus, with_values)
 from checker.ordering.declare import weak_vars
 
@@ -86,6 +86,7 @@ class Tso:
                               None, None, builtin=True)
             self.flushes.add(len(out))
             out.append(CompiledAction(len(out), info, mine, (), ((),)))
+        self.switches = switches(m, actions)
         m.fire = self.fire  # type: ignore[method-assign]
         return tuple(out)
 
@@ -103,6 +104,11 @@ class Tso:
     def fire(self, s: tuple, act: CompiledAction, cpu: Any, args: tuple) -> tuple | None:
         if act.index in self.flushes:
             return self.flush(s, cpu)
+        if act.index in self.switches:  # the scheduler's full barrier: the tasks involved drain first
+            t = self.base_fire(s, act, cpu, args)
+            if t is None or any(s[self.sb][c] for c in involved(self.model, s, t)):
+                return None
+            return t
         kind = self.kinds[act.index]
         if kind == PLAIN:
             return self.base_fire(s, act, cpu, args)
