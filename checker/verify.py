@@ -373,6 +373,11 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                 progress.clear()
             on_note(f"warning: {text}")
 
+    plain = [c.spec_name for c in classes if models and set(models) != {"sc"} and "memory" not in info(c).params]
+    if plain and on_note:  # said once: their verdicts are the same under every model
+        on_note(f"note: {', '.join(plain)} {'has' if len(plain) == 1 else 'have'} no access= annotations: "
+                f"{'its' if len(plain) == 1 else 'their'} steps run as under sc with --memory {memory} "
+                f"(docs/weak-memory.md)")
     for cls in classes:  # every spec's runs first: the progress line counts them, an interrupt names them
         try:
             own = own_sets(cls, sets)

@@ -209,8 +209,10 @@ def test_tso_trace_shows_the_buffered_stores_and_their_flush():
     r = explore(SB(memory=TSO))
     steps = r.outcomes["exists"].trace
     assert [(st.action, st.cpu) for st in steps][:2] == [("p0_s0", 0), ("p0_s1", 0)]
-    # x holds its newest store (properties read it); memory, hidden, still holds 0 for the other CPU
-    assert steps[0].changes == {"pc[0]": 1, "x": 1, "store_buffer[0]": ((0, 1),), "tso_memory": (0, 0)}
+    # x holds its newest store (properties read it); memory (tso_memory, hidden) still holds 0 for the other CPU
+    assert steps[0].changes == {"pc[0]": 1, "x": 1, "sb_n[0]": 1, "sb_loc0[0]": 0, "sb_val0[0]": 1}
+    m = Model(SB(memory=TSO))
+    assert m.show_value("sb_loc0[0]", 0) == "x" and m.show_value("sb_loc0[0]", -1) == "-"
     names = [st.action for st in steps]
     assert "flush" in names  # settled: the stores reach memory before the run ends
 
@@ -277,7 +279,7 @@ def test_builtin_specs_without_annotations_are_unchanged(spec):
 
     cls = loader.resolve([spec])[0]
     m = Model(cls)
-    assert m.weak is None and "store_buffer" not in m.var_names
+    assert m.weak is None and "sb_n" not in m.var_names and "mem_history" not in m.var_names
     r = explore(m)
     r2 = explore(Model(cls))
     assert r.states == r2.states
@@ -490,10 +492,33 @@ class Sb(Spec):
 
 # -- engines ----------------------------------------------------------------------------------------------
 
-def test_the_compiled_engine_runs_a_weak_point_on_the_interpreter_and_says_so():
+def test_the_compiled_engine_runs_an_lkmm_point_on_the_interpreter_and_says_so():
     r = explore(SB(memory=LKMM), engine="compiled")
     assert r.engine == "interpreted" and "--memory lkmm" in r.engine_note
     assert r.states == explore(SB(memory=LKMM)).states
+
+
+def _same_on_both(cls, **params):
+    interpreted = explore(cls(**params), engine="interpreted")
+    compiled = explore(cls(**params), engine="compiled")
+    assert compiled.engine == "compiled", compiled.engine_note
+    assert (compiled.states, compiled.transitions, compiled.depth) == \
+        (interpreted.states, interpreted.transitions, interpreted.depth)
+    assert {k: o.verdict for k, o in compiled.outcomes.items()} == {k: o.verdict for k, o in interpreted.outcomes.items()}
+    assert {k: [(st.action, st.cpu, st.choices) for st in o.trace] for k, o in compiled.outcomes.items()} == \
+        {k: [(st.action, st.cpu, st.choices) for st in o.trace] for k, o in interpreted.outcomes.items()}
+    return compiled
+
+
+@pytest.mark.parametrize("name", ["SB", "SB_MB", "MP", "MP_WMB_RMB", "IRIW", "TWO_TWO_W", "WRC_REL"])
+@pytest.mark.parametrize("depth", [1, 2])
+def test_tso_is_compiled_with_the_interpreters_states_verdicts_and_traces(name, depth):
+    _same_on_both(globals()[name], memory=TSO, sb_depth=depth)
+
+
+@pytest.mark.parametrize("name", ["Annotated", "Locked", "Cas", "PerCpuSum"])
+def test_tso_counters_locks_and_rmws_are_compiled_state_for_state(name):
+    _same_on_both(globals()[name], memory=TSO, sb_depth=2)
 
 
 def test_z3_runs_at_the_sc_points_only_with_a_note():

@@ -181,8 +181,10 @@ class _Recording(PerN):
 def lower(model: Model) -> Lowered:
     """Every step, property and the terminal predicate as Z3 terms over the slot vector."""
     m = model
-    if getattr(m, "weak", None) is not None:  # its machine fires Python steps over nested-tuple ghost state
-        raise NotLowerable(f"--memory {m.memory} (store buffers and views are interpreted)")
+    if getattr(m, "weak", None) is not None and not getattr(m.weak, "lowerable", False):
+        # lkmm's machine fires Python steps over nested-tuple ghost state (tso's steps are expressions)
+        raise NotLowerable(f"--memory {m.memory} (its views are interpreted)" if m.memory == "lkmm" else
+                           f"--memory {m.memory} with tasks (the scheduler's barrier is interpreted)")
     if m.uninit_report:
         raise NotLowerable(f"reads of the uninitialised {', '.join(m.uninit_report)} in the reporting mode")
     if getattr(m, "_ub", None) is not None:  # the interpreter's undefined-shift check is not in the terms yet

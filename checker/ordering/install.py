@@ -29,6 +29,8 @@ def prepare(model: Any) -> Any:
     per = frozenset(g.name for g in ghosts if g.kind == "percpu")
     model.percpu = model.percpu | per
     model.tupled = model.tupled | per
+    if hasattr(machine, "prepared"):
+        machine.prepared(model)
     return machine
 
 

@@ -2,10 +2,11 @@
 
 A *location* is one slot of a weak variable (``x``, ``local[1]``,
 ``slots[2]``), numbered in declaration order. The models keep their ghost
-state in hidden variables added at the point (``store_buffer``,
-``mem_history``, ``cpu_view``, ``sync_view``, ``data_race``), whose values
-are nested tuples of ints (0 before the first weak step), written by the
-model's own ``fire`` and shown in traces by the display types below.
+state in hidden variables added at the point: tso flat ints written by
+expressions (``sb_n``, ``sb_loc<k>``, ``sb_val<k>``, ``tso_memory``), lkmm
+nested tuples of ints (``mem_history``, ``cpu_view``, ``sync_view``; 0
+before the first weak step) written by its own ``fire``, and
+``data_race``; the display types below show them in traces.
 
 Each compiled action is classified once: ``annotated`` (it has
 ``access=``), ``ordered`` (no ``access=``, but it reads or writes a weak

@@ -3,9 +3,9 @@
 - A store (``Store`` of any order, and a ``this_cpu`` Rmw: ``this_cpu_*`` is
   not LOCKed) goes into the CPU's buffer; a full buffer waits for a flush.
 - A load reads the CPU's own newest buffered store to the location, else
-  memory. Memory is hidden (``tso_memory``, where it differs): the spec's
-  variables hold each location's newest store, buffered or not, so that
-  properties relating them to ghosts the same step updates keep their
+  memory. Memory is hidden (``tso_memory``, one slot per location): the
+  spec's variables hold each location's newest store, buffered or not, so
+  that properties relating them to ghosts the same step updates keep their
   meaning; a flush that leaves no store to that location buffered anywhere
   sets the variable to what memory now holds (the coherence-last store).
 - A LOCKed RMW (every ``Rmw`` but ``this_cpu``), ``smp_mb()``, taking or
@@ -16,20 +16,26 @@
 - ``flush`` (an engine step of each CPU) writes the oldest buffered store
   to memory: traces show every buffered store reaching memory.
 
-Releasing a lock drains the buffer first: stronger than x86, where the
-unlocking store itself waits in the buffer (a later load of the unlocking
-CPU may pass it); the holder's exclusion is the same either way.
+The transformation is written in the expression vocabulary (``If``,
+``And``, ...) over flat integer ghosts (``sb_n``: entries, ``sb_loc<k>`` /
+``sb_val<k>``: the k-th oldest entry, ``tso_memory[i]``), so that the
+interpreter runs it on ints and the compiled explorer lowers it to C, the
+same steps on both. Releasing a lock drains the buffer first: stronger
+than x86, where the unlocking store itself waits in the buffer (a later
+load of the unlocking CPU may pass it); the holder's exclusion is the same.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from checker.spec.declare import DISABLED, ActionInfo
+from checker.expr import And, If, Not, Or
 from checker.spec.compile import CompiledAction, Model
+from checker.spec.declare import DISABLED, ActionInfo, Ghost, when
+from checker.types import IntType
 
-from checker.ordering.machine import (ORDERED, PLAIN, classify, ghost, involved, switches, lock_events, lock_vars, locations,
-                                      run_step, set_slots, split_updates, unlisted_store, weak_cpus, with_values)
 from checker.ordering.declare import weak_vars
+from checker.ordering.machine import (ORDERED, PLAIN, _Shown, classify, involved, lock_vars, locations, split_updates,
+                                      switches, unlisted_store, value_at, weak_cpus, with_values)
 
 #: RMW orders that are not LOCKed on x86.
 UNLOCKED = ("this_cpu",)
@@ -44,167 +50,194 @@ class Tso:
         self.weak = frozenset(weak_vars(model.info))
         self.locks = lock_vars(model)
         self.depth = model.params.sb_depth
+        #: The compiled explorer lowers these steps; with tasks the scheduler's barrier is checked in Python.
+        from checker.kernel.tasks import has_tasks
+
+        self.lowerable = not has_tasks(model.info)
 
     def ghosts(self) -> list:
         names = self.locs.names
 
-        def show(b: Any) -> str:
-            return "[" + ", ".join(f"{names[i]}={x}" for i, x in (b or ())) + "]"
+        def show_loc(v: Any) -> str:
+            return names[v] if isinstance(v, int) and 0 <= v < len(names) else "-"
 
-        def show_memory(v: Any) -> str:
-            return "as the variables" if not v else " ".join(f"{names[i]}={x}" for i, x in enumerate(v))
+        out = [self._ghost("sb_n", "percpu", Ghost, None, "x86-TSO: stores in this CPU's store buffer")]
+        for k in range(self.depth):
+            out.append(self._ghost(f"sb_loc{k}", "percpu", Ghost, _Shown("location", show_loc),
+                                   f"x86-TSO: the location of this CPU's {_nth(k)} buffered store (-1: none)", -1))
+            out.append(self._ghost(f"sb_val{k}", "percpu", Ghost, None, f"x86-TSO: its value"))
+        mem = self._ghost("tso_memory", "array", Ghost, None, "x86-TSO: what memory holds, per location ("
+                          + ", ".join(f"{i}: {n}" for i, n in enumerate(names)) + ")")
+        mem.length = len(names)
+        out.append(mem)
+        return out
 
-        return [ghost("store_buffer", "percpu", show, "x86-TSO: this CPU's buffered stores, oldest first"),
-                ghost("tso_memory", "shared", show_memory,
-                      "x86-TSO: what memory holds (the variables hold each location's newest store)")]
+    @staticmethod
+    def _ghost(name: str, kind: str, cls: type, t: IntType | None, doc: str, init: int = 0) -> Ghost:
+        g = cls(init, doc=doc) if t is None else cls(init, type=t, doc=doc)
+        g.kind, g.name = kind, name
+        return g
+
+    def prepared(self, model: Model) -> None:
+        """After the variables are laid out: memory starts as the variables' initial values."""
+        model.arrays = {**model.arrays, "tso_memory": len(self.locs)}
+        model.tupled = model.tupled | {"tso_memory"}
+        base = model.initial_states
+        pos = model.index["tso_memory"]
+
+        def initial_states() -> list[tuple]:
+            out = []
+            for s in base():
+                row = list(s)
+                row[pos] = tuple(value_at(s, model, loc) for loc in self.locs.var_of)
+                out.append(model.state_cls(row))
+            return out
+
+        model.initial_states = initial_states  # type: ignore[method-assign]
 
     def install(self, actions: tuple) -> tuple:
         m = self.model
-        self.sb = m.index["store_buffer"]
-        self.mem = m.index["tso_memory"]
         self.kinds = classify(m, actions)
-        self.base_fire = m.fire
-        self.drains: dict[int, bool] = {}
-        self.orders: dict[int, dict[str, str]] = {}
-        for act in actions:
-            acc = act.info.access
-            self.drains[act.index] = any((a.kind == "rmw" and a.order not in UNLOCKED) or
-                                         (a.kind == "fence" and a.order == "mb") for a in acc)
-            orders: dict[str, str] = {}
-            for a in acc:
-                if a.kind in ("store", "rmw") and a.var not in orders:
-                    orders[a.var] = "buffered" if (a.kind == "store" or a.order in UNLOCKED) else "locked"
-            self.orders[act.index] = orders
-        out = list(actions)
-        cpus = set(weak_cpus(m, self.kinds, actions))
-        self.flushes: set[int] = set()
-        for role, r in m.roles.items():
-            mine = tuple(c for c in r if c in cpus)
-            if not mine:
-                continue
-            info = ActionInfo("flush", _never, role, (), "x86-TSO: the CPU's oldest buffered store reaches memory",
-                              None, None, builtin=True)
-            self.flushes.add(len(out))
-            out.append(CompiledAction(len(out), info, mine, (), ((),)))
         self.switches = switches(m, actions)
-        m.fire = self.fire  # type: ignore[method-assign]
-        return tuple(out)
-
-    # -- steps ----------------------------------------------------------------------------------------
-    def memory_values(self, s: tuple) -> dict[tuple, int]:
-        """What memory holds where it differs from the spec's variables (which hold each location's
-        newest store, buffered or not): the values a CPU reads past its own buffer."""
-        mem = s[self.mem]
-        if not mem:
-            return {}
-        from checker.ordering.machine import value_at
-
-        return {loc: x for loc, x in zip(self.locs.var_of, mem) if x != value_at(s, self.model, loc)}
-
-    def fire(self, s: tuple, act: CompiledAction, cpu: Any, args: tuple) -> tuple | None:
-        if act.index in self.flushes:
-            return self.flush(s, cpu)
-        if act.index in self.switches:  # the scheduler's full barrier: the tasks involved drain first
-            t = self.base_fire(s, act, cpu, args)
-            if t is None or any(s[self.sb][c] for c in involved(self.model, s, t)):
-                return None
-            return t
-        kind = self.kinds[act.index]
-        if kind == PLAIN:
-            return self.base_fire(s, act, cpu, args)
-        m = self.model
-        sb = s[self.sb]
-        if kind == ORDERED:  # fully ordered: as if smp_mb() before and after, on memory
-            if (any(sb) if cpu is None else sb[cpu]):
-                return None
-            r = run_step(m, act, with_values(m, s, self.memory_values(s)), cpu, args)
-            if r is None:
-                return None
-            normal, stores = split_updates(m, r.updates, self.weak)
-            return self._result(s, act, cpu, normal, {loc: m._value(loc[0], x, act) for loc, x in stores.items()},
-                                None)
-        buf = sb[cpu] or ()
-        if buf and self.drains[act.index]:
-            return None
-        seen = self.memory_values(s)
-        seen.update({self.locs.var_of[i]: x for i, x in buf})  # the newest entry of its own buffer wins
-        r = run_step(m, act, with_values(m, s, seen), cpu, args)
-        if r is None:
-            return None
-        normal, stores = split_updates(m, r.updates, self.weak)
-        taken, released = lock_events(m, s, normal, cpu, self.locks)
-        if buf and (taken or released):
-            return None
-        orders = self.orders[act.index]
-        direct: dict[tuple, int] = {}
-        new = list(buf)
-        for loc, x in stores.items():
-            how = orders.get(loc[0])
-            if how is None:
-                raise unlisted_store(m, act, loc)
-            value = m._value(loc[0], x, act)
-            if how == "locked":  # the buffer is empty: memory directly
-                direct[loc] = value
+        self.cpus = weak_cpus(m, self.kinds, actions)
+        out = []
+        for act in actions:
+            kind = self.kinds[act.index]
+            if act.index in self.switches:
+                fn = self._switch(act.info.fn)
+            elif kind == PLAIN:
+                fn = act.info.fn
             else:
-                new.append((self.locs.of[loc], value))
-        if len(new) > self.depth:
-            return None
-        return self._result(s, act, cpu, normal, direct, tuple(new[len(buf):]), new)
-
-    def _result(self, s: tuple, act: Any, cpu: Any, normal: dict, direct: dict[tuple, int],
-                buffered: tuple | None, new: list | None = None) -> tuple:
-        """The state after a step: ordinary updates, memory written directly, stores buffered; each
-        spec variable takes the newest store made to it."""
-        m = self.model
-        mem = self._memory(s)
-        upd = dict(normal)
-        for loc, x in direct.items():
-            mem[self.locs.of[loc]] = x
-            _put(upd, loc, x)
-        for i, x in buffered or ():
-            _put(upd, self.locs.var_of[i], x)
-        t = m.apply(s, upd, act)
-        ghosts: dict[str, Any] = {"tso_memory": self._pack(t, mem)}
-        if new is not None:
-            ghosts["store_buffer"] = {cpu: tuple(new) or 0}
-        return set_slots(m, t, ghosts)
-
-    def _memory(self, s: tuple) -> list:
-        from checker.ordering.machine import value_at
-
-        mem = s[self.mem]
-        return list(mem) if mem else [value_at(s, self.model, loc) for loc in self.locs.var_of]
-
-    def _pack(self, t: tuple, mem: list) -> Any:
-        from checker.ordering.machine import value_at
-
-        same = all(x == value_at(t, self.model, loc) for loc, x in zip(self.locs.var_of, mem))
-        return 0 if same else tuple(mem)
-
-    def flush(self, s: tuple, cpu: int) -> tuple | None:
-        sb = s[self.sb]
-        buf = sb[cpu]
-        if not buf:
-            return None
-        i, x = buf[0]
-        mem = self._memory(s)
-        mem[i] = x
-        rest = buf[1:]
-        pending = any(j == i for j, _ in rest) or any(j == i for c, b in enumerate(sb) if c != cpu and b
-                                                       for j, _ in b)
-        upd: dict[str, Any] = {}
-        if not pending:  # the last store to reach memory is the location's newest
-            _put(upd, self.locs.var_of[i], x)
-        t = self.model.apply(s, upd) if upd else s
-        return set_slots(self.model, t, {"store_buffer": {cpu: rest or 0}, "tso_memory": self._pack(t, mem)})
+                fn = self._step(act, kind)
+            out.append(_with_fn(act, fn))
+        for role, r in m.roles.items():
+            mine = tuple(c for c in r if c in self.cpus)
+            if mine:
+                info = ActionInfo("flush", self._flush, role, (),
+                                  "x86-TSO: the CPU's oldest buffered store reaches memory", None, None, builtin=True)
+                out.append(CompiledAction(len(out), info, mine, (), ((),)))
+        return tuple(out)
 
     def bounds_note(self, outcomes: dict) -> str | None:
         """The bound, where it was reached (its witness holds): a verdict that needed every run is bounded."""
         o = outcomes.get("store_buffer_fills")
         return f"store buffers of {self.depth}" if o is not None and o.verdict == "holds" else None
 
-    def settled(self, s: tuple) -> bool:
-        return not any(s[self.model.index["store_buffer"]])
+    def settled(self, s: Any) -> Any:
+        from checker.expr import AllOf
+
+        return AllOf([n == 0 for n in s[self.model.index["sb_n"]]])  # an expression: the compiled engine lowers it
+
+    # -- the steps, as expressions ------------------------------------------------------------------------
+    def _entries(self, s: Any, cpu: int) -> tuple[Any, list, list]:
+        n = s.sb_n[cpu]
+        return n, [getattr(s, f"sb_loc{k}")[cpu] for k in range(self.depth)], \
+            [getattr(s, f"sb_val{k}")[cpu] for k in range(self.depth)]
+
+    def _step(self, act: CompiledAction, kind: str) -> Any:
+        m, D = self.model, self.depth
+        fn = act.info.fn
+        acc = act.info.access
+        drains = kind == ORDERED or any((a.kind == "rmw" and a.order not in UNLOCKED) or
+                                        (a.kind == "fence" and a.order == "mb") for a in acc)
+        orders: dict[str, str] = {}
+        for a in acc:
+            if a.kind in ("store", "rmw") and a.var not in orders:
+                orders[a.var] = "buffered" if (a.kind == "store" or a.order in UNLOCKED) else "locked"
+        locs, of = self.locs, self.locs.of
+        every = self.cpus
+
+        def step(s: Any, cpu: Any, *args: Any) -> Any:
+            mem = s.tso_memory
+            if cpu is None:  # a step of no CPU: fully ordered for every CPU
+                conds = [s.sb_n[c] == 0 for c in every]
+                seen = {loc: mem[i] for i, loc in enumerate(locs.var_of)}
+                n = 0
+            else:
+                n, lk, lv = self._entries(s, cpu)
+                conds = [n == 0] if drains else []
+                seen = {}
+                for i, loc in enumerate(locs.var_of):
+                    v = mem[i]
+                    for k in range(D):  # the newest entry of its own buffer wins
+                        v = If(And(k < n, lk[k] == i), lv[k], v)
+                    seen[loc] = v
+            r = fn(with_values(m, s, seen), cpu, *args) if cpu is not None else fn(with_values(m, s, seen), *args)
+            if r is DISABLED:
+                return r
+            normal, stores = split_updates(m, r.updates, self.weak)
+            for name in self.locks:  # taking or releasing a lock drains the buffer
+                if name in normal and cpu is not None:
+                    conds.append(Or(normal[name] == getattr(s, name), n == 0))
+            upd: dict[str, Any] = dict(normal)
+            memupd: dict[int, Any] = {}
+            count = 0
+            if cpu is not None:
+                newloc, newval = list(lk), list(lv)
+            for loc, x in stores.items():
+                how = "locked" if kind == ORDERED else orders.get(loc[0])
+                if how is None:
+                    raise unlisted_store(m, act, loc)
+                _put(upd, loc, x)  # the variable holds the newest store
+                if how == "locked" or cpu is None:
+                    memupd[of[loc]] = x
+                    continue
+                at = n + count
+                for k in range(D):
+                    newloc[k] = If(at == k, of[loc], newloc[k])
+                    newval[k] = If(at == k, x, newval[k])
+                count += 1
+            if count:
+                conds.append(n + count <= D)
+                upd["sb_n"] = {cpu: n + count}
+                for k in range(D):
+                    upd[f"sb_loc{k}"] = {cpu: newloc[k]}
+                    upd[f"sb_val{k}"] = {cpu: newval[k]}
+            if memupd:
+                upd["tso_memory"] = memupd
+            return when(And(r.guard, *conds), **upd)
+
+        return step
+
+    def _flush(self, s: Any, cpu: int) -> Any:
+        n, lk, lv = self._entries(s, cpu)
+        mem = s.tso_memory
+        loc0, val0 = lk[0], lv[0]
+        upd: dict[str, Any] = {"tso_memory": {i: If(loc0 == i, val0, mem[i]) for i in range(len(self.locs))}}
+        for i, loc in enumerate(self.locs.var_of):
+            later = [And(k < n, lk[k] == i) for k in range(1, self.depth)]
+            for c in self.cpus:
+                if c != cpu:
+                    ln, lks, _ = self._entries(s, c)
+                    later += [And(k < ln, lks[k] == i) for k in range(self.depth)]
+            # the last store to a location to reach memory is its newest
+            _put(upd, loc, If(And(loc0 == i, Not(Or(*later))), val0, value_at(s, self.model, loc)))
+        upd["sb_n"] = {cpu: n - 1}
+        for k in range(self.depth):
+            upd[f"sb_loc{k}"] = {cpu: lk[k + 1] if k + 1 < self.depth else -1}
+            upd[f"sb_val{k}"] = {cpu: lv[k + 1] if k + 1 < self.depth else 0}
+        return when(n > 0, **upd)
+
+    def _switch(self, fn: Any) -> Any:
+        """The scheduler's step (tasks only: interpreted): a full barrier, so the tasks involved drain first."""
+        m = self.model
+
+        def step(s: Any, cpu: Any, *args: Any) -> Any:
+            r = fn(s, cpu, *args) if cpu is not None else fn(s, *args)
+            if r is DISABLED or not r.guard:
+                return r
+            t = m.apply(s, r.updates)
+            if any(s.sb_n[c] for c in involved(m, s, t)):
+                return DISABLED
+            return r
+
+        return step
+
+
+def _with_fn(act: CompiledAction, fn: Any) -> CompiledAction:
+    import dataclasses
+
+    return dataclasses.replace(act, info=dataclasses.replace(act.info, fn=fn))
 
 
 def _put(upd: dict, loc: tuple, value: Any) -> None:
@@ -215,7 +248,5 @@ def _put(upd: dict, loc: tuple, value: Any) -> None:
         upd.setdefault(v, {})[sl] = value
 
 
-def _never(s: Any, cpu: Any) -> Any:
-    """The flush step is the model's own (``Tso.fire``): its spec-level function enables nothing."""
-    return DISABLED
-
+def _nth(k: int) -> str:
+    return {0: "oldest", 1: "second"}.get(k, f"{k + 1}th")
