@@ -15,7 +15,10 @@ publisher's slot, finds the zeroed storage: the read misses every add made
 before the switch. Not under ``sc`` (every step is seen at once) and not
 under ``tso``: on x86 a relaxed cmpxchg is still ``LOCK CMPXCHG``, which
 drains the store buffer. Found under ``lkmm`` with the trace that shows the
-copy's store unpropagated when the reader loads the slot.
+copy's store unpropagated when the reader loads the slot. (Under ``tso`` the
+engine reports it today for the correct code as well: it buffers a store
+listed before a LOCKed Rmw of the same step after that Rmw; see
+docs/weak-memory.md, "The seeds under weak memory".)
 """
 from checker import NOBODY, And, If, Rmw, Store, action
 from checker.ordering.declare import MEMORY
