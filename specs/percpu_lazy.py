@@ -51,8 +51,8 @@ MEMERR = Enum("none", "add_to_dead", "double_free", name="pcpu_error")
 #: read and written only by atomic64_read() and the fully ordered atomic64_cmpxchg() and is kept as under
 #: sc (every CPU reads its newest value: stronger than LKMM, which lets a READ_ONCE read an older one).
 C_V = "published"
-#: The kernel's accesses to it (include/linux/atomic/atomic-instrumented.h): atomic64_read() is a
-#: READ_ONCE; atomic64_cmpxchg() is fully ordered when it succeeds, an unordered load when it fails.
+#: The kernel's accesses to it: atomic64_read() is a READ_ONCE; the value-returning atomic64_cmpxchg() is
+#: fully ordered when it succeeds, an unordered load when it fails (the atomic_t rules).
 READ_V = Load(C_V, "once")
 CMPXCHG_V = Rmw(C_V, "mb")
 
