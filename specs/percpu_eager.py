@@ -16,9 +16,9 @@ migration, ``percpu_counter_read()`` / ``percpu_counter_read_positive()``,
   the local of the CPU it is on under ``fbc->lock``.
 """
 from checker import (IRQS_OFF, Abstraction, NOBODY, PREEMPT_COUNT, S32, S64, AllOf, And, AnyOf, Between, Bool, CpuId, Enum, Fill,
-                     Ghost, If,
-                     Implies, Int, Lock, Max, Not, Or, Param, PerCpu, Role, Select, Shared, Spec, Sum, action,
-                     invariant, leads_to, sometimes, terminal, when, witness)
+                     Fence, Ghost, If,
+                     Implies, Int, Load, Lock, Max, Not, Or, Param, PerCpu, Rmw, Role, Select, Shared, Spec, Store, Sum,
+                     action, invariant, leads_to, sometimes, terminal, when, witness)
 
 #: The add_batch variants of reference section 1.2.
 VARIANT = Enum("A", "B", "C", name="variant")
@@ -45,6 +45,23 @@ def _on(s, t):
 def _runs(s, t):
     """Task ``t`` can run: no other task holds its CPU with interrupts off."""
     return Select(s.irqs, _on(s, t)) == 0
+
+
+def _here(s, t, *choices):
+    """The slot a this_cpu_* / __this_cpu_* access of task ``t`` resolves to: its CPU's local."""
+    return _on(s, t)
+
+
+def _other(s, cpu, other):
+    """The slot of a remote load: the local of the CPU being visited."""
+    return other
+
+
+#: The memory-model annotations (--memory tso|lkmm): this_cpu_* ops are atomic only to their own CPU
+#: (no LOCK prefix on x86) and order nothing for other CPUs; __this_cpu_read is a plain load of the
+#: CPU's own local; fbc->count is accessed plainly under fbc->lock.
+THIS_CPU = Rmw("local", "this_cpu", slot=_here)
+OWN_LOCAL = Load("local", "plain", slot=_here)
 
 
 def _variant(*names):
@@ -182,14 +199,14 @@ class PercpuEager(Spec):
         return abs(count) >= s.batch
 
     # -- variant B: local_irq_save() around the whole add ---------------------------------
-    @action(role="adders", choose={"amount": _amounts}, applies=_variant("B"))
+    @action(role="adders", choose={"amount": _amounts}, applies=_variant("B"), access=THIS_CPU)
     def add_fast(s, t, amount):
         """B: local_irq_save(); count = __this_cpu_read(local) + amount; this_cpu_add(); local_irq_restore()."""
         c = s.local[t] + amount
         return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0, _positive_ok(s, amount), Not(s.spec.folds(s, c))),
                     local={t: c}, ops_left={t: s.ops_left[t] - 1}, exact=s.exact + amount, sum_overlap=_overlap(s))
 
-    @action(role="adders", choose={"amount": _amounts}, applies=_variant("B"))
+    @action(role="adders", choose={"amount": _amounts}, applies=_variant("B"), access=OWN_LOCAL)
     def add_slow(s, t, amount):
         """B: local_irq_save(); count = __this_cpu_read(local) + amount; abs(count) >= batch: the slow path."""
         return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0, _positive_ok(s, amount),
@@ -207,14 +224,14 @@ class PercpuEager(Spec):
                     lock=t, pc={t: ADD.fold})
 
     # -- variant A: preempt_disable(), decision with interrupts on ----------------------
-    @action(role="adders", choose={"amount": _amounts}, applies=_variant("A"))
+    @action(role="adders", choose={"amount": _amounts}, applies=_variant("A"), access=OWN_LOCAL)
     def preempt_read(s, t, amount):
         """A: preempt_disable(); count = __this_cpu_read(*fbc->counters) + amount (interrupts on)."""
         return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0, _positive_ok(s, amount)),
                     pc={t: ADD.read}, pending={t: amount}, seen={t: s.local[t]}, ops_left={t: s.ops_left[t] - 1},
                     preempt={t: 1})
 
-    @action(role="adders", applies=_variant("A"))
+    @action(role="adders", applies=_variant("A"), access=THIS_CPU)
     def this_cpu_add(s, t):
         """A: abs(count) < batch: this_cpu_add(*fbc->counters, amount) (irq-safe RMW of the current local);
         preempt_enable()."""
@@ -223,14 +240,15 @@ class PercpuEager(Spec):
                     pending={t: 0}, seen={t: 0}, preempt={t: 0}, sum_overlap=_overlap(s))
 
     # -- variant C: this_cpu_try_cmpxchg loop ---------------------------------------------
-    @action(role="adders", choose={"amount": _amounts}, applies=_variant("C"))
+    @action(role="adders", choose={"amount": _amounts}, applies=_variant("C"),
+            access=Load("local", "once", slot=_here))
     def this_cpu_read(s, t, amount):
         """C: count = this_cpu_read(*fbc->counters) (preemptible: the task may move after this)."""
         return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0, _positive_ok(s, amount), _runs(s, t)),
                     pc={t: ADD.read}, pending={t: amount}, seen={t: Select(s.local, _on(s, t))},
                     ops_left={t: s.ops_left[t] - 1})
 
-    @action(role="adders", applies=_variant("C"))
+    @action(role="adders", applies=_variant("C"), access=THIS_CPU)
     def try_cmpxchg(s, t):
         """C: abs(count + amount) < batch: this_cpu_try_cmpxchg(*fbc->counters, &count, count + amount)
         succeeds (the local of the CPU it runs on still holds count)."""
@@ -240,7 +258,7 @@ class PercpuEager(Spec):
                     local={cpu: s.seen[t] + s.pending[t]}, exact=s.exact + s.pending[t], pc={t: ADD.idle},
                     pending={t: 0}, seen={t: 0}, sum_overlap=_overlap(s))
 
-    @action(role="adders", applies=_variant("C"))
+    @action(role="adders", applies=_variant("C"), access=THIS_CPU)
     def try_cmpxchg_fails(s, t):
         """C: the cmpxchg fails (an interrupt or a migration changed the local it compares): count = the
         local's value, and the loop repeats its batch check."""
@@ -250,7 +268,8 @@ class PercpuEager(Spec):
                     seen={t: Select(s.local, cpu)})
 
     @action(role="adders", choose={"dest": lambda p: p.adders},
-            applies=lambda p: p.variant == VARIANT.C and p.migrations > 0 and not p.limited)
+            applies=lambda p: p.variant == VARIANT.C and p.migrations > 0 and not p.limited,
+            access=Fence("mb"))
     def migrate(s, t, dest):
         """C: the scheduler moves the preempted task to another CPU between its read and its cmpxchg."""
         return when(And(s.pc[t] == ADD.read, s.moves < s.migrations, _on(s, t) != dest),
@@ -265,7 +284,8 @@ class PercpuEager(Spec):
                     lock=t, irqs={_on(s, t): 1}, pc={t: ADD.fold})
 
     # -- the fold, common to every variant ----------------------------------------------------
-    @action(role="adders", fair="weak")
+    @action(role="adders", fair="weak",
+            access=(OWN_LOCAL, Load("count", "plain"), Store("count", "plain")))
     def fold(s, t):
         """fbc->count += count: the linearisation point. A folds the local it read before locking
         (`count`); B and C read it now (C: `count = __this_cpu_read(*fbc->counters)`, on the CPU it
@@ -274,7 +294,7 @@ class PercpuEager(Spec):
         return when(s.pc[t] == ADD.fold, count=s.count + c + s.pending[t], exact=s.exact + s.pending[t],
                     seen={t: c}, pc={t: ADD.zero})
 
-    @action(role="adders", fair="weak")
+    @action(role="adders", fair="weak", access=THIS_CPU)
     def zero(s, t):
         """__this_cpu_sub(*fbc->counters, count - amount): subtracts what was folded (in A, an interrupt's
         add since the read stays)."""
@@ -289,7 +309,7 @@ class PercpuEager(Spec):
         return when(s.pc[t] == ADD.release, lock=NOBODY, pc={t: ADD.idle}, irqs={_on(s, t): 0}, preempt={t: 0})
 
     # -- the interrupt handler: percpu_counter_add() in hard-irq context ------------------------
-    @action(role="adders", choose={"amount": (-1, 1)}, irq=True, applies=lambda p: p.irq)
+    @action(role="adders", choose={"amount": (-1, 1)}, irq=True, applies=lambda p: p.irq, access=THIS_CPU)
     def irq_add_fast(s, cpu, amount):
         """Interrupt: percpu_counter_add(fbc, amount) with abs(local + amount) < batch: one local add."""
         c = s.local[cpu] + amount
@@ -304,7 +324,7 @@ class PercpuEager(Spec):
                     irq_left={cpu: s.irq_left[cpu] - 1}, exact=s.exact + amount)
 
     # -- __percpu_counter_limited_add(fbc, limit, 1, batch), v6.6 ----------------------------------
-    @action(role="adders", applies=_limited)
+    @action(role="adders", applies=_limited, access=(OWN_LOCAL, Load("count", "plain", race_ok=True)))
     def limited_check(s, t):
         """limited_add: local_irq_save(); unknown = batch * num_online_cpus(); count = __this_cpu_read();
         abs(count + amount) <= batch && fbc->count + unknown <= limit: the lockless fast path."""
@@ -312,7 +332,7 @@ class PercpuEager(Spec):
                         abs(s.local[t] + 1) <= s.batch, s.count + s.batch * s.ncpus <= s.limit),
                     pc={t: ADD.lim_add}, ops_left={t: s.ops_left[t] - 1}, irqs={t: 1})
 
-    @action(role="adders", applies=_limited)
+    @action(role="adders", applies=_limited, access=THIS_CPU)
     def limited_fast_add(s, t):
         """limited_add: this_cpu_add(*fbc->counters, amount); local_irq_restore(); return true."""
         return when(s.pc[t] == ADD.lim_add, local={t: s.local[t] + 1}, exact=s.exact + 1, pc={t: ADD.idle},
@@ -337,7 +357,8 @@ class PercpuEager(Spec):
                     pending={t: If(refuse, 0, 1)},
                     pc={t: If(refuse, ADD.idle, If(acc + unknown <= s.limit, ADD.lim_fold, ADD.lim_scan))})
 
-    @action(role="adders", choose={"other": Between(0, lambda p: p.ncpus - 1)}, applies=_limited)
+    @action(role="adders", choose={"other": Between(0, lambda p: p.ncpus - 1)}, applies=_limited,
+            access=Load("local", "plain", slot=_other, race_ok=True))
     def limited_sum(s, t, other):
         """limited_add: for_each_cpu_or(cpu, online, dying): count += *per_cpu_ptr(counters, cpu)."""
         return when(And(s.pc[t] == ADD.lim_scan, s.summed[other] == 0),
@@ -360,7 +381,7 @@ class PercpuEager(Spec):
                     lim_acc=0, pending={t: 0}, lock=NOBODY, irqs={t: 0}, pc={t: ADD.idle})
 
     # -- percpu_counter_read() ----------------------------------------------------
-    @action(role="reader")
+    @action(role="reader", access=Load("count", "plain", race_ok=True))
     def read(s, cpu):
         """percpu_counter_read(): one lockless load of fbc->count (read_positive clamps it at 0)."""
         bound = s.ncpus * (s.batch - 1 + s.limited)
@@ -375,12 +396,13 @@ class PercpuEager(Spec):
         """__percpu_counter_sum(): raw_spin_lock_irqsave(&fbc->lock)."""
         return when(And(s.sum_pc[cpu] == SUM.idle, s.lock == NOBODY), lock=cpu, sum_pc={cpu: SUM.locked})
 
-    @action(role="summer", fair="weak")
+    @action(role="summer", fair="weak", access=Load("count", "plain"))
     def sum_count(s, cpu):
         """__percpu_counter_sum(): ret = fbc->count."""
         return when(s.sum_pc[cpu] == SUM.locked, sum_acc={cpu: s.count}, sum_pc={cpu: SUM.scan})
 
-    @action(role="summer", choose={"other": lambda p: p.adders}, fair="weak")
+    @action(role="summer", choose={"other": lambda p: p.adders}, fair="weak",
+            access=Load("local", "plain", slot=_other, race_ok=True))
     def sum_local(s, cpu, other):
         """__percpu_counter_sum(): ret += *per_cpu_ptr(fbc->counters, other), for a CPU not yet visited."""
         return when(And(s.sum_pc[cpu] == SUM.scan, s.summed[other] == 0),

@@ -31,8 +31,9 @@ width 8 is a run at width 0 up to the modification field, which nothing
 else reads. So the properties checked at width 0 hold at 8; widths 1 and 2
 are explored as well, as real instances of the code.
 """
-from checker import (NOBODY, PREEMPT_COUNT, S64, Abstraction, And, AnyOf, Bool, CpuId, Enum, Ghost, If, Implies, Int, Max, Not, Or, Param, PerCpu,
-                     Role, Select, Shared, Spec, Sum, action, invariant, leads_to, sometimes, terminal, when)
+from checker import (NOBODY, PREEMPT_COUNT, S64, Abstraction, And, AnyOf, Bool, CpuId, Enum, Ghost, If, Implies, Int, Load,
+                     Max, Not, Or, Param, PerCpu, Rmw, Role, Select, Shared, Spec, Store, Sum, action, invariant, leads_to,
+                     sometimes, terminal, when)
 from checker.kernel.config import Bits
 from checker.kernel.memory import MEM
 from checker.prove.bitvector import WordLemmas
@@ -45,6 +46,16 @@ ADD = Enum("idle", "slow_read", "cmpxchg", "pcpu_add", "wrap_check",
 READ = Enum("idle", "scan", "done", name="read_pc")
 #: The first misuse of per-CPU memory.
 MEMERR = Enum("none", "add_to_dead", "double_free", name="pcpu_error")
+
+#: c->v, one atomic64_t in the kernel, is two variables here: `word` (atomic mode) and `published` (the
+#: pointer | 1). For the memory models (--memory tso|lkmm) the pointer is the weak location; `word` is
+#: read and written only by atomic64_read() and the fully ordered atomic64_cmpxchg() and is kept as under
+#: sc (every CPU reads its newest value: stronger than LKMM, which lets a READ_ONCE read an older one).
+C_V = "published"
+#: The kernel's accesses to it: atomic64_read() is a READ_ONCE; the value-returning atomic64_cmpxchg() is
+#: fully ordered when it succeeds, an unordered load when it fails (the atomic_t rules).
+READ_V = Load(C_V, "once")
+CMPXCHG_V = Rmw(C_V, "mb")
 
 VALUE_BITS = 55        # bits 1..55
 MOD_SHIFT = 56         # COUNTER_MOD_BITS_START (64 - COUNTER_MOD_BITS)
@@ -335,14 +346,14 @@ class PercpuLazy(Spec):
                             doc=f"forever=1: CPUs add forever; the value modulo {LIVE_VALUES}; E and slots dropped")
 
     # -- lazy_percpu_counter_add() (header fast path) ------------------------------------------
-    @action(role="adders", choose={"i": _amounts})
+    @action(role="adders", choose={"i": _amounts}, access=READ_V)
     def add(s, cpu, i):
         """lazy_percpu_counter_add(c, i): v = atomic64_read(&c->v); pcpu? this_cpu_add : slowpath."""
         return when(And(_task_runs(s, cpu), s.pc[cpu] == ADD.idle, s.ops_left[cpu] > 0, s.destroyed == 0),
                     ops_left={cpu: s.ops_left[cpu] - 1}, amount={cpu: i},
                     pc={cpu: If(s.published != NOBODY, ADD.pcpu_add, ADD.slow_read)})
 
-    @action(role="adders")
+    @action(role="adders", access=Rmw("slot", "this_cpu"))
     def this_cpu_add(s, cpu):
         """this_cpu_add(*pcpu_v, i): one CPU-local atomic step; the add's linearisation point."""
         dead = _published_alloc(s) != MEM.live
@@ -352,14 +363,14 @@ class PercpuLazy(Spec):
                     pcpu_error=If(And(dead, s.pcpu_error == MEMERR.none), MEMERR.add_to_dead, s.pcpu_error))
 
     # -- lazy_percpu_counter_add_slowpath() ----------------------------------------------------
-    @action(role="adders")
+    @action(role="adders", access=READ_V)
     def slowpath_read(s, cpu):
         """add_slowpath(): atomic_i = encoded i; v = atomic64_read(&c->v); if pcpu: this_cpu_add."""
         pcpu = s.published != NOBODY
         return when(And(_task_runs(s, cpu), s.pc[cpu] == ADD.slow_read), v={cpu: If(pcpu, 0, s.word)},
                     slow_found_pcpu=If(pcpu, 1, s.slow_found_pcpu), pc={cpu: If(pcpu, ADD.pcpu_add, ADD.cmpxchg)})
 
-    @action(role="adders")
+    @action(role="adders", access=CMPXCHG_V)
     def slowpath_cmpxchg(s, cpu):
         """old = v; v = atomic64_cmpxchg(&c->v, old, old + atomic_i): success is the linearisation
         point; on failure v is the word found (per-CPU: this_cpu_add; atomic: retry)."""
@@ -389,13 +400,15 @@ class PercpuLazy(Spec):
         return when(And(_task_runs(s, cpu), s.pc[cpu] == ADD.sw_alloc), alloc={cpu: If(ok, MEM.live, s.alloc[cpu])},
                     pc={cpu: If(ok, ADD.sw_read, ADD.idle)})
 
-    @action(role="adders")
+    @action(role="adders", access=READ_V)
     def switch_read(s, cpu):
         """preempt_disable(); v = atomic64_read(&c->v); loop: if pcpu, lost the race; else
         old = v; *this_cpu_ptr(pcpu_v) = atomic_val(v) (storage not yet published)."""
         return switch_read_with(s, cpu, decode)
 
-    @action(role="adders")
+    # The copy into this CPU's slot is a plain store before the cmpxchg (program order); it is written to
+    # `slot` in this step, where it becomes the published storage's, so the store comes first.
+    @action(role="adders", access=(Store("slot", "plain"), CMPXCHG_V))
     def switch_cmpxchg(s, cpu):
         """v = atomic64_cmpxchg(&c->v, old, pcpu_v | 1): success publishes this CPU's storage (its
         slot holds the copy), then preempt_enable(); on failure the loop copies the word found
@@ -503,12 +516,15 @@ class PercpuLazy(Spec):
                     pcpu_error=If(And(bad, s.pcpu_error == MEMERR.none), MEMERR.double_free, s.pcpu_error))
 
     # -- lazy_percpu_counter_read() --------------------------------------------------------------
-    @action(role="reader")
+    @action(role="reader", access=READ_V)
     def read(s, r):
         """v = atomic64_read(&c->v); atomic: return atomic_val(v); pcpu: sum the possible CPUs' slots."""
         return read_with(s, r, decode)
 
-    @action(role="reader", choose={"other": lambda p: p.adders})
+    # *per_cpu_ptr(pcpu_v, cpu): the address comes from the atomic64_read() (an address dependency);
+    # a plain load racing with that CPU's this_cpu_add, as the kernel leaves it.
+    @action(role="reader", choose={"other": lambda p: p.adders},
+            access=Load("slot", "plain", slot=lambda s, r, other: other, dep=True, race_ok=True))
     def read_slot(s, r, other):
         """for_each_possible_cpu(cpu) v += *per_cpu_ptr(pcpu_v, cpu); (one plain load per step, any order)"""
         return when(And(s.read_pc[r] == READ.scan, s.read_seen[other] == 0),

@@ -8,6 +8,7 @@ to re-check.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from dataclasses import dataclass, field
@@ -79,6 +80,9 @@ class Solver:
     def _emit(self, s: z3.Solver, name: str, expect: str | None, got: str) -> None:
         self.emit_dir.mkdir(parents=True, exist_ok=True)
         safe = re.sub(r"[^A-Za-z0-9_.=-]+", "_", name).strip("_")
+        if len(safe) > 200:  # a file name has 255 bytes: keep the spec, the obligation, and a hash of the rest
+            digest = hashlib.sha1(safe.encode()).hexdigest()[:12]
+            safe = f"{safe[:60]}.{digest}.{safe[-120:]}"
         path = self.emit_dir / f"{safe}.smt2"
         header = [f"; countercheck obligation: {name}"]
         if expect == "unsat":

@@ -1,0 +1,40 @@
+"""switch_to_pcpu() publishing the per-CPU pointer with a plain store.
+
+lib/lazy-percpu-counter.c publishes with the cmpxchg loop::
+
+    *this_cpu_ptr(pcpu_v) = lazy_percpu_counter_atomic_val(v);
+    } while ((v = atomic64_cmpxchg(&c->v, old, new)) != old);
+
+Written as "the counter is switching anyway, just set it"::
+
+    *this_cpu_ptr(pcpu_v) = lazy_percpu_counter_atomic_val(v);
+    c->v.counter = (unsigned long)pcpu_v | 1;        /* a plain store */
+
+it is wrong before any memory model is involved: an atomic-mode add whose
+cmpxchg lands between the switch's ``atomic64_read`` and the store is
+overwritten (``no_update_lost``, under ``sc``), two racing switches both
+publish and one's storage leaks (``mode_changes_once``,
+``losers_free_their_storage``, ``nothing_leaks_at_exit``), nothing retries
+(``a_publish_retries`` is never reached); and under ``lkmm`` the copy's
+store is not ordered before the pointer's either (a plain store orders
+nothing), so a reader finds the zeroed slot through the new pointer.
+"""
+from checker import NOBODY, And, If, Not, Or, Store, action, when
+from checker.specs.percpu_lazy import ADD, decode
+from checker.specs.percpu_lazy_publish import PercpuLazyPublish
+
+
+class LazyPublishPlainStore(PercpuLazyPublish, expect_violated=(
+        "no_update_lost", "mode_changes_once", "losers_free_their_storage", "nothing_leaks_at_exit",
+        "read_exact_at_quiescence", "a_publish_retries")):
+    """L-K with the publishing cmpxchg replaced by a plain store of pcpu_v | 1."""
+
+    kernel = PercpuLazyPublish.kernel + "; the publishing atomic64_cmpxchg replaced by a plain store"
+    lemmas = None  # the word arithmetic is the correct spec's (proved there); the bug is the publish
+
+    @action(role="adders", access=(Store("slot", "plain"), Store("published", "plain")))
+    def switch_cmpxchg(s, cpu):
+        """(the bug) c->v = pcpu_v | 1: publishes whatever the word holds now; the copy is the value read."""
+        return when(s.pc[cpu] == ADD.sw_cmpxchg, published=cpu, word=0, publishes=s.publishes + 1,
+                    slot={cpu: s.copy[cpu]}, pub_copy=s.copy[cpu], copy={cpu: 0}, v={cpu: 0},
+                    preempt={cpu: s.preempt[cpu] - 1}, pc={cpu: ADD.idle})
