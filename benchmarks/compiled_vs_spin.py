@@ -50,8 +50,8 @@ def child(kind: str, spec: str, point: dict, symmetry: bool, t_start: float) -> 
     from checker.compiled import engine as ce
     from checker.explore import explore
     from checker.loader import builtin_specs
-    from checker.spec.compile import Model
-    from checker.spec.model import resolve_params
+    from checker.language.compile import Model
+    from checker.language.model import resolve_params
 
     cls = builtin_specs()[spec]
     model = Model(cls, resolve_params(cls, point))
@@ -108,8 +108,8 @@ def ours(kind: str, spec: str, point: dict, symmetry: bool) -> dict:
 def spin_run(spec: str, point: dict, *, reduce: bool, collapse: bool, expected: int) -> dict:
     from checker.export import export_promela, spin
     from checker.loader import builtin_specs
-    from checker.spec.compile import Model
-    from checker.spec.model import resolve_params
+    from checker.language.compile import Model
+    from checker.language.model import resolve_params
 
     cls = builtin_specs()[spec]
     t0 = time.perf_counter()

@@ -23,8 +23,8 @@ from checker.prove import prove_checks  # noqa: E402
 from checker.prove.encoding import PerN  # noqa: E402
 from checker.prove.inductive import prove_invariants  # noqa: E402
 from checker.prove.solver import Solver  # noqa: E402
-from checker.spec.compile import Model  # noqa: E402
-from checker.spec.model import resolve_params  # noqa: E402
+from checker.language.compile import Model  # noqa: E402
+from checker.language.model import resolve_params  # noqa: E402
 from checker.specs.percpu_eager import PercpuEager  # noqa: E402
 from checker.specs.rss_split import RssSplit  # noqa: E402
 

@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from checker import loader  # noqa: E402
 from checker.simulate.walk import walk  # noqa: E402
-from checker.spec.compile import Model  # noqa: E402
-from checker.spec.model import resolve_params  # noqa: E402
+from checker.language.compile import Model  # noqa: E402
+from checker.language.model import resolve_params  # noqa: E402
 
 POINTS = [  # (spec, parameters)
     ("percpu_eager", {"variant": 1, "ncpus": 64, "batch": 4, "ops": 4}),

@@ -42,8 +42,8 @@ def child(spec: str, point: dict, symmetry: bool) -> None:
     """In the measured process: one exploration, its statistics as JSON on stdout."""
     from checker.explore import explore
     from checker.loader import builtin_specs
-    from checker.spec.compile import Model
-    from checker.spec.model import resolve_params
+    from checker.language.compile import Model
+    from checker.language.model import resolve_params
 
     cls = builtin_specs()[spec]
     try:
@@ -92,8 +92,8 @@ def ours(spec: str, point: dict, symmetry: bool) -> dict:
 def spin_run(spec: str, point: dict, *, reduce: bool, expected: int) -> dict:
     from checker.export import export_promela, spin
     from checker.loader import builtin_specs
-    from checker.spec.compile import Model
-    from checker.spec.model import resolve_params
+    from checker.language.compile import Model
+    from checker.language.model import resolve_params
 
     cls = builtin_specs()[spec]
     model = export_promela(Model(cls, resolve_params(cls, point)), sometimes=True)

@@ -3,11 +3,15 @@
 The public surface is the spec vocabulary and a few entry points; the
 modules behind them may change.
 """
+from checker import layout as _layout
+
+_layout.install()  # checker.specs and checker.models in a checkout (installed, they are subpackages)
+
 from checker.errors import CheckerError, SpecError, SymmetryError, UsageError
 from checker.expr import And, AllOf, AnyOf, Count, If, Implies, Max, Min, Not, Or, Select, Sum
-from checker.spec.declare import (Abstraction, Array, PerTask, Task, Between, Fill, Ghost, Uninit, Lock, Param, PerCpu, Role, Shared, action,
+from checker.language.declare import (Abstraction, Array, PerTask, Task, Between, Fill, Ghost, Uninit, Lock, Param, PerCpu, Role, Shared, action,
                                   eventually, invariant, leads_to, sometimes, terminal, when, witness)
-from checker.spec.model import Spec
+from checker.language.model import Spec
 from checker.types import NOBODY, S32, S64, U32, U64, Bool, CpuId, Enum, Int, IntType
 from checker.explore import explore
 from checker.kernel.context import BH_OFF, IRQS_OFF, MIGRATE_DISABLED, PREEMPT_COUNT

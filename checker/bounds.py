@@ -94,14 +94,14 @@ def _pick(checks: list[Check], prop: str, **params: Any) -> list[Check]:
 def build(ns: tuple[int, ...] = NS, ts: tuple[int, ...] = TS) -> Table:
     """Run every backing check and assemble the table."""
     from checker.prove import _witness_checks, prove_checks
-    from checker.spec.model import info
+    from checker.language.model import info
     from checker.specs.percpu_eager import PercpuEager
     from checker.specs.percpu_lazy import PercpuLazy
     from checker.specs.percpu_lazy_rfc import PercpuLazyRfc
     from checker.specs.bugs.lazy_rfc_read_positive import LazyRfcReadPositive
     from checker.specs.rss_split import RssSplit
     from checker.specs.percpu_counter_tree import PercpuCounterTree, claimed_range, shape_of
-    from checker.spec.model import resolve_params
+    from checker.language.model import resolve_params
     from checker.verify import explore_checks, param_points
 
     t0 = time.perf_counter()

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from checker.errors import UsageError
-from checker.spec.compile import Model
-from checker.spec.model import info, resolve_params
+from checker.language.compile import Model
+from checker.language.model import info, resolve_params
 
 #: Names the dependency itself (or the checkout), never this project by a name the package index
 #: could resolve to someone else's code.

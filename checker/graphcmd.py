@@ -34,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from checker import loader
-    from checker.spec.compile import Model
+    from checker.language.compile import Model
     from checker.verify import own_sets, param_points, parse_set
 
     if args.max_states < 1:

@@ -13,7 +13,7 @@ from checker.explore.graph import DEFAULT_MAX_STATES, StateGraph, build_graph
 from checker.explore.liveness import check_liveness
 from checker.report.trace import render_lasso
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Check
-from checker.spec.compile import Model
+from checker.language.compile import Model
 
 
 def graph_for(model: Model, max_states: int | None) -> StateGraph:

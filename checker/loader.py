@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from checker.errors import CheckerError, SpecError, UsageError, innermost_frame_in
-from checker.spec.model import iter_specs
+from checker.language.model import iter_specs
 
 BUILTIN_PACKAGE = "checker.specs"
 

@@ -85,8 +85,8 @@ def warning(cls: type, names: list[str], where: str) -> str:
 def removed_steps(model: Any, names: tuple[str, ...]) -> list[str]:
     """Overriding actions that remove the step (``return when(False)``: the bug is a missing call):
     they never run by design, so they are not reported."""
-    from checker.spec.declare import DISABLED
-    from checker.spec.lint import symbolic_state
+    from checker.language.declare import DISABLED
+    from checker.language.lint import symbolic_state
 
     out = []
     s = None

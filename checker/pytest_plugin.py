@@ -166,7 +166,7 @@ class SpecNode(pytest.Collector):
     def report(self) -> Any:
         """The spec's verify Report, computed on first use."""
         if self._report is None:
-            from checker.spec.model import info
+            from checker.language.model import info
             from checker.verify import verify
 
             params = info(self.cls).params
@@ -184,8 +184,8 @@ def check_names(cls: type, mode: str, sets: dict[str, tuple]) -> list[str]:
     """The properties a run of ``cls`` in ``mode`` checks, declared ones first. In explore mode a
     declared property counts only where it applies at some point of the sweep."""
     from checker.explore import DEADLOCK
-    from checker.spec.compile import Model
-    from checker.spec.model import info
+    from checker.language.compile import Model
+    from checker.language.model import info
     from checker.verify import own_sets, param_points
 
     si = info(cls)
@@ -247,7 +247,7 @@ class PropertyItem(pytest.Item):
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        from checker.spec.model import info
+        from checker.language.model import info
 
         p = info(self.parent.cls).properties.get(self.name)
         here = p is not None and p.line and p.file and Path(p.file).resolve() == Path(self.path).resolve()

@@ -18,8 +18,8 @@ from checker.errors import CheckerError, SpecError, UsageError
 from checker.result import INCONCLUSIVE, VERDICTS, Check
 from checker.overrides import never_ran, warning as override_warning
 from checker.report.progress import Progress
-from checker.spec.model import Params, all_assumptions, info, resolve_params
-from checker.spec.vacuity import vacuous_invariants
+from checker.language.model import Params, all_assumptions, info, resolve_params
+from checker.language.vacuity import vacuous_invariants
 
 if TYPE_CHECKING:
     from checker.simulate.checks import SimulateOptions

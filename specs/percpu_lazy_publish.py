@@ -30,7 +30,7 @@ reader.
 """
 from checker import NOBODY, And, Bool, Ghost, If, Load, Or, Param, Store, action, invariant, sometimes, when
 from checker.ordering.declare import MEMORY
-from checker.spec.declare import DISABLED, Step
+from checker.language.declare import DISABLED, Step
 from checker.specs.percpu_lazy import CMPXCHG_V, READ, PercpuLazy, decode, switch_cmpxchg_with
 
 

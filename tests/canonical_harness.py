@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from checker.compiled.canonical import c_canonical, widths
-from checker.spec.declare import UNINIT, Uninit
+from checker.language.declare import UNINIT, Uninit
 from checker.types import NOBODY, BoolType, CpuIdType, Enum
 
 _DIR = Path(tempfile.mkdtemp(prefix="cc_canon_"))

@@ -40,8 +40,8 @@ from typing import Any, Callable, Iterator, Sequence
 from hypothesis import strategies as st
 
 from checker.loader import specs_in_file
-from checker.spec.compile import Model
-from checker.spec.lint import lint
+from checker.language.compile import Model
+from checker.language.lint import lint
 
 PC_NAMES = ("p0", "p1", "p2")
 _DIR = Path(tempfile.mkdtemp(prefix="random_specs_"))

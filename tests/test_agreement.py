@@ -14,8 +14,8 @@ import pytest
 
 from checker.loader import builtin_specs
 from checker.prove import bmc_checks
-from checker.spec.compile import Model
-from checker.spec.model import info, resolve_params
+from checker.language.compile import Model
+from checker.language.model import info, resolve_params
 from checker.verify import explore_checks
 
 SPECS = builtin_specs()
@@ -86,7 +86,7 @@ def _longest_run(cls, params, bound):
     BMC calls its runs exhausted when no run has one step more; a state reached by two paths of
     different lengths (a stack released in one step from a softirq, or in two from task context)
     makes the longest run longer than the explorer's depth."""
-    from checker.spec.compile import Model
+    from checker.language.compile import Model
 
     m = Model(cls, params)
     succ, seen = {}, set()

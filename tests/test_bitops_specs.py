@@ -14,8 +14,8 @@ from checker import (S32, U32, And, AllOf, Implies, PerCpu, Param, Role, Shared,
 from checker.explore import explore
 from checker.export import export_promela, spin
 from checker.prove import bmc_checks
-from checker.spec.compile import Model
-from checker.spec.lint import lint
+from checker.language.compile import Model
+from checker.language.lint import lint
 from checker.types import IntType
 
 

@@ -20,9 +20,9 @@ from checker import (NOBODY, AllOf, And, AnyOf, CpuId, Lock, Param, PerCpu, Role
                      explore, invariant, sometimes, terminal, when)
 from checker.compiled.canonical import Layout, flatten, reference_canonical, unflatten, widths
 from checker.loader import builtin_specs
-from checker.spec.compile import Model
-from checker.spec.declare import UNINIT, Uninit
-from checker.spec.model import resolve_params
+from checker.language.compile import Model
+from checker.language.declare import UNINIT, Uninit
+from checker.language.model import resolve_params
 from checker.types import BoolType, CpuIdType, Enum
 from checker.verify import param_points
 from tasks import SECTION, PickPartner, SpinUnderPreemption, ThisCpuInc

@@ -18,7 +18,7 @@ from checker.explore import explore
 from checker.explore import parallel
 from checker.explore.parallel import ForkPool, parallel_search
 from checker.result import INCONCLUSIVE
-from checker.spec.compile import Model
+from checker.language.compile import Model
 from checker.verify import own_sets, parse_set, verify
 
 

@@ -15,7 +15,7 @@ from checker.errors import UsageError
 from checker.explore import explore
 from checker.explore.parallel import parallel_search
 from checker.prove import prove_checks
-from checker.spec.compile import Model
+from checker.language.compile import Model
 from checker.verify import own_sets, param_points
 
 #: Points with more states than this are left to the fork pool's tests: this file stays fast.

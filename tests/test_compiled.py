@@ -15,7 +15,7 @@ from checker.compiled import engine as cengine
 from checker.compiled.build import cache_dir
 from checker.explore import explore
 from checker.loader import builtin_specs
-from checker.spec.compile import Model
+from checker.language.compile import Model
 from checker.verify import param_points
 from eager_table import EagerTable
 

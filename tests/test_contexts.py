@@ -91,7 +91,7 @@ def test_an_uninitialised_index_taking_any_value_walks_out_of_the_array():
 
 def test_z3_leaves_an_uninitialised_value_unconstrained():
     from checker.prove import bmc_checks
-    from checker.spec.model import resolve_params
+    from checker.language.model import resolve_params
     from contexts import DestroyFromUninitIndex
 
     checks = {c.property: c for c in bmc_checks(DestroyFromUninitIndex, resolve_params(

@@ -10,7 +10,7 @@ import z3
 
 from checker import explore
 from checker.prove import _witness_checks, prove_checks
-from checker.spec.model import info, resolve_params
+from checker.language.model import info, resolve_params
 from checker.specs.bugs.counter_tree_read_in_flight import CounterTreeReadInFlight
 from checker.specs.percpu_counter_tree import (CONFIG, DESIGN, PercpuCounterTree, Shape, c_tree_carry, carry_terms,
                                                claimed_range, get_count_order, tree_carry)

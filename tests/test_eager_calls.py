@@ -6,7 +6,7 @@ with vm_committed_as's run-time batch, percpu_counter_add_local, and the lockles
 import pytest
 
 from checker import explore, sometimes
-from checker.spec.model import info
+from checker.language.model import info
 from checker.specs.percpu_eager import VARIANT, PercpuEager
 from checker.specs.percpu_eager_calls import ADDS, PercpuEagerCalls
 

@@ -48,7 +48,7 @@ def test_variant_a_without_preempt_disable_overfills_a_local_by_preemption():
 
 
 def test_variant_a_is_never_preempted_inside_its_preempt_disable_and_c_is():
-    from checker.spec.compile import Model
+    from checker.language.compile import Model
 
     for variant, inside in ((TV.A, False), (TV.C, True)):
         m = Model(PercpuEagerTasks(variant=variant, ncpus=1, ntasks=2, batch=2, preemptions=2))

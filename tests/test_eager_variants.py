@@ -5,7 +5,7 @@ import pytest
 
 from checker import Param, Role, Shared, Spec, action, explore, invariant, terminal, when
 from checker.prove import prove_checks
-from checker.spec.model import info
+from checker.language.model import info
 from checker.specs.bugs.eager_cmpxchg_paren import EagerCmpxchgParen
 from checker.specs.bugs.eager_irq_add import EagerIrqAdd
 from checker.specs.bugs.eager_limited_overshoot import EagerLimitedOvershoot

@@ -9,7 +9,7 @@ import pytest
 from checker import engines
 from checker.engines import Limits, Request
 from checker.simulate.checks import SimulateOptions
-from checker.spec.model import resolve_params
+from checker.language.model import resolve_params
 from checker.specs.percpu_eager import PercpuEager
 
 ROOT = Path(__file__).resolve().parent.parent / "checker"

@@ -2,7 +2,7 @@
 import pytest
 
 from checker import explore
-from checker.spec.compile import Model
+from checker.language.compile import Model
 from checker.specs.bugs.eager_fold_gt import EagerFoldGt
 from checker.specs.bugs.eager_sum_unlocked import EagerSumUnlocked
 from checker.specs.percpu_eager import PercpuEager

@@ -4,8 +4,8 @@ import pytest
 from checker import S32, U64, Shared, Spec, action, invariant, terminal, when
 from checker.export import NotExportable, export_promela
 from checker.loader import builtin_specs
-from checker.spec.compile import Model
-from checker.spec.model import resolve_params
+from checker.language.compile import Model
+from checker.language.model import resolve_params
 
 
 def eager(**point):

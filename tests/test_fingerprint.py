@@ -50,7 +50,7 @@ def test_initial_bools_are_stored_as_ints():
     """``apply`` stores a bool as an int; the initial state does too, so a state reached again after
     ``x = 0`` is the same state as the initial ``x = False`` in every encoding."""
     from checker import Shared, Spec, action, terminal, when
-    from checker.spec.compile import Model
+    from checker.language.compile import Model
 
     class Flag(Spec):
         kernel = "a test, not kernel code"

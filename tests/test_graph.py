@@ -13,7 +13,7 @@ from checker.errors import UsageError
 from checker.explore.graph import build_graph
 from checker.graphcmd import trace_edges
 from checker.report.graph_export import export_graph
-from checker.spec.compile import Model
+from checker.language.compile import Model
 from checker.specs.percpu_eager import PercpuEager
 from checker.verify import verify
 from fair_lock import FairLock

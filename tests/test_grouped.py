@@ -127,8 +127,8 @@ def test_start_is_the_parents_copy_and_mm_init_memsets_it():
     assert first.action == "allocate_mm" and first.choices == {"ok": True}
     # Both fields start as the parent's (memcpy) and the memset clears both in the same step.
     assert first.changes["ctr[0]"] == NULL and first.changes["count[0]"] == 0
-    from checker.spec.compile import Model
-    from checker.spec.model import resolve_params
+    from checker.language.compile import Model
+    from checker.language.model import resolve_params
 
     m = Model(PercpuGrouped, resolve_params(PercpuGrouped, {"config": SMP_HOTPLUG, "grouped": 1, "counters": 2}))
     start = m.state_dict(m.initial_states()[0])

@@ -177,7 +177,7 @@ def test_mmdrop_uninit_index_found_by_the_explorer_with_its_value():
 
 def test_mmdrop_uninit_index_found_by_z3_with_a_concrete_index():
     from checker.prove import bmc_checks
-    from checker.spec.model import resolve_params
+    from checker.language.model import resolve_params
 
     checks = {c.property: c for c in bmc_checks(LazyMmdropUninitIndex, resolve_params(
         LazyMmdropUninitIndex, {"uninit": 1, "counters": 2}), 13)}

@@ -40,7 +40,7 @@ def test_up_add_race_is_found_as_before():
 def test_a_torn_access_finishes_with_the_choice_it_started_with():
     """The interrupt's count += amount in halves: its finish never stores with another amount."""
     from checker.explore.graph import build_graph
-    from checker.spec.compile import Model
+    from checker.language.compile import Model
 
     m = Model(PercpuUp(ops=0, irq=1, bits=32))
     g = build_graph(m)
@@ -87,7 +87,7 @@ def test_irq_adds_at_two_cpus_with_a_reader_keep_every_property():
 
 def test_the_task_waits_while_its_cpus_handler_runs():
     from checker.explore.graph import build_graph
-    from checker.spec.compile import Model
+    from checker.language.compile import Model
 
     m = Model(PercpuLazy(irq=1, ncpus=1, mod_bits=0, ops=2, readers=0))
     g = build_graph(m)

@@ -11,7 +11,7 @@ from checker.errors import SpecError
 from checker.litmus import lower as L
 from checker.litmus import parse as P
 from checker.litmus import run as R
-from checker.spec.model import info
+from checker.language.model import info
 
 KEPT = ROOT / "tests" / "litmus"
 DOCS = KEPT / "documentation"

@@ -11,7 +11,7 @@ from checker.specs.bugs.unlink_batch_no_final import UnlinkBatchNoFinal
 from checker.specs.percpu_eager import PercpuEager, _variant
 from checker.specs.percpu_lazy import PercpuLazy
 from checker.specs.vma_unlink_batch import VmaUnlinkBatch
-from checker.spec.model import resolve_params
+from checker.language.model import resolve_params
 from checker.verify import explore_checks, verify
 from fair_lock import FairLock
 

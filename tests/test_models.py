@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checker.spec.compile import Model
-from checker.spec.declare import DISABLED
+from checker.language.compile import Model
+from checker.language.declare import DISABLED
 from checker.specs.percpu_eager import ADD, SUM, VARIANT, PercpuEager
 from checker.specs.percpu_lazy import ADD as LADD
 from checker.specs.percpu_lazy import PercpuLazy

@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from checker.kernel.memory import MEM
-from checker.spec.compile import Model
-from checker.spec.model import resolve_params
+from checker.language.compile import Model
+from checker.language.model import resolve_params
 from checker.specs.stack_cache import TASK, StackCache as StackSpec
 from checker.specs.stack_cache_2019 import StackCache2019
 from checker.specs.vma_unlink_batch import LAYOUTS, PC, VmaUnlinkBatch
@@ -218,7 +218,7 @@ def test_stack_cache_miss_and_hit_costs():
 # -- issue 19: the eager add's three forms priced by what each does -------------------------------
 from hypothesis import HealthCheck  # noqa: E402
 
-from checker.spec.declare import DISABLED  # noqa: E402
+from checker.language.declare import DISABLED  # noqa: E402
 from checker.specs.percpu_eager import ADD as EADD, VARIANT, PercpuEager  # noqa: E402
 from checker.specs.percpu_grouped import STEP, PercpuGrouped  # noqa: E402
 from checker.specs.percpu_lazy_rfc import ADD as ZADD, DESIGN, PercpuLazyRfc  # noqa: E402

@@ -8,7 +8,7 @@ from conftest import FIXTURES
 
 from checker import loader
 from checker.explore import explore
-from checker.spec.compile import Model
+from checker.language.compile import Model
 from checker.verify import own_sets, param_points, parse_set
 
 POINTS = [

@@ -6,7 +6,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checker.spec.compile import Model
+from checker.language.compile import Model
 from checker.specs.percpu_eager import PercpuEager
 from checker.specs.rss_split import RssSplit
 

@@ -15,8 +15,8 @@ from checker.cli import main
 from checker.result import HOLDS, VIOLATED
 from checker.simulate import simulate
 from checker.simulate.checks import SimulateOptions
-from checker.spec.compile import Model
-from checker.spec.model import resolve_params
+from checker.language.compile import Model
+from checker.language.model import resolve_params
 from checker.verify import own_sets, param_points, verify
 
 

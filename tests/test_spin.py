@@ -11,8 +11,8 @@ from checker.explore import explore
 from checker.export import NotExportable, export_promela, spin
 from checker.kernel.context import RULE_DOCS
 from checker.loader import builtin_specs
-from checker.spec.compile import LIVENESS, Model
-from checker.spec.model import info
+from checker.language.compile import LIVENESS, Model
+from checker.language.model import info
 from checker.verify import param_points
 
 pytestmark = pytest.mark.skipif(not spin.available(), reason="SPIN is not installed (Debian package `spin`, "

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from checker import explore
-from checker.spec.compile import Model
+from checker.language.compile import Model
 
 from tasks import SECTION, PickPartner, SpinUnderPreemption, ThisCpuInc
 

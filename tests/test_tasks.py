@@ -3,7 +3,7 @@ import pytest
 
 from checker import explore
 from checker.kernel.tasks import PREEMPT
-from checker.spec.compile import Model
+from checker.language.compile import Model
 from conftest import FIXTURES
 
 from tasks import SECTION, SpinUnderPreemption, ThisCpuInc
@@ -130,7 +130,7 @@ def test_a_task_spec_declaring_the_schedulers_names_is_refused():
 
 def test_z3_bmc_finds_the_same_preemption_trace():
     from checker.prove import bmc_checks
-    from checker.spec.model import resolve_params
+    from checker.language.model import resolve_params
 
     checks = {c.property: c for c in bmc_checks(ThisCpuInc, resolve_params(ThisCpuInc, {}), 7)}
     bug = checks["no_lost_inc"]

@@ -12,7 +12,7 @@ from checker import NOBODY, S64, And, Lock, PerCpu, Role, Shared, Spec, SpecErro
 from checker.explore import explore
 from checker.kernel.config import Bits
 from checker.prove import bmc_checks
-from checker.spec.compile import Model
+from checker.language.compile import Model
 from checker.types import LONG
 
 BELOW = (1 << 32) - 1  # one add from a carry into the high half

@@ -8,7 +8,7 @@ import pytest
 
 from checker import explore
 from checker.kernel.memory import MEM_ERROR
-from checker.spec.compile import Model
+from checker.language.compile import Model
 from checker.specs.bugs.unlink_batch_by_mapping import UnlinkBatchByMapping
 from checker.specs.bugs.unlink_batch_compare_last import UnlinkBatchCompareLast
 from checker.specs.bugs.unlink_batch_free_before_final import UnlinkBatchFreeBeforeFinal

@@ -17,7 +17,7 @@ from checker import (And, Fence, Implies, Load, Lock, NOBODY, PerCpu, Rmw, Role,
                      terminal, when, READ_ONCE, WRITE_ONCE, data_race, invariant)
 from checker.explore import explore
 from checker.ordering.declare import MEMORY
-from checker.spec.compile import Model
+from checker.language.compile import Model
 
 SC, TSO, LKMM = MEMORY.sc, MEMORY.tso, MEMORY.lkmm
 

@@ -74,7 +74,7 @@ from typing import TYPE_CHECKING
 from checker.types import NOBODY
 
 if TYPE_CHECKING:
-    from checker.spec.compile import Model
+    from checker.language.compile import Model
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 

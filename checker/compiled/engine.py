@@ -30,7 +30,7 @@ from checker.compiled.run import run
 from checker.errors import CheckerError
 from checker.explore.search import (SYMMETRY_SAMPLE_EVERY, SYMMETRY_SAMPLE_FIRST, SYMMETRY_SAMPLE_MAX, SearchState)
 from checker.result import StopReason
-from checker.spec.compile import Model
+from checker.language.compile import Model
 
 #: The memory budget when none is given: this fraction of MemAvailable.
 MEMORY_FRACTION = 0.5

@@ -22,9 +22,9 @@ import z3
 
 from checker import cint
 from checker.prove.encoding import PerN, Transition, undefined_shift
-from checker.spec.compile import Model
-from checker.spec.declare import DISABLED, Fill, Step, Uninit
-from checker.spec.lint import symbolic_state
+from checker.language.compile import Model
+from checker.language.declare import DISABLED, Fill, Step, Uninit
+from checker.language.lint import symbolic_state
 from checker.symbolic.term import Sym, to_z3_bool, to_z3_num
 from checker.types import BoolType, CpuIdType, Enum, NOBODY
 

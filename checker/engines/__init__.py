@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Protocol
 
 from checker.errors import UsageError
 from checker.result import Check
-from checker.spec.model import Params
+from checker.language.model import Params
 
 
 @dataclass(frozen=True)

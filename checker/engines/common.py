@@ -5,7 +5,7 @@ from dataclasses import replace
 from typing import Any
 
 from checker.result import HOLDS, Check, Step
-from checker.spec.compile import Model
+from checker.language.compile import Model
 
 #: The explorer's deadlock check's name (``checker.explore.DEADLOCK``, repeated so this module stays below it).
 DEADLOCK = "no_deadlock"

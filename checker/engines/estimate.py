@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-from checker.spec.compile import Model
+from checker.language.compile import Model
 
 #: Slot copies per expanded state beyond which exhaustive search is out of reach (1e6 states x 1e7 = 1e13).
 MAX_WORK_PER_STATE = 10_000_000

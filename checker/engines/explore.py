@@ -17,9 +17,9 @@ from checker.engines import Request, _load
 from checker.engines.common import DEADLOCK, build_check, property_meta, with_sources
 from checker.report.trace import render_trace
 from checker.result import INCONCLUSIVE, Check, Exploration, Outcome
-from checker.spec.compile import Model
-from checker.spec.lint import lint
-from checker.spec.model import Params
+from checker.language.compile import Model
+from checker.language.lint import lint
+from checker.language.model import Params
 
 #: Explorers by name: "module:function" (loaded on first use) or the function.
 EXPLORERS: dict[str, str | Callable[..., Any]] = {"interpreted": "checker.explore:explore"}

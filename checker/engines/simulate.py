@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from checker.engines import Request
 from checker.result import Check
-from checker.spec.model import info
+from checker.language.model import info
 
 
 class SimulateEngine:

@@ -13,8 +13,8 @@ from checker.errors import UsageError
 from checker.explore.paths import concrete_trace
 from checker.explore.search import SearchState, search
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Exploration, Outcome
-from checker.spec.compile import Model
-from checker.spec.model import Spec
+from checker.language.compile import Model
+from checker.language.model import Spec
 
 DEADLOCK = "no_deadlock"
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from checker.errors import UsageError
 
 if TYPE_CHECKING:
-    from checker.spec.compile import Model
+    from checker.language.compile import Model
 
 COORDINATOR = "coordinator.pickle"
 META = "meta.json"

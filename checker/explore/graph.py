@@ -20,7 +20,7 @@ import networkx as nx
 
 from checker.explore.paths import make_step
 from checker.result import StopReason, Step
-from checker.spec.compile import Model
+from checker.language.compile import Model
 
 #: States a graph may hold unless told otherwise.
 DEFAULT_MAX_STATES = 200_000

@@ -32,7 +32,7 @@ import networkx as nx
 
 from checker.explore.graph import StateGraph
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Step
-from checker.spec.declare import PropertyInfo
+from checker.language.declare import PropertyInfo
 
 Edge = tuple  # (u, v, key)
 Instance = tuple  # (action index, cpu): fairness is per action and CPU

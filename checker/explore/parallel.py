@@ -42,7 +42,7 @@ from checker.errors import CheckerError, SpecError
 from checker.explore import checkpoint
 from checker.explore.search import SearchState, _spec_exception, symmetry_sampled
 from checker.result import StopReason
-from checker.spec.compile import Model
+from checker.language.compile import Model
 
 # Keys order the states of a level as the sequential loop generates them.
 Key = tuple  # (parent rank, successor index)

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from checker.explore.search import _same, fingerprint_of
 from checker.result import Step
-from checker.spec.compile import Model
+from checker.language.compile import Model
 
 
 def stored_path(parents: dict[tuple, Any], end: tuple) -> list[tuple]:

@@ -19,7 +19,7 @@ from typing import Any
 from checker.cluster import ModelRef, cluster_cpus, import_ray
 from checker.errors import UsageError
 from checker.explore.parallel import WorkerLost, _Worker, answer, run_call
-from checker.spec.compile import Model
+from checker.language.compile import Model
 
 
 class _Actor:

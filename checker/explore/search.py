@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from checker.errors import CheckerError, SpecError, innermost_frame_in
 from checker.result import StopReason
-from checker.spec.compile import Model
+from checker.language.compile import Model
 
 #: States whose symmetry is checked: the first few, then a spread sample.
 SYMMETRY_SAMPLE_FIRST = 32

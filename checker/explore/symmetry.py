@@ -30,7 +30,7 @@ from checker.errors import SymmetryError
 from checker.types import NOBODY
 
 if TYPE_CHECKING:
-    from checker.spec.compile import Model
+    from checker.language.compile import Model
 
 
 class Symmetry:

@@ -25,9 +25,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     from checker import loader
     from checker.export.promela import export_promela
-    from checker.spec.compile import Model
-    from checker.spec.lint import lint
-    from checker.spec.model import resolve_params
+    from checker.language.compile import Model
+    from checker.language.lint import lint
+    from checker.language.model import resolve_params
     from checker.verify import check_sets_apply, own_sets, parse_set
 
     classes = loader.resolve([args.spec])

@@ -46,8 +46,8 @@ from checker.errors import CheckerError
 from checker.export.terms import INT_MAX, INT_MIN, Kids, Printer, Untranslatable, shared, symbols
 from checker.prove.encoding import PerN
 from checker.report.trace import first_paragraph
-from checker.spec.compile import Model
-from checker.spec.lint import symbolic_state
+from checker.language.compile import Model
+from checker.language.lint import symbolic_state
 from checker.symbolic.term import to_z3, to_z3_bool, to_z3_num
 from checker.types import BoolType, CpuIdType, Enum
 

@@ -14,7 +14,7 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from checker.spec.declare import Declaration, Param
+from checker.language.declare import Declaration, Param
 from checker.types import Enum
 
 #: Options and what each depends on (the part of Kconfig that matters here).

@@ -21,7 +21,7 @@ found like any property and reported with its shortest traces:
 - ``no_lock_deadlock``: a state where CPUs or tasks wait in a cycle, each
   for a lock (spinning or sleeping) the next one holds: a waiter has no step
   but would have one were that lock free (found even while others run);
-- ``context_restored`` (a property, ``checker.spec.model``): a finished run
+- ``context_restored`` (a property, ``checker.language.model``): a finished run
   left interrupts or preemption off.
 
 A spec that breaks one is violated (exit 1), as lockdep's splat would stop
@@ -36,7 +36,7 @@ import networkx as nx
 from checker.types import NOBODY, BoolType, CpuIdType, IntType
 
 if TYPE_CHECKING:
-    from checker.spec.compile import Model
+    from checker.language.compile import Model
 
 
 class _IrqsOff(BoolType):

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from checker.expr import And, If, Implies, Or
-from checker.spec.declare import Declaration, Ghost, PropertyInfo, Shared
+from checker.language.declare import Declaration, Ghost, PropertyInfo, Shared
 from checker.types import Enum
 
 MEM = Enum("unalloc", "live", "freed", name="mem")

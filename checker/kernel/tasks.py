@@ -58,11 +58,11 @@ from typing import TYPE_CHECKING, Any
 from checker.errors import SpecError
 from checker.expr import And, If, Not, Or, Select
 from checker.kernel.context import _BhOff, _IrqsOff, _MigrateDisabled, _PreemptCount
-from checker.spec.declare import DISABLED, ActionInfo, Ghost, Lock, Param, PerCpu, Task, when
+from checker.language.declare import DISABLED, ActionInfo, Ghost, Lock, Param, PerCpu, Task, when
 from checker.types import NOBODY, CpuIdType, Enum
 
 if TYPE_CHECKING:
-    from checker.spec.compile import Model
+    from checker.language.compile import Model
 
 #: The preemption models (Kconfig PREEMPT, PREEMPT_VOLUNTARY, PREEMPT_NONE, PREEMPT_RT).
 PREEMPT = Enum("full", "voluntary", "none", "rt", name="preempt")
@@ -88,8 +88,8 @@ def task_roles(si: Any) -> dict[str, Task]:
 
 def add_task_model(si: Any, cls: type) -> None:
     """At class creation: the parameters, variables, guards and scheduler steps of a spec with tasks."""
-    from checker.spec.declare import PerTask
-    from checker.spec.model import decl_line
+    from checker.language.declare import PerTask
+    from checker.language.model import decl_line
 
     roles = task_roles(si)
     for n, v in si.vars.items():

@@ -46,7 +46,7 @@ import copy
 import dataclasses
 from typing import Any
 
-from checker.spec.declare import DISABLED, ActionInfo, Ghost, Step
+from checker.language.declare import DISABLED, ActionInfo, Ghost, Step
 from checker.types import LONG, ULONG, Int, IntType
 
 LO = (1 << 32) - 1
@@ -128,7 +128,7 @@ def _replace(s: tuple, model: Any, updates: dict[str, Any]) -> tuple:
 
 def split(model: Any, compiled: tuple) -> tuple:
     """The actions at a 32-bit point: each that loads or stores a tearing variable in its steps."""
-    from checker.spec.lint import symbolic_state
+    from checker.language.lint import symbolic_state
 
     names = candidates(model.info)
     if not names:

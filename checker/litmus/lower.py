@@ -48,8 +48,8 @@ from checker.expr import AllOf, And, If, Not, Or
 from checker.litmus import parse as P
 from checker.ordering.annotations import Fence, Load, Rmw, Store
 from checker.ordering.install import settled
-from checker.spec.declare import Ghost, Lock, Role, Shared, action, sometimes, terminal, when
-from checker.spec.model import Spec
+from checker.language.declare import Ghost, Lock, Role, Shared, action, sometimes, terminal, when
+from checker.language.model import Spec
 from checker.types import NOBODY, Enum, Int
 
 

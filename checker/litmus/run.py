@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Sequence
 from checker.errors import SpecError, UsageError
 from checker.litmus import lower as L
 from checker.litmus import parse as P
-from checker.spec.model import info
+from checker.language.model import info
 
 MODELS = ("sc", "tso", "lkmm")
 #: A model's outcome that allows the exists clause's final state.
@@ -168,7 +168,7 @@ def run_one(lw: Lowered, model: str, *, max_states: int | None = None, timeout: 
     elif model != "sc":  # a test with no annotated access at all: the same under every model
         note = "no annotated access: the same as sc"
     from checker.report.trace import render_trace
-    from checker.spec.compile import Model
+    from checker.language.compile import Model
 
     t0 = time.monotonic()
     model = Model(lw.spec(**params))

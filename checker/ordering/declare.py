@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from checker.errors import SpecError
-from checker.spec.declare import Lock, Param, PropertyInfo
+from checker.language.declare import Lock, Param, PropertyInfo
 from checker.types import Enum
 
 MEMORY = Enum("sc", "tso", "lkmm", name="memory")

@@ -1,4 +1,4 @@
-"""The seam between a compiled model and its memory model: called by ``checker.spec.compile.Model``.
+"""The seam between a compiled model and its memory model: called by ``checker.language.compile.Model``.
 
 ``prepare`` (before the state class is made) picks the model at the point
 and adds its hidden variables; ``install`` (once the actions are compiled)

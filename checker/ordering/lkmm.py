@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from checker.spec.compile import CompiledAction, Model
+from checker.language.compile import CompiledAction, Model
 
 from checker.ordering import races
 from checker.ordering.declare import weak_vars

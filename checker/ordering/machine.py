@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checker.errors import SpecError, UsageError
-from checker.spec.declare import DISABLED, Fill, Ghost, Lock, Step
+from checker.language.declare import DISABLED, Fill, Ghost, Lock, Step
 from checker.types import NOBODY, IntType
 
 from checker.ordering.declare import MEMORY, weak_vars
@@ -161,7 +161,7 @@ def lock_events(model: Any, s: tuple, updates: dict, cpu: Any, locks: tuple[str,
 def classify(model: Any, actions: tuple) -> dict[int, str]:
     """Each action's kind (``ANNOTATED``, ``ORDERED``, ``PLAIN``), by running it once on symbols and
     recording what it reads and writes (as ``checker.kernel.tearing`` does)."""
-    from checker.spec.lint import symbolic_state
+    from checker.language.lint import symbolic_state
 
     weak = set(weak_vars(model.info)) | set(lock_vars(model))
     s = symbolic_state(model)

@@ -29,8 +29,8 @@ from __future__ import annotations
 from typing import Any
 
 from checker.expr import And, If, Not, Or
-from checker.spec.compile import CompiledAction, Model
-from checker.spec.declare import DISABLED, ActionInfo, Ghost, when
+from checker.language.compile import CompiledAction, Model
+from checker.language.declare import DISABLED, ActionInfo, Ghost, when
 from checker.types import IntType
 
 from checker.ordering.declare import weak_vars

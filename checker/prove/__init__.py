@@ -24,8 +24,8 @@ from checker.prove.solver import Solver
 from checker.prove.symstate import NotParametric
 from checker.report.trace import render_trace
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Check
-from checker.spec.compile import Model
-from checker.spec.model import info, resolve_params
+from checker.language.compile import Model
+from checker.language.model import info, resolve_params
 from checker.symbolic.term import Sym, SymbolicBranch, SymbolicIndex
 
 _NOT_PARAMETRIC = {SymbolicBranch: "decides a condition on a symbolic parameter with Python",

@@ -15,7 +15,7 @@ from checker.prove.encoding import PerN
 from checker.prove.solver import Solver
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Outcome, Step, flatten
 from checker.symbolic.term import to_z3_num
-from checker.spec.compile import Model
+from checker.language.compile import Model
 
 DEADLOCK = "no_deadlock"
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from checker.errors import SpecError
 from checker.result import Step
-from checker.spec.compile import Model
-from checker.spec.declare import DISABLED
+from checker.language.compile import Model
+from checker.language.declare import DISABLED
 
 
 @dataclass

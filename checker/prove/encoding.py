@@ -16,10 +16,10 @@ import z3
 
 from checker import cint
 from checker.errors import SpecError
-from checker.spec.compile import Model, state_class
-from checker.spec.declare import DISABLED, Between, Fill, Step, Uninit
-from checker.spec.lint import symbolic_state
-from checker.spec.model import info
+from checker.language.compile import Model, state_class
+from checker.language.declare import DISABLED, Between, Fill, Step, Uninit
+from checker.language.lint import symbolic_state
+from checker.language.model import info
 from checker.prove.symstate import NotParametric, SymArray, SymParams, SymRole
 from checker.symbolic.term import Sym, to_z3_bool, to_z3_num
 from checker.types import BoolType, CpuIdType, Enum, IntType, NOBODY
@@ -198,7 +198,7 @@ class PerN:
 
 
 def undefined_shift(s: tuple, t: tuple, ub: int, tupled: frozenset, names: tuple) -> tuple:
-    """The explorer's rule for a step that shifts out of range (checker.spec.compile.Model._fire_words):
+    """The explorer's rule for a step that shifts out of range (checker.language.compile.Model._fire_words):
     the state stays as it was, with the first such shift's line in ``ub``. No shift: ``t`` itself."""
     log = list(cint.UB_LOG)
     del cint.UB_LOG[:]

@@ -17,8 +17,8 @@ from checker.cluster import SpecRef, connect, import_ray, parse_cluster
 from checker.prove.encoding import PerN
 from checker.prove.inductive import Proof, prove_invariants
 from checker.prove.solver import Solver
-from checker.spec.compile import Model
-from checker.spec.model import resolve_params
+from checker.language.compile import Model
+from checker.language.model import resolve_params
 
 Answer = tuple[dict[str, Proof], dict[str, Any]]  # proofs by property, the point's shown parameters
 

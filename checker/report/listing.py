@@ -6,12 +6,12 @@ from typing import Any
 
 from checker.kernel.context import IRQ_DEADLOCK, IRQ_SAFE, LOCK_DEADLOCK, LOCK_ORDER, NO_SLEEP, RULE_DOCS
 from checker.report.trace import first_paragraph
-from checker.spec.model import all_assumptions, info
+from checker.language.model import all_assumptions, info
 
 
 def _context_rules(si: Any) -> list[tuple[str, str]]:
     """The context rules (checker.kernel.context) that apply to the spec's declarations."""
-    from checker.spec.declare import Lock
+    from checker.language.declare import Lock
 
     spin = [v for v in si.vars.values() if isinstance(v, Lock) and v.spinlock]
     irq = any(a.irq for a in si.actions.values())

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from checker.result import Step, flatten
-from checker.spec.compile import Model
+from checker.language.compile import Model
 
 
 def render_trace(model: Model, initial: dict[str, Any], steps: list[Step]) -> list[str]:

@@ -29,7 +29,7 @@ from checker.explore.search import _spec_exception
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Outcome
 from checker.simulate.shrink import Replayer, shrink
 from checker.simulate.walk import DEADLOCK, Found, Walks, walk
-from checker.spec.compile import Model
+from checker.language.compile import Model
 
 #: Steps the shrinker may fire per property (over all its replays).
 SHRINK_BUDGET = 100_000

@@ -8,9 +8,9 @@ from checker.engines.common import build_check, property_meta
 from checker.report.trace import render_trace
 from checker.result import Check
 from checker.simulate import Simulation, simulate
-from checker.spec.compile import Model
-from checker.spec.lint import lint
-from checker.spec.model import Params
+from checker.language.compile import Model
+from checker.language.lint import lint
+from checker.language.model import Params
 
 #: Steps per run when ``--depth`` is not given.
 DEFAULT_DEPTH = 1000

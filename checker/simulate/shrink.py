@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from checker.spec.compile import Label, Model
+from checker.language.compile import Label, Model
 
 #: A state predicate: does this state decide the property (a violation, a witness)?
 Decides = Callable[[tuple], bool]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 from typing import Any, Iterator, Sequence
 
-from checker.spec.compile import CompiledAction, Label, Model
+from checker.language.compile import CompiledAction, Label, Model
 
 Pick = tuple[Label, tuple]
 #: Action index -> the choice indices a run allows it.

@@ -15,7 +15,7 @@ from typing import Callable
 from checker.errors import CheckerError
 from checker.explore.search import _spec_exception
 from checker.simulate.strategies import STRATEGIES, Steps
-from checker.spec.compile import Label, Model
+from checker.language.compile import Label, Model
 
 DEADLOCK = "no_deadlock"
 

@@ -18,9 +18,9 @@ from typing import Any
 
 from checker.errors import SpecError
 from checker.expr import AllOf, And
-from checker.spec.declare import (UNINIT, DISABLED, ActionInfo, Between, Fill, PropertyInfo, StateMutated, Step, Uninit,
+from checker.language.declare import (UNINIT, DISABLED, ActionInfo, Between, Fill, PropertyInfo, StateMutated, Step, Uninit,
                                   UninitRead)
-from checker.spec.model import Params, Spec, all_assumptions, decl_line, info
+from checker.language.model import Params, Spec, all_assumptions, decl_line, info
 from checker.types import NOBODY, BoolType, CpuIdType, Enum
 
 Label = tuple  # (action index, cpu or None, choice index)

@@ -19,8 +19,8 @@ from typing import Any, Callable
 
 from checker.cint import WordRuleError
 from checker.errors import SpecError, innermost_frame_in
-from checker.spec.compile import Model
-from checker.spec.declare import Fill, StateMutated, Step
+from checker.language.compile import Model
+from checker.language.declare import Fill, StateMutated, Step
 from checker.symbolic.term import Sym
 
 _checked: set[tuple[type, Any]] = set()

@@ -1,8 +1,8 @@
 """What a spec class declares: parameters, variables, roles, actions, properties.
 
 Decorators and declarations only record small frozen values; the spec class
-collects them once when it is created (``checker.spec.model``), and the
-engines act on the compiled form (``checker.spec.compile``).
+collects them once when it is created (``checker.language.model``), and the
+engines act on the compiled form (``checker.language.compile``).
 """
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Iterator
 from checker.errors import SpecError, UsageError, source_of
 from checker.kernel.config import Api
 from checker.kernel.memory import Heap
-from checker.spec.declare import Abstraction, ActionInfo, Param, PropertyInfo, Role, Var
+from checker.language.declare import Abstraction, ActionInfo, Param, PropertyInfo, Role, Var
 from checker.types import IntType
 
 DEFAULT_ASSUMPTIONS = (
@@ -368,7 +368,7 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
 
 def _add_uninit_check(si: SpecInfo, cls: type) -> None:
     """A spec with uninitialised locals gets a ghost for the first read and a property on it."""
-    from checker.spec.declare import Ghost, Uninit
+    from checker.language.declare import Ghost, Uninit
     from checker.types import Enum
 
     uninit = [n for n, v in si.vars.items() if isinstance(v, Uninit)]
@@ -434,7 +434,7 @@ def _add_word_check(si: SpecInfo, cls: type) -> None:
     (checker.cint); one that shifts gets a ghost for the first out-of-range shift and the built-in
     property ``no_undefined_behaviour`` on it."""
     from checker.cint import fixed
-    from checker.spec.declare import Ghost
+    from checker.language.declare import Ghost
 
     bits, words, shifts = False, any(fixed(v.type) for v in si.vars.values()), []
     for base in cls.__mro__:
@@ -501,7 +501,7 @@ def _guard_irq_actions(si: SpecInfo) -> None:
     """An interrupt handler runs on its CPU only while that CPU has interrupts on."""
     from checker.expr import And
     from checker.kernel.context import _IrqsOff
-    from checker.spec.declare import DISABLED, when
+    from checker.language.declare import DISABLED, when
 
     irq_vars = [n for n, v in si.vars.items() if v.kind == "percpu" and isinstance(v.type, _IrqsOff)]
     for name, a in list(si.actions.items()):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from checker.spec.compile import Model
+from checker.language.compile import Model
 
 #: Seconds Z3 may spend deciding whether one invariant is valid: a hard query is no evidence of vacuity.
 QUERY_TIMEOUT_MS = 2000
@@ -99,8 +99,8 @@ def _judge(model: Model, p: Any, s: tuple, domains: list[Any], samples: list[tup
 def vacuous_invariants(cls: type, points: list[Any]) -> list[str]:
     """A warning per declared invariant of ``cls`` that cannot fail at any of ``points`` where it
     applies, naming its file and line. Most invariants are cleared at the first point."""
-    from checker.spec.lint import symbolic_state
-    from checker.spec.model import info
+    from checker.language.lint import symbolic_state
+    from checker.language.model import info
 
     pending = {n for n, p in info(cls).properties.items() if p.kind == "invariant" and p.expect == "holds"}
     how: dict[str, str] = {}
