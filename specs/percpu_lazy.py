@@ -127,7 +127,10 @@ def _publish_slots(s, cpu, ok, copy):
     """The published storage's slots after a publishing cmpxchg: this CPU's holds the copy, the others 0 (as
     they are). Written for every slot, not as a store to this CPU's own: the copy was stored before the
     cmpxchg, into storage no other CPU could read yet, so a 32-bit kernel's halves of it are never seen;
-    the publish itself is one atomic64_cmpxchg (checker.kernel.tearing splits only own-slot stores)."""
+    the publish itself is one atomic64_cmpxchg (checker.kernel.tearing splits only own-slot stores). At 64
+    bits the store is to the CPU's own slot alone, which is what a weak memory model buffers (its access=)."""
+    if s.bits == 64:
+        return {cpu: If(ok, copy, s.slot[cpu])}
     return {c: If(ok, copy, s.slot[c]) if c == cpu else s.slot[c] for c in s.adders}
 
 

@@ -42,6 +42,8 @@ def same_exploration(cls, params, symmetry):
         assert a.engine == "interpreted" and INTERPRETED[cls.spec_name] in a.engine_note
     elif Model(cls, params).tearing:  # a 32-bit point: its accesses in halves are the interpreter's
         assert a.engine == "interpreted" and "32-bit" in a.engine_note
+    elif Model(cls, params).memory == "lkmm":  # lkmm's views are interpreted (tso is lowered)
+        assert a.engine == "interpreted" and "--memory lkmm" in a.engine_note
     else:
         assert a.engine == "compiled", a.engine_note
     assert b.engine == "interpreted"

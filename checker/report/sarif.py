@@ -55,13 +55,16 @@ class _Bases:
     def builtin(self, file: str) -> bool:
         """Is ``file`` one of the installed package's own (a built-in spec)? Checked first: built-ins
         may also lie under the current directory, as in a checkout of countercheck itself."""
-        p, root = Path(file), self.roots[BUILTIN]
-        for a, b in ((p, root), (p.resolve(), root.resolve())):
-            try:
-                a.relative_to(b)
-                return True
-            except ValueError:
-                continue
+        import checker.specs  # installed, inside the package; in a checkout, the top-level specs/ (checker.layout)
+
+        p = Path(file)
+        for root in (self.roots[BUILTIN], Path(checker.specs.__file__).parent):
+            for a, b in ((p, root), (p.resolve(), root.resolve())):
+                try:
+                    a.relative_to(b)
+                    return True
+                except ValueError:
+                    continue
         return False
 
     def artifact(self, file: str) -> dict[str, Any]:
