@@ -29,6 +29,10 @@ REFUSED = {
     "lazy_cmpxchg_stale_old": "beyond Promela's 32-bit int",
     "lazy_mmdrop_reads_uninit_index": "reports reads of the uninitialised i \\(explorer-only\\)",
     "lazy_irq_switch_loser_preempt": "beyond Promela's 32-bit int",
+    "percpu_lazy_publish": "beyond Promela's 32-bit int",
+    "lazy_publish_plain_store": "beyond Promela's 32-bit int",
+    "lazy_publish_relaxed": "memory=sc",
+    "check_mm_mmput_relaxed": "memory=sc",  # its only points are lkmm's
     "up_read_torn_32bit": "32-bit kernel's accesses in halves",
     "lazy_read_torn_32bit": "32-bit kernel's accesses in halves",
     "percpu_lazy_32bit": "32-bit kernel's accesses in halves",

@@ -123,6 +123,9 @@ class _Exporter:
         if m.tearing:
             raise self._refuse("a 32-bit kernel's accesses in halves (checker.kernel.tearing) are explorer-only; "
                                "export a point with bits=64")
+        if getattr(m, "weak", None) is not None:
+            raise self._refuse(f"--memory {m.memory}'s store buffers and views are the explorer's; "
+                               "export a point with memory=sc")
         if m.uninit_report:
             raise self._refuse(f"it reports reads of the uninitialised {', '.join(m.uninit_report)} "
                                f"(explorer-only); set its mode parameter to 1 (any value) to export it")
