@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from checker import (And, Fence, Implies, Load, Lock, NOBODY, PerCpu, Rmw, Role, Shared, Spec, SpecError, Store,
+from checker import (And, Fence, Implies, Load, Lock, NOBODY, Param, PerCpu, Rmw, Role, Shared, Spec, SpecError, Store,
                      action, settled, smp_load_acquire, smp_mb, smp_rmb, smp_store_release, smp_wmb, sometimes,
                      terminal, when, READ_ONCE, WRITE_ONCE, data_race, invariant)
 from checker.explore import explore
@@ -657,3 +657,80 @@ def test_a_context_switch_is_a_full_barrier_for_the_tasks_it_switches():
         r = explore(SameCpuHandOff(memory=mem))
         assert r.complete and r.outcomes["sees_the_store"].verdict == "holds", mem
         assert r.outcomes["handed_off"].verdict == "holds", mem
+
+
+# -- tso keeps program order inside one step (WEAK_API.md REQUESTs 14:43, 14:47, 15:33) ---------------------
+
+class StepPublish(Spec):
+    """One step stores the data, then publishes with a LOCKed cmpxchg (lazy_percpu_counter_switch_to_pcpu()'s
+    copy, then atomic64_cmpxchg()); or, with locked=0, two plain stores in one step. The updates list the flag
+    first: the order that counts is access=, the program's."""
+    kernel = "test: one step's stores in program order"
+    locked = Param(1)
+    data = Shared(0)
+    flag = Shared(0)
+    r0 = PerCpu(0)
+    r1 = PerCpu(0)
+    pc = PerCpu(0)
+    writer = Role(1)
+    reader = Role(1)
+
+    @action(role="writer", access=(Store("data", "plain"), Rmw("flag", "mb")))
+    def publish_cmpxchg(s, cpu):
+        """*slot = copy; atomic64_cmpxchg(&flag, 0, 1)."""
+        return when(And(s.locked == 1, s.pc[cpu] == 0), pc={cpu: 1}, flag=1, data=1)
+
+    @action(role="writer", access=(Store("data", "plain"), Store("flag", "once")))
+    def publish_store(s, cpu):
+        """*slot = copy; WRITE_ONCE(flag, 1)."""
+        return when(And(s.locked == 0, s.pc[cpu] == 0), pc={cpu: 1}, flag=1, data=1)
+
+    @action(role="reader", access=smp_load_acquire("flag"))  # the reader's side ordered under lkmm too
+    def read_flag(s, r):
+        return when(s.pc[r] == 0, pc={r: 1}, r0={r: s.flag})
+
+    @action(role="reader", access=READ_ONCE("data"))
+    def read_data(s, r):
+        return when(s.pc[r] == 1, pc={r: 2}, r1={r: s.data})
+
+    @action()
+    def check(s):
+        """A step of no CPU (lazy_percpu_counter_exit()): it runs once every buffer is empty."""
+        return when(And(s.pc[0] == 1, s.pc[1] == 2, s.r0[1] < 2, s.data == 1), r0={1: s.r0[1] + 2})
+
+    @terminal
+    def done(s):
+        return s.r0[1] >= 2
+
+    @sometimes
+    def pointer_before_copy(s):
+        return And(s.pc[1] == 2, s.r0[1] == 1, s.r1[1] == 0)
+
+    @sometimes
+    def checked(s):
+        return s.r0[1] >= 2
+
+
+def test_tso_a_store_before_a_locked_rmw_in_the_step_reaches_memory_first():
+    """x86: the LOCKed cmpxchg drains the buffer, the copy's store with it: no reader sees the flag first."""
+    for sb_depth in (1, 2):
+        r = explore(StepPublish(locked=1, memory=TSO, sb_depth=sb_depth))
+        assert r.complete and r.verdicts["pointer_before_copy"] == "violated", sb_depth
+        assert r.verdicts["checked"] == "holds"  # the step of no CPU runs (it crashed the tso step before)
+    assert explore(StepPublish(locked=1, memory=LKMM)).verdicts["pointer_before_copy"] == "violated"
+
+
+def test_tso_buffers_a_steps_stores_in_access_order_and_spills_what_does_not_fit():
+    """Two stores in one step at sb_depth=2: FIFO in program order (data, then flag), so never the flag first.
+    At sb_depth=1 the step still runs (no false deadlock): it waits for an empty buffer and the older store
+    reaches memory in the step (x86 stalls until it drains), the newer one waits in the buffer."""
+    for sb_depth in (1, 2):
+        r = explore(StepPublish(locked=0, memory=TSO, sb_depth=sb_depth))
+        assert r.complete and r.verdicts["pointer_before_copy"] == "violated", sb_depth
+        assert r.verdicts["checked"] == "holds" and r.verdicts["no_deadlock"] == "holds"
+    r = explore(StepPublish(locked=0, memory=TSO, sb_depth=1))
+    trace = r.outcomes["checked"].trace
+    first = trace[0]
+    assert first.action == "publish_store" and first.changes["sb_n[0]"] == 1 and first.changes["sb_loc0[0]"] == 1
+    # two plain stores in one step are not ordered for other CPUs under lkmm: the flag may be seen first
+    assert explore(StepPublish(locked=0, memory=LKMM)).verdicts["pointer_before_copy"] == "holds"

@@ -284,6 +284,9 @@ class Lkmm:
                     self._append(H, V, li, new, carried, cpu, races.MARKED)
                     if a.order == "mb":
                         self._full(V, sync)
+        seen = with_values(m, s, values) if values else s
+        for li in [li for li, x in todo.items() if x == value_at(seen, m, self.locs.var_of[li])]:
+            del todo[li]  # the spec restating a slot it read (a write of every slot as a whole): no store
         if todo:
             raise unlisted_store(m, act, self.locs.var_of[next(iter(todo))])
         for lk in released:  # spin_unlock(): a release
