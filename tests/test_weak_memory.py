@@ -734,3 +734,31 @@ def test_tso_buffers_a_steps_stores_in_access_order_and_spills_what_does_not_fit
     assert first.action == "publish_store" and first.changes["sb_n[0]"] == 1 and first.changes["sb_loc0[0]"] == 1
     # two plain stores in one step are not ordered for other CPUs under lkmm: the flag may be seen first
     assert explore(StepPublish(locked=0, memory=LKMM)).verdicts["pointer_before_copy"] == "holds"
+
+
+# -- lkmm: an address dependency on a named pointer load (WEAK_API.md REQUEST 15:08) --------------------------
+
+def _mp_two_through(dep):
+    return litmus(f"MP+release+addr2-{dep}", [
+        [("st", "x", 1, WRITE_ONCE("x")), ("st", "y", 1, WRITE_ONCE("y")), ("st", "p", 1, smp_store_release("p"))],
+        [("ld", "p", READ_ONCE("p")), ("ld", "x", Load("x", "plain", dep=dep)), ("ld", "y", Load("y", "plain", dep=dep))]],
+        {(1, 0): 1, (1, 2): 0}, variables=("x", "y", "p"))
+
+
+MP_ADDR2_PREV = _mp_two_through(True)
+MP_ADDR2_PTR = _mp_two_through("p")
+
+
+def test_lkmm_dep_on_the_pointer_orders_every_load_through_it():
+    """Two loads through one pointer (lazy_percpu_counter_read()'s slots): dep="p" orders both after the
+    pointer's load; dep=True orders the second only after the first (whose store published nothing of y), so
+    it may read y's initial value: the false alarm the named dependency removes."""
+    assert outcomes(MP_ADDR2_PTR) == ("Never", "Never", "Never")
+    assert outcomes(MP_ADDR2_PREV) == ("Never", "Never", "Sometimes")
+
+
+def test_dep_must_name_a_variable_some_access_reads():
+    with pytest.raises(SpecError, match=r"dep='q' names no variable a Load or Rmw reads.*those are: p, x, y"):
+        _mp_two_through("q")
+    with pytest.raises(SpecError, match=r"dep is True .* or the name of the pointer's variable"):
+        Load("x", "plain", dep=3)

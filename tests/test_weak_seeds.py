@@ -124,18 +124,12 @@ def test_relaxed_publish_is_found_under_lkmm_with_the_stale_slot_read_through_th
     assert load.action == "read_slot" and load.choices == {"other": 1, "slot_age": 1}  # the store before the copy
 
 
-def test_the_correct_publish_has_no_13_step_counterexample_under_lkmm():
-    """The same point with the fully ordered cmpxchg: the shortest violation lkmm reports needs the reader to
-    load another slot first (the gap below), so the relaxed publish's trace is excluded by the full barrier."""
+def test_the_correct_publish_holds_under_lkmm_with_the_dependency_on_the_pointer():
+    """The same point with the fully ordered cmpxchg: every slot load depends on the reader's atomic64_read of
+    c->v (dep="published"), so none reads the publisher's slot older than the copy (MP+mb+addr: Never). Was
+    violated after 14 steps (the second slot load depended on the first slot's, dep=True)."""
     r = explore(PercpuLazyPublish(**LAZY, memory=LKMM))
-    trace = r.outcomes["read_sees_the_published_copy"].trace
-    assert trace is None or len(trace) > 13
-
-
-@pytest.mark.xfail(strict=True, reason="lkmm: dep=True orders a load after the previous load only, not after the "
-                   "pointer's load for every slot read through it (WEAK_API.md REQUEST 15:08)")
-def test_fixme_lkmm_dependency_covers_every_load_through_the_pointer():
-    assert explore(PercpuLazyPublish(**LAZY, memory=LKMM)).verdicts["read_sees_the_published_copy"] == "holds"
+    assert r.complete and _failing(r) == [] and r.states == 9829
 
 
 def test_tso_keeps_program_order_inside_a_step():

@@ -10,14 +10,16 @@ with this one may still read. Each CPU has views of its own:
 ``acq``  the join of the views of the messages it has read (taken in by smp_rmb/smp_mb);
 ``wf``   the view its stores carry (raised by smp_wmb to its own earlier stores, by smp_mb to ``cur``);
 ``dep``  the view of the message its last annotated load read (a ``dep=True`` load starts from it);
-``ws``   its own stores (what smp_wmb orders).
+``ws``   its own stores (what smp_wmb orders);
+then, for each variable some ``dep="p"`` names, the view of the message its last load (or Rmw) of ``p``
+read: a ``dep="p"`` load starts from it, in any later step (every load through a pointer read once).
 
 Rules (``docs/weak-memory.md`` says what this allows and forbids):
 
 - a load reads any message from ``cur`` on (the step's ``<var>_age`` choice:
   0 the newest, 1 the one before, ...); ``acquire`` joins the message's view
   into ``cur``, ``once``/``plain`` into ``acq``; a ``dep=True`` load reads no
-  older than ``dep``;
+  older than ``dep``, a ``dep="p"`` load no older than the last load of ``p``;
 - a store appends a message whose view is ``wf`` (``release``: ``cur``);
 - an Rmw reads the newest message and appends after it (atomicity); the new
   message's view joins the read one's (release sequences); ``mb`` is a full
@@ -70,6 +72,10 @@ class Lkmm:
         self.bound = model.params.lkmm_history
         self.n = len(self.locs)
         self.zero = (0,) * self.n
+        #: The pointer variables dep="p" names: each has a view per CPU after the five, at DEP_OF[p].
+        named = sorted({a.dep for act in model.info.actions.values() for a in act.access if isinstance(a.dep, str)})
+        self.dep_of = {v: WS + 1 + j for j, v in enumerate(named)}
+        self.nv = WS + 1 + len(named)
 
     def ghosts(self) -> list:
         names = self.locs.names
@@ -162,7 +168,7 @@ class Lkmm:
 
     def _views(self, s: tuple) -> dict[int, list]:
         row = s[self.v_ix]
-        return {c: (list(row[c]) if row[c] else [self.zero] * 5) for c in self.cpus}
+        return {c: (list(row[c]) if row[c] else [self.zero] * self.nv) for c in self.cpus}
 
     def _sync(self, s: tuple) -> list:
         v = s[self.s_ix]
@@ -249,7 +255,9 @@ class Lkmm:
                 if a.kind == "load":
                     li, t = reads[ri]
                     ri += 1
-                    lb = V[CUR][li] if not a.dep else max(V[CUR][li], V[DEP][li])
+                    lb = V[CUR][li]
+                    if a.dep:
+                        lb = max(lb, V[DEP if a.dep is True else self.dep_of[a.dep]][li])
                     if t < lb:
                         return None  # coherence (or the dependency) forbids that old a store
                     race = race or self._race(H[li], lb, cpu, mark, li, False)
@@ -259,6 +267,8 @@ class Lkmm:
                     if a.order == "acquire":
                         V[CUR] = _join(V[CUR], msg[1])
                     V[DEP] = msg[1]
+                    if a.var in self.dep_of:
+                        V[self.dep_of[a.var]] = msg[1]
                 elif a.kind == "store":
                     if li not in todo:
                         continue  # the step did not write it
@@ -269,6 +279,8 @@ class Lkmm:
                     msg = H[li][t]
                     race = race or self._race(H[li], V[CUR][li], cpu, mark, li, True)
                     new = todo.pop(li, msg[0])
+                    if a.var in self.dep_of:  # a pointer an Rmw returned: loads through it depend on it
+                        V[self.dep_of[a.var]] = msg[1]
                     if new == msg[0]:  # unchanged (a failed cmpxchg): an unordered load
                         V[CUR] = _raise(V[CUR], li, t)
                         V[ACQ] = _join(V[ACQ], msg[1])
@@ -307,7 +319,7 @@ class Lkmm:
         who = [cpu] if cpu is not None else list(self.cpus)
         taken, released = lock_events(m, s, normal, cpu, self.locks) if cpu is not None else ([], [])
         for c in who:
-            V = views[c] if c in views else [self.zero] * 5
+            V = views[c] if c in views else [self.zero] * self.nv
             self._full(V, sync)
             V[CUR] = _join(V[CUR], newest)
             for lk in taken:
@@ -315,7 +327,7 @@ class Lkmm:
             views[c] = V
         for loc, x in stores.items():
             li = self.locs.of[loc]
-            V = views[who[0]] if who else [self.zero] * 5
+            V = views[who[0]] if who else [self.zero] * self.nv
             self._append(H, V, li, x, V[CUR], cpu if cpu is not None else -1, races.MARKED)
         newest = tuple(len(x) - 1 for x in H)
         for c in who:
@@ -377,7 +389,7 @@ class Lkmm:
         for j, msgs in enumerate(H):
             H[j] = [(mv, down(view), w, mk) for mv, view, w, mk in msgs]
         for V in views.values():
-            for i in range(5):
+            for i in range(len(V)):
                 V[i] = down(V[i])
         sync[0] = down(sync[0])
         sync[1] = [down(v) for v in sync[1]]
