@@ -762,3 +762,16 @@ def test_dep_must_name_a_variable_some_access_reads():
         _mp_two_through("q")
     with pytest.raises(SpecError, match=r"dep is True .* or the name of the pointer's variable"):
         Load("x", "plain", dep=3)
+
+
+def test_the_ordering_bug_specs_are_still_found_under_lkmm_and_not_under_sc():
+    """The fixes above remove false alarms only: the relaxed publish and the relaxed mmput stay found."""
+    from checker.specs.bugs.check_mm_mmput_relaxed import CheckMmMmputRelaxed
+    from checker.specs.bugs.lazy_publish_relaxed import LazyPublishRelaxed
+
+    lazy = dict(ncpus=2, mod_bits=0, neg=0, readers=1)
+    for cls, params, prop, steps in ((LazyPublishRelaxed, lazy, "read_sees_the_published_copy", 13),
+                                     (CheckMmMmputRelaxed, dict(ncpus=2, ops=1), "check_mm_sum_exact", 9)):
+        assert explore(cls(**params, memory=SC)).verdicts[prop] == "holds", cls.__name__
+        r = explore(cls(**params, memory=LKMM))
+        assert r.verdicts[prop] == "violated" and len(r.outcomes[prop].trace) == steps, cls.__name__
