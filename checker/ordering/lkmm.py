@@ -235,8 +235,9 @@ class Lkmm:
         views = self._views(s)
         V = views[cpu]
         sync = self._sync(s)
-        for lk in taken:  # spin_lock(): an acquire of the last unlock's view
+        for lk in taken:  # spin_lock(): an acquire of the last unlock's view (later stores carry it too)
             V[CUR] = _join(V[CUR], sync[1][self.locks.index(lk)])
+            V[WF] = _join(V[WF], sync[1][self.locks.index(lk)])
         race = s[self.r_ix]
         todo = {self.locs.of[loc]: x for loc, x in stores.items()}
         ri = 0
@@ -264,8 +265,9 @@ class Lkmm:
                     msg = H[li][t]
                     V[CUR] = _raise(V[CUR], li, t)
                     V[ACQ] = _join(V[ACQ], msg[1])
-                    if a.order == "acquire":
+                    if a.order == "acquire":  # cumulative: a later store carries what was acquired
                         V[CUR] = _join(V[CUR], msg[1])
+                        V[WF] = _join(V[WF], msg[1])
                     V[DEP] = msg[1]
                     if a.var in self.dep_of:
                         V[self.dep_of[a.var]] = msg[1]
@@ -290,6 +292,7 @@ class Lkmm:
                     V[CUR] = _raise(V[CUR], li, t)
                     if a.order in ("mb", "acquire"):
                         V[CUR] = _join(V[CUR], msg[1])
+                        V[WF] = _join(V[WF], msg[1])
                     else:
                         V[ACQ] = _join(V[ACQ], msg[1])
                     carried = _join(V[CUR] if a.order in ("mb", "release") else V[WF], msg[1])
