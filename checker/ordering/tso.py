@@ -221,6 +221,15 @@ class Tso:
                 for k in range(D):
                     upd[f"sb_loc{k}"] = {cpu: newloc[k]}
                     upd[f"sb_val{k}"] = {cpu: newval[k]}
+            for i in memupd:  # a store written to memory now is not the newest while another CPU still buffers
+                loc = locs.var_of[i]  # one to its location: that one reaches memory later (as in _flush)
+                later = []
+                for c in every:
+                    if c != cpu:
+                        ln, lks, _ = self._entries(s, c)
+                        later += [And(k < ln, lks[k] == i) for k in range(D)]
+                if later:
+                    _put(upd, loc, If(Or(*later), value_at(s, m, loc), memupd[i]))
             if memupd:
                 upd["tso_memory"] = memupd
             return when(And(r.guard, *conds), **upd)
