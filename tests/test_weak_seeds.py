@@ -129,7 +129,7 @@ def test_the_correct_publish_holds_under_lkmm_with_the_dependency_on_the_pointer
     c->v (dep="published"), so none reads the publisher's slot older than the copy (MP+mb+addr: Never). Was
     violated after 14 steps (the second slot load depended on the first slot's, dep=True)."""
     r = explore(PercpuLazyPublish(**LAZY, memory=LKMM))
-    assert r.complete and _failing(r) == [] and r.states == 9829
+    assert r.complete and _failing(r) == [] and r.states == 8129
 
 
 def test_tso_keeps_program_order_inside_a_step():

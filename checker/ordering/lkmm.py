@@ -226,7 +226,8 @@ class Lkmm:
                     return None
                 reads.append((li, t))
                 values[self.locs.var_of[li]] = H0[li][t][0]
-        r = run_step(m, act, with_values(m, s, values) if values else s, cpu, base)
+        seen = with_values(m, s, values) if values else s
+        r = run_step(m, act, seen, cpu, base)
         if r is None:
             return None
         H = [list(x) for x in H0]
@@ -274,6 +275,9 @@ class Lkmm:
                 elif a.kind == "store":
                     if li not in todo:
                         continue  # the step did not write it
+                    if todo[li] == value_at(seen, m, self.locs.var_of[li]):
+                        del todo[li]  # `x=If(ok, new, s.x)`: the branch that leaves it is no store (as for an Rmw)
+                        continue
                     race = race or self._race(H[li], V[CUR][li], cpu, mark, li, True)
                     self._append(H, V, li, todo.pop(li), V[CUR] if a.order == "release" else V[WF], cpu, mark)
                 else:  # rmw: the newest message, and the new one right after it
@@ -299,7 +303,6 @@ class Lkmm:
                     self._append(H, V, li, new, carried, cpu, races.MARKED)
                     if a.order == "mb":
                         self._full(V, sync)
-        seen = with_values(m, s, values) if values else s
         for li in [li for li, x in todo.items() if x == value_at(seen, m, self.locs.var_of[li])]:
             del todo[li]  # the spec restating a slot it read (a write of every slot as a whole): no store
         if todo:
@@ -315,6 +318,8 @@ class Lkmm:
         if r is None:
             return None
         normal, stores = split_updates(m, r.updates, self.weak)
+        # a location left as it was (a slot restated, a branch that does not write it) is no store
+        stores = {loc: x for loc, x in stores.items() if x != value_at(s, m, loc)}
         H = self._history(s)
         views = self._views(s)
         sync = self._sync(s)
