@@ -524,10 +524,11 @@ class PercpuLazy(Spec):
         """v = atomic64_read(&c->v); atomic: return atomic_val(v); pcpu: sum the possible CPUs' slots."""
         return read_with(s, r, decode)
 
-    # *per_cpu_ptr(pcpu_v, cpu): the address comes from the atomic64_read() (an address dependency);
+    # *per_cpu_ptr(pcpu_v, cpu): the address comes from the atomic64_read() of c->v (an address dependency on
+    # that load, dep=C_V, for every slot read through it);
     # a plain load racing with that CPU's this_cpu_add, as the kernel leaves it.
     @action(role="reader", choose={"other": lambda p: p.adders},
-            access=Load("slot", "plain", slot=lambda s, r, other: other, dep=True, race_ok=True))
+            access=Load("slot", "plain", slot=lambda s, r, other: other, dep=C_V, race_ok=True))
     def read_slot(s, r, other):
         """for_each_possible_cpu(cpu) v += *per_cpu_ptr(pcpu_v, cpu); (one plain load per step, any order)"""
         return when(And(s.read_pc[r] == READ.scan, s.read_seen[other] == 0),

@@ -31,7 +31,7 @@ reader.
 from checker import NOBODY, And, Bool, Ghost, If, Load, Or, Param, Store, action, invariant, sometimes, when
 from checker.ordering.declare import MEMORY
 from checker.language.declare import DISABLED, Step
-from checker.specs.percpu_lazy import CMPXCHG_V, READ, PercpuLazy, decode, switch_cmpxchg_with
+from checker.specs.percpu_lazy import C_V, CMPXCHG_V, READ, PercpuLazy, decode, switch_cmpxchg_with
 
 
 def _with(step: Step, **more) -> Step:
@@ -63,7 +63,7 @@ class PercpuLazyPublish(PercpuLazy):
         return _with(switch_cmpxchg_with(s, cpu, decode), pub_copy=If(ok, s.copy[cpu], s.pub_copy))
 
     @action(role="reader", choose={"other": lambda p: p.adders},
-            access=Load("slot", "plain", slot=lambda s, r, other: other, dep=True, race_ok=True))
+            access=Load("slot", "plain", slot=lambda s, r, other: other, dep=C_V, race_ok=True))
     def read_slot(s, r, other):
         """for_each_possible_cpu(cpu) v += *per_cpu_ptr(pcpu_v, cpu); (one plain load per step, any order;
         its address comes from the atomic64_read)"""

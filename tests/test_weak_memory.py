@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from checker import (And, Fence, Implies, Load, Lock, NOBODY, PerCpu, Rmw, Role, Shared, Spec, SpecError, Store,
+from checker import (And, Fence, Implies, Load, Lock, NOBODY, Param, PerCpu, Rmw, Role, Shared, Spec, SpecError, Store,
                      action, settled, smp_load_acquire, smp_mb, smp_rmb, smp_store_release, smp_wmb, sometimes,
                      terminal, when, READ_ONCE, WRITE_ONCE, data_race, invariant)
 from checker.explore import explore
@@ -657,3 +657,121 @@ def test_a_context_switch_is_a_full_barrier_for_the_tasks_it_switches():
         r = explore(SameCpuHandOff(memory=mem))
         assert r.complete and r.outcomes["sees_the_store"].verdict == "holds", mem
         assert r.outcomes["handed_off"].verdict == "holds", mem
+
+
+# -- tso keeps program order inside one step (WEAK_API.md REQUESTs 14:43, 14:47, 15:33) ---------------------
+
+class StepPublish(Spec):
+    """One step stores the data, then publishes with a LOCKed cmpxchg (lazy_percpu_counter_switch_to_pcpu()'s
+    copy, then atomic64_cmpxchg()); or, with locked=0, two plain stores in one step. The updates list the flag
+    first: the order that counts is access=, the program's."""
+    kernel = "test: one step's stores in program order"
+    locked = Param(1)
+    data = Shared(0)
+    flag = Shared(0)
+    r0 = PerCpu(0)
+    r1 = PerCpu(0)
+    pc = PerCpu(0)
+    writer = Role(1)
+    reader = Role(1)
+
+    @action(role="writer", access=(Store("data", "plain"), Rmw("flag", "mb")))
+    def publish_cmpxchg(s, cpu):
+        """*slot = copy; atomic64_cmpxchg(&flag, 0, 1)."""
+        return when(And(s.locked == 1, s.pc[cpu] == 0), pc={cpu: 1}, flag=1, data=1)
+
+    @action(role="writer", access=(Store("data", "plain"), Store("flag", "once")))
+    def publish_store(s, cpu):
+        """*slot = copy; WRITE_ONCE(flag, 1)."""
+        return when(And(s.locked == 0, s.pc[cpu] == 0), pc={cpu: 1}, flag=1, data=1)
+
+    @action(role="reader", access=smp_load_acquire("flag"))  # the reader's side ordered under lkmm too
+    def read_flag(s, r):
+        return when(s.pc[r] == 0, pc={r: 1}, r0={r: s.flag})
+
+    @action(role="reader", access=READ_ONCE("data"))
+    def read_data(s, r):
+        return when(s.pc[r] == 1, pc={r: 2}, r1={r: s.data})
+
+    @action()
+    def check(s):
+        """A step of no CPU (lazy_percpu_counter_exit()): it runs once every buffer is empty."""
+        return when(And(s.pc[0] == 1, s.pc[1] == 2, s.r0[1] < 2, s.data == 1), r0={1: s.r0[1] + 2})
+
+    @terminal
+    def done(s):
+        return s.r0[1] >= 2
+
+    @sometimes
+    def pointer_before_copy(s):
+        return And(s.pc[1] == 2, s.r0[1] == 1, s.r1[1] == 0)
+
+    @sometimes
+    def checked(s):
+        return s.r0[1] >= 2
+
+
+def test_tso_a_store_before_a_locked_rmw_in_the_step_reaches_memory_first():
+    """x86: the LOCKed cmpxchg drains the buffer, the copy's store with it: no reader sees the flag first."""
+    for sb_depth in (1, 2):
+        r = explore(StepPublish(locked=1, memory=TSO, sb_depth=sb_depth))
+        assert r.complete and r.verdicts["pointer_before_copy"] == "violated", sb_depth
+        assert r.verdicts["checked"] == "holds"  # the step of no CPU runs (it crashed the tso step before)
+    assert explore(StepPublish(locked=1, memory=LKMM)).verdicts["pointer_before_copy"] == "violated"
+
+
+def test_tso_buffers_a_steps_stores_in_access_order_and_spills_what_does_not_fit():
+    """Two stores in one step at sb_depth=2: FIFO in program order (data, then flag), so never the flag first.
+    At sb_depth=1 the step still runs (no false deadlock): it waits for an empty buffer and the older store
+    reaches memory in the step (x86 stalls until it drains), the newer one waits in the buffer."""
+    for sb_depth in (1, 2):
+        r = explore(StepPublish(locked=0, memory=TSO, sb_depth=sb_depth))
+        assert r.complete and r.verdicts["pointer_before_copy"] == "violated", sb_depth
+        assert r.verdicts["checked"] == "holds" and r.verdicts["no_deadlock"] == "holds"
+    r = explore(StepPublish(locked=0, memory=TSO, sb_depth=1))
+    trace = r.outcomes["checked"].trace
+    first = trace[0]
+    assert first.action == "publish_store" and first.changes["sb_n[0]"] == 1 and first.changes["sb_loc0[0]"] == 1
+    # two plain stores in one step are not ordered for other CPUs under lkmm: the flag may be seen first
+    assert explore(StepPublish(locked=0, memory=LKMM)).verdicts["pointer_before_copy"] == "holds"
+
+
+# -- lkmm: an address dependency on a named pointer load (WEAK_API.md REQUEST 15:08) --------------------------
+
+def _mp_two_through(dep):
+    return litmus(f"MP+release+addr2-{dep}", [
+        [("st", "x", 1, WRITE_ONCE("x")), ("st", "y", 1, WRITE_ONCE("y")), ("st", "p", 1, smp_store_release("p"))],
+        [("ld", "p", READ_ONCE("p")), ("ld", "x", Load("x", "plain", dep=dep)), ("ld", "y", Load("y", "plain", dep=dep))]],
+        {(1, 0): 1, (1, 2): 0}, variables=("x", "y", "p"))
+
+
+MP_ADDR2_PREV = _mp_two_through(True)
+MP_ADDR2_PTR = _mp_two_through("p")
+
+
+def test_lkmm_dep_on_the_pointer_orders_every_load_through_it():
+    """Two loads through one pointer (lazy_percpu_counter_read()'s slots): dep="p" orders both after the
+    pointer's load; dep=True orders the second only after the first (whose store published nothing of y), so
+    it may read y's initial value: the false alarm the named dependency removes."""
+    assert outcomes(MP_ADDR2_PTR) == ("Never", "Never", "Never")
+    assert outcomes(MP_ADDR2_PREV) == ("Never", "Never", "Sometimes")
+
+
+def test_dep_must_name_a_variable_some_access_reads():
+    with pytest.raises(SpecError, match=r"dep='q' names no variable a Load or Rmw reads.*those are: p, x, y"):
+        _mp_two_through("q")
+    with pytest.raises(SpecError, match=r"dep is True .* or the name of the pointer's variable"):
+        Load("x", "plain", dep=3)
+
+
+def test_the_ordering_bug_specs_are_still_found_under_lkmm_and_not_under_sc():
+    """The fixes above remove false alarms only: the relaxed publish and the relaxed mmput stay found."""
+    from checker.specs.bugs.check_mm_mmput_relaxed import CheckMmMmputRelaxed
+    from checker.specs.bugs.lazy_publish_relaxed import LazyPublishRelaxed
+
+    lazy = dict(ncpus=2, mod_bits=0, neg=0, readers=1)
+    for cls, params, prop, steps in ((LazyPublishRelaxed, lazy, "read_sees_the_published_copy", 13),
+                                     (CheckMmMmputRelaxed, dict(ncpus=2, ops=1), "check_mm_sum_exact", 9)):
+        assert explore(cls(**params, memory=SC)).verdicts[prop] == "holds", cls.__name__
+        r = explore(cls(**params, memory=LKMM))
+        assert r.verdicts[prop] == "violated" and len(r.outcomes[prop].trace) == steps, cls.__name__

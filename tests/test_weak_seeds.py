@@ -124,24 +124,50 @@ def test_relaxed_publish_is_found_under_lkmm_with_the_stale_slot_read_through_th
     assert load.action == "read_slot" and load.choices == {"other": 1, "slot_age": 1}  # the store before the copy
 
 
-def test_the_correct_publish_has_no_13_step_counterexample_under_lkmm():
-    """The same point with the fully ordered cmpxchg: the shortest violation lkmm reports needs the reader to
-    load another slot first (the gap below), so the relaxed publish's trace is excluded by the full barrier."""
+def test_the_correct_publish_holds_under_lkmm_with_the_dependency_on_the_pointer():
+    """The same point with the fully ordered cmpxchg: every slot load depends on the reader's atomic64_read of
+    c->v (dep="published"), so none reads the publisher's slot older than the copy (MP+mb+addr: Never). Was
+    violated after 14 steps (the second slot load depended on the first slot's, dep=True)."""
     r = explore(PercpuLazyPublish(**LAZY, memory=LKMM))
-    trace = r.outcomes["read_sees_the_published_copy"].trace
-    assert trace is None or len(trace) > 13
+    assert r.complete and _failing(r) == [] and r.states == 8129
 
 
-@pytest.mark.xfail(strict=True, reason="lkmm: dep=True orders a load after the previous load only, not after the "
-                   "pointer's load for every slot read through it (WEAK_API.md REQUEST 15:08)")
-def test_fixme_lkmm_dependency_covers_every_load_through_the_pointer():
-    assert explore(PercpuLazyPublish(**LAZY, memory=LKMM)).verdicts["read_sees_the_published_copy"] == "holds"
+def test_tso_keeps_program_order_inside_a_step():
+    """switch_cmpxchg's copy (a plain store) is listed before the LOCKed cmpxchg that drains it: it reaches
+    memory first, so under x86-TSO no reader finds the pointer without the copy, relaxed publish or not (x86's
+    cmpxchg is LOCKed either way). Was: violated, the copy buffered after the pointer reached memory."""
+    for cls in (PercpuLazyPublish, LazyPublishRelaxed):
+        r = explore(cls(**LAZY, memory=TSO))
+        assert r.complete and _failing(r) == [] and r.states == 6911, cls.__name__
 
 
-@pytest.mark.xfail(strict=True, reason="tso: a plain store listed before a LOCKed Rmw in one step is buffered "
-                   "after it (WEAK_API.md REQUEST 14:43)")
-def test_fixme_tso_keeps_program_order_inside_a_step():
-    assert explore(PercpuLazyPublish(**LAZY, memory=TSO)).verdicts["read_sees_the_published_copy"] == "holds"
+def test_tso_a_failed_switch_does_not_store_the_other_cpus_slots():
+    """The losing switch_cmpxchg restates every slot as it read it (the spec writes the slots as a whole);
+    under tso that was a store of the slot's memory value over the owner's buffered this_cpu_add
+    (no_update_lost violated after 38 steps at this point). Only the own slot, the one access= names, is stored."""
+    r = explore(PercpuLazy(ncpus=2, mod_bits=2, ops=5, neg=0, readers=0, irq=0, memory=TSO))
+    assert r.complete and _failing(r) == [] and r.states == 4459
+
+
+def test_tso_a_write_to_memory_is_not_the_newest_while_another_cpu_buffers_one():
+    """The interrupt's losing switch (unannotated: fully ordered, written to memory) restates slot 1 while CPU 1's
+    this_cpu_add to it waits in CPU 1's buffer; that add reaches memory later and is the slot's newest store
+    (no_update_lost was violated after 20 steps, the slot showing the restated 3 over the add's 4)."""
+    r = explore(PercpuLazy(ncpus=2, mod_bits=0, ops=1, neg=0, readers=1, irq=1, memory=TSO))
+    assert r.complete and r.states == 72410 and _failing(r) == ["read_exact_at_quiescence"]
+
+
+def test_tso_lazy_read_exact_at_quiescence_is_an_sc_notion():
+    """What is left under tso: a this_cpu_add that SC placed before the read waits in its CPU's buffer while
+    the reader sums memory (as the eager counter's sum_exact_without_overlap): "no add overlapped" is the SC
+    order of steps, not a kernel bug."""
+    r = explore(PercpuLazy(ncpus=2, mod_bits=0, ops=2, neg=1, readers=1, irq=0, memory=TSO))
+    assert r.complete and r.states == 46019 and _failing(r) == ["read_exact_at_quiescence"]
+    trace = r.outcomes["read_exact_at_quiescence"].trace
+    assert len(trace) == 17 and trace[-1].action == "read_return"
+    add = [st for st in trace if st.action == "this_cpu_add"]
+    assert len(add) == 1 and add[0].changes.get("sb_n[0]") == 1
+    assert not any(st.action == "flush" for st in trace[trace.index(add[0]):])
 
 
 def test_plain_store_publish_fails_under_sc_and_misorders_the_copy_under_lkmm():

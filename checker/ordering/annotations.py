@@ -52,7 +52,7 @@ class Access:
     order: str
     slot: Callable[..., Any] | str | None = None
     race_ok: bool = False
-    dep: bool = False
+    dep: bool | str = False  # True: the previous annotated load; a name: this CPU's last load of that variable
     file: str | None = None
     line: int | None = None
 
@@ -64,7 +64,7 @@ class Access:
     def __repr__(self) -> str:
         if self.kind == "fence":
             return f"Fence({self.order!r})"
-        extra = "".join((", dep=True" if self.dep else "", ", race_ok=True" if self.race_ok else "",
+        extra = "".join((f", dep={self.dep!r}" if self.dep else "", ", race_ok=True" if self.race_ok else "",
                          f", slot={self.slot!r}" if isinstance(self.slot, str) else
                          (", slot=<fn>" if self.slot is not None else "")))
         return f"{self.kind.capitalize()}({self.var!r}, {self.order!r}{extra})"
@@ -83,11 +83,15 @@ def _check_slot(kind: str, slot: Any) -> None:
 
 
 def Load(var: str, order: str = "plain", *, slot: Callable[..., Any] | str | None = None, race_ok: bool = False,
-         dep: bool = False) -> Access:
+         dep: bool | str = False) -> Access:
     """A load of ``var``: ``plain``, ``once`` (READ_ONCE) or ``acquire`` (smp_load_acquire). ``dep=True``:
-    its address comes from this CPU's previous annotated load (an address dependency)."""
+    its address comes from this CPU's previous annotated load (an address dependency); ``dep="p"``: from this
+    CPU's last load of ``p`` (every load through a pointer read once, in any later step)."""
     _check_var("Load", var)
     _check_slot("Load", slot)
+    if not (dep is True or dep is False or (isinstance(dep, str) and dep.isidentifier())):
+        raise _refuse(f"Load({var!r}, ..., dep={dep!r}): dep is True (the previous annotated load gave the "
+                      f"address) or the name of the pointer's variable as a string, e.g. dep=\"published\"")
     if order not in LOAD_ORDERS:
         hint = (f"a read-modify-write is Rmw({var!r}, {order!r})" if order in RMW_ORDERS else
                 f"a store is Store({var!r}, {order!r})" if order in STORE_ORDERS else
@@ -137,7 +141,7 @@ def Fence(kind: str = "mb") -> Access:
 
 # -- the kernel's names ---------------------------------------------------------------------------------
 
-def READ_ONCE(var: str, *, slot: Any = None, dep: bool = False) -> Access:
+def READ_ONCE(var: str, *, slot: Any = None, dep: bool | str = False) -> Access:
     return Load(var, "once", slot=slot, dep=dep)
 
 
@@ -145,7 +149,7 @@ def WRITE_ONCE(var: str, *, slot: Any = None) -> Access:
     return Store(var, "once", slot=slot)
 
 
-def smp_load_acquire(var: str, *, slot: Any = None, dep: bool = False) -> Access:
+def smp_load_acquire(var: str, *, slot: Any = None, dep: bool | str = False) -> Access:
     return Load(var, "acquire", slot=slot, dep=dep)
 
 

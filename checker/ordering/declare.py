@@ -71,6 +71,7 @@ def add_memory_model(si: Any, cls: type) -> None:
 
 def _check_accesses(si: Any, cls: type) -> None:
     names = ", ".join(n for n, v in si.vars.items() if v.kind != "ghost" and not isinstance(v, Lock))
+    loaded = {a.var for act in si.actions.values() for a in act.access if a.kind in ("load", "rmw")}
     for act in si.actions.values():
         if not act.access:
             continue
@@ -90,6 +91,9 @@ def _check_accesses(si: Any, cls: type) -> None:
             v = si.vars.get(a.var)
             if v is None:
                 raise fail(f"{a.var!r} is not a variable; the variables are: {names or '(none)'}")
+            if isinstance(a.dep, str) and a.dep not in loaded:
+                raise fail(f"dep={a.dep!r} names no variable a Load or Rmw reads (the pointer whose load gave the "
+                           f"address); those are: {', '.join(sorted(loaded)) or '(none)'}")
             if isinstance(v, Lock):
                 raise fail(f"{a.var} is a Lock: taking it is an acquire and releasing it a release, without "
                            f"annotations; drop this access")

@@ -10,14 +10,16 @@ with this one may still read. Each CPU has views of its own:
 ``acq``  the join of the views of the messages it has read (taken in by smp_rmb/smp_mb);
 ``wf``   the view its stores carry (raised by smp_wmb to its own earlier stores, by smp_mb to ``cur``);
 ``dep``  the view of the message its last annotated load read (a ``dep=True`` load starts from it);
-``ws``   its own stores (what smp_wmb orders).
+``ws``   its own stores (what smp_wmb orders);
+then, for each variable some ``dep="p"`` names, the view of the message its last load (or Rmw) of ``p``
+read: a ``dep="p"`` load starts from it, in any later step (every load through a pointer read once).
 
 Rules (``docs/weak-memory.md`` says what this allows and forbids):
 
 - a load reads any message from ``cur`` on (the step's ``<var>_age`` choice:
   0 the newest, 1 the one before, ...); ``acquire`` joins the message's view
   into ``cur``, ``once``/``plain`` into ``acq``; a ``dep=True`` load reads no
-  older than ``dep``;
+  older than ``dep``, a ``dep="p"`` load no older than the last load of ``p``;
 - a store appends a message whose view is ``wf`` (``release``: ``cur``);
 - an Rmw reads the newest message and appends after it (atomicity); the new
   message's view joins the read one's (release sequences); ``mb`` is a full
@@ -70,6 +72,10 @@ class Lkmm:
         self.bound = model.params.lkmm_history
         self.n = len(self.locs)
         self.zero = (0,) * self.n
+        #: The pointer variables dep="p" names: each has a view per CPU after the five, at DEP_OF[p].
+        named = sorted({a.dep for act in model.info.actions.values() for a in act.access if isinstance(a.dep, str)})
+        self.dep_of = {v: WS + 1 + j for j, v in enumerate(named)}
+        self.nv = WS + 1 + len(named)
 
     def ghosts(self) -> list:
         names = self.locs.names
@@ -162,7 +168,7 @@ class Lkmm:
 
     def _views(self, s: tuple) -> dict[int, list]:
         row = s[self.v_ix]
-        return {c: (list(row[c]) if row[c] else [self.zero] * 5) for c in self.cpus}
+        return {c: (list(row[c]) if row[c] else [self.zero] * self.nv) for c in self.cpus}
 
     def _sync(self, s: tuple) -> list:
         v = s[self.s_ix]
@@ -220,7 +226,8 @@ class Lkmm:
                     return None
                 reads.append((li, t))
                 values[self.locs.var_of[li]] = H0[li][t][0]
-        r = run_step(m, act, with_values(m, s, values) if values else s, cpu, base)
+        seen = with_values(m, s, values) if values else s
+        r = run_step(m, act, seen, cpu, base)
         if r is None:
             return None
         H = [list(x) for x in H0]
@@ -229,8 +236,9 @@ class Lkmm:
         views = self._views(s)
         V = views[cpu]
         sync = self._sync(s)
-        for lk in taken:  # spin_lock(): an acquire of the last unlock's view
+        for lk in taken:  # spin_lock(): an acquire of the last unlock's view (later stores carry it too)
             V[CUR] = _join(V[CUR], sync[1][self.locks.index(lk)])
+            V[WF] = _join(V[WF], sync[1][self.locks.index(lk)])
         race = s[self.r_ix]
         todo = {self.locs.of[loc]: x for loc, x in stores.items()}
         ri = 0
@@ -249,19 +257,27 @@ class Lkmm:
                 if a.kind == "load":
                     li, t = reads[ri]
                     ri += 1
-                    lb = V[CUR][li] if not a.dep else max(V[CUR][li], V[DEP][li])
+                    lb = V[CUR][li]
+                    if a.dep:
+                        lb = max(lb, V[DEP if a.dep is True else self.dep_of[a.dep]][li])
                     if t < lb:
                         return None  # coherence (or the dependency) forbids that old a store
                     race = race or self._race(H[li], lb, cpu, mark, li, False)
                     msg = H[li][t]
                     V[CUR] = _raise(V[CUR], li, t)
                     V[ACQ] = _join(V[ACQ], msg[1])
-                    if a.order == "acquire":
+                    if a.order == "acquire":  # cumulative: a later store carries what was acquired
                         V[CUR] = _join(V[CUR], msg[1])
+                        V[WF] = _join(V[WF], msg[1])
                     V[DEP] = msg[1]
+                    if a.var in self.dep_of:
+                        V[self.dep_of[a.var]] = msg[1]
                 elif a.kind == "store":
                     if li not in todo:
                         continue  # the step did not write it
+                    if todo[li] == value_at(seen, m, self.locs.var_of[li]):
+                        del todo[li]  # `x=If(ok, new, s.x)`: the branch that leaves it is no store (as for an Rmw)
+                        continue
                     race = race or self._race(H[li], V[CUR][li], cpu, mark, li, True)
                     self._append(H, V, li, todo.pop(li), V[CUR] if a.order == "release" else V[WF], cpu, mark)
                 else:  # rmw: the newest message, and the new one right after it
@@ -269,6 +285,8 @@ class Lkmm:
                     msg = H[li][t]
                     race = race or self._race(H[li], V[CUR][li], cpu, mark, li, True)
                     new = todo.pop(li, msg[0])
+                    if a.var in self.dep_of:  # a pointer an Rmw returned: loads through it depend on it
+                        V[self.dep_of[a.var]] = msg[1]
                     if new == msg[0]:  # unchanged (a failed cmpxchg): an unordered load
                         V[CUR] = _raise(V[CUR], li, t)
                         V[ACQ] = _join(V[ACQ], msg[1])
@@ -278,12 +296,15 @@ class Lkmm:
                     V[CUR] = _raise(V[CUR], li, t)
                     if a.order in ("mb", "acquire"):
                         V[CUR] = _join(V[CUR], msg[1])
+                        V[WF] = _join(V[WF], msg[1])
                     else:
                         V[ACQ] = _join(V[ACQ], msg[1])
                     carried = _join(V[CUR] if a.order in ("mb", "release") else V[WF], msg[1])
                     self._append(H, V, li, new, carried, cpu, races.MARKED)
                     if a.order == "mb":
                         self._full(V, sync)
+        for li in [li for li, x in todo.items() if x == value_at(seen, m, self.locs.var_of[li])]:
+            del todo[li]  # the spec restating a slot it read (a write of every slot as a whole): no store
         if todo:
             raise unlisted_store(m, act, self.locs.var_of[next(iter(todo))])
         for lk in released:  # spin_unlock(): a release
@@ -297,6 +318,8 @@ class Lkmm:
         if r is None:
             return None
         normal, stores = split_updates(m, r.updates, self.weak)
+        # a location left as it was (a slot restated, a branch that does not write it) is no store
+        stores = {loc: x for loc, x in stores.items() if x != value_at(s, m, loc)}
         H = self._history(s)
         views = self._views(s)
         sync = self._sync(s)
@@ -304,7 +327,7 @@ class Lkmm:
         who = [cpu] if cpu is not None else list(self.cpus)
         taken, released = lock_events(m, s, normal, cpu, self.locks) if cpu is not None else ([], [])
         for c in who:
-            V = views[c] if c in views else [self.zero] * 5
+            V = views[c] if c in views else [self.zero] * self.nv
             self._full(V, sync)
             V[CUR] = _join(V[CUR], newest)
             for lk in taken:
@@ -312,7 +335,7 @@ class Lkmm:
             views[c] = V
         for loc, x in stores.items():
             li = self.locs.of[loc]
-            V = views[who[0]] if who else [self.zero] * 5
+            V = views[who[0]] if who else [self.zero] * self.nv
             self._append(H, V, li, x, V[CUR], cpu if cpu is not None else -1, races.MARKED)
         newest = tuple(len(x) - 1 for x in H)
         for c in who:
@@ -374,7 +397,7 @@ class Lkmm:
         for j, msgs in enumerate(H):
             H[j] = [(mv, down(view), w, mk) for mv, view, w, mk in msgs]
         for V in views.values():
-            for i in range(5):
+            for i in range(len(V)):
                 V[i] = down(V[i])
         sync[0] = down(sync[0])
         sync[1] = [down(v) for v in sync[1]]

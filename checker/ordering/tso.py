@@ -138,16 +138,31 @@ class Tso:
         m, D = self.model, self.depth
         fn = act.info.fn
         acc = act.info.access
-        drains = kind == ORDERED or any((a.kind == "rmw" and a.order not in UNLOCKED) or
-                                        (a.kind == "fence" and a.order == "mb") for a in acc)
+        draining = [i for i, a in enumerate(acc) if (a.kind == "rmw" and a.order not in UNLOCKED) or
+                    (a.kind == "fence" and a.order == "mb")]
+        drains = kind == ORDERED or bool(draining)
+        # Program order inside the step: a store listed before the step's last draining access (a LOCKed
+        # RMW, smp_mb()) reaches memory before it (x86 drains the buffer, this store included: with the buffer
+        # empty at the step's start that is writing it directly); a later one is buffered, in access= order.
+        last_drain = draining[-1] if draining else -1
         orders: dict[str, str] = {}
-        for a in acc:
-            if a.kind in ("store", "rmw") and a.var not in orders:
-                orders[a.var] = "buffered" if (a.kind == "store" or a.order in UNLOCKED) else "locked"
+        place: dict[str, int] = {}
+        for i, a in enumerate(acc):
+            if a.kind in ("store", "rmw"):  # the variable's last listing gives its (final) value's place
+                locked = a.kind == "rmw" and a.order not in UNLOCKED
+                orders[a.var] = "locked" if (locked or i < last_drain) else "buffered"
+                place[a.var] = i
         locs, of = self.locs, self.locs.of
         every = self.cpus
+        roleless = act.cpus == (None,)
+        # A per-CPU variable whose every access names the CPU's own slot: an update of another slot is the spec
+        # restating what the step read (a write of every slot as a whole), not a store of the step.
+        own_only = {a.var for a in acc if a.kind in ("store", "rmw") and m.info.vars[a.var].kind == "percpu"
+                    and m.scheduler is None}
+        own_only -= {a.var for a in acc if a.kind in ("store", "rmw") and a.slot is not None}
 
-        def step(s: Any, cpu: Any, *args: Any) -> Any:
+        def step(s: Any, *a: Any) -> Any:
+            cpu, args = (None, a) if roleless else (a[0], a[1:])
             mem = s.tso_memory
             if cpu is None:  # a step of no CPU: fully ordered for every CPU
                 conds = [s.sb_n[c] == 0 for c in every]
@@ -171,28 +186,50 @@ class Tso:
                     conds.append(Or(normal[name] == getattr(s, name), n == 0))
             upd: dict[str, Any] = dict(normal)
             memupd: dict[int, Any] = {}
-            count = 0
-            if cpu is not None:
-                newloc, newval = list(lk), list(lv)
+            buffered: list[tuple[tuple, Any]] = []
             for loc, x in stores.items():
                 how = "locked" if kind == ORDERED else orders.get(loc[0])
                 if how is None:
                     raise unlisted_store(m, act, loc)
+                if cpu is not None and loc[0] in own_only and loc[1] != cpu:
+                    if isinstance(x, int) and isinstance(seen[loc], int) and x != seen[loc]:
+                        raise unlisted_store(m, act, loc)
+                    continue
                 _put(upd, loc, x)  # the variable holds the newest store
                 if how == "locked" or cpu is None:
                     memupd[of[loc]] = x
-                    continue
-                at = n + count
-                for k in range(D):
-                    newloc[k] = If(at == k, of[loc], newloc[k])
-                    newval[k] = If(at == k, x, newval[k])
-                count += 1
+                else:
+                    buffered.append((loc, x))
+            buffered.sort(key=lambda e: place[e[0][0]])  # stable: one variable's slots keep their order
+            # More stores than the buffer holds: x86 stalls until the oldest drain. The step waits for an empty
+            # buffer (the flush steps empty it) and its oldest stores beyond the depth reach memory in the step.
+            spill, buffered = buffered[:max(0, len(buffered) - D)], buffered[max(0, len(buffered) - D):]
+            for loc, x in spill:
+                memupd[of[loc]] = x
+            if spill:
+                conds.append(n == 0)
+            count = len(buffered)
             if count:
+                newloc, newval = list(lk), list(lv)
+                for j, (loc, x) in enumerate(buffered):
+                    at = n + j
+                    for k in range(D):
+                        newloc[k] = If(at == k, of[loc], newloc[k])
+                        newval[k] = If(at == k, x, newval[k])
                 conds.append(n + count <= D)
                 upd["sb_n"] = {cpu: n + count}
                 for k in range(D):
                     upd[f"sb_loc{k}"] = {cpu: newloc[k]}
                     upd[f"sb_val{k}"] = {cpu: newval[k]}
+            for i in memupd:  # a store written to memory now is not the newest while another CPU still buffers
+                loc = locs.var_of[i]  # one to its location: that one reaches memory later (as in _flush)
+                later = []
+                for c in every:
+                    if c != cpu:
+                        ln, lks, _ = self._entries(s, c)
+                        later += [And(k < ln, lks[k] == i) for k in range(D)]
+                if later:
+                    _put(upd, loc, If(Or(*later), value_at(s, m, loc), memupd[i]))
             if memupd:
                 upd["tso_memory"] = memupd
             return when(And(r.guard, *conds), **upd)
