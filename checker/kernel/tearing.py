@@ -47,6 +47,7 @@ import dataclasses
 from typing import Any
 
 from checker.language.declare import DISABLED, ActionInfo, Ghost, Step
+from checker.ordering.machine import set_slots
 from checker.types import LONG, ULONG, Int, IntType
 
 LO = (1 << 32) - 1
@@ -110,20 +111,6 @@ def resolve_types(si: Any, params: Any) -> dict[str, Any]:
 def _combine(v: int, hi_from: int, lo_from: int, t: IntType) -> int:
     u = ((hi_from & ~LO) | (lo_from & LO)) & ((1 << 64) - 1)
     return t.wrap(u)
-
-
-def _replace(s: tuple, model: Any, updates: dict[str, Any]) -> tuple:
-    row = list(s)
-    for n, val in updates.items():
-        pos = model.index[n]
-        if isinstance(val, dict):
-            r = list(row[pos])
-            for c, x in val.items():
-                r[c] = x
-            row[pos] = tuple(r)
-        else:
-            row[pos] = val
-    return model.state_cls(row)
 
 
 def split(model: Any, compiled: tuple) -> tuple:
@@ -271,11 +258,11 @@ def _finish(model: Any, fn: Any, v: str, kind: str, tag: str = "", choices: tupl
         if kind == "load":
             # the first half from the first load, the other half as it is now
             seen = _combine(0, now, saved, t) if order == 0 else _combine(0, saved, now, t)
-            r = fn(_replace(s, model, {v: seen}), cpu, *args)
+            r = fn(set_slots(model, s, {v: seen}), cpu, *args)
             if r is DISABLED or not isinstance(r, Step) or not r.guard:
                 return Step(True, clear)
             return Step(True, {**r.updates, **clear})
-        r = fn(_replace(s, model, _put(v, saved, cpu, per)), cpu, *args)  # the values the store was computed from
+        r = fn(set_slots(model, s, _put(v, saved, cpu, per)), cpu, *args)  # the values the store was computed from
         if r is DISABLED or not isinstance(r, Step):
             return Step(True, clear)
         new = _new(r, v, cpu, per)
