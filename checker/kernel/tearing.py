@@ -47,7 +47,7 @@ import dataclasses
 from typing import Any
 
 from checker.language.declare import DISABLED, ActionInfo, Ghost, Step
-from checker.ordering.machine import set_slots
+from checker.ordering.machine import recording, set_slots
 from checker.types import LONG, ULONG, Int, IntType
 
 LO = (1 << 32) - 1
@@ -128,7 +128,7 @@ def split(model: Any, compiled: tuple) -> tuple:
             out.append(act)
             continue
         reads: set[str] = set()
-        rec = _recording(model, reads)
+        rec = recording(model, reads)
         cpu = act.cpus[0]
         try:
             r = act.info.fn(rec(s), cpu, *act.choices[0]) if cpu is not None else act.info.fn(rec(s), *act.choices[0])
@@ -178,16 +178,6 @@ def split(model: Any, compiled: tuple) -> tuple:
 
 def _step_info(info: ActionInfo, name: str, fn: Any) -> ActionInfo:
     return dataclasses.replace(info, name=name, fn=fn)
-
-
-def _recording(model: Any, reads: set[str]) -> Any:
-    ns: dict[str, Any] = {}
-    for i, n in enumerate(model.var_names):
-        def read(st: tuple, i: int = i, n: str = n) -> Any:
-            reads.add(n)
-            return tuple.__getitem__(st, i)
-        ns[n] = property(read)
-    return type("Recording", (model.state_cls,), ns)
 
 
 def _own_slot(update: Any, cpu: Any) -> bool:

@@ -174,7 +174,7 @@ def classify(model: Any, actions: tuple) -> dict[int, str]:
             out[act.index] = PLAIN
             continue
         reads: set[str] = set()
-        rec = _recording(model, reads)
+        rec = recording(model, reads)
         cpu = act.cpus[0]
         try:
             r = act.info.fn(rec(s), cpu, *act.choices[0]) if cpu is not None else act.info.fn(rec(s), *act.choices[0])
@@ -185,7 +185,8 @@ def classify(model: Any, actions: tuple) -> dict[int, str]:
     return out
 
 
-def _recording(model: Any, reads: set[str]) -> Any:
+def recording(model: Any, reads: set[str]) -> Any:
+    """A state class whose variable reads are recorded in ``reads`` (what a step loads)."""
     ns: dict[str, Any] = {}
     for i, n in enumerate(model.var_names):
         def read(st: tuple, i: int = i, n: str = n) -> Any:
