@@ -20,7 +20,8 @@ Rules (``docs/weak-memory.md`` says what this allows and forbids):
   0 the newest, 1 the one before, ...); ``acquire`` joins the message's view
   into ``cur``, ``once``/``plain`` into ``acq``; a ``dep=True`` load reads no
   older than ``dep``, a ``dep="p"`` load no older than the last load of ``p``;
-- a store appends a message whose view is ``wf`` (``release``: ``cur``);
+- a store appends a message whose view is ``wf`` (``release``: ``cur``); a
+  store of the value the step read for the location is no store;
 - an Rmw reads the newest message and appends after it (atomicity); the new
   message's view joins the read one's (release sequences); ``mb`` is a full
   fence before and after, ``acquire``/``release`` as a load/store; a step
@@ -33,32 +34,149 @@ Rules (``docs/weak-memory.md`` says what this allows and forbids):
   and reads the newest messages.
 
 Each CPU reads at its own pace (not multicopy-atomic). Messages no CPU can
-read any more are dropped and timestamps renumbered (exact). A location
-keeps at most ``lkmm_history`` messages: a store past that moves the CPUs
-still at the oldest message past it (a bound, with its ``sometimes``).
+read any more are dropped (exact). A location keeps at most
+``lkmm_history`` messages: a store past that moves the CPUs still at the
+oldest message past it (a bound, with its ``sometimes``).
+
+The representation: flat integer ghosts, written by expressions (``If``,
+``Min``, ``Select``), so that the interpreter runs the steps on ints and the
+compiled explorer lowers the same steps to C (as ``tso`` is written).
+Messages are numbered by *age*, newest first (0 the newest store of the
+location), and so are views: a view's entry for location ``j`` is the age of
+the oldest message of ``j`` it allows. A load's ``<var>_age`` choice and an
+Rmw's newest message are then fixed slots; a store shifts its location's
+messages by one and ages every view's entry for it by one; dropping the
+messages no CPU can read is clamping the views' entries and zeroing the
+slots past the kept count, so a state has one form (the kept count of a
+location is one more than the oldest age a CPU's ``cur`` allows):
+
+``lk_n[i]``                 messages kept of location ``i`` (1..lkmm_history)
+``lk_val[i*H+a]``           the value of location ``i``'s message of age ``a`` (H = lkmm_history)
+``lk_who[i*H+a]``           its writer's CPU + 1 (0: the initial value, or a step of no CPU)
+``lk_mark[i*H+a]``          its marking (``checker.ordering.races``)
+``lk_msgview[(i*H+a)*N+j]`` its view's entry for location ``j`` (N locations)
+``lk_view[(c*V+v)*N+j]``    CPU ``c``'s view ``v`` (cur, acq, wf, dep, ws, then one per dep= pointer)
+``lk_sync[k*N+j]``          the SC-fence view (k=0) and each Lock's release view (k=1..)
+``data_race``               the first data race (``races.code``; 0: none)
+
+Tasks (a ``Task`` role): the scheduler's steps are Python over ints (as
+under tso), so such points run on the interpreter.
 """
 from __future__ import annotations
 
 from typing import Any
 
+from checker.expr import And, If
 from checker.language.compile import CompiledAction, Model
+from checker.language.declare import DISABLED, Ghost, Step, when
+from checker.types import NOBODY
 
 from checker.ordering import races
 from checker.ordering.declare import weak_vars
-from checker.ordering.machine import (ORDERED, PLAIN, classify, extra_choices, ghost, involved, own_slot, switches, lock_events, lock_vars,
-                                      locations, run_step, set_slots, split_updates, unlisted_store, value_at,
-                                      weak_cpus, with_values)
+from checker.ordering.machine import (ORDERED, PLAIN, classify, extra_choices, ghost, involved, lock_vars, locations,
+                                      own_slot, split_updates, switches, unlisted_store, value_at, weak_cpus,
+                                      with_values)
 
-FULL = ("mb", "before_atomic", "after_atomic", "after_spinlock", "after_unlock_lock")
 CUR, ACQ, WF, DEP, WS = range(5)
+VAL, WHO, MARK, VIEW = range(4)  # the fields of a message in a step's working state
+
+
+def _plain(x: Any) -> bool:
+    return x.__class__ is int or x.__class__ is bool
+
+
+def _pick(c: Any, a: Any, b: Any) -> Any:
+    """``a`` if ``c`` else ``b``: the object itself where it is decided, or both are one."""
+    if a is b:
+        return a
+    if _plain(c):
+        return a if c else b
+    if _plain(a) and _plain(b) and a == b:
+        return a
+    return If(c, a, b)
+
+
+def _older(a: Any, b: Any) -> Any:
+    """The larger of two ages (the older message)."""
+    if a is b:
+        return a
+    if _plain(a) and _plain(b):
+        return a if a >= b else b
+    return If(a >= b, a, b)
+
+
+def _newer(a: Any, b: Any) -> Any:
+    """The smaller of two ages: the join of two views' entries (age 0, the newest, absorbs)."""
+    if a is b:
+        return a
+    if _plain(a) and _plain(b):
+        return a if a <= b else b
+    if _plain(a) and a == 0 or _plain(b) and b == 0:
+        return 0
+    return If(a <= b, a, b)
 
 
 def _join(a: tuple, b: tuple) -> tuple:
-    return tuple(x if x >= y else y for x, y in zip(a, b))
+    if a is b:
+        return a
+    return tuple(_newer(x, y) for x, y in zip(a, b))
 
 
-def _raise(v: tuple, i: int, t: int) -> tuple:
-    return v if v[i] >= t else v[:i] + (t,) + v[i + 1:]
+def _set(v: tuple, i: int, x: Any) -> tuple:
+    return v if v[i] is x else v[:i] + (x,) + v[i + 1:]
+
+
+def _pick_view(c: Any, a: tuple, b: tuple) -> tuple:
+    return a if a is b else tuple(_pick(c, x, y) for x, y in zip(a, b))
+
+
+def _differs(x: Any, y: Any) -> Any:
+    """Whether a store of ``x`` over ``y`` writes a new value: False where it is the same term."""
+    if x is y:
+        return False
+    if _plain(x) and _plain(y):
+        return x != y
+    zx, zy = getattr(x, "z", None), getattr(y, "z", None)
+    if zx is not None and zy is not None and zx.eq(zy):
+        return False
+    return x != y
+
+
+class _Work:
+    """One step's working state: the messages (newest first), the views (ages), the race, per location the
+    stores this step appended (a load after them finds its message that much older)."""
+
+    __slots__ = ("n", "msgs", "views", "sync", "race", "shift")
+
+    def copy(self) -> "_Work":
+        w = _Work()
+        w.n, w.shift = list(self.n), list(self.shift)
+        w.msgs = [list(x) for x in self.msgs]
+        w.views = {c: list(v) for c, v in self.views.items()}
+        w.sync = list(self.sync)
+        w.race = self.race
+        return w
+
+    def merge(self, c: Any, other: "_Work") -> "_Work":
+        """``self`` where ``c`` holds, else ``other`` (a decided ``c`` picks one)."""
+        if _plain(c):
+            return self if c else other
+        w = _Work()
+        w.n = [_pick(c, a, b) for a, b in zip(self.n, other.n)]
+        w.shift = [_pick(c, a, b) for a, b in zip(self.shift, other.shift)]
+        w.msgs = []
+        for ma, mb in zip(self.msgs, other.msgs):
+            width = max(len(ma), len(mb))
+            empty = (0, 0, 0, (0,) * len(ma[0][VIEW]))
+            ma = ma + [empty] * (width - len(ma))  # past the kept count every slot is zero
+            mb = mb + [empty] * (width - len(mb))
+            w.msgs.append([x if x is y else (_pick(c, x[VAL], y[VAL]), _pick(c, x[WHO], y[WHO]),
+                                             _pick(c, x[MARK], y[MARK]), _pick_view(c, x[VIEW], y[VIEW]))
+                           for x, y in zip(ma, mb)])
+        w.views = {k: [_pick_view(c, a, b) for a, b in zip(v, other.views[k])] for k, v in self.views.items()}
+        w.sync = [_pick_view(c, a, b) for a, b in zip(self.sync, other.sync)]
+        w.race = _pick(c, self.race, other.race)
+        return w
 
 
 class Lkmm:
@@ -71,46 +189,74 @@ class Lkmm:
         self.locks = lock_vars(model)
         self.bound = model.params.lkmm_history
         self.n = len(self.locs)
-        self.zero = (0,) * self.n
-        #: The pointer variables dep="p" names: each has a view per CPU after the five, at DEP_OF[p].
+        #: The pointer variables dep="p" names: each has a view per CPU after the five, at dep_of[p].
         named = sorted({a.dep for act in model.info.actions.values() for a in act.access if isinstance(a.dep, str)})
         self.dep_of = {v: WS + 1 + j for j, v in enumerate(named)}
         self.nv = WS + 1 + len(named)
+        from checker.kernel.tasks import has_tasks
+
+        #: The compiled explorer lowers these steps; with tasks the scheduler's barrier is Python over ints.
+        self.lowerable = not has_tasks(model.info)
 
     def ghosts(self) -> list:
-        names = self.locs.names
-        ncpus = self.model.ncpus_total
+        N, H, nc = self.n, self.bound, self.model.ncpus_total
+        names = ", ".join(f"{i}: {n}" for i, n in enumerate(self.locs.names))
+        sizes = {"lk_n": N, "lk_val": N * H, "lk_who": N * H, "lk_mark": N * H, "lk_msgview": N * H * N,
+                 "lk_view": nc * self.nv * N, "lk_sync": (1 + len(self.locks)) * N}
+        docs = {"lk_n": f"lkmm: the stores kept per location ({names})",
+                "lk_val": f"lkmm: [i*{H}+a] location i's store of age a (0 the newest): its value",
+                "lk_who": "lkmm: its writer's CPU + 1 (0: the initial value)",
+                "lk_mark": "lkmm: its marking (0 marked, 1 plain, 2 race_ok)",
+                "lk_msgview": f"lkmm: [(i*{H}+a)*{N}+j] its view: the oldest age of location j a CPU reading it may read",
+                "lk_view": f"lkmm: [(c*{self.nv}+v)*{N}+j] CPU c's views (cur, acq, wf, dep, ws, dep= pointers), as ages",
+                "lk_sync": f"lkmm: [k*{N}+j] the SC-fence view (k=0) and each lock's release view, as ages"}
+        out = []
+        for name, size in sizes.items():
+            g = Ghost(0, doc=docs[name])
+            g.kind, g.name, g.length = "array", name, size
+            out.append(g)
+        names_ = self.locs.names
+        out.append(ghost("data_race", "shared", lambda v: races.describe(v, names_, nc), "lkmm: the first data race"))
+        self.sizes = sizes
+        return out
 
-        def show_history(h: Any) -> str:
-            if not h:
-                return "(initial values)"
-            return " | ".join(f"{names[i]}: {','.join(str(m[0]) for m in msgs)}" for i, msgs in enumerate(h))
+    def prepared(self, model: Model) -> None:
+        """After the variables are laid out: each location's one message is its initial value."""
+        model.arrays = {**model.arrays, **self.sizes}
+        model.tupled = model.tupled | frozenset(self.sizes)
+        base = model.initial_states
+        H = self.bound
+        ix = {k: model.index[k] for k in self.sizes}
 
-        def show_view(v: Any) -> str:
-            cur = v[CUR] if v else self.zero
-            return " ".join(f"{names[i]}@{t}" for i, t in enumerate(cur))
+        def initial_states() -> list[tuple]:
+            out = []
+            for s in base():
+                row = list(s)
+                for k, size in self.sizes.items():
+                    row[ix[k]] = (1 if k == "lk_n" else 0,) * size
+                val = [0] * (self.n * H)
+                for i, loc in enumerate(self.locs.var_of):
+                    val[i * H] = value_at(s, model, loc)
+                row[ix["lk_val"]] = tuple(val)
+                out.append(model.state_cls(row))
+            return out
 
-        def show_sync(v: Any) -> str:
-            sc = v[0] if v else self.zero
-            return "sc " + " ".join(f"{names[i]}@{t}" for i, t in enumerate(sc))
-
-        return [
-            ghost("mem_history", "shared", show_history, "lkmm: each location's kept stores, oldest first"),
-            ghost("cpu_view", "percpu", show_view,
-                  "lkmm: the oldest kept store of each location this CPU may read (index into mem_history)"),
-            ghost("sync_view", "shared", show_sync, "lkmm: the SC-fence view and each lock's release view"),
-            ghost("data_race", "shared", lambda v: races.describe(v, names, ncpus), "lkmm: the first data race"),
-        ]
+        model.initial_states = initial_states  # type: ignore[method-assign]
 
     def install(self, actions: tuple) -> tuple:
         m = self.model
         self.kinds = classify(m, actions)
-        self.base_fire = m.fire
         self.cpus = weak_cpus(m, self.kinds, actions)
-        self.nbase: dict[int, int] = {}
+        self.switches = switches(m, actions)
         out = []
         for act in actions:
-            self.nbase[act.index] = len(act.arg_names)
+            kind = self.kinds[act.index]
+            if act.index in self.switches:
+                out.append(_with_fn(act, self._switch(act.info.fn)))
+                continue
+            if kind == PLAIN:
+                out.append(act)
+                continue
             names, domains = [], []
             for a in act.info.access:
                 if a.kind != "load":
@@ -123,11 +269,8 @@ class Lkmm:
                         name, j = f"{base}{j}", j + 1
                     names.append(name)
                     domains.append(tuple(range(self.bound)))
-            out.append(extra_choices(act, tuple(names), domains))
-        self.switches = switches(m, actions)
-        m.fire = self.fire  # type: ignore[method-assign]
-        self.h_ix, self.v_ix = m.index["mem_history"], m.index["cpu_view"]
-        self.s_ix, self.r_ix = m.index["sync_view"], m.index["data_race"]
+            act2 = _with_fn(act, self._step(act, kind, len(act.arg_names)))
+            out.append(extra_choices(act2, tuple(names), domains))
         return tuple(out)
 
     def _slot_count(self, a: Any) -> int:
@@ -136,7 +279,7 @@ class Lkmm:
             return m.arrays.get(a.var, m.ncpus_total)
         return 1
 
-    def _slots(self, a: Any, s: tuple, cpu: int, args: tuple) -> list[int]:
+    def _slots(self, a: Any, s: Any, cpu: int, args: tuple) -> list[int]:
         """The locations an access touches in this step."""
         m = self.model
         if a.var not in m.tupled:
@@ -144,6 +287,8 @@ class Lkmm:
         if a.slot == "all":
             return [self.locs.of[(a.var, k)] for k in range(m.arrays.get(a.var, m.ncpus_total))]
         k = own_slot(m, s, cpu) if a.slot is None else a.slot(s, cpu, *args)
+        if not _plain(k):
+            _not_lowerable(f"--memory lkmm with an access whose slot= the state chooses ({a!r})")
         loc = (a.var, int(k))
         if loc not in self.locs.of:
             from checker.errors import SpecError
@@ -159,245 +304,414 @@ class Lkmm:
     def settled(self, s: tuple) -> bool:
         return True
 
-    def _initial(self, s: tuple) -> tuple:
-        """Each location's history before any weak step: its initial value, written by nobody."""
-        return tuple(((value_at(s, self.model, loc), self.zero, -1, races.MARKED),) for loc in self.locs.var_of)
+    def _load(self, s: Any) -> _Work:
+        N, H, nv = self.n, self.bound, self.nv
+        w = _Work()
+        w.n = list(s.lk_n)
+        w.shift = [0] * N
+        val, who, mark, mv = s.lk_val, s.lk_who, s.lk_mark, s.lk_msgview
+        w.msgs = [[(val[i * H + a], who[i * H + a], mark[i * H + a], tuple(mv[(i * H + a) * N:(i * H + a + 1) * N]))
+                   for a in range(H)] for i in range(N)]
+        lv = s.lk_view
+        w.views = {c: [tuple(lv[(c * nv + v) * N:(c * nv + v + 1) * N]) for v in range(nv)] for c in self.cpus}
+        ls = s.lk_sync
+        w.sync = [tuple(ls[k * N:(k + 1) * N]) for k in range(1 + len(self.locks))]
+        w.race = s.data_race
+        return w
 
-    def _history(self, s: tuple) -> list[list]:
-        return [list(x) for x in (s[self.h_ix] or self._initial(s))]
+    def _store(self, s: Any, w: _Work, upd: dict) -> None:
+        """The updates that take ``s`` to ``w`` (canonical: ``_finish`` ran), into ``upd``."""
+        N, H, nv = self.n, self.bound, self.nv
+        flat: dict[str, list] = {"lk_n": w.n, "lk_val": [], "lk_who": [], "lk_mark": [], "lk_msgview": []}
+        for i in range(N):
+            for a in range(H):
+                msg = w.msgs[i][a]
+                flat["lk_val"].append(msg[VAL])
+                flat["lk_who"].append(msg[WHO])
+                flat["lk_mark"].append(msg[MARK])
+                flat["lk_msgview"] += msg[VIEW]
+        lv = list(s.lk_view)
+        for c, views in w.views.items():
+            for v in range(nv):
+                lv[(c * nv + v) * N:(c * nv + v + 1) * N] = views[v]
+        flat["lk_view"] = lv
+        flat["lk_sync"] = [x for v in w.sync for x in v]
+        for name, new in flat.items():
+            old = getattr(s, name)
+            d = {k: x for k, (x, y) in enumerate(zip(new, old)) if x is not y and not (_plain(x) and _plain(y)
+                                                                                    and x == y)}
+            if d:
+                upd[name] = d
+        if not (w.race is s.data_race):
+            upd["data_race"] = w.race
+        m = self.model
+        for i, (v, sl) in enumerate(self.locs.var_of):  # each weak variable holds its location's newest store
+            x, old = w.msgs[i][0][VAL], value_at(s, m, (v, sl))
+            if x is old or (_plain(x) and _plain(old) and x == old):
+                continue
+            if sl is None:
+                upd[v] = x
+            else:
+                upd.setdefault(v, {})[sl] = x
 
-    def _views(self, s: tuple) -> dict[int, list]:
-        row = s[self.v_ix]
-        return {c: (list(row[c]) if row[c] else [self.zero] * self.nv) for c in self.cpus}
-
-    def _sync(self, s: tuple) -> list:
-        v = s[self.s_ix]
-        return [v[0], list(v[1])] if v else [self.zero, [self.zero] * len(self.locks)]
-
-    # -- steps ----------------------------------------------------------------------------------------
-    def fire(self, s: tuple, act: CompiledAction, cpu: Any, args: tuple) -> tuple | None:
-        if act.index in self.switches:
-            return self._switch(s, act, cpu, args)
-        kind = self.kinds[act.index]
-        if kind == PLAIN:
-            return self.base_fire(s, act, cpu, args)
-        if kind == ORDERED:
-            return self._ordered(s, act, cpu, args)
-        return self._annotated(s, act, cpu, args)
-
-    def _switch(self, s: tuple, act: CompiledAction, cpu: Any, args: tuple) -> tuple | None:
-        """A context switch or migration: the scheduler's smp_mb() on each task involved (views are per task,
-        and travel with it)."""
-        t = self.base_fire(s, act, cpu, args)
+    def _value(self, li: int, x: Any) -> Any:
+        """A stored value as its variable's type holds it (a wrapping word wraps)."""
+        m = self.model
+        var = self.locs.var_of[li][0]
+        if _plain(x) or isinstance(x, int):
+            return m._value(var, x, None)
+        t = m._wrap.get(var)
         if t is None:
-            return None
-        views = self._views(t)
-        sync = self._sync(t)
-        for c in involved(self.model, s, t):
-            if c in views:
-                self._full(views[c], sync)
-        return self._finish(t, act, {}, self._history(t), views, sync, t[self.r_ix])
+            return x
+        from checker.prove.encoding import _wrap
+        from checker.symbolic.term import Sym, to_z3_num
 
-    def _full(self, V: list, sync: list) -> None:
-        cur = _join(_join(V[CUR], V[ACQ]), sync[0])
+        return Sym(_wrap(t, to_z3_num(x)), t)
+
+    # -- the operations ---------------------------------------------------------------------------------
+    def _oldest(self, w: _Work) -> tuple:
+        """A view that allows every kept message: each location's oldest age."""
+        return tuple(n - 1 for n in w.n)
+
+    def _full(self, w: _Work, V: list) -> None:
+        """smp_mb(): cur joins acq and the SC-fence view, which becomes cur; wf becomes cur."""
+        cur = _join(_join(V[CUR], V[ACQ]), w.sync[0])
         V[CUR] = cur
-        sync[0] = cur
+        w.sync[0] = cur
         V[WF] = cur
 
-    def _annotated(self, s: tuple, act: CompiledAction, cpu: int, args: tuple) -> tuple | None:
+    def _append(self, w: _Work, li: int, value: Any, carried: tuple, writer: Any, mark: int) -> None:
+        """A new newest message of location ``li``: every view's entry for ``li`` ages by one."""
+        mv = _set(carried, li, 0)
+
+        def older(v: tuple) -> tuple:
+            return v[:li] + (v[li] + 1,) + v[li + 1:]
+
+        for c, views in w.views.items():
+            w.views[c] = [older(v) for v in views]
+        w.sync = [older(v) for v in w.sync]
+        for i, msgs in enumerate(w.msgs):  # (a slot past the kept count stays zero)
+            n = w.n[i]
+            w.msgs[i] = [(x[VAL], x[WHO], x[MARK], _pick_view(a < n, older(x[VIEW]), x[VIEW]) if a else older(x[VIEW]))
+                         for a, x in enumerate(msgs)]
+        w.msgs[li].insert(0, (self._value(li, value), writer + 1, mark, mv))
+        w.n[li] = w.n[li] + 1
+        w.shift[li] = w.shift[li] + 1
+
+    def _raise_own(self, w: _Work, c: Any, li: int) -> None:
+        """The appending CPU has seen its own store: cur and ws reach it."""
+        if c in w.views:
+            V = w.views[c]
+            V[CUR] = _set(V[CUR], li, 0)
+            V[WS] = _set(V[WS], li, 0)
+
+    def _race(self, w: _Work, li: int, seen: Any, cpu: int, mark: int, store: bool) -> None:
+        """``w.race`` if set, else the code of the oldest store newer than ``seen`` (an age) that this access
+        races with (``races.racing_writer``), else 0."""
+        if mark == races.RACE_OK or (_plain(w.race) and w.race != 0):
+            return
+        nc = self.model.ncpus_total
+        found: Any = 0
+        for a, msg in enumerate(w.msgs[li]):  # newest first: the last that qualifies is the oldest
+            who, mk = msg[WHO], msg[MARK]
+            cond = And(a < seen, who != 0, who != cpu + 1, mk != races.RACE_OK,
+                       True if mark == races.PLAIN else mk == races.PLAIN)
+            found = _pick(cond, 1 + (((li * nc + cpu) * nc + (who - 1)) * 2 + int(store)), found)
+        w.race = _pick(w.race != 0, w.race, found) if not _plain(w.race) else found
+
+    def _message(self, w: _Work, li: int, age: Any) -> tuple:
+        msgs = w.msgs[li]
+        if _plain(age):
+            return msgs[age] if age < len(msgs) else (0, 0, 0, (0,) * self.n)
+        out = (0, 0, 0, (0,) * self.n)
+        for a, msg in enumerate(msgs):
+            hit = age == a
+            out = (_pick(hit, msg[VAL], out[VAL]), _pick(hit, msg[WHO], out[WHO]), _pick(hit, msg[MARK], out[MARK]),
+                   _pick_view(hit, msg[VIEW], out[VIEW]))
+        return out
+
+    def _finish(self, s: Any, w: _Work) -> None:
+        """Drop what no CPU can read (the bound: the CPUs furthest behind move on): per location, the kept
+        count is one more than the oldest age a CPU's cur allows, at most the bound."""
+        H = self.bound
+        for li in range(self.n):
+            curs = [w.views[c][CUR][li] for c in self.cpus]
+            old = [s.lk_view[(c * self.nv + CUR) * self.n + li] for c in self.cpus]
+            if w.n[li] is s.lk_n[li] and all(a is b for a, b in zip(curs, old)) and len(w.msgs[li]) == H:
+                continue  # untouched: the kept count is already that
+            keep: Any = 1
+            for x in curs:
+                keep = _older(keep, x + 1)
+            keep = keep if _plain(keep) and keep <= H else (H if _plain(keep) else If(keep <= H, keep, H))
+            top = keep - 1
+
+            def clamp(v: tuple) -> tuple:
+                x = v[li]
+                if _plain(x) and _plain(top):
+                    y = x if x <= top else top
+                else:
+                    y = If(x <= top, x, top)
+                return v if y is x else v[:li] + (y,) + v[li + 1:]
+
+            for c, views in w.views.items():
+                w.views[c] = [clamp(v) for v in views]
+            w.sync = [clamp(v) for v in w.sync]
+            w.msgs = [[(x[VAL], x[WHO], x[MARK], clamp(x[VIEW])) for x in msgs] for msgs in w.msgs]
+            msgs = w.msgs[li][:H]
+            msgs += [(0, 0, 0, (0,) * self.n)] * (H - len(msgs))
+            zero = (0, 0, 0, (0,) * self.n)
+            for a in range(1, H):  # past the kept count every slot is zero: one form per state
+                kept = a < keep
+                x = msgs[a]
+                msgs[a] = x if kept is True else zero if kept is False else \
+                    (_pick(kept, x[VAL], 0), _pick(kept, x[WHO], 0), _pick(kept, x[MARK], 0),
+                     tuple(_pick(kept, e, 0) for e in x[VIEW]))
+            w.msgs[li] = msgs
+            w.n[li] = keep
+        for msgs in w.msgs:
+            del msgs[H:]
+
+    # -- steps ----------------------------------------------------------------------------------------
+    def _step(self, act: CompiledAction, kind: str, nbase: int) -> Any:
+        roleless = act.cpus == (None,)
+
+        def step(s: Any, *a: Any) -> Any:
+            cpu, args = (None, a) if roleless else (a[0], a[1:])
+            if kind == ORDERED:
+                return self._ordered(s, act, cpu, args)
+            return self._annotated(s, act, cpu, args[:nbase], args[nbase:])
+
+        return step
+
+    def _run(self, act: CompiledAction, view: Any, cpu: Any, args: tuple) -> Any:
+        """The spec's own step on what the CPU sees: its Step, or DISABLED where it is decided not enabled."""
+        fn = act.info.fn
+        r = fn(view, cpu, *args) if cpu is not None else fn(view, *args)
+        if r is DISABLED:
+            return r
+        if r.__class__ is not Step:
+            raise self.model._bad_return(act, r)
+        g = r.guard
+        if _plain(g) and not g:
+            return DISABLED
+        return r
+
+    def _stores(self, act: CompiledAction, r: Step) -> tuple[dict, dict]:
+        normal, stores = split_updates(self.model, r.updates, self.weak)
+        todo = {}
+        for loc, x in stores.items():
+            if loc not in self.locs.of:
+                _not_lowerable(f"--memory lkmm with a store to {loc[0]}[{loc[1]}] at an index the state chooses")
+            todo[self.locs.of[loc]] = x
+        return normal, todo
+
+    def _lock_events(self, s: Any, normal: dict) -> list[tuple[int, Any, Any]]:
+        """(lock number, taken, released) for each lock the step's updates name, as conditions."""
+        out = []
+        for k, lk in enumerate(self.locks):
+            if lk in normal:
+                old, new = getattr(s, lk), normal[lk]
+                out.append((k, And(old == NOBODY, new != NOBODY), And(old != NOBODY, new == NOBODY)))
+        return out
+
+    def _annotated(self, s: Any, act: CompiledAction, cpu: int, base: tuple, ages: tuple) -> Any:
         m = self.model
-        nb = self.nbase[act.index]
-        base, ages = args[:nb], args[nb:]
-        H0 = s[self.h_ix] or self._initial(s)
-        row = s[self.v_ix][cpu]
-        cur0 = row[CUR] if row else self.zero
+        w = self._load(s)
+        cur0 = w.views[cpu][CUR]
+        conds: list = []
         # 1. which message each load reads (by age); the step runs on those values. A message older than
         #    the CPU's view before the step is never readable (views only grow): refused before running it.
         reads: list[tuple[int, int]] = []
-        values: dict[tuple, int] = {}
+        values: dict[tuple, Any] = {}
         k = 0
         for a in act.info.access:
             if a.kind != "load":
                 continue
             for li in self._slots(a, s, cpu, base):
-                t = len(H0[li]) - 1 - ages[k]
+                age = ages[k]
                 k += 1
-                if t < cur0[li]:
-                    return None
-                reads.append((li, t))
-                values[self.locs.var_of[li]] = H0[li][t][0]
+                ok = age <= cur0[li]
+                if ok is False:
+                    return DISABLED
+                conds.append(ok)
+                reads.append((li, age))
+                values[self.locs.var_of[li]] = w.msgs[li][age][VAL]
         seen = with_values(m, s, values) if values else s
-        r = run_step(m, act, seen, cpu, base)
-        if r is None:
-            return None
-        H = [list(x) for x in H0]
-        normal, stores = split_updates(m, r.updates, self.weak)
-        taken, released = lock_events(m, s, normal, cpu, self.locks)
-        views = self._views(s)
-        V = views[cpu]
-        sync = self._sync(s)
-        for lk in taken:  # spin_lock(): an acquire of the last unlock's view (later stores carry it too)
-            V[CUR] = _join(V[CUR], sync[1][self.locks.index(lk)])
-            V[WF] = _join(V[WF], sync[1][self.locks.index(lk)])
-        race = s[self.r_ix]
-        todo = {self.locs.of[loc]: x for loc, x in stores.items()}
+        r = self._run(act, seen, cpu, base)
+        if r is DISABLED:
+            return r
+        normal, todo = self._stores(act, r)
+        events = self._lock_events(s, normal)
+        V = w.views[cpu]
+        for lk, taken, _ in events:  # spin_lock(): an acquire of the last unlock's view (later stores carry it)
+            lv = w.sync[1 + lk]
+            V[CUR] = _pick_view(taken, _join(V[CUR], lv), V[CUR])
+            V[WF] = _pick_view(taken, _join(V[WF], lv), V[WF])
         ri = 0
         # 2. the accesses in program order
         for a in act.info.access:
             if a.kind == "fence":
+                V = w.views[cpu]
                 if a.order == "rmb":
                     V[CUR] = _join(V[CUR], V[ACQ])
                 elif a.order == "wmb":
                     V[WF] = _join(V[WF], V[WS])
                 else:
-                    self._full(V, sync)
+                    self._full(w, V)
                 continue
             mark = races.marking(a)
             for li in self._slots(a, s, cpu, base):
+                V = w.views[cpu]
                 if a.kind == "load":
-                    li, t = reads[ri]
+                    li, age = reads[ri]
                     ri += 1
                     lb = V[CUR][li]
                     if a.dep:
-                        lb = max(lb, V[DEP if a.dep is True else self.dep_of[a.dep]][li])
-                    if t < lb:
-                        return None  # coherence (or the dependency) forbids that old a store
-                    race = race or self._race(H[li], lb, cpu, mark, li, False)
-                    msg = H[li][t]
-                    V[CUR] = _raise(V[CUR], li, t)
-                    V[ACQ] = _join(V[ACQ], msg[1])
+                        lb = _newer(lb, V[DEP if a.dep is True else self.dep_of[a.dep]][li])
+                    t = age + w.shift[li] if not (_plain(w.shift[li]) and w.shift[li] == 0) else age
+                    ok = t <= lb  # coherence (or the dependency) forbids that old a store
+                    if ok is False:
+                        return DISABLED
+                    conds.append(ok)
+                    self._race(w, li, lb, cpu, mark, False)
+                    msg = self._message(w, li, t)
+                    V[CUR] = _set(V[CUR], li, _newer(V[CUR][li], t))
+                    V[ACQ] = _join(V[ACQ], msg[VIEW])
                     if a.order == "acquire":  # cumulative: a later store carries what was acquired
-                        V[CUR] = _join(V[CUR], msg[1])
-                        V[WF] = _join(V[WF], msg[1])
-                    V[DEP] = msg[1]
+                        V[CUR] = _join(V[CUR], msg[VIEW])
+                        V[WF] = _join(V[WF], msg[VIEW])
+                    V[DEP] = msg[VIEW]
                     if a.var in self.dep_of:
-                        V[self.dep_of[a.var]] = msg[1]
+                        V[self.dep_of[a.var]] = msg[VIEW]
                 elif a.kind == "store":
                     if li not in todo:
                         continue  # the step did not write it
-                    if todo[li] == value_at(seen, m, self.locs.var_of[li]):
-                        del todo[li]  # `x=If(ok, new, s.x)`: the branch that leaves it is no store (as for an Rmw)
+                    x = todo.pop(li)
+                    # `x=If(ok, new, s.x)`: the branch that leaves it is no store (as for an Rmw)
+                    stored = _differs(x, value_at(seen, m, self.locs.var_of[li]))
+                    if stored is False:
                         continue
-                    race = race or self._race(H[li], V[CUR][li], cpu, mark, li, True)
-                    self._append(H, V, li, todo.pop(li), V[CUR] if a.order == "release" else V[WF], cpu, mark)
+                    w2 = w.copy() if not _plain(stored) else w
+                    V2 = w2.views[cpu]
+                    self._race(w2, li, V2[CUR][li], cpu, mark, True)
+                    self._append(w2, li, x, V2[CUR] if a.order == "release" else V2[WF], cpu, mark)
+                    self._raise_own(w2, cpu, li)
+                    w = w2.merge(stored, w)
                 else:  # rmw: the newest message, and the new one right after it
-                    t = len(H[li]) - 1
-                    msg = H[li][t]
-                    race = race or self._race(H[li], V[CUR][li], cpu, mark, li, True)
-                    new = todo.pop(li, msg[0])
+                    msg = w.msgs[li][0]
+                    self._race(w, li, V[CUR][li], cpu, mark, True)
+                    new = todo.pop(li, msg[VAL])
                     if a.var in self.dep_of:  # a pointer an Rmw returned: loads through it depend on it
-                        V[self.dep_of[a.var]] = msg[1]
-                    if new == msg[0]:  # unchanged (a failed cmpxchg): an unordered load
-                        V[CUR] = _raise(V[CUR], li, t)
-                        V[ACQ] = _join(V[ACQ], msg[1])
+                        V[self.dep_of[a.var]] = msg[VIEW]
+                    changed = _differs(new, msg[VAL])
+                    same = w if changed is True else (w.copy() if changed is not False else w)
+                    if changed is not True:  # unchanged (a failed cmpxchg): an unordered load
+                        U = same.views[cpu]
+                        U[CUR] = _set(U[CUR], li, 0)
+                        U[ACQ] = _join(U[ACQ], msg[VIEW])
+                    if changed is False:
+                        w = same
                         continue
                     if a.order == "mb":
-                        self._full(V, sync)
-                    V[CUR] = _raise(V[CUR], li, t)
+                        self._full(w, V)
+                    V[CUR] = _set(V[CUR], li, 0)
                     if a.order in ("mb", "acquire"):
-                        V[CUR] = _join(V[CUR], msg[1])
-                        V[WF] = _join(V[WF], msg[1])
+                        V[CUR] = _join(V[CUR], msg[VIEW])
+                        V[WF] = _join(V[WF], msg[VIEW])
                     else:
-                        V[ACQ] = _join(V[ACQ], msg[1])
-                    carried = _join(V[CUR] if a.order in ("mb", "release") else V[WF], msg[1])
-                    self._append(H, V, li, new, carried, cpu, races.MARKED)
+                        V[ACQ] = _join(V[ACQ], msg[VIEW])
+                    carried = _join(V[CUR] if a.order in ("mb", "release") else V[WF], msg[VIEW])
+                    self._append(w, li, new, carried, cpu, races.MARKED)
+                    self._raise_own(w, cpu, li)
                     if a.order == "mb":
-                        self._full(V, sync)
-        for li in [li for li, x in todo.items() if x == value_at(seen, m, self.locs.var_of[li])]:
-            del todo[li]  # the spec restating a slot it read (a write of every slot as a whole): no store
-        if todo:
-            raise unlisted_store(m, act, self.locs.var_of[next(iter(todo))])
-        for lk in released:  # spin_unlock(): a release
-            sync[1][self.locks.index(lk)] = V[CUR]
-        return self._finish(s, act, normal, H, views, sync, race)
+                        self._full(w, w.views[cpu])
+                    w = w.merge(changed, same)
+        for li, x in todo.items():  # the spec restating a slot it read (a write of every slot as a whole): no store
+            d = _differs(x, value_at(seen, m, self.locs.var_of[li]))
+            if d is True:
+                raise unlisted_store(m, act, self.locs.var_of[li])
+            if d is not False:
+                _not_lowerable(f"{act.info.name}: a store to {self.locs.names[li]} its access= does not list")
+        V = w.views[cpu]
+        for lk, _, released in events:  # spin_unlock(): a release
+            w.sync[1 + lk] = _pick_view(released, V[CUR], w.sync[1 + lk])
+        return self._done(s, w, normal, And(r.guard, *conds))
 
-    def _ordered(self, s: tuple, act: CompiledAction, cpu: Any, args: tuple) -> tuple | None:
+    def _ordered(self, s: Any, act: CompiledAction, cpu: Any, args: tuple) -> Any:
         """A step without access= that touches weak memory: smp_mb(), the newest values, smp_mb()."""
         m = self.model
-        r = run_step(m, act, s, cpu, args)
-        if r is None:
-            return None
-        normal, stores = split_updates(m, r.updates, self.weak)
-        # a location left as it was (a slot restated, a branch that does not write it) is no store
-        stores = {loc: x for loc, x in stores.items() if x != value_at(s, m, loc)}
-        H = self._history(s)
-        views = self._views(s)
-        sync = self._sync(s)
-        newest = tuple(len(x) - 1 for x in H)
+        r = self._run(act, s, cpu, args)
+        if r is DISABLED:
+            return r
+        normal, todo = self._stores(act, r)
+        w = self._load(s)
         who = [cpu] if cpu is not None else list(self.cpus)
-        taken, released = lock_events(m, s, normal, cpu, self.locks) if cpu is not None else ([], [])
+        temp = cpu is not None and cpu not in w.views
+        if temp:  # a CPU of no weak step: a view that allows everything, for this step only
+            w.views[cpu] = [self._oldest(w)] * self.nv
+        events = self._lock_events(s, normal) if cpu is not None else []
+        newest = (0,) * self.n
         for c in who:
-            V = views[c] if c in views else [self.zero] * self.nv
-            self._full(V, sync)
-            V[CUR] = _join(V[CUR], newest)
-            for lk in taken:
-                V[CUR] = _join(V[CUR], sync[1][self.locks.index(lk)])
-            views[c] = V
-        for loc, x in stores.items():
-            li = self.locs.of[loc]
-            V = views[who[0]] if who else [self.zero] * self.nv
-            self._append(H, V, li, x, V[CUR], cpu if cpu is not None else -1, races.MARKED)
-        newest = tuple(len(x) - 1 for x in H)
+            V = w.views[c]
+            self._full(w, V)
+            V[CUR] = newest  # (taking a lock joins its release view into this: already the newest)
+        for li, x in todo.items():
+            # a location left as it was (a slot restated, a branch that does not write it) is no store
+            stored = _differs(x, value_at(s, m, self.locs.var_of[li]))
+            if stored is False:
+                continue
+            w2 = w.copy() if not _plain(stored) else w
+            carried = w2.views[who[0]][CUR] if who else self._oldest(w2)
+            self._append(w2, li, x, carried, cpu if cpu is not None else -1, races.MARKED)
+            if who:
+                self._raise_own(w2, who[0], li)
+            w = w2.merge(stored, w)
         for c in who:
-            if c in views:
-                views[c][CUR] = _join(views[c][CUR], newest)
-                self._full(views[c], sync)
-        for lk in released:
-            sync[1][self.locks.index(lk)] = views[cpu][CUR]
-        if cpu is not None and cpu not in self.cpus:
-            del views[cpu]
-        return self._finish(s, act, normal, H, views, sync, s[self.r_ix])
+            V = w.views[c]
+            V[CUR] = newest
+            self._full(w, V)
+        for lk, _, released in events:
+            w.sync[1 + lk] = _pick_view(released, w.views[cpu][CUR], w.sync[1 + lk])
+        if temp:
+            del w.views[cpu]
+        return self._done(s, w, normal, r.guard)
 
-    def _race(self, hist: list, seen: int, cpu: int, mark: int, li: int, store: bool) -> int:
-        w = races.racing_writer(tuple(hist), seen, cpu, mark)
-        if w is None:
-            return 0
-        return races.code(li, cpu, w, store, self.model.ncpus_total)
-
-    def _append(self, H: list, V: list, li: int, value: Any, carried: tuple, cpu: int, mark: int) -> None:
-        t = len(H[li])
-        value = self.model._value(self.locs.var_of[li][0], value, None)
-        H[li].append((value, _raise(carried, li, t), cpu, mark))
-        V[CUR] = _raise(V[CUR], li, t)
-        V[WS] = _raise(V[WS], li, t)
-
-    # -- keeping the state finite -------------------------------------------------------------------
-    def _finish(self, s: tuple, act: CompiledAction, normal: dict, H: list, views: dict, sync: list,
-                race: int) -> tuple:
-        for li in range(self.n):
-            drop = len(H[li]) - self.bound  # the bound: the CPUs furthest behind move on
-            seen = min((views[c][CUR][li] for c in views), default=len(H[li]) - 1)
-            drop = max(drop, seen)
-            if drop > 0:
-                self._shift(H, views, sync, li, drop)
-        m = self.model
+    def _done(self, s: Any, w: _Work, normal: dict, guard: Any) -> Any:
+        self._finish(s, w)
         upd = dict(normal)
-        for li, msgs in enumerate(H):  # each weak variable holds its location's newest store
-            v, sl = self.locs.var_of[li]
-            if sl is None:
-                if v in upd or msgs[-1][0] != s[m.index[v]]:
-                    upd[v] = msgs[-1][0]
-            elif msgs[-1][0] != s[m.index[v]][sl]:
-                upd.setdefault(v, {})[sl] = msgs[-1][0]
-        t = m.apply(s, upd)
-        initial = all(len(x) == 1 and x[0][2] < 0 and x[0][1] == self.zero for x in H)
-        row = {c: (0 if all(x == self.zero for x in v) else tuple(v)) for c, v in views.items()}
-        sv = 0 if sync[0] == self.zero and all(x == self.zero for x in sync[1]) else (sync[0], tuple(sync[1]))
-        return set_slots(m, t, {"mem_history": 0 if initial else tuple(tuple(x) for x in H), "cpu_view": row,
-                                "sync_view": sv, "data_race": race})
+        self._store(s, w, upd)
+        return when(guard, **upd)
 
-    def _shift(self, H: list, views: dict, sync: list, li: int, k: int) -> None:
-        """Drop location ``li``'s ``k`` oldest messages and renumber: every view of ``li`` moves down by ``k``."""
+    def _switch(self, fn: Any) -> Any:
+        """A context switch or migration (tasks only: Python over ints): the scheduler's smp_mb() on each task
+        involved (views are per task, and travel with it), the one leaving the CPU first."""
+        m = self.model
 
-        def down(v: tuple) -> tuple:
-            x = v[li] - k
-            return v[:li] + (x if x > 0 else 0,) + v[li + 1:]
+        def step(s: Any, cpu: Any, *args: Any) -> Any:
+            r = fn(s, cpu, *args) if cpu is not None else fn(s, *args)
+            if r is DISABLED or not r.guard:
+                return r
+            t = m.apply(s, r.updates)
+            w = self._load(t)
+            for c in involved(m, s, t):
+                if c in w.views:
+                    self._full(w, w.views[c])
+            self._finish(t, w)
+            upd = dict(r.updates)
+            self._store(t, w, upd)
+            return when(r.guard, **upd)
 
-        H[li] = H[li][k:]
-        for j, msgs in enumerate(H):
-            H[j] = [(mv, down(view), w, mk) for mv, view, w, mk in msgs]
-        for V in views.values():
-            for i in range(len(V)):
-                V[i] = down(V[i])
-        sync[0] = down(sync[0])
-        sync[1] = [down(v) for v in sync[1]]
+        return step
+
+
+def _not_lowerable(what: str) -> None:
+    """Only reached on terms (the compiled engine's lowering): the point then runs on the interpreter."""
+    from checker.compiled.lower import NotLowerable
+
+    raise NotLowerable(what)
+
+
+def _with_fn(act: CompiledAction, fn: Any) -> CompiledAction:
+    import dataclasses
+
+    return dataclasses.replace(act, info=dataclasses.replace(act.info, fn=fn))
