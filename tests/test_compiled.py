@@ -16,6 +16,7 @@ from checker.compiled.build import cache_dir
 from checker.explore import explore
 from checker.loader import builtin_specs
 from checker.language.compile import Model
+from checker.kernel.tasks import has_tasks
 from checker.verify import param_points
 from eager_table import EagerTable
 
@@ -42,8 +43,8 @@ def same_exploration(cls, params, symmetry):
         assert a.engine == "interpreted" and INTERPRETED[cls.spec_name] in a.engine_note
     elif Model(cls, params).tearing:  # a 32-bit point: its accesses in halves are the interpreter's
         assert a.engine == "interpreted" and "32-bit" in a.engine_note
-    elif Model(cls, params).memory == "lkmm":  # lkmm's views are interpreted (tso is lowered)
-        assert a.engine == "interpreted" and "--memory lkmm" in a.engine_note
+    elif Model(cls, params).memory in ("tso", "lkmm") and has_tasks(Model(cls, params).info):
+        assert a.engine == "interpreted" and "with tasks" in a.engine_note  # the scheduler's barrier is Python
     else:
         assert a.engine == "compiled", a.engine_note
     assert b.engine == "interpreted"

@@ -279,7 +279,7 @@ def test_builtin_specs_without_annotations_are_unchanged(spec):
 
     cls = loader.resolve([spec])[0]
     m = Model(cls)
-    assert m.weak is None and "sb_n" not in m.var_names and "mem_history" not in m.var_names
+    assert m.weak is None and "sb_n" not in m.var_names and "lk_n" not in m.var_names
     r = explore(m)
     r2 = explore(Model(cls))
     assert r.states == r2.states
@@ -492,12 +492,6 @@ class Sb(Spec):
 
 # -- engines ----------------------------------------------------------------------------------------------
 
-def test_the_compiled_engine_runs_an_lkmm_point_on_the_interpreter_and_says_so():
-    r = explore(SB(memory=LKMM), engine="compiled")
-    assert r.engine == "interpreted" and "--memory lkmm" in r.engine_note
-    assert r.states == explore(SB(memory=LKMM)).states
-
-
 def _same_on_both(cls, **params):
     interpreted = explore(cls(**params), engine="interpreted")
     compiled = explore(cls(**params), engine="compiled")
@@ -519,6 +513,25 @@ def test_tso_is_compiled_with_the_interpreters_states_verdicts_and_traces(name, 
 @pytest.mark.parametrize("name", ["Annotated", "Locked", "Cas", "PerCpuSum"])
 def test_tso_counters_locks_and_rmws_are_compiled_state_for_state(name):
     _same_on_both(globals()[name], memory=TSO, sb_depth=2)
+
+
+@pytest.mark.parametrize("name", ["SB", "SB_MB", "MP", "MP_RELACQ", "MP_WMB_RMB", "MP_WMB_ONLY", "MP_ADDR", "IRIW",
+                                  "IRIW_MB", "CORR", "TWO_TWO_W", "WRC_REL", "WRC", "LB", "MP_ADDR2_PREV",
+                                  "MP_ADDR2_PTR"])
+@pytest.mark.parametrize("history", [2, 3])
+def test_lkmm_is_compiled_with_the_interpreters_states_verdicts_and_traces(name, history):
+    _same_on_both(globals()[name], memory=LKMM, lkmm_history=history)
+
+
+@pytest.mark.parametrize("name", ["Annotated", "Locked", "Cas", "PerCpuSum", "StepPublish"])
+def test_lkmm_counters_locks_rmws_and_races_are_compiled_state_for_state(name):
+    _same_on_both(globals()[name], memory=LKMM, lkmm_history=2)
+
+
+def test_lkmm_with_tasks_runs_on_the_interpreter_and_says_so():
+    r = explore(SameCpuHandOff(memory=LKMM), engine="compiled")
+    assert r.engine == "interpreted" and "--memory lkmm with tasks" in r.engine_note
+    assert r.states == explore(SameCpuHandOff(memory=LKMM)).states
 
 
 def test_z3_runs_at_the_sc_points_only_with_a_note():
