@@ -28,7 +28,8 @@ Rules (``docs/weak-memory.md`` says what this allows and forbids):
 - ``smp_rmb``: ``cur`` joins ``acq``; ``smp_wmb``: ``wf`` joins ``ws``;
   ``smp_mb`` (and ``smp_mb__*``): ``cur`` joins ``acq`` and the global
   SC-fence view, which becomes ``cur``; ``wf`` becomes ``cur``;
-- taking a Lock joins the view its last release left; releasing it leaves ``cur``;
+- taking a Lock joins the view its last release left, and this CPU's stores and ``acq`` at its own last
+  unlock (po-unlock-lock-po); releasing it leaves ``cur``; a step that only does that is no full barrier;
 - a step without ``access=`` that touches a weak variable is fully ordered
   and reads the newest messages.
 
@@ -76,6 +77,11 @@ class Lkmm:
         named = sorted({a.dep for act in model.info.actions.values() for a in act.access if isinstance(a.dep, str)})
         self.dep_of = {v: WS + 1 + j for j, v in enumerate(named)}
         self.nv = WS + 1 + len(named)
+        #: With locks, two views more: this CPU's own stores and ``acq`` at its last unlock. Unlock followed by
+        #: lock on one CPU orders what came before the unlock before what comes after the lock, for every CPU
+        #: (LKMM's po-unlock-lock-po, in ppo and cumul-fence), without being a full barrier.
+        self.ul = self.nv if self.locks else None
+        self.nv += 2 if self.locks else 0
 
     def ghosts(self) -> list:
         names = self.locs.names
@@ -106,7 +112,7 @@ class Lkmm:
         m = self.model
         self.kinds = classify(m, actions)
         self.base_fire = m.fire
-        self.cpus = weak_cpus(m, self.kinds, actions)
+        self.cpus = weak_cpus(m, self.kinds, actions, self.ro)
         self.nbase: dict[int, int] = {}
         out = []
         for act in actions:
@@ -136,14 +142,15 @@ class Lkmm:
             return m.arrays.get(a.var, m.ncpus_total)
         return 1
 
-    def _slots(self, a: Any, s: tuple, cpu: int, args: tuple) -> list[int]:
-        """The locations an access touches in this step."""
+    def _slots(self, a: Any, s: tuple, member: Any, me: int, args: tuple) -> list[int]:
+        """The locations an access touches in this step (``slot=`` gets the spec's own arguments; the default
+        is the own slot of the CPU ``me`` the step runs on)."""
         m = self.model
         if a.var not in m.tupled:
             return [self.locs.of[(a.var, None)]]
         if a.slot == "all":
             return [self.locs.of[(a.var, k)] for k in range(m.arrays.get(a.var, m.ncpus_total))]
-        k = own_slot(m, s, cpu) if a.slot is None else a.slot(s, cpu, *args)
+        k = own_slot(m, s, me) if a.slot is None else a.slot(s, member, *args)
         loc = (a.var, int(k))
         if loc not in self.locs.of:
             from checker.errors import SpecError
@@ -180,10 +187,30 @@ class Lkmm:
             return self._switch(s, act, cpu, args)
         kind = self.kinds[act.index]
         if kind == PLAIN:
-            return self.base_fire(s, act, cpu, args)
-        if kind == ORDERED:
-            return self._ordered(s, act, cpu, args)
-        return self._annotated(s, act, cpu, args)
+            t = self.base_fire(s, act, cpu, args)
+        elif kind == ORDERED:
+            t = self._ordered(s, act, cpu, args)
+        else:
+            t = self._annotated(s, act, cpu, args)
+        if t is not None and act.index in self.ro.moving:
+            t = self._moved(s, t, act)
+        return t
+
+    def _moved(self, s: tuple, t: tuple, act: CompiledAction) -> tuple:
+        """A Role(cpu=) member moved to another CPU: the scheduler's smp_mb() on the old CPU, then on the new
+        one, which has seen what the old one had (the member's program order continues there)."""
+        pairs = self.ro.pairs(s, t)
+        if not pairs:
+            return t
+        views, sync = self._views(t), self._sync(t)
+        for old, new in pairs:
+            if old in views:
+                self._full(views[old], sync)
+                if new in views:
+                    views[new][CUR] = _join(views[new][CUR], views[old][CUR])
+            if new in views:
+                self._full(views[new], sync)
+        return self._finish(t, act, {}, self._history(t), views, sync, t[self.r_ix])
 
     def _switch(self, s: tuple, act: CompiledAction, cpu: Any, args: tuple) -> tuple | None:
         """A context switch or migration: the scheduler's smp_mb() on each task involved (views are per task,
@@ -208,8 +235,9 @@ class Lkmm:
         m = self.model
         nb = self.nbase[act.index]
         base, ages = args[:nb], args[nb:]
+        me, sargs = self.ro.me(act, cpu, base), self.ro.spec_args(act, base)  # the CPU it runs on; the spec's args
         H0 = s[self.h_ix] or self._initial(s)
-        row = s[self.v_ix][cpu]
+        row = s[self.v_ix][me]
         cur0 = row[CUR] if row else self.zero
         # 1. which message each load reads (by age); the step runs on those values. A message older than
         #    the CPU's view before the step is never readable (views only grow): refused before running it.
@@ -219,7 +247,7 @@ class Lkmm:
         for a in act.info.access:
             if a.kind != "load":
                 continue
-            for li in self._slots(a, s, cpu, base):
+            for li in self._slots(a, s, cpu, me, sargs):
                 t = len(H0[li]) - 1 - ages[k]
                 k += 1
                 if t < cur0[li]:
@@ -232,13 +260,15 @@ class Lkmm:
             return None
         H = [list(x) for x in H0]
         normal, stores = split_updates(m, r.updates, self.weak)
-        taken, released = lock_events(m, s, normal, cpu, self.locks)
+        taken, released = lock_events(m, s, normal, self.locks)
         views = self._views(s)
-        V = views[cpu]
+        V = views[me]
         sync = self._sync(s)
         for lk in taken:  # spin_lock(): an acquire of the last unlock's view (later stores carry it too)
             V[CUR] = _join(V[CUR], sync[1][self.locks.index(lk)])
             V[WF] = _join(V[WF], sync[1][self.locks.index(lk)])
+            V[CUR] = _join(V[CUR], V[self.ul + 1])  # po-unlock-lock-po: loads before the CPU's last unlock,
+            V[WF] = _join(V[WF], V[self.ul])  # and its stores, before what follows this lock
         race = s[self.r_ix]
         todo = {self.locs.of[loc]: x for loc, x in stores.items()}
         ri = 0
@@ -253,7 +283,7 @@ class Lkmm:
                     self._full(V, sync)
                 continue
             mark = races.marking(a)
-            for li in self._slots(a, s, cpu, base):
+            for li in self._slots(a, s, cpu, me, sargs):
                 if a.kind == "load":
                     li, t = reads[ri]
                     ri += 1
@@ -262,7 +292,7 @@ class Lkmm:
                         lb = max(lb, V[DEP if a.dep is True else self.dep_of[a.dep]][li])
                     if t < lb:
                         return None  # coherence (or the dependency) forbids that old a store
-                    race = race or self._race(H[li], lb, cpu, mark, li, False)
+                    race = race or self._race(H[li], lb, me, mark, li, False)
                     msg = H[li][t]
                     V[CUR] = _raise(V[CUR], li, t)
                     V[ACQ] = _join(V[ACQ], msg[1])
@@ -278,12 +308,12 @@ class Lkmm:
                     if todo[li] == value_at(seen, m, self.locs.var_of[li]):
                         del todo[li]  # `x=If(ok, new, s.x)`: the branch that leaves it is no store (as for an Rmw)
                         continue
-                    race = race or self._race(H[li], V[CUR][li], cpu, mark, li, True)
-                    self._append(H, V, li, todo.pop(li), V[CUR] if a.order == "release" else V[WF], cpu, mark)
+                    race = race or self._race(H[li], V[CUR][li], me, mark, li, True)
+                    self._append(H, V, li, todo.pop(li), V[CUR] if a.order == "release" else V[WF], me, mark)
                 else:  # rmw: the newest message, and the new one right after it
                     t = len(H[li]) - 1
                     msg = H[li][t]
-                    race = race or self._race(H[li], V[CUR][li], cpu, mark, li, True)
+                    race = race or self._race(H[li], V[CUR][li], me, mark, li, True)
                     new = todo.pop(li, msg[0])
                     if a.var in self.dep_of:  # a pointer an Rmw returned: loads through it depend on it
                         V[self.dep_of[a.var]] = msg[1]
@@ -300,7 +330,7 @@ class Lkmm:
                     else:
                         V[ACQ] = _join(V[ACQ], msg[1])
                     carried = _join(V[CUR] if a.order in ("mb", "release") else V[WF], msg[1])
-                    self._append(H, V, li, new, carried, cpu, races.MARKED)
+                    self._append(H, V, li, new, carried, me, races.MARKED)
                     if a.order == "mb":
                         self._full(V, sync)
         for li in [li for li, x in todo.items() if x == value_at(seen, m, self.locs.var_of[li])]:
@@ -309,6 +339,7 @@ class Lkmm:
             raise unlisted_store(m, act, self.locs.var_of[next(iter(todo))])
         for lk in released:  # spin_unlock(): a release
             sync[1][self.locks.index(lk)] = V[CUR]
+            V[self.ul], V[self.ul + 1] = V[WS], V[ACQ]
         return self._finish(s, act, normal, H, views, sync, race)
 
     def _ordered(self, s: tuple, act: CompiledAction, cpu: Any, args: tuple) -> tuple | None:
@@ -324,8 +355,9 @@ class Lkmm:
         views = self._views(s)
         sync = self._sync(s)
         newest = tuple(len(x) - 1 for x in H)
-        who = [cpu] if cpu is not None else list(self.cpus)
-        taken, released = lock_events(m, s, normal, cpu, self.locks) if cpu is not None else ([], [])
+        me = self.ro.me(act, cpu, args)
+        who = [me] if me is not None else list(self.cpus)
+        taken, released = lock_events(m, s, normal, self.locks) if me is not None else ([], [])
         for c in who:
             V = views[c] if c in views else [self.zero] * self.nv
             self._full(V, sync)
@@ -336,16 +368,16 @@ class Lkmm:
         for loc, x in stores.items():
             li = self.locs.of[loc]
             V = views[who[0]] if who else [self.zero] * self.nv
-            self._append(H, V, li, x, V[CUR], cpu if cpu is not None else -1, races.MARKED)
+            self._append(H, V, li, x, V[CUR], me if me is not None else -1, races.MARKED)
         newest = tuple(len(x) - 1 for x in H)
         for c in who:
             if c in views:
                 views[c][CUR] = _join(views[c][CUR], newest)
                 self._full(views[c], sync)
         for lk in released:
-            sync[1][self.locks.index(lk)] = views[cpu][CUR]
-        if cpu is not None and cpu not in self.cpus:
-            del views[cpu]
+            sync[1][self.locks.index(lk)] = views[me][CUR]
+        if me is not None and me not in self.cpus:
+            del views[me]
         return self._finish(s, act, normal, H, views, sync, s[self.r_ix])
 
     def _race(self, hist: list, seen: int, cpu: int, mark: int, li: int, store: bool) -> int:
