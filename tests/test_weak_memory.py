@@ -788,3 +788,92 @@ def test_the_ordering_bug_specs_are_still_found_under_lkmm_and_not_under_sc():
         assert explore(cls(**params, memory=SC)).verdicts[prop] == "holds", cls.__name__
         r = explore(cls(**params, memory=LKMM))
         assert r.verdicts[prop] == "violated" and len(r.outcomes[prop].trace) == steps, cls.__name__
+
+
+# -- Role(cpu=): members that run on a CPU the state names ------------------------------------------------
+
+def _runs_on(name: str, *, runs_on: bool, migrate: bool):
+    """A task stores x with WRITE_ONCE on the CPU it runs on (optionally migrating to CPU 1 after it); then
+    a step of the CPU it is on now (its softirq) loads x. In program order on that CPU the load comes after
+    the store (same CPU; or after the scheduler's full barrier of the migration), so it reads 1."""
+    from checker import CpuId
+
+    ns: dict = {"kernel": "test: a task's store, then the softirq of its CPU", "__module__": __name__,
+                "__doc__": "A Role(cpu=) test."}
+    ns["cpus"] = Role(2)
+    ns["tasks"] = Role(1, cpu=(lambda s, t: s.on[t]) if runs_on else None)
+    ns["x"] = Shared(0)
+    ns["on"] = PerCpu(0, type=CpuId, role="tasks")
+    ns["pc"] = PerCpu(0, role="tasks")
+    ns["seen"] = PerCpu(-1, role="cpus")
+
+    def store(s, t):
+        return when(s.pc[t] == 0, pc={t: 1}, x=1)
+
+    def move(s, t):
+        return when(And(s.pc[t] == 1, s.on[t] == 0), on={t: 1}, pc={t: 2})
+
+    def softirq(s, c):
+        ran = [And(s.pc[t] == (2 if migrate else 1), s.on[t] == c) for t in s.tasks]
+        return when(And(s.seen[c] == -1, *ran), seen={c: s.x})
+
+    ns["store"] = action(role="tasks", access=WRITE_ONCE("x"))(store)
+    if migrate:
+        ns["move"] = action(role="tasks")(move)
+    ns["softirq"] = action(role="cpus", access=READ_ONCE("x"))(softirq)
+    ns["stale"] = sometimes(lambda s: Or(*[s.seen[c] == 0 for c in s.cpus]))
+    ns["fresh"] = sometimes(lambda s: Or(*[s.seen[c] == 1 for c in s.cpus]))
+    ns["done"] = terminal(lambda s: Or(*[s.seen[c] != -1 for c in s.cpus]))
+    return type(name, (Spec,), ns)
+
+
+from checker import Or  # noqa: E402
+
+ON_CPU = _runs_on("OnCpu", runs_on=True, migrate=False)
+OWN_BUFFER = _runs_on("OwnBuffer", runs_on=False, migrate=False)
+MIGRATES = _runs_on("Migrates", runs_on=True, migrate=True)
+
+
+@pytest.mark.parametrize("memory", [TSO, LKMM])
+def test_a_role_cpu_member_shares_its_cpus_store_buffer_and_view(memory):
+    """Role(cpu=): the task's store and its CPU's softirq are one CPU's program order (never stale); a role
+    without cpu= has a buffer and views of its own, so the CPU may read x before the task's store reaches it."""
+    r = explore(ON_CPU(memory=memory))
+    assert r.complete and r.outcomes["stale"].verdict == "violated"
+    r = explore(OWN_BUFFER(memory=memory))
+    assert r.outcomes["stale"].verdict == "holds"
+
+
+@pytest.mark.parametrize("memory", [TSO, LKMM])
+def test_a_migration_is_a_full_barrier_on_both_cpus(memory):
+    """The task stores on CPU 0 and moves to CPU 1, whose softirq then loads x: the scheduler's barrier drained
+    CPU 0's buffer (tso) or joined its view into CPU 1's (lkmm) first."""
+    r = explore(MIGRATES(memory=memory))
+    assert r.complete and r.outcomes["stale"].verdict == "violated"
+
+
+def test_a_role_cpu_step_names_its_cpu_in_the_trace():
+    """The CPU a member's step ran on is a choice of the step under tso and lkmm (not under sc)."""
+    tso = explore(ON_CPU(memory=TSO)).outcomes["fresh"].trace
+    assert [(st.action, st.choices) for st in tso if st.action == "store"] == [("store", {"on_cpu": 0})]
+    sc = explore(ON_CPU(memory=SC)).outcomes["fresh"].trace
+    assert [(st.action, st.choices) for st in sc if st.action == "store"] == [("store", {})]
+
+
+@pytest.mark.parametrize("spec", ["ON_CPU", "MIGRATES"])
+def test_tso_with_role_cpu_is_compiled_state_for_state(spec):
+    _same_on_both(globals()[spec], memory=TSO, sb_depth=1)
+
+
+@pytest.mark.parametrize("spec", ["ON_CPU", "OWN_BUFFER", "MIGRATES"])
+def test_lkmm_with_role_cpu_is_compiled_state_for_state(spec):
+    """The migration's barrier on terms: one branch per (old CPU, new CPU)."""
+    _same_on_both(globals()[spec], memory=LKMM, lkmm_history=2)
+
+
+def test_role_cpu_must_be_a_function_and_needs_a_cpu_role():
+    with pytest.raises(SpecError, match="cpu= is the CPU a member runs on"):
+        type("BadCpu", (Spec,), {"kernel": "x", "__module__": __name__, "cpus": Role(1), "tasks": Role(1, cpu=3)})
+    with pytest.raises(SpecError, match="declare the CPUs as a role of their own"):
+        type("NoCpus", (Spec,), {"kernel": "x", "__module__": __name__,
+                                 "tasks": Role(1, cpu=lambda s, t: 0)})

@@ -254,9 +254,15 @@ class Role(Declaration):
     role must not compare, order or compute with CPU ids.
     """
 
-    def __init__(self, count: str | int, *, symmetric: bool = False, doc: str = ""):
+    def __init__(self, count: str | int, *, symmetric: bool = False, cpu: Callable[..., Any] | None = None,
+                 doc: str = ""):
         self.count = count
         self.symmetric = symmetric
+        #: ``cpu=lambda s, t: s.on[t]``: the CPU a member's steps run on, where the role is not the CPUs
+        #: themselves (a task of the spec's own making): under ``--memory tso|lkmm`` its steps use that CPU's
+        #: store buffer and views, its this_cpu accesses that CPU's slot, and a step that moves it to another
+        #: CPU is the scheduler's full barrier on both (``checker.ordering.machine.RunsOn``).
+        self.cpu = cpu
         self.doc = doc
 
 

@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Iterator
 from checker.errors import SpecError, UsageError, source_of
 from checker.kernel.config import Api
 from checker.kernel.memory import Heap
-from checker.language.declare import Abstraction, ActionInfo, Param, PropertyInfo, Role, Var
+from checker.language.declare import Abstraction, ActionInfo, Param, PropertyInfo, Role, Task, Var
 from checker.types import IntType
 
 DEFAULT_ASSUMPTIONS = (
@@ -336,6 +336,13 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
         if isinstance(role.count, str) and role.count not in si.params:
             raise fail(f"role {role.name!r} is sized by {role.count!r}, which is not a parameter",
                        decl_line(cls, role.name))
+        if getattr(role, "cpu", None) is not None:
+            if not callable(role.cpu):
+                raise fail(f"role {role.name!r}: cpu= is the CPU a member runs on, a function of the state and the "
+                           f"member, e.g. cpu=lambda s, t: s.on[t]; got {role.cpu!r}", decl_line(cls, role.name))
+            if not any(getattr(r, "cpu", None) is None and not isinstance(r, Task) for r in si.roles.values()):
+                raise fail(f"role {role.name!r} runs on CPUs (cpu=), but every role is of that kind: declare the "
+                           f"CPUs as a role of their own, e.g. cpus = Role(\"ncpus\")", decl_line(cls, role.name))
     for v in si.vars.values():
         if v.role is not None and v.role not in si.roles:
             raise fail(f"variable {v.name!r} belongs to role {v.role!r}, which is not declared; "

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from checker.errors import SpecError
-from checker.language.declare import Lock, Param, PropertyInfo
+from checker.language.declare import Lock, Param, PropertyInfo, Task
 from checker.types import Enum
 
 MEMORY = Enum("sc", "tso", "lkmm", name="memory")
@@ -111,6 +111,10 @@ def _weak_cpus(si: Any, p: Any) -> int:
     """How many CPUs take annotated steps at a point: one alone never falls behind its own stores, so the
     history bound cannot be reached (and is not needed: every verdict is exact)."""
     roles = {a.role for a in si.actions.values() if a.access and a.role is not None}
+    on = {n for n in roles if getattr(si.roles[n], "cpu", None) is not None}  # members run on the CPU roles
+    if on:
+        roles = (roles - on) | {n for n, r in si.roles.items() if getattr(r, "cpu", None) is None
+                                and not isinstance(r, Task)}
     return sum(len(getattr(p, r)) for r in roles)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from checker.ordering.machine import add_vars, memory_of, refuse_unsupported
+from checker.ordering.machine import add_vars, memory_of, refuse_unsupported, runs_on
 
 
 def prepare(model: Any) -> Any:
@@ -36,6 +36,7 @@ def prepare(model: Any) -> Any:
 
 def install(model: Any, machine: Any, actions: tuple) -> tuple:
     refuse_unsupported(model)
+    machine.ro, actions = runs_on(model, actions)
     out = machine.install(actions)
     sch = model.scheduler
     if sch is not None:  # the scheduler asks what a task can do next: of the steps as the model now has them

@@ -29,7 +29,8 @@ Rules (``docs/weak-memory.md`` says what this allows and forbids):
 - ``smp_rmb``: ``cur`` joins ``acq``; ``smp_wmb``: ``wf`` joins ``ws``;
   ``smp_mb`` (and ``smp_mb__*``): ``cur`` joins ``acq`` and the global
   SC-fence view, which becomes ``cur``; ``wf`` becomes ``cur``;
-- taking a Lock joins the view its last release left; releasing it leaves ``cur``;
+- taking a Lock joins the view its last release left, and this CPU's stores and ``acq`` at its own last
+  unlock (po-unlock-lock-po); releasing it leaves ``cur``; a step that only does that is no full barrier;
 - a step without ``access=`` that touches a weak variable is fully ordered
   and reads the newest messages.
 
@@ -193,6 +194,11 @@ class Lkmm:
         named = sorted({a.dep for act in model.info.actions.values() for a in act.access if isinstance(a.dep, str)})
         self.dep_of = {v: WS + 1 + j for j, v in enumerate(named)}
         self.nv = WS + 1 + len(named)
+        #: With locks, two views more: this CPU's own stores and ``acq`` at its last unlock. Unlock followed by
+        #: lock on one CPU orders what came before the unlock before what comes after the lock, for every CPU
+        #: (LKMM's po-unlock-lock-po, in ppo and cumul-fence), without being a full barrier.
+        self.ul = self.nv if self.locks else None
+        self.nv += 2 if self.locks else 0
         from checker.kernel.tasks import has_tasks
 
         #: The compiled explorer lowers these steps; with tasks the scheduler's barrier is Python over ints.
@@ -246,7 +252,7 @@ class Lkmm:
     def install(self, actions: tuple) -> tuple:
         m = self.model
         self.kinds = classify(m, actions)
-        self.cpus = weak_cpus(m, self.kinds, actions)
+        self.cpus = weak_cpus(m, self.kinds, actions, self.ro)
         self.switches = switches(m, actions)
         out = []
         for act in actions:
@@ -255,7 +261,7 @@ class Lkmm:
                 out.append(_with_fn(act, self._switch(act.info.fn)))
                 continue
             if kind == PLAIN:
-                out.append(act)
+                out.append(_with_fn(act, self._plain_moving(act)) if act.index in self.ro.moving else act)
                 continue
             names, domains = [], []
             for a in act.info.access:
@@ -279,14 +285,15 @@ class Lkmm:
             return m.arrays.get(a.var, m.ncpus_total)
         return 1
 
-    def _slots(self, a: Any, s: Any, cpu: int, args: tuple) -> list[int]:
-        """The locations an access touches in this step."""
+    def _slots(self, a: Any, s: Any, member: Any, me: int, args: tuple) -> list[int]:
+        """The locations an access touches in this step (``slot=`` gets the spec's own arguments; the default
+        is the own slot of the CPU ``me`` the step runs on)."""
         m = self.model
         if a.var not in m.tupled:
             return [self.locs.of[(a.var, None)]]
         if a.slot == "all":
             return [self.locs.of[(a.var, k)] for k in range(m.arrays.get(a.var, m.ncpus_total))]
-        k = own_slot(m, s, cpu) if a.slot is None else a.slot(s, cpu, *args)
+        k = own_slot(m, s, me) if a.slot is None else a.slot(s, member, *args)
         if not _plain(k):
             _not_lowerable(f"--memory lkmm with an access whose slot= the state chooses ({a!r})")
         loc = (a.var, int(k))
@@ -514,8 +521,10 @@ class Lkmm:
                 out.append((k, And(old == NOBODY, new != NOBODY), And(old != NOBODY, new == NOBODY)))
         return out
 
-    def _annotated(self, s: Any, act: CompiledAction, cpu: int, base: tuple, ages: tuple) -> Any:
+    def _annotated(self, s: Any, act: CompiledAction, member: Any, base: tuple, ages: tuple) -> Any:
         m = self.model
+        cpu = self.ro.me(act, member, base)  # the CPU it runs on (a Role(cpu=) member's hidden choice)
+        sargs = self.ro.spec_args(act, base)  # the spec's own choices, for slot= functions
         w = self._load(s)
         cur0 = w.views[cpu][CUR]
         conds: list = []
@@ -527,7 +536,7 @@ class Lkmm:
         for a in act.info.access:
             if a.kind != "load":
                 continue
-            for li in self._slots(a, s, cpu, base):
+            for li in self._slots(a, s, member, cpu, sargs):
                 age = ages[k]
                 k += 1
                 ok = age <= cur0[li]
@@ -537,7 +546,7 @@ class Lkmm:
                 reads.append((li, age))
                 values[self.locs.var_of[li]] = w.msgs[li][age][VAL]
         seen = with_values(m, s, values) if values else s
-        r = self._run(act, seen, cpu, base)
+        r = self._run(act, seen, member, base)
         if r is DISABLED:
             return r
         normal, todo = self._stores(act, r)
@@ -545,8 +554,9 @@ class Lkmm:
         V = w.views[cpu]
         for lk, taken, _ in events:  # spin_lock(): an acquire of the last unlock's view (later stores carry it)
             lv = w.sync[1 + lk]
-            V[CUR] = _pick_view(taken, _join(V[CUR], lv), V[CUR])
-            V[WF] = _pick_view(taken, _join(V[WF], lv), V[WF])
+            # po-unlock-lock-po: loads before the CPU's last unlock, and its stores, before what follows this lock
+            V[CUR] = _pick_view(taken, _join(_join(V[CUR], lv), V[self.ul + 1]), V[CUR])
+            V[WF] = _pick_view(taken, _join(_join(V[WF], lv), V[self.ul]), V[WF])
         ri = 0
         # 2. the accesses in program order
         for a in act.info.access:
@@ -560,7 +570,7 @@ class Lkmm:
                     self._full(w, V)
                 continue
             mark = races.marking(a)
-            for li in self._slots(a, s, cpu, base):
+            for li in self._slots(a, s, member, cpu, sargs):
                 V = w.views[cpu]
                 if a.kind == "load":
                     li, age = reads[ri]
@@ -635,7 +645,9 @@ class Lkmm:
         V = w.views[cpu]
         for lk, _, released in events:  # spin_unlock(): a release
             w.sync[1 + lk] = _pick_view(released, V[CUR], w.sync[1 + lk])
-        return self._done(s, w, normal, And(r.guard, *conds))
+            V[self.ul], V[self.ul + 1] = _pick_view(released, V[WS], V[self.ul]), _pick_view(released, V[ACQ],
+                                                                                             V[self.ul + 1])
+        return self._done(s, act, r, w, normal, And(r.guard, *conds))
 
     def _ordered(self, s: Any, act: CompiledAction, cpu: Any, args: tuple) -> Any:
         """A step without access= that touches weak memory: smp_mb(), the newest values, smp_mb()."""
@@ -645,6 +657,7 @@ class Lkmm:
             return r
         normal, todo = self._stores(act, r)
         w = self._load(s)
+        member, cpu = cpu, self.ro.me(act, cpu, args)  # the CPU it runs on (a Role(cpu=) member's hidden choice)
         who = [cpu] if cpu is not None else list(self.cpus)
         temp = cpu is not None and cpu not in w.views
         if temp:  # a CPU of no weak step: a view that allows everything, for this step only
@@ -674,13 +687,67 @@ class Lkmm:
             w.sync[1 + lk] = _pick_view(released, w.views[cpu][CUR], w.sync[1 + lk])
         if temp:
             del w.views[cpu]
-        return self._done(s, w, normal, r.guard)
+        return self._done(s, act, r, w, normal, r.guard)
 
-    def _done(self, s: Any, w: _Work, normal: dict, guard: Any) -> Any:
+    def _done(self, s: Any, act: CompiledAction, r: Step, w: _Work, normal: dict, guard: Any) -> Any:
+        if act.index in self.ro.moving:
+            self._moved(w, self.ro.moved(self.model, s, r.updates))
         self._finish(s, w)
         upd = dict(normal)
         self._store(s, w, upd)
         return when(guard, **upd)
+
+    def _moved(self, w: _Work, pairs: list) -> None:
+        """Role(cpu=) members moved to another CPU: the scheduler's smp_mb() on the old CPU, then on the new
+        one, which has seen what the old one had (the member's program order continues there). Where the
+        CPUs are terms (the compiled explorer's lowering), one branch per pair of CPUs."""
+        cpus = list(w.views)
+        for old, new in pairs:
+            if _plain(old) and _plain(new):
+                if old != new:
+                    self._move(w, old, new)
+                continue
+            out = w
+            for o in cpus + [None]:
+                for n in cpus + [None]:
+                    if o is None and n is None or o == n:
+                        continue
+                    hit = And(old != new, old == o if o is not None else And(*[old != c for c in cpus]),
+                              new == n if n is not None else And(*[new != c for c in cpus]))
+                    if hit is False:
+                        continue
+                    b = w.copy()
+                    self._move(b, o, n)
+                    out = b.merge(hit, out)
+            w.n, w.msgs, w.views, w.sync, w.race, w.shift = out.n, out.msgs, out.views, out.sync, out.race, out.shift
+
+    def _move(self, w: _Work, old: Any, new: Any) -> None:
+        if old in w.views:
+            self._full(w, w.views[old])
+            if new in w.views:
+                w.views[new][CUR] = _join(w.views[new][CUR], w.views[old][CUR])
+        if new in w.views:
+            self._full(w, w.views[new])
+
+    def _plain_moving(self, act: CompiledAction) -> Any:
+        """A step with no weak access that may move a Role(cpu=) member: the scheduler's barrier."""
+        fn = act.info.fn
+
+        def step(s: Any, *a: Any) -> Any:
+            r = fn(s, *a)
+            if r is DISABLED or r.__class__ is not Step:
+                return r
+            pairs = self.ro.moved(self.model, s, r.updates)
+            if not pairs:
+                return r
+            w = self._load(s)
+            self._moved(w, pairs)
+            self._finish(s, w)
+            upd = dict(r.updates)
+            self._store(s, w, upd)
+            return when(r.guard, **upd)
+
+        return step
 
     def _switch(self, fn: Any) -> Any:
         """A context switch or migration (tasks only: Python over ints): the scheduler's smp_mb() on each task

@@ -9,9 +9,10 @@ before the first weak step) written by its own ``fire``, and
 ``data_race``; the display types below show them in traces.
 
 Each compiled action is classified once: ``annotated`` (it has
-``access=``), ``ordered`` (no ``access=``, but it reads or writes a weak
-variable or takes or releases a Lock: fully ordered, as if ``smp_mb()``
-came before and after) or ``plain`` (neither: it runs as under sc).
+``access=``, or its only weak effect is on a Lock: acquire and release),
+``ordered`` (no ``access=``, but it reads or writes a weak variable: fully
+ordered, as if ``smp_mb()`` came before and after) or ``plain`` (neither:
+it runs as under sc).
 """
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from checker.errors import SpecError, UsageError
-from checker.language.declare import DISABLED, Fill, Ghost, Lock, Step
+from checker.expr import And
+from checker.language.declare import DISABLED, Fill, Ghost, Lock, Step, when
 from checker.types import NOBODY, IntType
 
 from checker.ordering.declare import MEMORY, weak_vars
@@ -145,7 +147,7 @@ def lock_vars(model: Any) -> tuple[str, ...]:
     return tuple(n for n, v in model.info.vars.items() if isinstance(v, Lock))
 
 
-def lock_events(model: Any, s: tuple, updates: dict, cpu: Any, locks: tuple[str, ...]) -> tuple[list, list]:
+def lock_events(model: Any, s: tuple, updates: dict, locks: tuple[str, ...]) -> tuple[list, list]:
     """(locks taken, locks released) by a step's updates."""
     taken, released = [], []
     for lk in locks:
@@ -163,7 +165,7 @@ def classify(model: Any, actions: tuple) -> dict[int, str]:
     recording what it reads and writes (as ``checker.kernel.tearing`` does)."""
     from checker.language.lint import symbolic_state
 
-    weak = set(weak_vars(model.info)) | set(lock_vars(model))
+    weak, locks = set(weak_vars(model.info)), set(lock_vars(model))
     s = symbolic_state(model)
     out = {}
     for act in actions:
@@ -180,8 +182,11 @@ def classify(model: Any, actions: tuple) -> dict[int, str]:
             r = act.info.fn(rec(s), cpu, *act.choices[0]) if cpu is not None else act.info.fn(rec(s), *act.choices[0])
             writes = set(r.updates) if isinstance(r, Step) else set()
         except Exception:  # code that runs on numbers only: assume it touches memory (fully ordered: stronger)
-            reads, writes = weak, set()
-        out[act.index] = ORDERED if (reads | writes) & weak else PLAIN
+            reads, writes = weak | locks, set()
+        touched = reads | writes
+        # A step whose only weak effect is a Lock (spin_lock() as a step of its own) is annotated with no
+        # accesses: an acquire on taking, a release on releasing, not a full barrier.
+        out[act.index] = ORDERED if touched & weak else ANNOTATED if touched & locks else PLAIN
     return out
 
 
@@ -196,12 +201,13 @@ def recording(model: Any, reads: set[str]) -> Any:
     return type("Recording", (model.state_cls,), ns)
 
 
-def weak_cpus(model: Any, kinds: dict[int, str], actions: tuple) -> tuple[int, ...]:
-    """The CPUs that take weak steps: those of the roles of annotated or ordered actions."""
+def weak_cpus(model: Any, kinds: dict[int, str], actions: tuple, ro: RunsOn) -> tuple[int, ...]:
+    """The CPUs that take weak steps: those of the roles of annotated or ordered actions (for a role with
+    ``cpu=``, the CPUs its members run on)."""
     cpus: set[int] = set()
     for act in actions:
         if kinds.get(act.index, PLAIN) != PLAIN and act.cpus != (None,):
-            cpus.update(act.cpus)
+            cpus.update(ro.cpus if act.index in ro.acts else act.cpus)
     return tuple(sorted(cpus))
 
 
@@ -221,6 +227,113 @@ def involved(model: Any, s: tuple, t: tuple) -> list[int]:
             out += [x for x in (a, b) if x != NOBODY]
     out += [k for k, (a, b) in enumerate(zip(s[tc], t[tc])) if a != b]
     return list(dict.fromkeys(out))
+
+
+@dataclass(frozen=True)
+class RunsOn:
+    """The roles whose members run on a CPU the state names (``Role(cpu=...)``), at one point.
+
+    Their steps use that CPU's store buffer and views: each such action gets a hidden last choice, the CPU
+    (``on_cpu``), guarded by ``cpu(s, member) == on_cpu``, so the models see a concrete CPU (and the compiled
+    explorer a constant). A step whose updates may change some member's CPU (a migration, a CPU going down)
+    is the scheduler's full barrier on the old and the new CPU."""
+
+    fn: dict  # role -> the function (s, member) -> CPU
+    members: dict  # role -> its instances at the point
+    cpus: tuple[int, ...]  # the CPUs they may run on: every instance of a role without cpu=
+    acts: frozenset  # the indices of the actions that got the choice
+    moving: frozenset  # the indices of the actions that may move a member
+    reads: frozenset  # the variables the functions read
+
+    def me(self, act: Any, cpu: Any, args: tuple) -> Any:
+        """The CPU whose buffer and views the step uses: its hidden choice, else the acting role instance."""
+        return args[-1] if act.index in self.acts else cpu
+
+    def spec_args(self, act: Any, args: tuple) -> tuple:
+        """The spec's own choices (for ``slot=`` functions): without the hidden CPU."""
+        return args[:-1] if act.index in self.acts else args
+
+    def moved(self, model: Any, s: tuple, updates: dict) -> list[tuple[Any, Any]]:
+        """(old CPU, new CPU) of each member whose CPU the step's updates may change (values or terms)."""
+        touched = {n: updates[n] for n in self.reads if n in updates}
+        if not touched:
+            return []
+        for n, v in touched.items():
+            if v.__class__ is Fill:
+                touched[n] = {c: v.value for c in range(len(s[model.index[n]]))}
+        return self.pairs(s, set_slots(model, s, touched))
+
+    def pairs(self, s: tuple, post: tuple) -> list[tuple[Any, Any]]:
+        """(CPU in ``s``, CPU in ``post``) of each member that may be on another CPU in ``post``."""
+        out = []
+        for role, fn in self.fn.items():
+            for x in self.members[role]:
+                a, b = fn(s, x), fn(post, x)
+                if a is b or (a.__class__ is int and b.__class__ is int and a == b):
+                    continue
+                out.append((a, b))
+        return out
+
+
+def runs_on(model: Any, actions: tuple) -> tuple[RunsOn, tuple]:
+    """The point's ``RunsOn`` (empty where no role has ``cpu=``) and the actions with the hidden CPU choice."""
+    fns = {name: r.cpu for name, r in model.info.roles.items() if getattr(r, "cpu", None) is not None}
+    if not fns:
+        return RunsOn({}, {}, (), frozenset(), frozenset(), frozenset()), actions
+    from checker.kernel.tasks import task_roles
+
+    tasks = set(task_roles(model.info))
+    cpus = tuple(sorted(c for name, r in model.roles.items() if name not in fns and name not in tasks for c in r))
+    reads: set[str] = set()
+    rec = recording(model, reads)
+    from checker.language.lint import symbolic_state
+
+    sym = rec(symbolic_state(model))
+    for role, fn in fns.items():
+        for x in model.roles[role]:
+            fn(sym, x)
+    out, acts, moving = [], set(), set()
+    for act in actions:
+        if act.info.role in fns and act.cpus != (None,) and act.cpus:
+            name, j = "on_cpu", 2
+            while name in act.arg_names:
+                name, j = f"on_cpu{j}", j + 1
+            act = extra_choices(act, (name,), [cpus])
+            act = dataclasses.replace(act, info=dataclasses.replace(act.info, fn=_on_cpu(act.info.fn, fns[act.info.role])))
+            acts.add(act.index)
+        out.append(act)
+    ro = RunsOn(fns, {r: tuple(model.roles[r]) for r in fns}, cpus, frozenset(acts), frozenset(), frozenset(reads))
+    for act in out:  # which steps may move a member: those whose updates write what cpu= reads
+        writes = _writes(model, act)
+        if writes is None or writes & ro.reads:
+            moving.add(act.index)
+    return dataclasses.replace(ro, moving=frozenset(moving)), tuple(out)
+
+
+def _on_cpu(fn: Any, cpu_of: Any) -> Any:
+    def step(s: Any, member: Any, *args: Any) -> Any:
+        r = fn(s, member, *args[:-1])
+        if r is DISABLED or r.__class__ is not Step:
+            return r
+        return when(And(r.guard, cpu_of(s, member) == args[-1]), **r.updates)
+
+    step.__wrapped__ = fn  # type: ignore[attr-defined]
+    return step
+
+
+def _writes(model: Any, act: Any) -> set[str] | None:
+    """The variables an action's updates name (run once on symbols); None where that cannot be told."""
+    from checker.language.lint import symbolic_state
+
+    s = symbolic_state(model)
+    cpu = act.cpus[0] if act.cpus else None
+    if not act.cpus:
+        return set()
+    try:
+        r = act.info.fn(s, cpu, *act.choices[0]) if cpu is not None else act.info.fn(s, *act.choices[0])
+    except Exception:
+        return None
+    return set(r.updates) if isinstance(r, Step) else set()
 
 
 def own_slot(model: Any, s: tuple, cpu: int) -> int:

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from checker.expr import And, If, Not, Or
+from checker.expr import AllOf, And, If, Implies, Not, Or
 from checker.language.compile import CompiledAction, Model
-from checker.language.declare import DISABLED, ActionInfo, Ghost, when
+from checker.language.declare import DISABLED, ActionInfo, Ghost, Step, when
 from checker.types import IntType
 
 from checker.ordering.declare import weak_vars
@@ -99,7 +99,7 @@ class Tso:
         m = self.model
         self.kinds = classify(m, actions)
         self.switches = switches(m, actions)
-        self.cpus = weak_cpus(m, self.kinds, actions)
+        self.cpus = weak_cpus(m, self.kinds, actions, self.ro)
         out = []
         for act in actions:
             kind = self.kinds[act.index]
@@ -109,6 +109,8 @@ class Tso:
                 fn = act.info.fn
             else:
                 fn = self._step(act, kind)
+            if act.index in self.ro.moving:
+                fn = self._moving(fn)
             out.append(_with_fn(act, fn))
         for role, r in m.roles.items():
             mine = tuple(c for c in r if c in self.cpus)
@@ -162,7 +164,8 @@ class Tso:
         own_only -= {a.var for a in acc if a.kind in ("store", "rmw") and a.slot is not None}
 
         def step(s: Any, *a: Any) -> Any:
-            cpu, args = (None, a) if roleless else (a[0], a[1:])
+            member, args = (None, a) if roleless else (a[0], a[1:])
+            cpu = self.ro.me(act, member, args)  # whose buffer: the CPU a Role(cpu=) member runs on
             mem = s.tso_memory
             if cpu is None:  # a step of no CPU: fully ordered for every CPU
                 conds = [s.sb_n[c] == 0 for c in every]
@@ -177,7 +180,8 @@ class Tso:
                     for k in range(D):  # the newest entry of its own buffer wins
                         v = If(And(k < n, lk[k] == i), lv[k], v)
                     seen[loc] = v
-            r = fn(with_values(m, s, seen), cpu, *args) if cpu is not None else fn(with_values(m, s, seen), *args)
+            view = with_values(m, s, seen)
+            r = fn(view, member, *args) if member is not None else fn(view, *args)
             if r is DISABLED:
                 return r
             normal, stores = split_updates(m, r.updates, self.weak)
@@ -254,6 +258,21 @@ class Tso:
             upd[f"sb_loc{k}"] = {cpu: lk[k + 1] if k + 1 < self.depth else -1}
             upd[f"sb_val{k}"] = {cpu: lv[k + 1] if k + 1 < self.depth else 0}
         return when(n > 0, **upd)
+
+    def _moving(self, fn: Any) -> Any:
+        """A step that may move a Role(cpu=) member to another CPU: the scheduler's full barrier on both, so
+        it waits until their buffers are drained (the member's program order continues on the new CPU)."""
+        m, ro = self.model, self.ro
+
+        def step(s: Any, *a: Any) -> Any:
+            r = fn(s, *a)
+            if r is DISABLED or r.__class__ is not Step:
+                return r
+            conds = [Or(old == new, AllOf([Implies(Or(old == c, new == c), s.sb_n[c] == 0) for c in self.cpus]))
+                     for old, new in ro.moved(m, s, r.updates)]
+            return when(And(r.guard, *conds), **r.updates) if conds else r
+
+        return step
 
     def _switch(self, fn: Any) -> Any:
         """The scheduler's step (tasks only: interpreted): a full barrier, so the tasks involved drain first."""
