@@ -16,6 +16,7 @@ from checker.compiled.build import cache_dir
 from checker.explore import explore
 from checker.loader import builtin_specs
 from checker.language.compile import Model
+from checker.language.model import info
 from checker.kernel.tasks import has_tasks
 from checker.verify import param_points
 from eager_table import EagerTable
@@ -70,6 +71,42 @@ def test_engines_agree_at_the_first_point_where_symmetry_reduces(name):
     cls = SPECS[name]
     p = next(p for p in explorable(cls) if Model(cls, p).symmetry.active)
     assert same_exploration(cls, p, True).symmetry
+
+
+def lkmm_points(cls):
+    """The spec's explore points under --memory lkmm (the liveness-abstraction and 32-bit points refuse it)."""
+    from checker.errors import UsageError
+    from checker.ordering.declare import MEMORY, has_accesses
+
+    if not has_accesses(info(cls)):
+        return []
+    out = []
+    for p in param_points(cls, {"memory": (MEMORY.lkmm,)}, "explore"):
+        try:
+            if Model(cls, p).abstraction is None:
+                out.append(p)
+        except UsageError:
+            continue
+    return out
+
+
+LKMM_SPECS = sorted(n for n, c in SPECS.items() if lkmm_points(c))
+
+
+@pytest.mark.parametrize("name", LKMM_SPECS)
+def test_engines_agree_under_lkmm_at_the_first_point(name):
+    """lkmm's steps are expressions over flat ghosts: the compiled engine runs them, state for state (a spec
+    with tasks runs on the interpreter, saying so)."""
+    cls = SPECS[name]
+    same_exploration(cls, lkmm_points(cls)[0], False)
+
+
+@pytest.mark.differential
+@pytest.mark.parametrize("name", LKMM_SPECS)
+def test_engines_agree_under_lkmm_at_every_point(name):
+    cls = SPECS[name]
+    for p in lkmm_points(cls):
+        same_exploration(cls, p, False)
 
 
 # (ncpus, ops, batch): (distinct states, with CPU symmetry), as TLC reports them (tests/test_counts.py).

@@ -147,7 +147,7 @@ class _Work:
     """One step's working state: the messages (newest first), the views (ages), the race, per location the
     stores this step appended (a load after them finds its message that much older)."""
 
-    __slots__ = ("n", "msgs", "views", "sync", "race", "shift")
+    __slots__ = ("n", "msgs", "views", "sync", "race", "shift", "orig")
 
     def copy(self) -> "_Work":
         w = _Work()
@@ -156,6 +156,7 @@ class _Work:
         w.views = {c: list(v) for c, v in self.views.items()}
         w.sync = list(self.sync)
         w.race = self.race
+        w.orig = self.orig
         return w
 
     def merge(self, c: Any, other: "_Work") -> "_Work":
@@ -177,6 +178,7 @@ class _Work:
         w.views = {k: [_pick_view(c, a, b) for a, b in zip(v, other.views[k])] for k, v in self.views.items()}
         w.sync = [_pick_view(c, a, b) for a, b in zip(self.sync, other.sync)]
         w.race = _pick(c, self.race, other.race)
+        w.orig = self.orig
         return w
 
 
@@ -324,31 +326,45 @@ class Lkmm:
         ls = s.lk_sync
         w.sync = [tuple(ls[k * N:(k + 1) * N]) for k in range(1 + len(self.locks))]
         w.race = s.data_race
+        w.orig = ([list(x) for x in w.msgs], {c: list(v) for c, v in w.views.items()}, list(w.sync))
         return w
 
     def _store(self, s: Any, w: _Work, upd: dict) -> None:
-        """The updates that take ``s`` to ``w`` (canonical: ``_finish`` ran), into ``upd``."""
+        """The updates that take ``s`` to ``w`` (canonical: ``_finish`` ran), into ``upd``: only what changed
+        (a message or view tuple that is still the one ``_load`` read is skipped whole)."""
         N, H, nv = self.n, self.bound, self.nv
-        flat: dict[str, list] = {"lk_n": w.n, "lk_val": [], "lk_who": [], "lk_mark": [], "lk_msgview": []}
+        msgs0, views0, sync0 = w.orig
+        d: dict[str, dict] = {"lk_n": {}, "lk_val": {}, "lk_who": {}, "lk_mark": {}, "lk_msgview": {},
+                              "lk_view": {}, "lk_sync": {}}
+
+        def put(name: str, k: int, x: Any, y: Any) -> None:
+            if x is not y and not (_plain(x) and _plain(y) and x == y):
+                d[name][k] = x
+
+        def put_view(name: str, base: int, v: tuple, v0: tuple) -> None:
+            if v is not v0:
+                for j, (x, y) in enumerate(zip(v, v0)):
+                    put(name, base + j, x, y)
+
         for i in range(N):
+            put("lk_n", i, w.n[i], s.lk_n[i])
             for a in range(H):
-                msg = w.msgs[i][a]
-                flat["lk_val"].append(msg[VAL])
-                flat["lk_who"].append(msg[WHO])
-                flat["lk_mark"].append(msg[MARK])
-                flat["lk_msgview"] += msg[VIEW]
-        lv = list(s.lk_view)
+                msg, o = w.msgs[i][a], msgs0[i][a]
+                if msg is o:
+                    continue
+                k = i * H + a
+                put("lk_val", k, msg[VAL], o[VAL])
+                put("lk_who", k, msg[WHO], o[WHO])
+                put("lk_mark", k, msg[MARK], o[MARK])
+                put_view("lk_msgview", k * N, msg[VIEW], o[VIEW])
         for c, views in w.views.items():
             for v in range(nv):
-                lv[(c * nv + v) * N:(c * nv + v + 1) * N] = views[v]
-        flat["lk_view"] = lv
-        flat["lk_sync"] = [x for v in w.sync for x in v]
-        for name, new in flat.items():
-            old = getattr(s, name)
-            d = {k: x for k, (x, y) in enumerate(zip(new, old)) if x is not y and not (_plain(x) and _plain(y)
-                                                                                    and x == y)}
-            if d:
-                upd[name] = d
+                put_view("lk_view", (c * nv + v) * N, views[v], views0[c][v])
+        for k, v in enumerate(w.sync):
+            put_view("lk_sync", k * N, v, sync0[k])
+        for name, x in d.items():
+            if x:
+                upd[name] = x
         if not (w.race is s.data_race):
             upd["data_race"] = w.race
         m = self.model
@@ -525,8 +541,9 @@ class Lkmm:
         m = self.model
         cpu = self.ro.me(act, member, base)  # the CPU it runs on (a Role(cpu=) member's hidden choice)
         sargs = self.ro.spec_args(act, base)  # the spec's own choices, for slot= functions
-        w = self._load(s)
-        cur0 = w.views[cpu][CUR]
+        N, H = self.n, self.bound
+        lv, vals = s.lk_view, s.lk_val
+        cur0 = (cpu * self.nv + CUR) * N  # where this CPU's cur starts in lk_view
         conds: list = []
         # 1. which message each load reads (by age); the step runs on those values. A message older than
         #    the CPU's view before the step is never readable (views only grow): refused before running it.
@@ -539,18 +556,19 @@ class Lkmm:
             for li in self._slots(a, s, member, cpu, sargs):
                 age = ages[k]
                 k += 1
-                ok = age <= cur0[li]
+                ok = age <= lv[cur0 + li]
                 if ok is False:
                     return DISABLED
                 conds.append(ok)
                 reads.append((li, age))
-                values[self.locs.var_of[li]] = w.msgs[li][age][VAL]
+                values[self.locs.var_of[li]] = vals[li * H + age]
         seen = with_values(m, s, values) if values else s
         r = self._run(act, seen, member, base)
         if r is DISABLED:
             return r
         normal, todo = self._stores(act, r)
         events = self._lock_events(s, normal)
+        w = self._load(s)
         V = w.views[cpu]
         for lk, taken, _ in events:  # spin_lock(): an acquire of the last unlock's view (later stores carry it)
             lv = w.sync[1 + lk]
