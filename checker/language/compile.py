@@ -499,11 +499,13 @@ class Model:
         return None
 
     def changes(self, s: tuple, t: tuple) -> dict[str, Any]:
-        """The variables that differ, per-CPU ones as ``local[2]``."""
+        """The variables that differ, per-CPU ones as ``local[2]`` (a memory model's hidden state as it
+        shows it: ``checker.ordering.lkmm``'s flat ghosts as histories and views)."""
         out: dict[str, Any] = {}
+        hidden = getattr(self.weak, "hidden", ())
         for i, n in enumerate(self.var_names):
             a, b = s[i], t[i]
-            if a == b:
+            if a == b or n in hidden:
                 continue
             if n in self.tupled:
                 for c, (x, y) in enumerate(zip(a, b)):
@@ -511,6 +513,9 @@ class Model:
                         out[f"{n}[{c}]"] = y
             else:
                 out[n] = b
+        if hidden:
+            was, now = self.weak.shown(s), self.weak.shown(t)
+            out.update((k, v) for k, v in now.items() if was[k] != v)
         return out
 
     def show_value(self, key: str, v: Any) -> str:
@@ -521,7 +526,11 @@ class Model:
         return var.type.show(v) if var is not None else repr(v)
 
     def state_dict(self, s: tuple) -> dict[str, Any]:
-        return {n: (list(v) if n in self.tupled else v) for n, v in zip(self.var_names, s)}
+        hidden = getattr(self.weak, "hidden", ())
+        out = {n: (list(v) if n in self.tupled else v) for n, v in zip(self.var_names, s) if n not in hidden}
+        if hidden:
+            out.update(self.weak.shown(s))
+        return out
 
     def cpu_valued(self) -> dict[str, bool]:
         """Variables holding CPU ids (name -> is per-CPU)."""

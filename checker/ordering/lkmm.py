@@ -304,6 +304,32 @@ class Lkmm:
             raise SpecError(f"{m.cls.__name__}: {a!r}: slot {k!r} is outside {a.var}", file=a.file, line=a.line)
         return [self.locs.of[loc]]
 
+    # -- traces -----------------------------------------------------------------------------------------
+    @property
+    def hidden(self) -> frozenset:
+        """The flat ghosts, which traces show as ``shown`` renders them."""
+        return frozenset(self.sizes)
+
+    def shown(self, s: tuple) -> dict[str, Any]:
+        """The hidden state as a person reads it: each location's kept stores oldest first
+        (``mem_history``), each CPU's cur view (``cpu_view[c]``: ``x@1`` is the second kept store of x) and
+        the SC-fence view (``sync_view``)."""
+        m, N, H, nv = self.model, self.n, self.bound, self.nv
+        n = s[m.index["lk_n"]]
+        val, view, sync = s[m.index["lk_val"]], s[m.index["lk_view"]], s[m.index["lk_sync"]]
+        names = self.locs.names
+
+        def at(row: Any, base: int) -> str:
+            return " ".join(f"{names[j]}@{n[j] - 1 - row[base + j]}" for j in range(N))
+
+        out = {"mem_history": _Text(" | ".join(f"{names[i]}: " + ",".join(str(val[i * H + a])
+                                                                            for a in reversed(range(n[i])))
+                                               for i in range(N)))}
+        for c in self.cpus:
+            out[f"cpu_view[{c}]"] = _Text(at(view, (c * nv + CUR) * N))
+        out["sync_view"] = _Text("sc " + at(sync, 0))
+        return out
+
     # -- state ----------------------------------------------------------------------------------------
     def bounds_note(self, outcomes: dict) -> str | None:
         """The bound, where it was reached (its witness holds): a verdict that needed every run is bounded."""
@@ -787,6 +813,13 @@ class Lkmm:
             return when(r.guard, **upd)
 
         return step
+
+
+class _Text(str):
+    """A rendered value: shown as it reads (``repr`` would quote it)."""
+
+    def __repr__(self) -> str:
+        return str(self)
 
 
 def _not_lowerable(what: str) -> None:
