@@ -2,11 +2,11 @@
 
 A *location* is one slot of a weak variable (``x``, ``local[1]``,
 ``slots[2]``), numbered in declaration order. The models keep their ghost
-state in hidden variables added at the point: tso flat ints written by
-expressions (``sb_n``, ``sb_loc<k>``, ``sb_val<k>``, ``tso_memory``), lkmm
-nested tuples of ints (``mem_history``, ``cpu_view``, ``sync_view``; 0
-before the first weak step) written by its own ``fire``, and
-``data_race``; the display types below show them in traces.
+state in hidden variables added at the point, flat ints written by
+expressions so that the compiled explorer lowers them: tso's ``sb_n``,
+``sb_loc<k>``, ``sb_val<k>``, ``tso_memory``; lkmm's ``lk_*`` arrays (which
+traces show as histories and views) and ``data_race``; the display types
+below show them in traces.
 
 Each compiled action is classified once: ``annotated`` (it has
 ``access=``, or its only weak effect is on a Lock: acquire and release),
