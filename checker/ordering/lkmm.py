@@ -395,6 +395,8 @@ class Lkmm:
             upd["data_race"] = w.race
         m = self.model
         for i, (v, sl) in enumerate(self.locs.var_of):  # each weak variable holds its location's newest store
+            if w.msgs[i][0] is msgs0[i][0]:
+                continue  # (the newest store is the one the variable already holds)
             x, old = w.msgs[i][0][VAL], value_at(s, m, (v, sl))
             if x is old or (_plain(x) and _plain(old) and x == old):
                 continue
