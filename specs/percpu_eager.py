@@ -47,11 +47,6 @@ def _runs(s, t):
     return Select(s.irqs, _on(s, t)) == 0
 
 
-def _here(s, t, *choices):
-    """The slot a this_cpu_* / __this_cpu_* access of task ``t`` resolves to: its CPU's local."""
-    return _on(s, t)
-
-
 def _other(s, cpu, other):
     """The slot of a remote load: the local of the CPU being visited."""
     return other
@@ -59,9 +54,10 @@ def _other(s, cpu, other):
 
 #: The memory-model annotations (--memory tso|lkmm): this_cpu_* ops are atomic only to their own CPU
 #: (no LOCK prefix on x86) and order nothing for other CPUs; __this_cpu_read is a plain load of the
-#: CPU's own local; fbc->count is accessed plainly under fbc->lock.
-THIS_CPU = Rmw("local", "this_cpu", slot=_here)
-OWN_LOCAL = Load("local", "plain", slot=_here)
+#: CPU's own local; fbc->count is accessed plainly under fbc->lock. The own local is the one of the CPU the
+#: task runs on (``adders``' cpu=), and an interrupt's that of the CPU it interrupts.
+THIS_CPU = Rmw("local", "this_cpu")
+OWN_LOCAL = Load("local", "plain")
 
 
 def _variant(*names):
@@ -147,7 +143,8 @@ class PercpuEager(Spec):
                     "dropped (with limited=0, readers=0, summers=0: nothing else reads them)")
     summers = Param(0, domain=(0, 1), explore=(0, 1), doc="CPUs doing one __percpu_counter_sum")
 
-    adders = Role("ncpus", symmetric=True, doc="CPUs, each with a task calling percpu_counter_add_batch")
+    adders = Role("ncpus", symmetric=True, cpu=_on, cpus="adders",
+                  doc="CPUs, each with a task calling percpu_counter_add_batch (variant C: the scheduler may move it)")
     reader = Role("readers", doc="a CPU calling percpu_counter_read / read_positive")
     summer = Role("summers", doc="a CPU calling __percpu_counter_sum")
 
@@ -241,7 +238,7 @@ class PercpuEager(Spec):
 
     # -- variant C: this_cpu_try_cmpxchg loop ---------------------------------------------
     @action(role="adders", choose={"amount": _amounts}, applies=_variant("C"),
-            access=Load("local", "once", slot=_here))
+            access=Load("local", "once"))
     def this_cpu_read(s, t, amount):
         """C: count = this_cpu_read(*fbc->counters) (preemptible: the task may move after this)."""
         return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0, _positive_ok(s, amount), _runs(s, t)),

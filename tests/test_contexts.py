@@ -1,4 +1,5 @@
 """Context rules, as lockdep would: each a verdict (exit 1) with its shortest traces and both places named."""
+import pytest
 from conftest import FIXTURES
 
 F = str(FIXTURES / "contexts.py")
@@ -162,3 +163,68 @@ def test_tasks_waiting_in_a_cycle_are_a_deadlock_while_others_still_run():
     from contexts import IrqOnlyWhenEnabled
 
     assert "no_lock_deadlock" not in explore(IrqOnlyWhenEnabled()).outcomes  # (no locks: no such check)
+
+
+def test_the_compiled_engine_finds_a_spinning_interrupt_handler_as_the_interpreter_does():
+    """no_irq_deadlock in C: the same verdict and shortest trace as the interpreter's (it was a false holds)."""
+    from checker import explore
+    from contexts import IrqUnsafeLock
+
+    out = {e: explore(IrqUnsafeLock(), engine=e) for e in ("interpreted", "compiled")}
+    assert out["compiled"].engine == "compiled", out["compiled"].engine_note
+    dead = {e: r.outcomes["no_irq_deadlock"] for e, r in out.items()}
+    assert {e: d.verdict for e, d in dead.items()} == {"interpreted": "violated", "compiled": "violated"}
+    assert [(s.action, s.cpu) for s in dead["compiled"].trace] == [(s.action, s.cpu) for s in dead["interpreted"].trace]
+    assert out["compiled"].states == out["interpreted"].states
+
+
+def _moved_holder(runs_on: bool, moves: bool):
+    """Each CPU runs a task of its own (the role is both, as percpu_eager's adders are); task 0 takes a spinlock
+    with interrupts on (spin_lock), after the scheduler moved it to CPU 1 if ``moves``; CPU 0's interrupt
+    handler takes the same lock."""
+    from checker import And, Bool, If, Lock, PerCpu, Role, Spec, action, terminal, when, NOBODY
+
+    class MovedHolder(Spec):
+        """A test of whose code an interrupt handler interrupts."""
+        kernel = "test: spin_lock() by a task, and an interrupt handler taking the lock"
+        cpus = Role(2, cpu=(lambda s, c: If(s.away[c] == 1, 1, c)) if runs_on else None,
+                    cpus="cpus" if runs_on else None)
+        lock = Lock()
+        away = PerCpu(0, type=Bool, role="cpus", doc="the task moved to CPU 1")
+        pc = PerCpu(0, role="cpus")
+        done = PerCpu(0, role="cpus")
+
+        @action(role="cpus")
+        def migrate(s, t):
+            return when(And(t == 0, s.pc[t] == 0, s.away[t] == 0, moves), away={t: 1})
+
+        @action(role="cpus")
+        def spin_lock(s, t):
+            return when(And(t == 0, s.pc[t] == 0, s.lock == NOBODY, s.away[t] == (1 if moves else 0)), lock=t,
+                        pc={t: 1})
+
+        @action(role="cpus")
+        def spin_unlock(s, t):
+            return when(s.pc[t] == 1, lock=NOBODY, pc={t: 2})
+
+        @action(role="cpus", irq=True)
+        def irq_handler_locks(s, c):
+            return when(And(c == 0, s.done[c] == 0, s.lock == NOBODY), done={c: 1})
+
+        finished = terminal(lambda s: And(s.pc[0] == 2, s.done[0] == 1))
+
+    return MovedHolder
+
+
+@pytest.mark.parametrize("engine", ["interpreted", "compiled"])
+def test_an_interrupt_handler_interrupts_the_members_on_its_cpu_only(engine):
+    """Role(cpu=): a handler on CPU 0 spins on a lock held by the task on CPU 0, not by task 0 once the
+    scheduler moved it to CPU 1. Without cpu= the task's id is taken for its CPU: a false deadlock."""
+    from checker import explore
+
+    def verdict(runs_on, moves):
+        return explore(_moved_holder(runs_on, moves)(), engine=engine).outcomes["no_irq_deadlock"].verdict
+
+    assert verdict(True, False) == "violated"
+    assert verdict(True, True) == "holds"
+    assert verdict(False, True) == "violated"

@@ -13,7 +13,7 @@ from typing import Any
 from checker.compiled.cterms import CPrinter, Untranslatable, is_wide
 from checker.compiled.lower import Lowered, NotLowerable
 from checker.export.terms import Kids, symbols
-from checker.types import CpuIdType
+from checker.types import NOBODY, CpuIdType
 
 #: Events of the context rules, in the order the runtime numbers them.
 Event = tuple
@@ -46,6 +46,8 @@ def events(low: Lowered) -> list[Event]:
     out.append(("sleep_violation",))
     if r["irqs"] or r["preempt"]:
         out.append(("unbalanced",))
+    if r["irq_actions"] and r["locks"]:
+        out.append(("irq_spins",))
     return out
 
 
@@ -61,6 +63,7 @@ def generate(low: Lowered, symmetry: bool) -> tuple[str, list[Event]]:
     evs = events(low)
     ev_index = {e: i for i, e in enumerate(evs)}
     unbalanced = ev_index.get(("unbalanced",), -1)
+    irq_spins = ev_index.get(("irq_spins",), -1)
     updated = [0] * n
     for st in low.steps:
         for i, _ in st.updates:
@@ -69,7 +72,7 @@ def generate(low: Lowered, symmetry: bool) -> tuple[str, list[Event]]:
     out = [f"/* {m.name}: {len(low.steps)} steps, {n} slots; the initial states come on stdin */",
            f"#define CC_NSLOTS {n}", f"#define CC_NSTEPS {len(low.steps)}",
            f"#define CC_NPROPS {len(low.props)}", f"#define CC_NEVENTS {len(evs)}",
-           f"#define CC_EV_UNBALANCED {unbalanced}", ""]
+           f"#define CC_EV_UNBALANCED {unbalanced}", f"#define CC_EV_IRQ_SPINS {irq_spins}", ""]
     gen: list[str] = []
     gen.append("static const int cc_prop_kind[CC_NPROPS + 1] = {"
                + ", ".join("0" if kind == "invariant" else "1" for _, kind, _ in low.props) + (", " if low.props else "")
@@ -121,6 +124,10 @@ def generate(low: Lowered, symmetry: bool) -> tuple[str, list[Event]]:
     rows = (r.get("irqs") or []) + (r.get("preempt") or [])
     cond = " || ".join(f"s[{i}] != 0" for row in rows for i in row) or "0"
     gen.append(f"static inline int cc_unbalanced(const int64_t *restrict s) {{ (void)s; return {cond}; }}")
+    try:
+        gen += _irq_spins(low, kids, narrow, wide)
+    except Untranslatable as e:
+        raise NotLowerable(str(e)) from None
     gen.append(canonical_source(low, symmetry))
     maps = m.symmetry.sample_mappings() if (symmetry and m.symmetry.active) else []
     gen.append(f"#define CC_SYM_MAPS {len(maps)}")
@@ -218,6 +225,38 @@ def _events(st: Any, low: Lowered, ev_index: dict) -> list[str]:
     if st.action in r["sleepers"]:
         out.append(f"if ({atomic}) cc_event({sleep}, {st.index});")
     return out
+
+
+def _irq_spins(low: Lowered, kids: Kids, narrow: dict, wide: dict) -> list[str]:
+    """``ContextRules._irq_spins``: some interrupt handler that is not enabled here would be with a lock that its
+    CPU's own code holds freed (it would spin forever). Which handler, CPU and lock is the interpreter's to
+    say, at the state this finds first."""
+    r = low.rules
+    lines = []
+    on = r.get("on") or [] if r else []
+    members = {x for x, _ in on}
+    for x, term in on:  # the CPU member x runs on
+        lines += _predicate(f"cc_on_{x}", f"the CPU member {x} runs on", term, kids, narrow, wide)
+    lines.append("static int cc_irq_spins(const int64_t *restrict s) {")
+    if r and r["irq_actions"] and r["locks"]:
+        lines += ["    int64_t freed[CC_NSLOTS], out[CC_NSLOTS];", "    int found = 0;", "    cc_events_off = 1;"]
+        for st in low.steps:
+            if st.action not in r["irq_actions"] or st.cpu is None:
+                continue
+            c = st.cpu
+            for _, pl in r["locks"]:
+                held = ([f"s[{pl}] == {c}"] if c not in members else []) + \
+                    ([f"s[{pl}] == s[{r['curr'][c]}]"] if r["curr"] else []) + \
+                    [f"(s[{pl}] == {x} && cc_on_{x}(s) == {c})" for x in sorted(members)]
+                held = " || ".join(held) or "0"
+                lines.append(f"    if (!found && s[{pl}] != {NOBODY} && ({held})) {{ memcpy(freed, s, sizeof freed); "
+                             f"freed[{pl}] = {NOBODY}; found = cc_step_{st.index}(freed, out) && "
+                             f"!cc_step_{st.index}(s, out); }}")
+        lines += ["    cc_events_off = 0;", "    return found;"]
+    else:
+        lines.append("    (void)s; return 0;")
+    lines.append("}")
+    return lines
 
 
 def _predicate(fname: str, what: str, term: Any, kids: Kids, narrow: dict, wide: dict) -> list[str]:

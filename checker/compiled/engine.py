@@ -150,8 +150,13 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
     if dl >= 0:
         st.deadlock = states[dl]
     if model.rules.active:
-        for e, idx, step in sorted(out.events, key=lambda x: (x[1], x[2] if x[2] >= 0 else 1 << 30)):
+        # at one state: a spinning handler first (the interpreter looks before the state's steps), the
+        # terminal check last
+        for e, idx, step in sorted(out.events, key=lambda x: (x[1], x[2] if x[2] >= 0 else -1 if x[2] == -2 else 1 << 30)):
             s = states[idx]
+            if step == -2:
+                model.rules.irq_spins(s)
+                continue
             if step < 0:
                 model.rules.on_terminal(s)
                 continue

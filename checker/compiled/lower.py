@@ -236,6 +236,8 @@ def lower(model: Model) -> Lowered:
     out = Lowered(m, names, steps, props, terminal, domains)
     if m.rules.active:
         out.rules = _rule_facts(m, index)
+        # the CPU each Role(cpu=) member runs on: whose code an interrupt handler on a CPU interrupts
+        out.rules["on"] = [(x, to_z3_num(fn(s, x))) for x, fn in m.rules.members]
     return out
 
 
@@ -253,6 +255,8 @@ def _rule_facts(m: Model, index: dict[str, int]) -> dict[str, Any]:
         "preempt": [row(p) for p in r.preempt],
         "sleepers": set(r.sleepers),
         "irq_actions": set(r.irq_actions),
+        # the CPU's current task (a holder of the CPU's locks too, for no_irq_deadlock), with tasks
+        "curr": [index[f"curr[{c}]"] for c in range(n)] if m.scheduler is not None else None,
         "rt": r.rt,
         "rt_locks": {index[m.var_names[p]] for p in r.rt_locks},
     }

@@ -595,6 +595,12 @@ int main(int argc, char **argv) {
             unpack_state(idx, s);
             expanded++;
             int n = cc_expand(s, succ_buf, succ_lab);
+#if CC_EV_IRQ_SPINS >= 0
+            /* the interpreter looks for a spinning handler at each state it takes a step from */
+            if (n > 0 && ev_idx[CC_EV_IRQ_SPINS] == NONE && cc_irq_spins(s)) {
+                ev_idx[CC_EV_IRQ_SPINS] = idx; ev_step[CC_EV_IRQ_SPINS] = -2;
+            }
+#endif
 #if CC_SYM_MAPS > 0
             if (sample_every && (idx < sample_first || (idx % sample_every == 0 && idx <= (uint64_t)sample_every * sample_max)))
                 sym_check(idx, s, succ_buf, n);

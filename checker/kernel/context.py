@@ -93,6 +93,11 @@ class ContextRules:
                           if isinstance(v.type, CpuIdType) and n not in model.tupled and hasattr(v, "spinlock")]
         self.sleepers = {a.index for a in model.actions if a.info.sleeps}
         self.irq_actions = {a.index for a in model.actions if a.info.irq}
+        #: (member, the function giving its CPU) of each Role(cpu=): a handler on a CPU interrupts the members
+        #: on it, not the ones that moved away (a member's id is not its CPU)
+        self.members = [(x, r.cpu) for name, r in model.info.roles.items() if getattr(r, "cpu", None) is not None
+                        for x in model.roles[name]]
+        self._member_ids = {x for x, _ in self.members}
         # On PREEMPT_RT a spinlock_t sleeps: taking one in atomic context is sleeping there.
         self.rt = bool(getattr(model.params, "preempt_rt", 0)) if "preempt_rt" in model.params.as_dict() else False
         self.rt_locks = {pos for n, pos in self.locks if not getattr(model.vars[n], "raw", True)}
@@ -201,6 +206,11 @@ class ContextRules:
                 self.keys["lock_cycle",] = self.key
                 return
 
+    def irq_spins(self, s: tuple) -> None:
+        """``no_irq_deadlock`` at ``s`` (the compiled engine found a spinning handler there first)."""
+        if self.irq_deadlock is None:
+            self._irq_spins(s)
+
     def _irq_spins(self, s: tuple) -> None:
         """A handler that can run on a CPU whose own code holds a spinlock the handler waits for: it spins
         forever (the holder cannot run until the handler returns)."""
@@ -211,6 +221,10 @@ class ContextRules:
                 continue
             for c in act.cpus:
                 holders = {c} if sched is None else {c, s[sched.p_curr][c]}
+                if self.members:  # a member's id names it, not a CPU: the members on c hold c's locks
+                    if c in self._member_ids:
+                        holders.discard(c)
+                    holders |= {x for x, fn in self.members if fn(s, x) == c}
                 for n, pos in self.locks:
                     if s[pos] not in holders or s[pos] == NOBODY:
                         continue

@@ -255,9 +255,12 @@ class Role(Declaration):
     """
 
     def __init__(self, count: str | int, *, symmetric: bool = False, cpu: Callable[..., Any] | None = None,
-                 doc: str = ""):
+                 cpus: str | None = None, doc: str = ""):
         self.count = count
         self.symmetric = symmetric
+        #: with ``cpu=``: the role whose members are the CPUs it returns (default: every role without cpu=;
+        #: it may be the role itself, for CPUs that each run a task the scheduler may move)
+        self.cpus = cpus
         #: ``cpu=lambda s, t: s.on[t]``: the CPU a member's steps run on, where the role is not the CPUs
         #: themselves (a task of the spec's own making): under ``--memory tso|lkmm`` its steps use that CPU's
         #: store buffer and views, its this_cpu accesses that CPU's slot, and a step that moves it to another

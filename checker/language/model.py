@@ -340,7 +340,11 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
             if not callable(role.cpu):
                 raise fail(f"role {role.name!r}: cpu= is the CPU a member runs on, a function of the state and the "
                            f"member, e.g. cpu=lambda s, t: s.on[t]; got {role.cpu!r}", decl_line(cls, role.name))
-            if not any(getattr(r, "cpu", None) is None and not isinstance(r, Task) for r in si.roles.values()):
+            if role.cpus is not None and role.cpus not in si.roles:
+                raise fail(f"role {role.name!r}: cpus={role.cpus!r} is not a role; roles: {', '.join(si.roles)}",
+                           decl_line(cls, role.name))
+            if role.cpus is None and not any(getattr(r, "cpu", None) is None and not isinstance(r, Task)
+                                             for r in si.roles.values()):
                 raise fail(f"role {role.name!r} runs on CPUs (cpu=), but every role is of that kind: declare the "
                            f"CPUs as a role of their own, e.g. cpus = Role(\"ncpus\")", decl_line(cls, role.name))
     for v in si.vars.values():

@@ -280,21 +280,34 @@ def runs_on(model: Any, actions: tuple) -> tuple[RunsOn, tuple]:
     fns = {name: r.cpu for name, r in model.info.roles.items() if getattr(r, "cpu", None) is not None}
     if not fns:
         return RunsOn({}, {}, (), frozenset(), frozenset(), frozenset()), actions
+    declared = set(fns)
     from checker.kernel.tasks import task_roles
 
     tasks = set(task_roles(model.info))
-    cpus = tuple(sorted(c for name, r in model.roles.items() if name not in fns and name not in tasks for c in r))
     reads: set[str] = set()
     rec = recording(model, reads)
     from checker.language.lint import symbolic_state
 
     sym = rec(symbolic_state(model))
+    for role, fn in list(fns.items()):
+        on = [fn(sym, x) for x in model.roles[role]]
+        if all(c.__class__ is int and c == x for c, x in zip(on, model.roles[role])):
+            del fns[role]  # every member on its own CPU at this point: nothing to add
+    if not fns:
+        return RunsOn({}, {}, (), frozenset(), frozenset(), frozenset()), actions
+    reads.clear()
+    cpu_set: set[int] = set()
     for role, fn in fns.items():
         for x in model.roles[role]:
             fn(sym, x)
+        named = model.info.roles[role].cpus
+        for name in ([named] if named is not None else [n for n in model.roles if n not in declared | tasks]):
+            cpu_set.update(model.roles[name])
+    cpus = tuple(sorted(cpu_set))
     out, acts, moving = [], set(), set()
     for act in actions:
-        if act.info.role in fns and act.cpus != (None,) and act.cpus:
+        # (an interrupt or softirq handler of such a role runs on the member as the CPU it interrupts)
+        if act.info.role in fns and act.cpus != (None,) and act.cpus and not (act.info.irq or act.info.softirq):
             name, j = "on_cpu", 2
             while name in act.arg_names:
                 name, j = f"on_cpu{j}", j + 1

@@ -191,6 +191,13 @@ class Tso:
             upd: dict[str, Any] = dict(normal)
             memupd: dict[int, Any] = {}
             buffered: list[tuple[tuple, Any]] = []
+            for loc in [loc for loc in stores if loc[1] is not None and loc[1].__class__ is not int]:
+                x = stores.pop(loc)  # a slot the state picks (on terms, as the compiled engine lowers it)
+                if cpu is not None and loc[0] in own_only:  # the own slot: the CPU the step runs on
+                    conds.append(loc[1] == cpu)
+                    stores[(loc[0], cpu)] = x
+                else:  # left as the spec wrote it: the lowering refuses it, and the interpreter runs the point
+                    upd.setdefault(loc[0], {})[loc[1]] = x
             for loc, x in stores.items():
                 how = "locked" if kind == ORDERED else orders.get(loc[0])
                 if how is None:
