@@ -547,12 +547,20 @@ class Lkmm:
             return DISABLED
         return r
 
-    def _stores(self, act: CompiledAction, r: Step) -> tuple[dict, dict]:
+    def _stores(self, act: CompiledAction, r: Step, cpu: Any, conds: list) -> tuple[dict, dict]:
+        """(the step's updates of ordinary variables, location -> value its stores write)."""
         normal, stores = split_updates(self.model, r.updates, self.weak)
         todo = {}
         for loc, x in stores.items():
             if loc not in self.locs.of:
-                _not_lowerable(f"--memory lkmm with a store to {loc[0]}[{loc[1]}] at an index the state chooses")
+                v, k = loc
+                # A slot the state picks (on terms, as the compiled engine lowers a Role(cpu=) member's
+                # `local={_on(s, t): ...}`), where the step's accesses of it name the own slot: the CPU it runs on.
+                if _plain(k) or cpu is None or not any(a.var == v and a.kind in ("store", "rmw") and a.slot is None
+                                                       for a in act.info.access):
+                    _not_lowerable(f"--memory lkmm with a store to {v}[{k}] at an index the state chooses")
+                conds.append(k == cpu)
+                loc = (v, cpu)
             todo[self.locs.of[loc]] = x
         return normal, todo
 
@@ -594,7 +602,7 @@ class Lkmm:
         r = self._run(act, seen, member, base)
         if r is DISABLED:
             return r
-        normal, todo = self._stores(act, r)
+        normal, todo = self._stores(act, r, cpu, conds)
         events = self._lock_events(s, normal)
         w = self._load(s)
         V = w.views[cpu]
@@ -701,9 +709,10 @@ class Lkmm:
         r = self._run(act, s, cpu, args)
         if r is DISABLED:
             return r
-        normal, todo = self._stores(act, r)
-        w = self._load(s)
         member, cpu = cpu, self.ro.me(act, cpu, args)  # the CPU it runs on (a Role(cpu=) member's hidden choice)
+        conds: list = []
+        normal, todo = self._stores(act, r, cpu, conds)
+        w = self._load(s)
         who = [cpu] if cpu is not None else list(self.cpus)
         temp = cpu is not None and cpu not in w.views
         if temp:  # a CPU of no weak step: a view that allows everything, for this step only
@@ -733,7 +742,7 @@ class Lkmm:
             w.sync[1 + lk] = _pick_view(released, w.views[cpu][CUR], w.sync[1 + lk])
         if temp:
             del w.views[cpu]
-        return self._done(s, act, r, w, normal, r.guard)
+        return self._done(s, act, r, w, normal, And(r.guard, *conds))
 
     def _done(self, s: Any, act: CompiledAction, r: Step, w: _Work, normal: dict, guard: Any) -> Any:
         if act.index in self.ro.moving:
