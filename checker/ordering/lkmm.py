@@ -376,6 +376,11 @@ class Lkmm:
                 self._full(views[c], sync)
         for lk in released:
             sync[1][self.locks.index(lk)] = views[me][CUR]
+        # Fully ordered also for the next taker of every lock: such a step is often a whole critical section
+        # in one (an interrupt's slow path: spin_lock, fold, spin_unlock), whose unlock the next lock must see.
+        for c in who:
+            if c in views:
+                sync[1] = [_join(v, views[c][CUR]) for v in sync[1]]
         if me is not None and me not in self.cpus:
             del views[me]
         return self._finish(s, act, normal, H, views, sync, s[self.r_ix])
