@@ -877,3 +877,47 @@ def test_role_cpu_must_be_a_function_and_needs_a_cpu_role():
     with pytest.raises(SpecError, match="declare the CPUs as a role of their own"):
         type("NoCpus", (Spec,), {"kernel": "x", "__module__": __name__,
                                  "tasks": Role(1, cpu=lambda s, t: 0)})
+
+
+# -- the kernel's names for the atomics -------------------------------------------------------------------
+
+@pytest.mark.parametrize("op, kind, order", [
+    ("atomic_dec_and_test", "rmw", "mb"), ("atomic64_cmpxchg", "rmw", "mb"), ("atomic64_cmpxchg_relaxed", "rmw", "relaxed"),
+    ("atomic_long_add_return_acquire", "rmw", "acquire"), ("atomic_fetch_or_release", "rmw", "release"),
+    ("atomic_inc", "rmw", "unordered"), ("atomic64_add", "rmw", "unordered"), ("atomic_inc_not_zero", "rmw", "mb"),
+    ("atomic_add_unless", "rmw", "mb"), ("atomic_xchg", "rmw", "mb"), ("atomic_read", "load", "once"),
+    ("atomic_read_acquire", "load", "acquire"), ("atomic_set", "store", "once"), ("atomic_set_release", "store", "release"),
+])
+def test_atomic_ops_are_ordered_as_atomic_t_txt_says(op, kind, order):
+    from checker import atomic
+
+    a = atomic(op, "v")
+    assert (a.kind, a.var, a.order) == (kind, "v", order)
+
+
+@pytest.mark.parametrize("op, kind, order", [
+    ("this_cpu_add", "rmw", "this_cpu"), ("this_cpu_try_cmpxchg", "rmw", "this_cpu"), ("__this_cpu_sub", "rmw", "this_cpu"),
+    ("this_cpu_read", "load", "once"), ("__this_cpu_read", "load", "plain"), ("__this_cpu_write", "store", "plain"),
+])
+def test_this_cpu_ops_by_their_kernel_names(op, kind, order):
+    from checker import this_cpu
+
+    a = this_cpu(op, "local")
+    assert (a.kind, a.order) == (kind, order)
+
+
+def test_the_xchg_and_cmpxchg_forms():
+    from checker import cmpxchg, cmpxchg_acquire, xchg, xchg_relaxed, xchg_release
+
+    assert [a.order for a in (xchg("p"), xchg_relaxed("p"), xchg_release("p"), cmpxchg("p"), cmpxchg_acquire("p"))] == \
+        ["mb", "relaxed", "release", "mb", "acquire"]
+
+
+def test_an_atomic_op_that_is_not_named_as_the_kernel_names_it_is_refused_where_it_is_written():
+    from checker import atomic, this_cpu
+
+    with pytest.raises(SpecError, match="name the kernel's operation") as e:
+        atomic("dec_and_test", "v")
+    assert e.value.file == __file__
+    with pytest.raises(SpecError, match="this_cpu\\(\"this_cpu_add\""):
+        this_cpu("add", "v")

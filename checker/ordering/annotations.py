@@ -204,6 +204,86 @@ def smp_mb__after_unlock_lock() -> Access:
     return Fence("after_unlock_lock")
 
 
+def xchg(var: str, *, slot: Any = None) -> Access:
+    """``xchg()``: fully ordered (value-returning)."""
+    return Rmw(var, "mb", slot=slot)
+
+
+def xchg_relaxed(var: str, *, slot: Any = None) -> Access:
+    return Rmw(var, "relaxed", slot=slot)
+
+
+def xchg_acquire(var: str, *, slot: Any = None) -> Access:
+    return Rmw(var, "acquire", slot=slot)
+
+
+def xchg_release(var: str, *, slot: Any = None) -> Access:
+    return Rmw(var, "release", slot=slot)
+
+
+def cmpxchg(var: str, *, slot: Any = None) -> Access:
+    """``cmpxchg()``: fully ordered when it succeeds; a failed one (the value left as it was) is an unordered
+    load, as LKMM has it (Documentation/atomic_t.txt)."""
+    return Rmw(var, "mb", slot=slot)
+
+
+def cmpxchg_relaxed(var: str, *, slot: Any = None) -> Access:
+    return Rmw(var, "relaxed", slot=slot)
+
+
+def cmpxchg_acquire(var: str, *, slot: Any = None) -> Access:
+    return Rmw(var, "acquire", slot=slot)
+
+
+def cmpxchg_release(var: str, *, slot: Any = None) -> Access:
+    return Rmw(var, "release", slot=slot)
+
+
+#: Documentation/atomic_t.txt: the atomic ops that return a value (or test it) are fully ordered; the
+#: others (atomic_add, atomic_inc, atomic_andnot, ...) order nothing.
+_RETURNING = ("_return", "fetch_", "xchg", "cmpxchg", "_and_test", "_unless", "_not_zero", "_if_positive",
+              "add_negative")
+
+
+def atomic(op: str, var: str, *, slot: Any = None) -> Access:
+    """An ``atomic_t``/``atomic64_t``/``atomic_long_t`` operation by its kernel name, ordered as
+    Documentation/atomic_t.txt says: ``atomic("atomic_dec_and_test", "mm_users")`` is fully ordered,
+    ``atomic("atomic64_cmpxchg_relaxed", "v")`` relaxed, ``atomic("atomic_inc", "refs")`` unordered,
+    ``atomic("atomic_read", "v")`` a READ_ONCE, ``atomic("atomic_set_release", "v")`` a release store."""
+    if not isinstance(op, str) or not op.startswith(("atomic_", "atomic64_")):
+        raise _refuse(f"atomic({op!r}, {var!r}): name the kernel's operation, e.g. atomic(\"atomic_dec_and_test\", "
+                      f"{var!r}) or atomic(\"atomic64_add\", {var!r}); for this_cpu_*() write this_cpu(...), "
+                      f"for xchg()/cmpxchg() on a plain word xchg(...)/cmpxchg(...)")
+    base = op[len(next(f for f in ("atomic_long_", "atomic64_", "atomic_") if op.startswith(f))):]
+    if base in ("read", "read_acquire"):
+        return Load(var, "acquire" if base.endswith("acquire") else "once", slot=slot)
+    if base in ("set", "set_release"):
+        return Store(var, "release" if base.endswith("release") else "once", slot=slot)
+    for suffix in ("relaxed", "acquire", "release"):
+        if base.endswith("_" + suffix):
+            return Rmw(var, suffix, slot=slot)
+    if any(k in base for k in _RETURNING):
+        return Rmw(var, "mb", slot=slot)
+    return Rmw(var, "unordered", slot=slot)
+
+
+def this_cpu(op: str, var: str, *, slot: Any = None) -> Access:
+    """A ``this_cpu_*()`` operation (``this_cpu_add``, ``this_cpu_cmpxchg``, ``__this_cpu_sub``...) on this
+    CPU's slot of ``var``: atomic only to this CPU, not LOCKed on x86, ordering nothing for other CPUs.
+    ``this_cpu_read``/``__this_cpu_read`` are a READ_ONCE / a plain load, ``this_cpu_write``/
+    ``__this_cpu_write`` a WRITE_ONCE / a plain store."""
+    if not isinstance(op, str) or not op.lstrip("_").startswith("this_cpu_"):
+        raise _refuse(f"this_cpu({op!r}, {var!r}): name the kernel's operation, e.g. this_cpu(\"this_cpu_add\", "
+                      f"{var!r})")
+    plain = op.startswith("__")
+    base = op.lstrip("_")[len("this_cpu_"):]
+    if base == "read":
+        return Load(var, "plain" if plain else "once", slot=slot)
+    if base == "write":
+        return Store(var, "plain" if plain else "once", slot=slot)
+    return Rmw(var, "this_cpu", slot=slot)
+
+
 def normalise(access: Any) -> tuple[Access, ...]:
     """``access=`` as a tuple of accesses, or a SpecError naming what was given."""
     if access is None:

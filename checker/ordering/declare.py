@@ -28,9 +28,9 @@ ASSUMPTION = {
            "until flushed; LOCKed RMWs, smp_mb() and locks drain it (checker.ordering.tso)",
     "lkmm": "lkmm, an operational approximation of the Linux-kernel memory model: per-location histories of "
             "lkmm_history stores (the point's value) read through per-CPU views; stronger than LKMM in that it has "
-            "no load buffering (no promises), a CPU's stores join coherence order in program order, "
-            "spin_is_locked() and a step that only takes or releases a lock see the lock as under sc (4 of the "
-            "kernel's 35 litmus tests: docs/litmus-table.md, docs/weak-memory.md)",
+            "no load buffering (no promises), a CPU's stores join coherence order in program order, and "
+            "spin_is_locked() sees the lock as under sc (3 of the kernel's 35 litmus tests: docs/litmus-table.md, "
+            "docs/weak-memory.md); a step without access= that touches weak memory is fully ordered",
 }
 
 

@@ -740,6 +740,10 @@ class Lkmm:
             self._full(w, V)
         for lk, _, released in events:
             w.sync[1 + lk] = _pick_view(released, w.views[cpu][CUR], w.sync[1 + lk])
+        # Fully ordered also for the next taker of every lock: such a step is often a whole critical section
+        # in one (an interrupt's slow path: spin_lock, fold, spin_unlock), whose unlock the next lock must see.
+        for c in who:
+            w.sync[1:] = [_join(v, w.views[c][CUR]) for v in w.sync[1:]]
         if temp:
             del w.views[cpu]
         return self._done(s, act, r, w, normal, And(r.guard, *conds))
