@@ -48,6 +48,14 @@ site never used), so ``memory_safe`` reports a use or a free of a freed
 stack; which place each stack is in is computed from the kernel state (the
 slots, the tasks' fields and locals, the pending RCU callbacks), not kept
 as a ghost.
+
+Under ``--memory tso|lkmm`` (docs/weak-memory.md) the slot accesses are
+annotated as the code makes them: ``this_cpu`` read-modify-writes of the CPU
+a step runs on (a task's steps run on ``on[t]``; the irqs-off and hard-irq
+releases are steps of their CPU), and the teardown's plain accesses to a dead
+CPU's slots from the control CPU between the hotplug machine's full barriers.
+That is the single-writer discipline the non-LOCKed ``this_cpu_cmpxchg``
+relies on; ``bugs/stack_drain_online_cpu.py`` breaks it.
 """
 from __future__ import annotations
 
@@ -185,7 +193,8 @@ class StackCache(Spec):
         "a task-context step on a CPU waits while another task is in finish_task_switch's preempt-off "
         "free_thread_stack there; softirqs and hard irqs may run inside that section",
         "a dying CPU has no task in a preempt-off section; its tasks move to another online CPU; the teardown "
-        "free_vm_stack_cache runs after it is dead (plain accesses: nothing else touches that CPU's slots)",
+        "free_vm_stack_cache runs on an online control CPU after it is dead (plain accesses between the hotplug "
+        "state machine's full barriers: nothing else touches that CPU's slots)",
         "the cached stacks are live at the end by design (every site survives, so the heap has no no_leak); leaks are "
         "caught by stack_in_one_place (a live stack in no place) and dead_cpu_cache_empty",
     )
