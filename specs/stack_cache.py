@@ -109,7 +109,10 @@ def _dead_cpu(s, ctl, cpu):
 #: cpuhp_ap_report_dead() atomic_xchg ("implies a full barrier so that the AP changes are visible before the
 #: control CPU proceeds"; the cpu_down step's smp_mb()); after, the rest of _cpu_down() and the next _cpu_up()
 #: before the CPU runs again (cpu_maps_update_done()'s unlock, then cpuhp_can_boot_ap()'s atomic_try_cmpxchg,
-#: fully ordered; the AP's own barrier is cpu_up's smp_mb()).
+#: fully ordered; the AP's own barrier is cpu_up's smp_mb()). That is the 6.5+ CONFIG_HOTPLUG_CORE_SYNC_DEAD
+#: handshake (x86 selects it); before it, and elsewhere, cpuhp_report_idle_dead() hands complete() to an online CPU
+#: by smp_call_function_single() and takedown_cpu() waits in wait_for_ap_thread(): an IPI and a completion, no
+#: weaker.
 TEARDOWN = (smp_mb(), Load("slot0", slot=_dead_cpu), Store("slot0", slot=_dead_cpu), Load("slot1", slot=_dead_cpu),
             Store("slot1", slot=_dead_cpu), smp_mb())
 
