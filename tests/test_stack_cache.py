@@ -155,7 +155,7 @@ def test_equivalent_mutant_is_not_reported_and_reaches_as_many_states(nr, hotplu
 def test_verify_passes_on_the_family(cli):
     r = cli("verify", "stack_cache", "stack_cache_2019", "stack_stale", "stack_teardown_keeps_pointer",
             "stack_release_read_write", "stack_charge_before_zeroing", "stack_memcg_charge_fail", "stack_cmpxchg_stale_old",
-            "stack_stranded_dead_cpu", "--mode", "explore")
+            "stack_stranded_dead_cpu", "stack_drain_online_cpu", "--mode", "explore")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr
 
 
