@@ -902,3 +902,46 @@ def test_an_atomic_op_that_is_not_named_as_the_kernel_names_it_is_refused_where_
     assert e.value.file == __file__
     with pytest.raises(SpecError, match="this_cpu\\(\"this_cpu_add\""):
         this_cpu("add", "v")
+def _evicted(name: str):
+    """As ``_runs_on`` with migration, but the move is a step of the CPU role whose first choice is disabled
+    (``cpu_down``'s ``dest != cpu``): CPU 0 moves the task to ``dest``, whose softirq then loads x."""
+    from checker import CpuId
+
+    ns: dict = {"kernel": "test: a task's store, its CPU moves it, the softirq of the new CPU", "__module__": __name__,
+                "__doc__": "A Role(cpu=) test."}
+    ns["cpus"] = Role(2)
+    ns["tasks"] = Role(1, cpu=lambda s, t: s.on[t])
+    ns["x"] = Shared(0)
+    ns["on"] = PerCpu(0, type=CpuId, role="tasks")
+    ns["pc"] = PerCpu(0, role="tasks")
+    ns["seen"] = PerCpu(-1, role="cpus")
+
+    def store(s, t):
+        return when(s.pc[t] == 0, pc={t: 1}, x=1)
+
+    def evict(s, c, dest):
+        return when(And(dest != c, *[And(s.pc[t] == 1, s.on[t] == c) for t in s.tasks]),
+                    on={t: dest for t in s.tasks}, pc={t: 2 for t in s.tasks})
+
+    def softirq(s, c):
+        return when(And(s.seen[c] == -1, *[And(s.pc[t] == 2, s.on[t] == c) for t in s.tasks]), seen={c: s.x})
+
+    ns["store"] = action(role="tasks", access=WRITE_ONCE("x"))(store)
+    ns["evict"] = action(role="cpus", choose={"dest": lambda p: p.cpus})(evict)
+    ns["softirq"] = action(role="cpus", access=READ_ONCE("x"))(softirq)
+    ns["stale"] = sometimes(lambda s: Or(*[s.seen[c] == 0 for c in s.cpus]))
+    ns["fresh"] = sometimes(lambda s: Or(*[s.seen[c] == 1 for c in s.cpus]))
+    ns["done"] = terminal(lambda s: Or(*[s.seen[c] != -1 for c in s.cpus]))
+    return type(name, (Spec,), ns)
+
+
+EVICTED = _evicted("Evicted")
+
+
+@pytest.mark.parametrize("memory", [TSO, LKMM])
+def test_a_move_by_a_step_whose_first_choice_is_disabled_is_still_a_barrier(memory):
+    """Which steps may move a member is read off their updates on symbols, for every CPU and choice: at the
+    first alone (evict(cpu=0, dest=0), disabled) the step seemed to write nothing, so the move was no barrier
+    and CPU 1 read x before the task's store (stack_cache's cpu_down)."""
+    r = explore(EVICTED(memory=memory))
+    assert r.complete and r.outcomes["stale"].verdict == "violated" and r.outcomes["fresh"].verdict == "holds"
