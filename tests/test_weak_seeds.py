@@ -156,7 +156,7 @@ def test_tso_a_write_to_memory_is_not_the_newest_while_another_cpu_buffers_one()
     """The interrupt's losing switch (unannotated: fully ordered, written to memory) restates slot 1 while CPU 1's
     this_cpu_add to it waits in CPU 1's buffer; that add reaches memory later and is the slot's newest store
     (no_update_lost was violated after 20 steps, the slot showing the restated 3 over the add's 4)."""
-    r = explore(PercpuLazy(ncpus=2, mod_bits=0, ops=1, neg=0, readers=1, irq=1, memory=TSO))
+    r = explore(PercpuLazy(ncpus=2, mod_bits=0, ops=1, neg=0, readers=1, irq=1, memory=TSO), engine="compiled")
     assert r.complete and r.states == 72410 and _failing(r) == ["read_exact_at_quiescence"]
 
 
@@ -164,7 +164,7 @@ def test_tso_lazy_read_exact_at_quiescence_is_an_sc_notion():
     """What is left under tso: a this_cpu_add that SC placed before the read waits in its CPU's buffer while
     the reader sums memory (as the eager counter's sum_exact_without_overlap): "no add overlapped" is the SC
     order of steps, not a kernel bug."""
-    r = explore(PercpuLazy(ncpus=2, mod_bits=0, ops=2, neg=1, readers=1, irq=0, memory=TSO))
+    r = explore(PercpuLazy(ncpus=2, mod_bits=0, ops=2, neg=1, readers=1, irq=0, memory=TSO), engine="compiled")
     assert r.complete and r.states == 46019 and _failing(r) == ["read_exact_at_quiescence"]
     trace = r.outcomes["read_exact_at_quiescence"].trace
     assert len(trace) == 17 and trace[-1].action == "read_return"
