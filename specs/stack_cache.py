@@ -48,11 +48,19 @@ site never used), so ``memory_safe`` reports a use or a free of a freed
 stack; which place each stack is in is computed from the kernel state (the
 slots, the tasks' fields and locals, the pending RCU callbacks), not kept
 as a ghost.
+
+Under ``--memory tso|lkmm`` (docs/weak-memory.md) the slot accesses are
+annotated as the code makes them: ``this_cpu`` read-modify-writes of the CPU
+a step runs on (a task's steps run on ``on[t]``; the irqs-off and hard-irq
+releases are steps of their CPU), and the teardown's plain accesses to a dead
+CPU's slots from the control CPU between the hotplug machine's full barriers.
+That is the single-writer discipline the non-LOCKed ``this_cpu_cmpxchg``
+relies on; ``bugs/stack_drain_online_cpu.py`` breaks it.
 """
 from __future__ import annotations
 
-from checker import (And, Array, Bool, CpuId, Enum, Ghost, If, Implies, Not, Or, Param, PerCpu, Role, Select,
-                     Shared, Spec, action, invariant, sometimes, terminal, when)
+from checker import (And, Array, Bool, CpuId, Enum, Ghost, If, Implies, Load, Not, Or, Param, PerCpu, Rmw, Role,
+                     Select, Shared, Spec, Store, action, invariant, smp_mb, sometimes, terminal, when)
 from checker.kernel.memory import MEM, MEM_ERROR, Heap, ptr
 
 #: Where a task is. "zero" and "write" are only used by variants (charging before zeroing; a release
@@ -76,6 +84,37 @@ HEAP = Heap(*[f"stack{k}" for k in range(1, MAX_STACKS + 1)],
             survive=tuple(f"stack{k}" for k in range(1, MAX_STACKS + 1)))
 #: tsk->stack of a task_struct fresh from kmem_cache_alloc (not yet written by this fork): garbage.
 STALE = -1
+
+
+#: The slot accesses as kernel/fork.c makes them (``--memory tso|lkmm``; nothing changes under sc). Every one of
+#: cached_stacks[i] of the CPU a step runs on is a this_cpu read-modify-write: ``this_cpu_xchg(cached_stacks[i],
+#: NULL)`` and ``this_cpu_cmpxchg`` / ``this_cpu_try_cmpxchg(cached_stacks[i], &tmp, vm)``, atomic only with
+#: respect to that CPU and not LOCKed on x86 (a gs-relative cmpxchg without the lock prefix: its store goes
+#: through the store buffer and it drains nothing). A task-context step touches the one slot ``ti[t]`` names, a
+#: state value, so it lists both: on the slot it does not change it is an Rmw that leaves the value, an
+#: unordered load of its own CPU's slot, which orders nothing and reads what the Rmw would read anyway (the
+#: newest store: every access to a CPU's slots while it is online is an Rmw of that CPU). The loop steps of
+#: one CPU (thread_stack_free_rcu, the irqs-off and hard-irq releases) try slot 0, then slot 1: program order.
+SLOTS = (Rmw("slot0", "this_cpu"), Rmw("slot1", "this_cpu"))
+
+
+def _dead_cpu(s, ctl, cpu):
+    """free_vm_stack_cache(cpu) on the control CPU ``ctl``: per_cpu_ptr(cached_stacks, cpu), the dead CPU's."""
+    return cpu
+
+
+#: free_vm_stack_cache(): plain loads and stores of a dead CPU's slots from the control CPU, between the full
+#: barriers of the hotplug state machine (kernel/cpu.c): before, takedown_cpu() -> cpuhp_bp_sync_dead() ->
+#: cpuhp_wait_for_sync_state()'s atomic_try_cmpxchg(st, &sync, SYNC_STATE_DEAD), which reads the dying CPU's
+#: cpuhp_ap_report_dead() atomic_xchg ("implies a full barrier so that the AP changes are visible before the
+#: control CPU proceeds"; the cpu_down step's smp_mb()); after, the rest of _cpu_down() and the next _cpu_up()
+#: before the CPU runs again (cpu_maps_update_done()'s unlock, then cpuhp_can_boot_ap()'s atomic_try_cmpxchg,
+#: fully ordered; the AP's own barrier is cpu_up's smp_mb()). That is the 6.5+ CONFIG_HOTPLUG_CORE_SYNC_DEAD
+#: handshake (x86 selects it); before it, and elsewhere, cpuhp_report_idle_dead() hands complete() to an online CPU
+#: by smp_call_function_single() and takedown_cpu() waits in wait_for_ap_thread(): an IPI and a completion, no
+#: weaker.
+TEARDOWN = (smp_mb(), Load("slot0", slot=_dead_cpu), Store("slot0", slot=_dead_cpu), Load("slot1", slot=_dead_cpu),
+            Store("slot1", slot=_dead_cpu), smp_mb())
 
 
 def _in(x, values):
@@ -157,7 +196,8 @@ class StackCache(Spec):
         "a task-context step on a CPU waits while another task is in finish_task_switch's preempt-off "
         "free_thread_stack there; softirqs and hard irqs may run inside that section",
         "a dying CPU has no task in a preempt-off section; its tasks move to another online CPU; the teardown "
-        "free_vm_stack_cache runs after it is dead (plain accesses: nothing else touches that CPU's slots)",
+        "free_vm_stack_cache runs on an online control CPU after it is dead (plain accesses between the hotplug "
+        "state machine's full barriers: nothing else touches that CPU's slots)",
         "the cached stacks are live at the end by design (every site survives, so the heap has no no_leak); leaks are "
         "caught by stack_in_one_place (a live stack in no place) and dead_cpu_cache_empty",
     )
@@ -172,7 +212,8 @@ class StackCache(Spec):
     hotplug = Param(0, domain=(0, 1), explore=(0, 1), doc="1: one CPU may go down (and come back up)")
 
     cpus = Role("ncpus", symmetric=True, doc="CPUs: their slots, softirqs (RCU callbacks), hotplug")
-    tasks = Role("ntasks", symmetric=True, doc="one child each: forked, runs, exits, its stack released")
+    tasks = Role("ntasks", symmetric=True, cpu=lambda s, t: s.on[t],
+                 doc="one child each: forked, runs, exits, its stack released; its steps run on CPU on[t]")
 
     heap = HEAP
 
@@ -210,7 +251,7 @@ class StackCache(Spec):
     skipped_empty = Ghost(0, type=Bool, doc="a release's this_cpu_try_cmpxchg failed on an empty slot")
 
     # -- alloc_thread_stack_node() -----------------------------------------------------------
-    @action(role="tasks")
+    @action(role="tasks", access=SLOTS)
     def this_cpu_xchg(s, t):
         """alloc_thread_stack_node(): for (i = 0; i < NR_CACHED_STACKS; i++) { s = this_cpu_xchg(
         cached_stacks[i], NULL); if (!s) continue; ...  -- one slot of this CPU; after the last empty slot,
@@ -289,7 +330,7 @@ class StackCache(Spec):
                     **HEAP.access(s, _stack_ptr(k)))
 
     # -- free_thread_stack() from finish_task_switch (task context, preemption off) ---------------------
-    @action(role="tasks")
+    @action(role="tasks", access=SLOTS)
     def this_cpu_cmpxchg(s, t):
         """finish_task_switch() (or a preemptible releaser) -> put_task_stack() -> release_task_stack() ->
         free_thread_stack(): try_release_thread_stack_to_cache(tsk->stack_vm_area): for (i = 0; i <
@@ -331,23 +372,25 @@ class StackCache(Spec):
         return when(And(s.pc[t] == TASK.dead, Select(s.online, cpu) == 1, Select(s.busy, cpu) == 0),
                     pc={t: TASK.free}, ti={t: 0}, rel={t: 1}, on={t: cpu})
 
-    @action(role="tasks", choose={"cpu": lambda p: p.cpus})
-    def put_task_stack_irqs_off(s, t, cpu):
+    # These two run on ``cpu``, not on the dead task's CPU: they are steps of the CPU role (the task they release
+    # is a choice), so that under tso and lkmm their slot accesses are that CPU's, in its program order.
+    @action(role="cpus", choose={"t": lambda p: p.tasks}, access=SLOTS)
+    def put_task_stack_irqs_off(s, cpu, t):
         """get_wchan(p) on ``cpu``: raw_spin_lock_irqsave(&p->pi_lock); if (try_get_task_stack(p)) { ...;
         put_task_stack(p); }: the last reference, so the whole free_thread_stack with interrupts off: the
         cmpxchg loop on that CPU's slots, else thread_stack_delayed_free(); tsk->stack = NULL. One step: nothing
         else touches that CPU's slots meanwhile (a task: not inside another task's preempt-off section there)."""
         return _release_in_one_step(s, t, cpu, Select(s.busy, cpu) == 0)
 
-    @action(role="tasks", choose={"cpu": lambda p: p.cpus})
-    def put_task_stack_hardirq(s, t, cpu):
+    @action(role="cpus", choose={"t": lambda p: p.tasks}, access=SLOTS)
+    def put_task_stack_hardirq(s, cpu, t):
         """sched_show_task(p) in hard-irq context on ``cpu`` (sysrq-t, show_state_filter): try_get_task_stack();
         ...; put_task_stack(): the last reference, the whole free_thread_stack in the interrupt. One step; it
         may land inside a task-context free_thread_stack there."""
         return _release_in_one_step(s, t, cpu, True)
 
     # -- softirq and hotplug on the CPUs ---------------------------------------------------------------
-    @action(role="cpus", choose={"k": lambda p: range(1, p.stacks + 1)}, irq=True)
+    @action(role="cpus", choose={"k": lambda p: range(1, p.stacks + 1)}, irq=True, access=SLOTS)
     def thread_stack_free_rcu(s, cpu, k):
         """thread_stack_free_rcu(rh) (softirq on this CPU): vm_stack = container_of(rh, ...);
         if (try_release_thread_stack_to_cache(vm_stack->stack_vm_area)) return; vfree(vm_stack);"""
@@ -361,18 +404,21 @@ class StackCache(Spec):
                     rcu_cached=If(cached, 1, s.rcu_cached), rcu_freed=If(cached, s.rcu_freed, 1), nested=If(s.busy[cpu] == 1, 1, s.nested),
                     **{**mem, **freed}, **slots)
 
-    @action(role="cpus", choose={"dest": lambda p: p.cpus})
+    @action(role="cpus", choose={"dest": lambda p: p.cpus}, access=smp_mb())
     def cpu_down(s, cpu, dest):
         """takedown_cpu(): the CPU leaves cpu_online_mask; its tasks are migrated to ``dest``
-        (not while a task is in a preempt-off section on it: stop_machine needs preemption)."""
+        (not while a task is in a preempt-off section on it: stop_machine needs preemption); the dying CPU's
+        last word is cpuhp_ap_report_dead() -> cpuhp_ap_update_sync_state(SYNC_STATE_DEAD): (void)atomic_xchg(st,
+        state), fully ordered: smp_mb() (moving its tasks is the scheduler's full barrier besides)."""
         return when(And(s.online[cpu] == 1, s.downs > 0, dest != cpu, s.online[dest] == 1, s.busy[cpu] == 0),
                     online={cpu: 0}, downs=s.downs - 1, on={t: If(s.on[t] == cpu, dest, s.on[t]) for t in s.tasks})
 
-    @action(role="cpus")
-    def free_vm_stack_cache(s, cpu):
-        """free_vm_stack_cache(cpu) on a control CPU after ``cpu`` is dead: for (i = 0; i < NR_CACHED_STACKS;
-        i++) { vm_stack = cached_vm_stacks[i]; if (!vm_stack) continue; vfree(vm_stack->addr);
-        cached_vm_stacks[i] = NULL; }"""
+    @action(role="cpus", choose={"cpu": lambda p: p.cpus}, access=TEARDOWN)
+    def free_vm_stack_cache(s, ctl, cpu):
+        """free_vm_stack_cache(cpu) on the control CPU ``ctl`` after ``cpu`` is dead (CPUHP_BP_PREPARE_DYN, a
+        teardown state below CPUHP_TEARDOWN_CPU: run by the hotplug control task): cached_vm_stacks =
+        per_cpu_ptr(cached_stacks, cpu); for (i = 0; i < NR_CACHED_STACKS; i++) { vm_stack =
+        cached_vm_stacks[i]; if (!vm_stack) continue; vfree(vm_stack->addr); cached_vm_stacks[i] = NULL; }"""
         frees = {}
         upd = {}
         for i in range(s.nr_cached):
@@ -380,12 +426,14 @@ class StackCache(Spec):
             frees = _free_if(s, k != 0, k, after=frees)
             upd[f"slot{i}"] = {cpu: 0}
         any_freed = Or(*[getattr(s, f"slot{i}")[cpu] != 0 for i in range(s.nr_cached)])
-        return when(And(s.online[cpu] == 0, s.torn[cpu] == 0), torn={cpu: 1},
+        return when(And(s.online[cpu] == 0, s.torn[cpu] == 0, s.online[ctl] == 1), torn={cpu: 1},
                     torn_freed=If(any_freed, 1, s.torn_freed), **frees, **upd)
 
-    @action(role="cpus")
+    @action(role="cpus", access=smp_mb())
     def cpu_up(s, cpu):
-        """The CPU comes back online (its slots as the teardown left them)."""
+        """The CPU comes back online (its slots as the teardown left them): _cpu_up() -> bringup_cpu(); the AP's
+        cpuhp_ap_sync_alive() -> cpuhp_ap_update_sync_state(SYNC_STATE_ALIVE): atomic_xchg, fully ordered,
+        before it runs tasks: smp_mb()."""
         return when(And(s.online[cpu] == 0, s.torn[cpu] == 1), online={cpu: 1}, torn={cpu: 0})
 
     @terminal

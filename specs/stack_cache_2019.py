@@ -22,7 +22,7 @@ With both (the default) every property holds; the bug spec
 """
 from checker import And, If, Implies, Not, Or, Param, PerCpu, Select, action, invariant, sometimes, when
 from checker.kernel.memory import MEM
-from checker.specs.stack_cache import (_VARS, HEAP, OWNING, STALE, TASK, StackCache, _at_rest, _free_if, _in,
+from checker.specs.stack_cache import (_VARS, HEAP, OWNING, SLOTS, STALE, TASK, StackCache, _at_rest, _free_if, _in,
                                        _in_flight, _mem, _set_k, _stack_ptr, _task_ok, _try_cache, _unbusy)
 
 
@@ -82,7 +82,7 @@ class StackCache2019(StackCache, name="stack_cache_2019"):
         return when(And(s.pc[t] == TASK.live, _task_ok(s, t)), pc={t: TASK.dead},
                     dirty=_set_k(s, "dirty", k, 1), **HEAP.access(s, _stack_ptr(k)))
 
-    @action(role="tasks")
+    @action(role="tasks", access=SLOTS)
     def this_cpu_cmpxchg(s, t):
         """free_thread_stack(): vm = task_stack_vm_area(tsk); if (vm) { memcg_kmem_uncharge() each page;
         for (i = 0; i < NR_CACHED_STACKS; i++) { if (this_cpu_cmpxchg(cached_stacks[i], NULL,
@@ -114,10 +114,12 @@ class StackCache2019(StackCache, name="stack_cache_2019"):
         return when(s.pc[t] == TASK.clear, pc={t: If(s.failing[t] == 1, TASK.failed, TASK.released)},
                     tvm={t: 0}, taddr={t: 0}, failing={t: 0}, busy=_unbusy(s, t))
 
-    @action(role="tasks", choose={"cpu": lambda p: p.cpus})
-    def free_thread_stack_softirq(s, t, cpu):
+    @action(role="cpus", choose={"t": lambda p: p.tasks}, access=SLOTS)
+    def free_thread_stack_softirq(s, cpu, t):
         """delayed_put_task_struct() (softirq on ``cpu``) -> put_task_stack() -> free_thread_stack(): uncharge,
-        the cmpxchg loop on that CPU's slots, else vfree_atomic(tsk->stack); tsk->stack = NULL; ..."""
+        the cmpxchg loop on that CPU's slots, else vfree_atomic(tsk->stack); tsk->stack = NULL; ...  (a step of
+        the CPU it runs on, releasing task ``t``'s stack: under tso and lkmm its this_cpu_cmpxchg loop is that
+        CPU's)"""
         k = s.tvm[t]
         slots, cached = _try_cache(s, cpu, k)
         return when(And(s.pc[t] == TASK.dead, Select(s.online, cpu) == 1),

@@ -36,6 +36,7 @@ OWN_POINTS = {
     "stack_memcg_charge_fail": ({"fixes": 0}, (2,)),
     "stack_cmpxchg_stale_old": ({"migrations": 0, "failures": 0}, (2,)),
     "stack_stranded_dead_cpu": ({"nr_cached": 1, "migrations": 0, "failures": 0}, (2,)),
+    "stack_drain_online_cpu": ({"nr_cached": 1, "migrations": 0, "failures": 0}, (2,)),
     "stack_teardown_keeps_pointer": ({"ncpus": 2, "ntasks": 2}, (2,)),
     # issue 18: the default point is mainline's H2 with C adds and a local filled to batch - 1; one add
     # per CPU keeps the unrolling small (the fill is the explorer's job)

@@ -428,7 +428,8 @@ def test_sarif_one_result_per_property_and_verdict_with_stable_fingerprints(tmp_
 def test_ctrl_c_with_jobs_shows_no_worker_tracebacks():
     # a terminal's Ctrl-C reaches the whole process group: the coordinator and every worker
     p = subprocess.Popen([sys.executable, "-m", "checker", *LONG, "--jobs", "2"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True)
+                         stderr=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True,
+                         preexec_fn=_sigint_default)
     first = p.stdout.readline()
     assert "ncpus=1" in first
     time.sleep(2.0)

@@ -200,10 +200,14 @@ def test_mmdrop_bugs_are_found_by_both_backends_in_the_default_run(cli):
 
 
 # -- the bounds table ----------------------------------------------------------------------------------------------
-def test_bounds_table_contents():
-    from checker.bounds import build
+def test_bounds_table_contents_and_the_command_that_prints_it(monkeypatch, capsys):
+    """One build (its proofs are most of the cost): the figures, the checks behind them, and `bounds`' output
+    and exit code for that table."""
+    import argparse
 
-    t = build(ns=(4, 256), ts=(1, 16))
+    from checker import bounds
+
+    t = bounds.build(ns=(4, 26, 64, 256), ts=(1, 16, 1024))
     assert t.ok
     cells = {(r["N"], r["T"]): {k: r[k].value for k in t.columns} for r in t.rows}
     assert cells[(4, 1)] == {"split rss": 66, "eager percpu": 124, "L-K lazy": 0, "L-Z atomic": 0,
@@ -218,11 +222,12 @@ def test_bounds_table_contents():
     assert ("percpu_counter_tree", "settled_gap_bound", "z3") in kinds
     assert ("percpu_counter_tree", "settled_gap_minus_one", "z3") in kinds  # the fill witness
 
-
-def test_bounds_command_prints_the_kernel_batches(cli):
-    r = cli("bounds", "--threads", "1024")
-    assert r.returncode == 0, r.stdout + r.stderr
-    rows = [line.split() for line in r.stdout.splitlines() if line.strip()[:1].isdigit() and len(line.split()) >= 7]
-    by_n = {int(x[0]): x for x in rows}
+    seen = {}
+    monkeypatch.setattr(bounds, "build", lambda ns, ts: seen.setdefault("args", (ns, ts)) and t)
+    assert bounds.main(argparse.Namespace(ncpus=None, threads=[1, 16, 1024])) == 0
+    assert seen["args"] == (bounds.NS, (1, 16, 1024))
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line.strip()[:1].isdigit() and len(line.split()) >= 7]
+    by_n = {int(x[0]): x for x in rows if x[1] == "1024"}
     assert [by_n[n][3] for n in (4, 26, 64, 256)] == ["124", "1326", "8128", "130816"]
     assert by_n[4][2] == str(1024 * 66)

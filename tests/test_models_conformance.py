@@ -151,7 +151,7 @@ def spec_free(m, s, t, cpu, nr, nstacks):
             cmpxchg += name == "this_cpu_cmpxchg"
     else:
         cmpxchg += _tries(s, cpu, nr)
-        _, _, s = step(m, s, t, ("put_task_stack_hardirq", "free_thread_stack_softirq"), cpu=cpu)  # 5.18+, 2019
+        _, _, s = step(m, s, cpu, ("put_task_stack_hardirq", "free_thread_stack_softirq"), t=t)  # 5.18+, 2019
     for k in range(1, nstacks + 1):
         if s.pending[k - 1]:
             cmpxchg += _tries(s, cpu, nr)

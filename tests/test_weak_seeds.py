@@ -10,15 +10,18 @@ changed verdict changed.
 """
 import pytest
 
+from checker import Rmw, action
 from checker.explore import explore
 from checker.ordering.declare import MEMORY
 from checker.specs.bugs.check_mm_mmput_relaxed import CheckMmMmputRelaxed
 from checker.specs.bugs.lazy_publish_plain_store import LazyPublishPlainStore
 from checker.specs.bugs.lazy_publish_relaxed import LazyPublishRelaxed
+from checker.specs.bugs.stack_drain_online_cpu import StackDrainOnlineCpu
 from checker.specs.check_mm_refcount import CheckMmRefcount
 from checker.specs.percpu_eager import VARIANT, PercpuEager
 from checker.specs.percpu_lazy import PercpuLazy
 from checker.specs.percpu_lazy_publish import PercpuLazyPublish
+from checker.specs.stack_cache import TEARDOWN, StackCache
 
 SC, TSO, LKMM = MEMORY.sc, MEMORY.tso, MEMORY.lkmm
 
@@ -153,7 +156,7 @@ def test_tso_a_write_to_memory_is_not_the_newest_while_another_cpu_buffers_one()
     """The interrupt's losing switch (unannotated: fully ordered, written to memory) restates slot 1 while CPU 1's
     this_cpu_add to it waits in CPU 1's buffer; that add reaches memory later and is the slot's newest store
     (no_update_lost was violated after 20 steps, the slot showing the restated 3 over the add's 4)."""
-    r = explore(PercpuLazy(ncpus=2, mod_bits=0, ops=1, neg=0, readers=1, irq=1, memory=TSO))
+    r = explore(PercpuLazy(ncpus=2, mod_bits=0, ops=1, neg=0, readers=1, irq=1, memory=TSO), engine="compiled")
     assert r.complete and r.states == 72410 and _failing(r) == ["read_exact_at_quiescence"]
 
 
@@ -161,7 +164,7 @@ def test_tso_lazy_read_exact_at_quiescence_is_an_sc_notion():
     """What is left under tso: a this_cpu_add that SC placed before the read waits in its CPU's buffer while
     the reader sums memory (as the eager counter's sum_exact_without_overlap): "no add overlapped" is the SC
     order of steps, not a kernel bug."""
-    r = explore(PercpuLazy(ncpus=2, mod_bits=0, ops=2, neg=1, readers=1, irq=0, memory=TSO))
+    r = explore(PercpuLazy(ncpus=2, mod_bits=0, ops=2, neg=1, readers=1, irq=0, memory=TSO), engine="compiled")
     assert r.complete and r.states == 46019 and _failing(r) == ["read_exact_at_quiescence"]
     trace = r.outcomes["read_exact_at_quiescence"].trace
     assert len(trace) == 17 and trace[-1].action == "read_return"
@@ -199,3 +202,106 @@ def test_eager_read_bound_is_judged_against_e_at_the_step_not_at_visibility(memo
         assert trace[-2].changes.get("sb_n[0]") == 1  # the fold's count waits in CPU 0's buffer
     else:
         assert trace[-1].choices == {"count_age": 1}  # the reader loads the count before the fold's
+
+
+# -- the stack cache: the single-writer discipline -----------------------------------------------------
+
+#: A small point with hotplug (the teardown's plain accesses from the control CPU) and two forks.
+STACK = dict(ntasks=2, nr_cached=1, hotplug=1, failures=0, migrations=0)
+#: memory -> states there (sc with symmetry; tso and lkmm without, as they run).
+STACK_STATES = {SC: 1210, TSO: 8951, LKMM: 7218}
+
+
+@pytest.mark.parametrize("nr, hotplug, states", [(1, 0, 1595), (1, 1, 8817), (2, 0, 1313), (2, 1, 7429)])
+def test_stack_cache_annotations_keep_the_sc_states_at_every_default_point(nr, hotplug, states):
+    """The default sweep's four points: the counts and verdicts before the access= annotations (and before
+    the irqs-off and hard-irq releases became steps of the CPU they run on)."""
+    r = explore(StackCache(nr_cached=nr, hotplug=hotplug))
+    assert r.complete and r.states == states and _failing(r) == []
+
+
+@pytest.mark.parametrize("memory", sorted(STACK_STATES))
+def test_stack_cache_holds_under_every_model(memory):
+    """Every access to CPU c's cached_stacks[] is CPU c's own this_cpu op (a task's steps run on its CPU,
+    migrations are full barriers) except the teardown's, which runs after the hotplug state machine's full
+    barriers: no verdict changes under tso or lkmm, and the store buffers and histories do fill."""
+    r = explore(StackCache(**STACK, memory=memory))
+    assert r.complete and _failing(r) == [] and r.states == STACK_STATES[memory]
+    if memory == TSO:
+        assert r.verdicts["store_buffer_fills"] == "holds"
+    if memory == LKMM:
+        assert r.verdicts["history_fills"] == "holds" and r.verdicts["no_data_race"] == "holds"
+
+
+def test_stack_cache_tso_is_compiled_state_for_state():
+    interpreted = explore(StackCache(**STACK, memory=TSO), engine="interpreted")
+    compiled = explore(StackCache(**STACK, memory=TSO), engine="compiled")
+    assert compiled.engine == "compiled", compiled.engine_note
+    assert (compiled.states, compiled.transitions, compiled.depth) == \
+        (interpreted.states, interpreted.transitions, interpreted.depth)
+    assert compiled.verdicts == interpreted.verdicts
+
+
+class _TeardownWithoutBarriers(StackCache):
+    """test: cpu_down, free_vm_stack_cache and cpu_up without the hotplug state machine's full barriers."""
+
+    @action(role="cpus", choose={"dest": lambda p: p.cpus}, access=Rmw("slot0", "this_cpu"))
+    def cpu_down(s, cpu, dest):
+        return StackCache.cpu_down(s, cpu, dest)
+
+    @action(role="cpus", choose={"cpu": lambda p: p.cpus}, access=TEARDOWN[1:-1])
+    def free_vm_stack_cache(s, ctl, cpu):
+        return StackCache.free_vm_stack_cache(s, ctl, cpu)
+
+    @action(role="cpus", access=Rmw("slot0", "this_cpu"))
+    def cpu_up(s, cpu):
+        return StackCache.cpu_up(s, cpu)
+
+
+@pytest.mark.parametrize("memory", [TSO, LKMM])
+def test_the_teardown_relies_on_the_hotplug_barriers(memory):
+    """Without cpuhp's full barriers (cpuhp_ap_report_dead's atomic_xchg on the dying CPU, the control CPU's
+    atomic_try_cmpxchg) the teardown reads a slot the dying CPU's last this_cpu_cmpxchg has not reached:
+    it frees nothing and the stack is left in the dead CPU's cache (under tso it reaches memory from the dead
+    CPU's store buffer after the teardown)."""
+    r = explore(_TeardownWithoutBarriers(ntasks=1, nr_cached=1, hotplug=1, failures=0, migrations=0,
+                                         memory=memory))
+    assert r.verdicts["dead_cpu_cache_empty"] == "violated"
+    trace = r.outcomes["dead_cpu_cache_empty"].trace
+    actions = [st.action for st in trace]
+    down, teardown = actions.index("cpu_down"), actions.index("free_vm_stack_cache")
+    dead = trace[teardown].choices["cpu"]
+    assert down < teardown and trace[down].cpu == dead and trace[teardown].cpu != dead
+    if memory == TSO:  # the release's slot store was still in the dying CPU's buffer: it lands after the teardown
+        assert trace[-1].action == "flush" and trace[-1].cpu == dead and trace[-1].changes[f"slot0[{dead}]"] != 0
+    else:  # the control CPU reads the slot's older store (and that plain load is a data race)
+        assert trace[-1] is trace[teardown] and trace[teardown].choices["slot0_age"] == 1
+        assert r.verdicts["no_data_race"] == "violated"
+    assert explore(StackCache(ntasks=1, nr_cached=1, hotplug=1, failures=0, migrations=0,
+                              memory=memory)).verdicts["dead_cpu_cache_empty"] == "holds"
+
+
+def test_a_drain_of_an_online_cpu_races_with_its_this_cpu_xchg_under_tso_only():
+    """bugs/stack_drain_online_cpu: xchg(per_cpu_ptr(&cached_stacks[i], cpu), NULL) from another CPU while
+    cpu is online. Under sc both exchanges are atomic; under tso the owner's this_cpu_xchg is no LOCKed
+    instruction: it took the stack and its NULL waits in CPU 0's store buffer when the drain's LOCK XCHG reads
+    the stack from memory and vfrees it."""
+    params = dict(nr_cached=1, hotplug=0, failures=0, migrations=0)
+    r = explore(StackDrainOnlineCpu(**params))
+    assert r.complete and _failing(r) == [] and r.states == 593
+    r = explore(StackDrainOnlineCpu(**params, memory=TSO))
+    assert set(StackDrainOnlineCpu.expect_violated) <= set(_failing(r))
+    trace = r.outcomes["freed_never_handed_out"].trace
+    assert len(trace) == 9
+    xchg, drain = trace[-2], trace[-1]
+    assert xchg.action == "this_cpu_xchg" and xchg.choices == {"on_cpu": 0} and xchg.changes["held[3]"] == 1
+    assert xchg.changes["sb_n[0]"] == 1 and xchg.changes["sb_loc0[0]"] == 0  # its NULL is buffered
+    assert drain.action == "drain_vm_stack_cache" and drain.cpu == 1 and drain.choices == {"cpu": 0}
+    assert drain.changes["tso_memory[0]"] == 0 and "heap_stack1" in drain.changes  # read the stack, freed it
+
+
+@pytest.mark.xfail(strict=True, reason="lkmm gap: a this_cpu Rmw reads the newest store and is placed right "
+                   "after it, atomic to every CPU; the kernel's this_cpu ops are atomic to their own CPU only")
+def test_lkmm_this_cpu_rmw_is_not_atomic_to_other_cpus():
+    r = explore(StackDrainOnlineCpu(nr_cached=1, hotplug=0, failures=0, migrations=0, memory=LKMM))
+    assert r.verdicts["freed_never_handed_out"] == "violated"

@@ -176,12 +176,8 @@ def classify(model: Any, actions: tuple) -> dict[int, str]:
             out[act.index] = PLAIN
             continue
         reads: set[str] = set()
-        rec = recording(model, reads)
-        cpu = act.cpus[0]
-        try:
-            r = act.info.fn(rec(s), cpu, *act.choices[0]) if cpu is not None else act.info.fn(rec(s), *act.choices[0])
-            writes = set(r.updates) if isinstance(r, Step) else set()
-        except Exception:  # code that runs on numbers only: assume it touches memory (fully ordered: stronger)
+        writes = _effects(act, recording(model, reads)(s))
+        if writes is None:  # code that runs on numbers only: assume it touches memory (fully ordered: stronger)
             reads, writes = weak | locks, set()
         touched = reads | writes
         # A step whose only weak effect is a Lock (spin_lock() as a step of its own) is annotated with no
@@ -335,18 +331,27 @@ def _on_cpu(fn: Any, cpu_of: Any) -> Any:
 
 
 def _writes(model: Any, act: Any) -> set[str] | None:
-    """The variables an action's updates name (run once on symbols); None where that cannot be told."""
+    """The variables an action's updates name (run on symbols); None where that cannot be told."""
     from checker.language.lint import symbolic_state
 
-    s = symbolic_state(model)
-    cpu = act.cpus[0] if act.cpus else None
-    if not act.cpus:
-        return set()
-    try:
-        r = act.info.fn(s, cpu, *act.choices[0]) if cpu is not None else act.info.fn(s, *act.choices[0])
-    except Exception:
-        return None
-    return set(r.updates) if isinstance(r, Step) else set()
+    return _effects(act, symbolic_state(model))
+
+
+def _effects(act: Any, s: Any) -> set[str] | None:
+    """The variables the action's updates name, for every CPU and choice it has, run on the symbolic state
+    ``s`` (whose reads a recording state class notes); None where some run raised (code that runs on numbers
+    only). Every combination, not the first alone: a guard such as ``dest != cpu`` is plainly False at the
+    first one (``cpu_down(cpu=0, dest=0)``), and that step would seem to write nothing."""
+    writes: set[str] = set()
+    for cpu in act.cpus:
+        for args in act.choices:
+            try:
+                r = act.info.fn(s, cpu, *args) if cpu is not None else act.info.fn(s, *args)
+            except Exception:
+                return None
+            if isinstance(r, Step):
+                writes.update(r.updates)
+    return writes
 
 
 def own_slot(model: Any, s: tuple, cpu: int) -> int:

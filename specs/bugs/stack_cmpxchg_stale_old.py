@@ -24,7 +24,7 @@ Shortest counterexample: one task's stack is cached in slot 0, a second
 task's release finds slot 0 full and fails on the empty slot 1.
 """
 from checker import And, If, Not, PerCpu, Select, action, when
-from checker.specs.stack_cache import TASK, StackCache, _busy, _in, _task_ok
+from checker.specs.stack_cache import SLOTS, TASK, StackCache, _busy, _in, _task_ok
 
 
 class StackCmpxchgStaleOld(StackCache, expect_violated=("an_empty_slot_takes_the_stack",)):
@@ -34,7 +34,7 @@ class StackCmpxchgStaleOld(StackCache, expect_violated=("an_empty_slot_takes_the
     explore_sweeps = ({"nr_cached": 2, "hotplug": 0},)
     old = PerCpu(0, role="tasks", doc="the release's tmp: NULL at the start of the loop only")
 
-    @action(role="tasks")
+    @action(role="tasks", access=SLOTS)
     def this_cpu_cmpxchg(s, t):
         """(the bug) struct vm_struct *tmp = NULL; for (i = 0; i < NR_CACHED_STACKS; i++) if
         (this_cpu_try_cmpxchg(cached_stacks[i], &tmp, vm_area)) return true;  -- one slot; on failure tmp =

@@ -21,7 +21,7 @@ slot 0, the parent writes its own stack over it (and since the overwritten
 stack may be the failed fork's own, failed_charge_frees_its_stack fails too). The cmpxchg of the real
 code makes the test and the store one step.
 """
-from checker import And, If, Param, Select, action, when
+from checker import And, If, Load, Param, Select, Store, action, when
 from checker.specs.stack_cache import TASK, StackCache, _busy, _in, _task_ok
 
 
@@ -31,7 +31,7 @@ class StackReleaseReadWrite(StackCache, expect_violated=("stack_in_one_place", "
     kernel = StackCache.kernel + "; try_release_thread_stack_to_cache() as this_cpu_read + this_cpu_write"
     hotplug = Param(0, domain=(0, 1), doc="1: one CPU may go down (and come back up)")
 
-    @action(role="tasks")
+    @action(role="tasks", access=(Load("slot0", "once"), Load("slot1", "once")))
     def this_cpu_cmpxchg(s, t):
         """(the bug) finish_task_switch() -> ... free_thread_stack(): if (this_cpu_read(cached_stacks[i]))
         continue;  -- one slot read (preempt off); an empty one is written next."""
@@ -45,7 +45,7 @@ class StackReleaseReadWrite(StackCache, expect_violated=("stack_in_one_place", "
                     busy=_busy(s, t, c), ti={t: If(empty, i, i + 1)},
                     pc={t: If(empty, TASK.write, If(last, TASK.delayed, TASK.free))})
 
-    @action(role="tasks")
+    @action(role="tasks", access=(Store("slot0", "once"), Store("slot1", "once")))
     def this_cpu_write_slot(s, t):
         """(the bug) this_cpu_write(cached_stacks[i], vm); return true;"""
         c = s.on[t]
