@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from checker import (And, Fence, Implies, Load, Lock, NOBODY, Param, PerCpu, Rmw, Role, Shared, Spec, SpecError, Store,
+from checker import (And, Fence, Implies, Load, Lock, NOBODY, Or, Param, PerCpu, Rmw, Role, Shared, Spec, SpecError, Store,
                      action, settled, smp_load_acquire, smp_mb, smp_rmb, smp_store_release, smp_wmb, sometimes,
                      terminal, when, READ_ONCE, WRITE_ONCE, data_race, invariant)
 from checker.explore import explore
@@ -794,10 +794,12 @@ def test_the_ordering_bug_specs_are_still_found_under_lkmm_and_not_under_sc():
 
 # -- Role(cpu=): members that run on a CPU the state names ------------------------------------------------
 
-def _runs_on(name: str, *, runs_on: bool, migrate: bool):
-    """A task stores x with WRITE_ONCE on the CPU it runs on (optionally migrating to CPU 1 after it); then
-    a step of the CPU it is on now (its softirq) loads x. In program order on that CPU the load comes after
-    the store (same CPU; or after the scheduler's full barrier of the migration), so it reads 1."""
+def _runs_on(name: str, *, runs_on: bool, mover: str | None = None):
+    """A task stores x with WRITE_ONCE on the CPU it runs on; then a step of the CPU it is on now (its softirq)
+    loads x. ``mover``: after the store the task moves to CPU 1 by a step of its own (``"migrate"``), or CPU 0
+    moves it to a CPU ``dest`` (``"evict"``: a step of the CPU role whose first choice, dest=0, is disabled,
+    as stack_cache's ``cpu_down``). In program order on that CPU the load comes after the store (same CPU; or
+    after the scheduler's full barrier of the move), so it reads 1."""
     from checker import CpuId
 
     ns: dict = {"kernel": "test: a task's store, then the softirq of its CPU", "__module__": __name__,
@@ -808,20 +810,26 @@ def _runs_on(name: str, *, runs_on: bool, migrate: bool):
     ns["on"] = PerCpu(0, type=CpuId, role="tasks")
     ns["pc"] = PerCpu(0, role="tasks")
     ns["seen"] = PerCpu(-1, role="cpus")
+    after = 2 if mover else 1
 
     def store(s, t):
         return when(s.pc[t] == 0, pc={t: 1}, x=1)
 
-    def move(s, t):
+    def migrate(s, t):
         return when(And(s.pc[t] == 1, s.on[t] == 0), on={t: 1}, pc={t: 2})
 
+    def evict(s, c, dest):
+        return when(And(dest != c, *[And(s.pc[t] == 1, s.on[t] == c) for t in s.tasks]),
+                    on={t: dest for t in s.tasks}, pc={t: 2 for t in s.tasks})
+
     def softirq(s, c):
-        ran = [And(s.pc[t] == (2 if migrate else 1), s.on[t] == c) for t in s.tasks]
-        return when(And(s.seen[c] == -1, *ran), seen={c: s.x})
+        return when(And(s.seen[c] == -1, *[And(s.pc[t] == after, s.on[t] == c) for t in s.tasks]), seen={c: s.x})
 
     ns["store"] = action(role="tasks", access=WRITE_ONCE("x"))(store)
-    if migrate:
-        ns["move"] = action(role="tasks")(move)
+    if mover == "migrate":
+        ns["move"] = action(role="tasks")(migrate)
+    elif mover == "evict":
+        ns["evict"] = action(role="cpus", choose={"dest": lambda p: p.cpus})(evict)
     ns["softirq"] = action(role="cpus", access=READ_ONCE("x"))(softirq)
     ns["stale"] = sometimes(lambda s: Or(*[s.seen[c] == 0 for c in s.cpus]))
     ns["fresh"] = sometimes(lambda s: Or(*[s.seen[c] == 1 for c in s.cpus]))
@@ -829,11 +837,10 @@ def _runs_on(name: str, *, runs_on: bool, migrate: bool):
     return type(name, (Spec,), ns)
 
 
-from checker import Or  # noqa: E402
 
-ON_CPU = _runs_on("OnCpu", runs_on=True, migrate=False)
-OWN_BUFFER = _runs_on("OwnBuffer", runs_on=False, migrate=False)
-MIGRATES = _runs_on("Migrates", runs_on=True, migrate=True)
+ON_CPU = _runs_on("OnCpu", runs_on=True)
+OWN_BUFFER = _runs_on("OwnBuffer", runs_on=False)
+MIGRATES = _runs_on("Migrates", runs_on=True, mover="migrate")
 
 
 @pytest.mark.parametrize("memory", [TSO, LKMM])
@@ -923,40 +930,7 @@ def test_an_atomic_op_that_is_not_named_as_the_kernel_names_it_is_refused_where_
     assert e.value.file == __file__
     with pytest.raises(SpecError, match="this_cpu\\(\"this_cpu_add\""):
         this_cpu("add", "v")
-def _evicted(name: str):
-    """As ``_runs_on`` with migration, but the move is a step of the CPU role whose first choice is disabled
-    (``cpu_down``'s ``dest != cpu``): CPU 0 moves the task to ``dest``, whose softirq then loads x."""
-    from checker import CpuId
-
-    ns: dict = {"kernel": "test: a task's store, its CPU moves it, the softirq of the new CPU", "__module__": __name__,
-                "__doc__": "A Role(cpu=) test."}
-    ns["cpus"] = Role(2)
-    ns["tasks"] = Role(1, cpu=lambda s, t: s.on[t])
-    ns["x"] = Shared(0)
-    ns["on"] = PerCpu(0, type=CpuId, role="tasks")
-    ns["pc"] = PerCpu(0, role="tasks")
-    ns["seen"] = PerCpu(-1, role="cpus")
-
-    def store(s, t):
-        return when(s.pc[t] == 0, pc={t: 1}, x=1)
-
-    def evict(s, c, dest):
-        return when(And(dest != c, *[And(s.pc[t] == 1, s.on[t] == c) for t in s.tasks]),
-                    on={t: dest for t in s.tasks}, pc={t: 2 for t in s.tasks})
-
-    def softirq(s, c):
-        return when(And(s.seen[c] == -1, *[And(s.pc[t] == 2, s.on[t] == c) for t in s.tasks]), seen={c: s.x})
-
-    ns["store"] = action(role="tasks", access=WRITE_ONCE("x"))(store)
-    ns["evict"] = action(role="cpus", choose={"dest": lambda p: p.cpus})(evict)
-    ns["softirq"] = action(role="cpus", access=READ_ONCE("x"))(softirq)
-    ns["stale"] = sometimes(lambda s: Or(*[s.seen[c] == 0 for c in s.cpus]))
-    ns["fresh"] = sometimes(lambda s: Or(*[s.seen[c] == 1 for c in s.cpus]))
-    ns["done"] = terminal(lambda s: Or(*[s.seen[c] != -1 for c in s.cpus]))
-    return type(name, (Spec,), ns)
-
-
-EVICTED = _evicted("Evicted")
+EVICTED = _runs_on("Evicted", runs_on=True, mover="evict")
 
 
 @pytest.mark.parametrize("memory", [TSO, LKMM])

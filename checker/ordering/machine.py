@@ -271,33 +271,31 @@ class RunsOn:
         return out
 
 
+#: No role with cpu=: every step uses its own role instance's buffer and views.
+NOWHERE = RunsOn({}, {}, (), frozenset(), frozenset(), frozenset())
+
+
 def runs_on(model: Any, actions: tuple) -> tuple[RunsOn, tuple]:
     """The point's ``RunsOn`` (empty where no role has ``cpu=``) and the actions with the hidden CPU choice."""
-    fns = {name: r.cpu for name, r in model.info.roles.items() if getattr(r, "cpu", None) is not None}
-    if not fns:
-        return RunsOn({}, {}, (), frozenset(), frozenset(), frozenset()), actions
-    declared = set(fns)
     from checker.kernel.tasks import task_roles
-
-    tasks = set(task_roles(model.info))
-    reads: set[str] = set()
-    rec = recording(model, reads)
     from checker.language.lint import symbolic_state
 
-    sym = rec(symbolic_state(model))
-    for role, fn in list(fns.items()):
-        on = [fn(sym, x) for x in model.roles[role]]
-        if all(c.__class__ is int and c == x for c, x in zip(on, model.roles[role])):
-            del fns[role]  # every member on its own CPU at this point: nothing to add
+    declared = {name: r.cpu for name, r in model.info.roles.items() if getattr(r, "cpu", None) is not None}
+    reads: set[str] = set()
+    sym = recording(model, reads)(symbolic_state(model))
+    # a role whose every member is on its own CPU at this point (percpu_eager without migration) needs nothing
+    fns = {role: fn for role, fn in declared.items()
+           if not all(fn(sym, x).__class__ is int and fn(sym, x) == x for x in model.roles[role])}
     if not fns:
-        return RunsOn({}, {}, (), frozenset(), frozenset(), frozenset()), actions
+        return NOWHERE, actions
+    tasks = set(task_roles(model.info))
     reads.clear()
     cpu_set: set[int] = set()
     for role, fn in fns.items():
         for x in model.roles[role]:
             fn(sym, x)
         named = model.info.roles[role].cpus
-        for name in ([named] if named is not None else [n for n in model.roles if n not in declared | tasks]):
+        for name in ([named] if named is not None else [n for n in model.roles if n not in declared and n not in tasks]):
             cpu_set.update(model.roles[name])
     cpus = tuple(sorted(cpu_set))
     out, acts, moving = [], set(), set()
