@@ -14,7 +14,11 @@ so the run went on. Inside ``interruptible()``:
   thread); the query returns and the handler raises at once;
 - forked workers (``--jobs``) ignore SIGINT: the terminal sends it to the
   whole process group, and the coordinator stops them itself, so Ctrl-C
-  shows one line, not one traceback per worker.
+  shows one line, not one traceback per worker;
+- an interrupt raised inside a destructor (z3's ``Z3_solver_dec_ref`` in a
+  ``__del__``) is swallowed by Python ("Exception ignored in"): the handler
+  also records it, and ``check()``, called after every Z3 query, raises it
+  again, so the run still ends inconclusive instead of going on to a pass.
 """
 from __future__ import annotations
 
@@ -29,6 +33,29 @@ from typing import Iterator
 _SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
 _active = False
 _fork_hook = False
+_pending = False  # an interrupt arrived (it may have been raised where Python swallows it)
+
+
+def _raise(signum: int, frame: object) -> None:
+    global _pending
+    _pending = True
+    raise KeyboardInterrupt
+
+
+def _unraisable(hook: object) -> object:
+    def quiet(u: object) -> None:
+        # an interrupt raised in a destructor: no "Exception ignored" traceback; check() raises it again
+        if isinstance(getattr(u, "exc_value", None), KeyboardInterrupt):
+            return
+        hook(u)  # type: ignore[operator]
+
+    return quiet
+
+
+def check() -> None:
+    """Raise an interrupt that arrived but was swallowed (raised inside a destructor)."""
+    if _pending:
+        raise KeyboardInterrupt
 
 
 def _in_child() -> None:
@@ -52,7 +79,7 @@ def _interrupt_z3() -> None:
 def interruptible(uses_z3: bool = False) -> Iterator[None]:
     """Run the body so that SIGINT, SIGTERM and SIGHUP raise ``KeyboardInterrupt`` promptly.
     ``uses_z3``: the body asks Z3 (so its own SIGINT handling is turned off first)."""
-    global _active, _fork_hook
+    global _active, _fork_hook, _pending
     if threading.current_thread() is not threading.main_thread():
         yield  # signals reach the main thread only
         return
@@ -60,7 +87,10 @@ def interruptible(uses_z3: bool = False) -> Iterator[None]:
         import z3
 
         z3.set_param("ctrl_c", False)
-    old = {s: signal.signal(s, signal.default_int_handler) for s in _SIGNALS}
+    _pending = False
+    old = {s: signal.signal(s, _raise) for s in (signal.SIGINT, *_SIGNALS)}
+    old_hook = sys.unraisablehook
+    sys.unraisablehook = _unraisable(old_hook)
     r, w = socket.socketpair()
     r.setblocking(True)
     w.setblocking(False)
@@ -86,6 +116,8 @@ def interruptible(uses_z3: bool = False) -> Iterator[None]:
         yield
     finally:
         _active = False
+        _pending = False
+        sys.unraisablehook = old_hook
         signal.set_wakeup_fd(old_fd)
         for s, h in old.items():
             signal.signal(s, h)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from checker import engines
+from checker import engines, interrupts
 from checker.engines import Limits, Request, Runner
 from checker.engines.common import build_check, property_meta, with_sources  # noqa: F401  (re-exported)
 from checker.engines.explore import explore_checks  # noqa: F401  (re-exported: bounds, tests)
@@ -411,6 +411,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             ran: set[tuple[str, str]] = set()  # a bug spec's overrides that ran while it was explored
             try:
                 for k, task in enumerate(tasks, 1):
+                    interrupts.check()  # an interrupt a destructor swallowed ends the run here
                     if progress is not None:
                         progress.at(f"spec {j} of {len(planned)}, point {k} of {len(tasks)}")
                     run = next(ids)

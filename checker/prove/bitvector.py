@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 import z3
 
+from checker import interrupts
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Check
 
 WIDTH = 64
@@ -299,6 +300,7 @@ def prove_lemma(w: Word, lm: Lemma, spec: str, expected: str, *, timeout: float 
     s.add(z3.Not(lm.claim(w, xs)))
     t0 = time.perf_counter()
     r = s.check()
+    interrupts.check()  # an interrupt a destructor swallowed still ends the run
     dt = time.perf_counter() - t0
     trace_text: list[str] = []
     extra: dict[str, Any] = {"method": "bit-vector", "width": WIDTH, "mod_bits": MOD_BITS,

@@ -11,6 +11,7 @@ from typing import Any
 
 import z3
 
+from checker import interrupts
 from checker.prove.encoding import PerN
 from checker.prove.solver import Solver
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Outcome, Step, flatten
@@ -68,6 +69,7 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, Outcome], bool,
         q.add(*constraints, *extra)
         z = q
         r = q.check()
+        interrupts.check()  # an interrupt a destructor swallowed still ends the run
         solver.queries += 1
         return r
 

@@ -17,6 +17,8 @@ from typing import Any
 
 import z3
 
+from checker import interrupts
+
 
 @dataclass
 class Answer:
@@ -66,6 +68,7 @@ class Solver:
     def _run(self, s: z3.Solver, name: str, expect: str | None) -> Answer:
         t0 = time.perf_counter()
         r = s.check()
+        interrupts.check()  # an interrupt a destructor swallowed (z3's dec_ref) still ends the run
         dt = time.perf_counter() - t0
         self.queries += 1
         self.seconds += dt
