@@ -58,8 +58,6 @@ def _sigint_default() -> None:
     # A shell without job control starts background jobs with SIGINT ignored, and a child inherits
     # that (Python then leaves SIGINT alone, as POSIX asks): these tests need what a terminal gives.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    # and unblocked: a blocked signal mask survives exec (a test runner's worker may block it)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def start(*args: str, cwd: Path | None = None) -> subprocess.Popen:
