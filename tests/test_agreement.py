@@ -123,7 +123,10 @@ def _longest_run(cls, params, bound):
 #: Bug traces longer than this are not re-found by BMC here (see docs: BMC at depth is slow).
 MAX_BUG_DEPTH = 8
 
-POINTS = [(name, n) for name, cls in SPECS.items() for n in _sizes(cls)]
+#: Every spec at its first size; its larger sizes in the slow tier (pytest -m differential, which .ci/run runs):
+#: BMC's unrolling makes them the default tier's slowest tests.
+POINTS = [(name, n) if i == 0 else pytest.param(name, n, marks=pytest.mark.differential)
+          for name, cls in SPECS.items() for i, n in enumerate(_sizes(cls))]
 
 
 @pytest.mark.parametrize("name,ncpus", POINTS)
