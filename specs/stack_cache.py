@@ -419,13 +419,7 @@ class StackCache(Spec):
         teardown state below CPUHP_TEARDOWN_CPU: run by the hotplug control task): cached_vm_stacks =
         per_cpu_ptr(cached_stacks, cpu); for (i = 0; i < NR_CACHED_STACKS; i++) { vm_stack =
         cached_vm_stacks[i]; if (!vm_stack) continue; vfree(vm_stack->addr); cached_vm_stacks[i] = NULL; }"""
-        frees = {}
-        upd = {}
-        for i in range(s.nr_cached):
-            k = getattr(s, f"slot{i}")[cpu]
-            frees = _free_if(s, k != 0, k, after=frees)
-            upd[f"slot{i}"] = {cpu: 0}
-        any_freed = Or(*[getattr(s, f"slot{i}")[cpu] != 0 for i in range(s.nr_cached)])
+        frees, upd, any_freed = empty_slots(s, cpu)
         return when(And(s.online[cpu] == 0, s.torn[cpu] == 0, s.online[ctl] == 1), torn={cpu: 1},
                     torn_freed=If(any_freed, 1, s.torn_freed), **frees, **upd)
 
@@ -632,6 +626,17 @@ def _release_in_one_step(s, t, cpu, guard):
                 dirty=_set_k(s, "dirty", a, If(cached, Select(s.dirty, a - 1), 1)),
                 nested=If(Select(s.busy, cpu) == 1, 1, s.nested),
                 **_access_if(s, Not(cached), a), **slots)
+
+
+def empty_slots(s, cpu):
+    """for each i: vm = cached_vm_stacks[i] of ``cpu``; if (vm) vfree(vm->addr); the slot = NULL. Returns (the
+    frees, the slot updates, whether any slot held a stack)."""
+    frees, upd = {}, {}
+    for i in range(s.nr_cached):
+        k = getattr(s, f"slot{i}")[cpu]
+        frees = _free_if(s, k != 0, k, after=frees)
+        upd[f"slot{i}"] = {cpu: 0}
+    return frees, upd, Or(*[getattr(s, f"slot{i}")[cpu] != 0 for i in range(s.nr_cached)])
 
 
 def _free_if(s, cond, k, after=None):

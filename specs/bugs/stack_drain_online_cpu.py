@@ -38,9 +38,9 @@ today: the model makes a ``this_cpu`` Rmw atomic with respect to every CPU
 kernel's contract above (docs/weak-memory.md, "stack_cache"; a strict
 xfail in tests/test_weak_seeds.py).
 """
-from checker import And, Or, Rmw, action, when
+from checker import And, Rmw, action, when
 from checker.ordering.declare import MEMORY
-from checker.specs.stack_cache import StackCache, _free_if
+from checker.specs.stack_cache import StackCache, empty_slots
 
 
 def _target(s, ctl, cpu):
@@ -62,12 +62,6 @@ class StackDrainOnlineCpu(StackCache, expect_violated=("freed_never_handed_out",
         """(the bug) on ``ctl``, for the online ``cpu``: vm_area = xchg(&cached_vm_stacks[i], NULL); if
         (vm_area) vfree(vm_area->addr);  -- for each slot, in order (one step: each xchg is atomic and the
         vfree is of the pointer it alone got)."""
-        frees: dict = {}
-        upd = {}
-        for i in range(s.nr_cached):
-            k = getattr(s, f"slot{i}")[cpu]
-            frees = _free_if(s, k != 0, k, after=frees)
-            upd[f"slot{i}"] = {cpu: 0}
-        any_cached = Or(*[getattr(s, f"slot{i}")[cpu] != 0 for i in range(s.nr_cached)])
+        frees, upd, any_cached = empty_slots(s, cpu)
         # (a drain that finds every slot empty changes nothing: not a step)
         return when(And(ctl != cpu, s.online[ctl] == 1, s.online[cpu] == 1, any_cached), **frees, **upd)
