@@ -141,31 +141,11 @@ def _uses_z3(args: argparse.Namespace) -> bool:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    from checker.interrupts import as_interrupt
+
     try:
-        if args.command == "list":
-            return cmd_list(args)
-        if args.command == "new":
-            from checker.scaffold import main as new_main
-            return new_main(args)
-        if args.command == "bounds":
-            from checker.bounds import main as bounds_main
-            return bounds_main(args)
-        if args.command == "graph":
-            from checker.graphcmd import main as graph_main
-            return graph_main(args)
-        if args.command == "throughput":
-            from checker.throughput import main as throughput_main
-            if getattr(args, "plot", None):
-                from checker import preflight
-                preflight.writable_file("--plot", args.plot)
-            return throughput_main(args)
-        if args.command == "export":
-            from checker.export.command import main as export_main
-            return export_main(args)
-        if args.command == "litmus":
-            from checker.litmus.command import main as litmus_main
-            return litmus_main(args)
-        return cmd_verify(args)
+        with as_interrupt():
+            return _command(args)
     except CheckerError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -177,6 +157,33 @@ def _dispatch(args: argparse.Namespace) -> int:
         print("error: out of memory; lower --set values or --max-states, or use --mode prove or --simulate",
               file=sys.stderr)
         return 3
+
+
+def _command(args: argparse.Namespace) -> int:
+    if args.command == "list":
+        return cmd_list(args)
+    if args.command == "new":
+        from checker.scaffold import main as new_main
+        return new_main(args)
+    if args.command == "bounds":
+        from checker.bounds import main as bounds_main
+        return bounds_main(args)
+    if args.command == "graph":
+        from checker.graphcmd import main as graph_main
+        return graph_main(args)
+    if args.command == "throughput":
+        from checker.throughput import main as throughput_main
+        if getattr(args, "plot", None):
+            from checker import preflight
+            preflight.writable_file("--plot", args.plot)
+        return throughput_main(args)
+    if args.command == "export":
+        from checker.export.command import main as export_main
+        return export_main(args)
+    if args.command == "litmus":
+        from checker.litmus.command import main as litmus_main
+        return litmus_main(args)
+    return cmd_verify(args)
 
 
 def _check_verify_flags(args: argparse.Namespace) -> list[str]:
@@ -232,6 +239,7 @@ def _check_verify_flags(args: argparse.Namespace) -> list[str]:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from checker import loader
+    from checker.interrupts import as_interrupt
     from checker.report import text
     from checker.report.progress import Progress
     from checker.verify import parse_set, verify
@@ -261,15 +269,17 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 spec_args[cls.spec_name] = name
             if len(resolved) == 1:
                 named.append(resolved[0].spec_name)
-        report = verify(classes, sets=sets, symmetry=not args.no_symmetry, max_states=args.max_states,
-                        timeout=args.timeout, mode=args.mode, bmc=args.bmc, smt_timeout=args.smt_timeout,
-                        emit_smt=Path(args.emit_smt) if args.emit_smt else None, jobs=args.jobs,
-                        simulate=_simulate_options(args), progress=progress, fingerprint=args.fingerprint,
-                        coverage=args.coverage, cluster=args.cluster,
-                        checkpoint=Path(args.checkpoint or args.resume) if (args.checkpoint or args.resume)
-                        else None, resume=args.resume is not None, named=named, engine=args.engine, max_memory=args.max_memory, memory=args.memory,
-                        on_check=on_check if stream else None,
-                        on_note=lambda text: print(text, file=sys.stderr, flush=True))
+        with as_interrupt():  # an interrupt wrapped in another exception (ctypes) is still one
+            report = verify(classes, sets=sets, symmetry=not args.no_symmetry, max_states=args.max_states,
+                            timeout=args.timeout, mode=args.mode, bmc=args.bmc, smt_timeout=args.smt_timeout,
+                            emit_smt=Path(args.emit_smt) if args.emit_smt else None, jobs=args.jobs,
+                            simulate=_simulate_options(args), progress=progress, fingerprint=args.fingerprint,
+                            coverage=args.coverage, cluster=args.cluster,
+                            checkpoint=Path(args.checkpoint or args.resume) if (args.checkpoint or args.resume)
+                            else None, resume=args.resume is not None, named=named, engine=args.engine,
+                            max_memory=args.max_memory, memory=args.memory,
+                            on_check=on_check if stream else None,
+                            on_note=lambda text: print(text, file=sys.stderr, flush=True))
     except CheckerError as e:
         report.errors.append(ErrorInfo(e.message, e.file, e.line))
     except KeyboardInterrupt:  # before the run started (loading the specs): nothing decided

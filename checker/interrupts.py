@@ -18,7 +18,11 @@ so the run went on. Inside ``interruptible()``:
 - an interrupt raised inside a destructor (z3's ``Z3_solver_dec_ref`` in a
   ``__del__``) is swallowed by Python ("Exception ignored in"): the handler
   also records it, and ``check()``, called after every Z3 query, raises it
-  again, so the run still ends inconclusive instead of going on to a pass.
+  again, so the run still ends inconclusive instead of going on to a pass;
+- an interrupt raised while ctypes converts a call's arguments (any z3 API
+  call) comes out as ``ctypes.ArgumentError("argument 1: KeyboardInterrupt")``:
+  ``as_interrupt()`` turns any exception raised while an interrupt is
+  pending back into the ``KeyboardInterrupt`` it was.
 """
 from __future__ import annotations
 
@@ -56,6 +60,24 @@ def check() -> None:
     """Raise an interrupt that arrived but was swallowed (raised inside a destructor)."""
     if _pending:
         raise KeyboardInterrupt
+
+
+def pending() -> bool:
+    """An interrupt arrived during this run (raised, swallowed or wrapped)."""
+    return _pending
+
+
+@contextmanager
+def as_interrupt() -> Iterator[None]:
+    """Run the body so that an exception it raises while an interrupt is pending is that interrupt."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:
+        if _pending:
+            raise KeyboardInterrupt from e
+        raise
 
 
 def _in_child() -> None:

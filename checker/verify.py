@@ -421,10 +421,12 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                                 from checker.live import coverage_check
                                 add(cls, [coverage_check(cls, graphs, run=run)])
                         else:
-                            add(cls, engines.run(task.engine, Request(
-                                cls, task.params, sets=own if task.sets is None else task.sets, limits=limits, runner=runner, options=options,
-                                run=run, progress=progress, graphs=graphs if task.engine == "explore" else None,
-                                warn=warn, ran=ran if task.engine == "explore" else None)))
+                            with interrupts.as_interrupt():
+                                checks = engines.run(task.engine, Request(
+                                    cls, task.params, sets=own if task.sets is None else task.sets, limits=limits,
+                                    runner=runner, options=options, run=run, progress=progress,
+                                    graphs=graphs if task.engine == "explore" else None, warn=warn, ran=ran if task.engine == "explore" else None))
+                            add(cls, checks)
                     except KeyboardInterrupt:
                         add(cls, interrupted_checks(cls, task, run))
                         for rest in tasks[k:]:

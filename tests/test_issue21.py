@@ -457,3 +457,30 @@ def test_an_interrupt_a_destructor_swallowed_still_ends_the_run():
             gc.collect()
             interrupts.check()
     interrupts.check()  # outside interruptible(): nothing pending
+
+
+def test_an_interrupt_ctypes_wrapped_still_ends_the_run_inconclusive(tmp_path, monkeypatch, capsys):
+    """A Ctrl-C that lands while ctypes converts a z3 call's arguments comes out as
+    ctypes.ArgumentError("argument 1: KeyboardInterrupt: ") (CI saw it in prove's types_at): the run
+    still ends interrupted, exit 3, without a traceback."""
+    import ctypes
+
+    from checker import engines
+    from checker.cli import main
+
+    class Arg:
+        @property
+        def _as_parameter_(self):
+            os.kill(os.getpid(), signal.SIGINT)  # the handler raises inside ctypes' conversion
+            for _ in range(1000):
+                pass
+            return 1
+
+    def run(*a, **kw):
+        ctypes.CDLL(None).abs(Arg())
+        raise AssertionError("the interrupt did not arrive")
+
+    monkeypatch.setattr(engines, "run", run)
+    assert main(["verify", str(spec(tmp_path))]) == 3
+    out, err = capsys.readouterr()
+    assert "interrupted" in err and "ArgumentError" not in out + err and "exit 3 (inconclusive: interrupted" in out
