@@ -48,6 +48,9 @@ def source_of(obj: Any) -> tuple[str | None, int | None]:
     try:
         fn = inspect.unwrap(obj)
         file = inspect.getsourcefile(fn)
+        code = getattr(fn, "__code__", None)
+        if code is not None:  # what getsourcelines would say (its first decorator's line), without tokenizing
+            return (file, code.co_firstlineno) if file else (None, None)
         _, line = inspect.getsourcelines(fn)
         return file, line
     except (OSError, TypeError):

@@ -91,17 +91,18 @@ def test_rss_split_per_thread_bound_for_T_to_64_and_U_to_16_any_thread_count():
     assert any("exact_after_exit" in n for n in checks["types"].extra["notes"])
 
 
-def test_prove_mode_json_validates(cli):
+def test_prove_mode_json_validates(cli, tmp_path):
     from test_cli import validate
 
-    r = cli("verify", "percpu_eager", "rss_split", "--mode", "prove", "--format", "json")
+    out = tmp_path / "r.json"  # one run: the JSON to the file, the text report on stdout
+    r = cli("verify", "percpu_eager", "rss_split", "--mode", "prove", "--format", "json", "--output", str(out))
     assert r.returncode == 0, r.stderr
-    data = json.loads(r.stdout)
+    data = json.loads(out.read_text())
     validate(data)
     proof = next(c for c in data["checks"] if c["kind"] == "proof" and c["params"]["batch"] == "symbolic")
     assert proof["states"] is None and proof["backend"] == "z3" and proof["obligations"] > 0
     assert "solver_seconds" in proof
-    assert "proved for variant B, ncpus 1..8192" in cli("verify", "percpu_eager", "--mode", "prove").stdout
+    assert "proved for variant B, ncpus 1..8192" in r.stdout
 
 
 def test_solver_timeout_is_inconclusive_never_a_pass(cli):

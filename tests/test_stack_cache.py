@@ -152,13 +152,6 @@ def test_equivalent_mutant_is_not_reported_and_reaches_as_many_states(nr, hotplu
     assert mutant.states == base.states == STATES[nr, hotplug, 2]
 
 
-def test_verify_passes_on_the_family(cli):
-    r = cli("verify", "stack_cache", "stack_cache_2019", "stack_stale", "stack_teardown_keeps_pointer",
-            "stack_release_read_write", "stack_charge_before_zeroing", "stack_memcg_charge_fail", "stack_cmpxchg_stale_old",
-            "stack_stranded_dead_cpu", "stack_drain_online_cpu", "--mode", "explore")
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
-
-
 # -- issue 18, point 10: bugs from the history of this code ---------------------------------------------------
 
 def test_stale_try_cmpxchg_old_skips_an_empty_slot_in_thirteen_steps():

@@ -155,10 +155,3 @@ def test_equivalent_mutant_is_not_reported_and_reaches_the_same_states(layout, s
     mutant = explore(UnlinkBatchCompareLast(layout=layout, size=size))
     assert set(mutant.verdicts.values()) == {"holds"}
     assert mutant.states == base.states and mutant.transitions == base.transitions
-
-
-def test_verify_passes_on_the_family(cli):
-    r = cli("verify", "vma_unlink_batch", "unlink_batch_no_final", "unlink_batch_full_gt",
-            "unlink_batch_no_file_check", "unlink_batch_free_before_final", "unlink_batch_by_mapping",
-            "unlink_batch_compare_last", "--mode", "explore")
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr

@@ -31,8 +31,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import networkx as nx
-
 from checker.types import NOBODY, BoolType, CpuIdType, IntType
 
 if TYPE_CHECKING:
@@ -106,6 +104,8 @@ class ContextRules:
         self.active = len(self.locks) >= 2 or bool(self.sleepers) or bool(self.irqs or self.preempt) or \
             (self.rt and bool(self.rt_locks)) or bool(self.irq_actions and self.locks) or \
             len(self.all_locks) >= 2
+        import networkx as nx  # here: a CLI call that runs no model does not pay for its import
+
         self.order = nx.DiGraph()
         self.sleep_violation: tuple | None = None
         self.irq_taken: dict[str, tuple] = {}  # lock -> a label taking it in interrupt context
@@ -331,6 +331,8 @@ class ContextRules:
                     + (f", since {since}" if since else "") + " (\"BUG: sleeping function called from invalid "
                     "context\")"))
         if len(self.locks) >= 2:
+            import networkx as nx
+
             try:
                 cycle = nx.find_cycle(self.order)
             except nx.NetworkXNoCycle:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import inspect
 import re
 from typing import Any, ClassVar, Iterator
@@ -207,13 +208,16 @@ def all_assumptions(cls: type, memory: str | None = None) -> tuple[str, ...]:
     return base + tuple(extra)
 
 
+_class_source = functools.lru_cache(maxsize=None)(inspect.getsourcelines)  # a class's body is read once
+
+
 def decl_line(cls: type, name: str) -> int | None:
     """The source line of ``name = ...`` or ``def name`` in the spec's class body."""
     for base in cls.__mro__:
         if name not in base.__dict__:
             continue
         try:
-            lines, start = inspect.getsourcelines(base)
+            lines, start = _class_source(base)
         except (OSError, TypeError):
             return None
         pat = re.compile(rf"^\s+(def\s+{re.escape(name)}\b|{re.escape(name)}\s*[:=])")
