@@ -79,6 +79,7 @@ from checker.ordering.machine import (ORDERED, PLAIN, classify, extra_choices, g
                                       with_values)
 
 CUR, ACQ, WF, DEP, WS = range(5)
+THIS_CPU = "this_cpu"  # the Rmw order of this_cpu_*(): not atomic to other CPUs
 VAL, WHO, MARK, VIEW = range(4)  # the fields of a message in a step's working state
 
 
@@ -267,7 +268,7 @@ class Lkmm:
                 continue
             names, domains = [], []
             for a in act.info.access:
-                if a.kind != "load":
+                if not _reads_any(a):
                     continue
                 count = self._slot_count(a)
                 for k in range(count):
@@ -587,7 +588,7 @@ class Lkmm:
         values: dict[tuple, Any] = {}
         k = 0
         for a in act.info.access:
-            if a.kind != "load":
+            if not _reads_any(a):
                 continue
             for li in self._slots(a, s, member, cpu, sargs):
                 age = ages[k]
@@ -661,6 +662,13 @@ class Lkmm:
                     self._append(w2, li, x, V2[CUR] if a.order == "release" else V2[WF], cpu, mark)
                     self._raise_own(w2, cpu, li)
                     w = w2.merge(stored, w)
+                elif a.order == THIS_CPU:
+                    li, age = reads[ri]
+                    ri += 1
+                    read = value_at(seen, m, self.locs.var_of[li])  # the value the step ran on
+                    w = self._this_cpu(w, a, li, age, todo.pop(li, read), read, cpu, mark, conds)
+                    if w is None:
+                        return DISABLED
                 else:  # rmw: the newest message, and the new one right after it
                     msg = w.msgs[li][0]
                     self._race(w, li, V[CUR][li], cpu, mark, True)
@@ -705,6 +713,38 @@ class Lkmm:
             V[self.ul], V[self.ul + 1] = _pick_view(released, V[WS], V[self.ul]), _pick_view(released, V[ACQ],
                                                                                              V[self.ul + 1])
         return self._done(s, act, r, w, normal, And(r.guard, *conds))
+
+    def _this_cpu(self, w: _Work, a: Any, li: int, age: Any, x: Any, read: Any, cpu: int, mark: int,
+                  conds: list) -> _Work | None:
+        """A this_cpu_*() read-modify-write: atomic to its own CPU only (Documentation/core-api/this_cpu_ops.rst:
+        "this_cpu ops do not have lock semantics. A remote write may interfere with a this_cpu RMW operation";
+        x86 emits one instruction with a %gs prefix and no LOCK, include/asm-generic/percpu.h a plain read and
+        write inside raw_local_irq_save()). So it reads as a load does, any message ``cur`` allows (the step's
+        ``age`` choice), and appends its store at the end of the coherence order: a remote store may land
+        between the message it read and its own (a lost update). Its own CPU's stores (an interrupt handler's
+        included) are always in ``cur``: against them it is atomic. Relaxed: the read message's view joins
+        ``acq`` only and the store carries ``wf``. ``x`` is what the step writes (``read`` if nothing): the
+        value it read left as it was (a failed this_cpu_cmpxchg) is no store, an unordered load. None: the
+        age is decided too old."""
+        V = w.views[cpu]
+        t = age + w.shift[li] if not (_plain(w.shift[li]) and w.shift[li] == 0) else age
+        ok = t <= V[CUR][li]  # coherence: no older than what this CPU has seen (its own stores included)
+        if ok is False:
+            return None
+        conds.append(ok)
+        self._race(w, li, V[CUR][li], cpu, mark, True)
+        msg = self._message(w, li, t)
+        V[CUR] = _set(V[CUR], li, _newer(V[CUR][li], t))
+        V[ACQ] = _join(V[ACQ], msg[VIEW])
+        if a.var in self.dep_of:  # a pointer it returned: loads through it depend on it
+            V[self.dep_of[a.var]] = msg[VIEW]
+        stored = _differs(x, read)
+        if stored is False:
+            return w
+        w2 = w.copy() if not _plain(stored) else w
+        self._append(w2, li, x, w2.views[cpu][WF], cpu, races.MARKED)
+        self._raise_own(w2, cpu, li)
+        return w2.merge(stored, w)
 
     def _ordered(self, s: Any, act: CompiledAction, cpu: Any, args: tuple) -> Any:
         """A step without access= that touches weak memory: smp_mb(), the newest values, smp_mb()."""
@@ -831,6 +871,12 @@ class Lkmm:
             return when(r.guard, **upd)
 
         return step
+
+
+def _reads_any(a: Any) -> bool:
+    """An access that reads a message of the CPU's choosing (an ``<var>_age`` choice): a load, or a this_cpu
+    read-modify-write (atomic to its own CPU only)."""
+    return a.kind == "load" or a.kind == "rmw" and a.order == THIS_CPU
 
 
 class _Text(str):
