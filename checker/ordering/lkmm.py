@@ -26,6 +26,12 @@ Rules (``docs/weak-memory.md`` says what this allows and forbids):
   message's view joins the read one's (release sequences); ``mb`` is a full
   fence before and after, ``acquire``/``release`` as a load/store; a step
   that leaves the value as it was (a failed cmpxchg) is an unordered load;
+- a ``this_cpu`` Rmw is atomic to its own CPU only (``_this_cpu``): it reads
+  as a load does (a ``<var>_age`` choice from ``cur`` on; the message's view
+  into ``acq``) and appends its store, carrying ``wf``, at the end, so a
+  remote store may land in between (a lost update); its own CPU's stores
+  are always in its ``cur``; leaving the value as it read it, it is an
+  unordered load;
 - ``smp_rmb``: ``cur`` joins ``acq``; ``smp_wmb``: ``wf`` joins ``ws``;
   ``smp_mb`` (and ``smp_mb__*``): ``cur`` joins ``acq`` and the global
   SC-fence view, which becomes ``cur``; ``wf`` becomes ``cur``;
@@ -44,8 +50,8 @@ The representation: flat integer ghosts, written by expressions (``If``,
 compiled explorer lowers the same steps to C (as ``tso`` is written).
 Messages are numbered by *age*, newest first (0 the newest store of the
 location), and so are views: a view's entry for location ``j`` is the age of
-the oldest message of ``j`` it allows. A load's ``<var>_age`` choice and an
-Rmw's newest message are then fixed slots; a store shifts its location's
+the oldest message of ``j`` it allows. A load's (or a this_cpu Rmw's)
+``<var>_age`` choice and an Rmw's newest message are then fixed slots; a store shifts its location's
 messages by one and ages every view's entry for it by one; dropping the
 messages no CPU can read is clamping the views' entries and zeroing the
 slots past the kept count, so a state has one form (the kept count of a
