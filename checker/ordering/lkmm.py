@@ -51,11 +51,12 @@ compiled explorer lowers the same steps to C (as ``tso`` is written).
 Messages are numbered by *age*, newest first (0 the newest store of the
 location), and so are views: a view's entry for location ``j`` is the age of
 the oldest message of ``j`` it allows. A load's (or a this_cpu Rmw's)
-``<var>_age`` choice and an Rmw's newest message are then fixed slots; a store shifts its location's
-messages by one and ages every view's entry for it by one; dropping the
-messages no CPU can read is clamping the views' entries and zeroing the
-slots past the kept count, so a state has one form (the kept count of a
-location is one more than the oldest age a CPU's ``cur`` allows):
+``<var>_age`` choice and an Rmw's newest message are then fixed slots; a
+store shifts its location's messages by one and ages every view's entry for
+it by one; dropping the messages no CPU can read is clamping the views'
+entries and zeroing the slots past the kept count, so a state has one form
+(the kept count of a location is one more than the oldest age a CPU's
+``cur`` allows):
 
 ``lk_n[i]``                 messages kept of location ``i`` (1..lkmm_history)
 ``lk_val[i*H+a]``           the value of location ``i``'s message of age ``a`` (H = lkmm_history)
