@@ -33,7 +33,7 @@ REFUSED = {
     "lazy_publish_plain_store": "beyond Promela's 32-bit int",
     "lazy_publish_relaxed": "memory=sc",
     "check_mm_mmput_relaxed": "memory=sc",  # its only points are lkmm's
-    "stack_drain_online_cpu": "memory=sc",  # its only point is tso's
+    "stack_drain_online_cpu": "memory=sc",  # its points are tso's and lkmm's
     "up_read_torn_32bit": "32-bit kernel's accesses in halves",
     "lazy_read_torn_32bit": "32-bit kernel's accesses in halves",
     "percpu_lazy_32bit": "32-bit kernel's accesses in halves",

@@ -14,7 +14,7 @@ import pytest
 
 from checker import (And, Fence, Implies, Load, Lock, NOBODY, Or, Param, PerCpu, Rmw, Role, Shared, Spec, SpecError, Store,
                      action, settled, smp_load_acquire, smp_mb, smp_rmb, smp_store_release, smp_wmb, sometimes,
-                     terminal, when, READ_ONCE, WRITE_ONCE, data_race, invariant)
+                     terminal, when, READ_ONCE, WRITE_ONCE, data_race, invariant, atomic, this_cpu, xchg)
 from checker.explore import explore
 from checker.ordering.declare import MEMORY
 from checker.language.compile import Model
@@ -86,6 +86,16 @@ def outcome(cls: type, memory: int, **params) -> str:
 
 def outcomes(cls: type) -> tuple[str, str, str]:
     return outcome(cls, SC), outcome(cls, TSO), outcome(cls, LKMM)
+
+
+def outcomes_at(cls: type, **params) -> tuple[str, str, str]:
+    """``outcomes`` of a spec's ``lost_update`` at a point."""
+    out = []
+    for mem in (SC, TSO, LKMM):
+        r = explore(cls(memory=mem, **params))
+        assert r.complete
+        out.append("Sometimes" if r.outcomes["lost_update"].verdict == "holds" else "Never")
+    return tuple(out)
 
 
 # -- the classic shapes ----------------------------------------------------------------------------------
@@ -512,7 +522,7 @@ def test_tso_is_compiled_with_the_interpreters_states_verdicts_and_traces(name, 
     _same_on_both(globals()[name], memory=TSO, sb_depth=depth)
 
 
-@pytest.mark.parametrize("name", ["Annotated", "Locked", "Cas", "PerCpuSum"])
+@pytest.mark.parametrize("name", ["Annotated", "Locked", "Cas", "PerCpuSum", "ThisCpuVsRemote", "ThisCpuVsIrq"])
 def test_tso_counters_locks_and_rmws_are_compiled_state_for_state(name):
     _same_on_both(globals()[name], memory=TSO, sb_depth=2)
 
@@ -525,7 +535,8 @@ def test_lkmm_is_compiled_with_the_interpreters_states_verdicts_and_traces(name,
     _same_on_both(globals()[name], memory=LKMM, lkmm_history=history)
 
 
-@pytest.mark.parametrize("name", ["Annotated", "Locked", "Cas", "PerCpuSum", "StepPublish"])
+@pytest.mark.parametrize("name", ["Annotated", "Locked", "Cas", "PerCpuSum", "StepPublish", "ThisCpuVsRemote",
+                                  "ThisCpuVsIrq"])
 def test_lkmm_counters_locks_rmws_and_races_are_compiled_state_for_state(name):
     _same_on_both(globals()[name], memory=LKMM, lkmm_history=2)
 
@@ -630,6 +641,103 @@ def test_a_this_cpu_add_is_buffered_and_a_remote_sum_may_miss_it():
         assert explore(PerCpuSum(memory=mem)).outcomes["stale_sum_after_add"].verdict == "holds"
     tso = explore(PerCpuSum(memory=TSO))
     assert tso.outcomes["store_buffer_fills"].verdict == "holds"  # this_cpu_add went through the buffer
+
+
+class ThisCpuVsRemote(Spec):
+    """CPU 0 this_cpu_add()s its own slot; CPU 1 writes that slot remotely (per_cpu_ptr(&x, 0)) with a fully
+    ordered xchg() (remote=0), atomic_xchg() on an atomic_t slot (1) or a WRITE_ONCE (2). this_cpu ops are
+    atomic to their own CPU only (Documentation/core-api/this_cpu_ops.rst: "A remote write may interfere with a
+    this_cpu RMW operation"): the remote write may land between the add's read and its store, and is lost."""
+    kernel = "test: this_cpu_add(x, 1) || xchg(per_cpu_ptr(&x, 0), 10) / WRITE_ONCE(*per_cpu_ptr(&x, 0), 10)"
+    remote = Param(0, domain=range(3))
+    owner = Role(1)
+    other = Role(1)
+    x = PerCpu(0)
+    pc = PerCpu(0)
+    old = PerCpu(-1)
+
+    @action(role="owner", access=this_cpu("this_cpu_add", "x"))
+    def add(s, cpu):
+        return when(s.pc[cpu] == 0, x={cpu: s.x[cpu] + 1}, pc={cpu: 1})
+
+    @action(role="other", access=xchg("x", slot=lambda s, cpu: 0))
+    def remote_xchg(s, cpu):
+        """xchg(per_cpu_ptr(&x, 0), 10)."""
+        return when(And(s.remote == 0, s.pc[cpu] == 0), x={0: 10}, old={cpu: s.x[0]}, pc={cpu: 1})
+
+    @action(role="other", access=atomic("atomic_xchg", "x", slot=lambda s, cpu: 0))
+    def remote_atomic_xchg(s, cpu):
+        """atomic_xchg(per_cpu_ptr(&x, 0), 10)."""
+        return when(And(s.remote == 1, s.pc[cpu] == 0), x={0: 10}, old={cpu: s.x[0]}, pc={cpu: 1})
+
+    @action(role="other", access=WRITE_ONCE("x", slot=lambda s, cpu: 0))
+    def remote_store(s, cpu):
+        """WRITE_ONCE(*per_cpu_ptr(&x, 0), 10)."""
+        return when(And(s.remote == 2, s.pc[cpu] == 0), x={0: 10}, pc={cpu: 1})
+
+    @terminal
+    def done(s):
+        return And(s.pc[0] == 1, s.pc[1] == 1)
+
+    @sometimes
+    def lost_update(s):
+        """Both done and the slot holds the add's 1: the remote 10 was overwritten (under sc the add comes
+        before the remote write, 10, or after it, 11)."""
+        return And(settled(s), s.pc[0] == 1, s.pc[1] == 1, s.x[0] == 1)
+
+
+class ThisCpuVsIrq(Spec):
+    """One CPU: a this_cpu_add() in task context and another in its own interrupt handler. Against its own CPU a
+    this_cpu op is atomic (one instruction, or interrupts off around the generic one: include/asm-generic/percpu.h
+    this_cpu_generic_to_op()): the handler's add is never lost, nor the task's."""
+    kernel = "test: this_cpu_add(x, 1) || irq: this_cpu_add(x, 10) on the same CPU"
+    cpus = Role(1)
+    x = PerCpu(0)
+    pc = PerCpu(0)
+    irqs = PerCpu(0)
+
+    @action(role="cpus", access=this_cpu("this_cpu_add", "x"))
+    def add(s, cpu):
+        return when(s.pc[cpu] == 0, x={cpu: s.x[cpu] + 1}, pc={cpu: 1})
+
+    @action(role="cpus", irq=True, access=this_cpu("this_cpu_add", "x"))
+    def irq_add(s, cpu):
+        return when(s.irqs[cpu] == 0, x={cpu: s.x[cpu] + 10}, irqs={cpu: 1})
+
+    @terminal
+    def done(s):
+        return And(s.pc[0] == 1, s.irqs[0] == 1)
+
+    @sometimes
+    def lost_update(s):
+        return And(settled(s), s.pc[0] == 1, s.irqs[0] == 1, s.x[0] != 11)
+
+    @sometimes
+    def both_added(s):
+        return And(settled(s), s.pc[0] == 1, s.irqs[0] == 1, s.x[0] == 11)
+
+
+@pytest.mark.parametrize("remote", [0, 1, 2])
+def test_a_remote_write_between_a_this_cpu_adds_read_and_store_is_lost_under_tso_and_lkmm(remote):
+    """xchg(), atomic_xchg() or WRITE_ONCE() of CPU 0's slot from CPU 1 against CPU 0's this_cpu_add: the add
+    is one atomic step under sc; x86's add has no LOCK (its store waits in the buffer), and under lkmm it reads
+    the slot's older store and places its own last."""
+    assert outcomes_at(ThisCpuVsRemote, remote=remote) == ("Never", "Sometimes", "Sometimes")
+    trace = explore(ThisCpuVsRemote(remote=remote, memory=LKMM)).outcomes["lost_update"].trace
+    assert [st.action for st in trace] == [("remote_xchg", "remote_atomic_xchg", "remote_store")[remote], "add"]
+    assert trace[-1].choices == {"x_age": 1}  # the add read the initial 0, before the remote 10
+
+
+def test_a_this_cpu_op_is_atomic_against_its_own_cpus_interrupt_handler():
+    assert outcomes_at(ThisCpuVsIrq) == ("Never", "Never", "Never")
+    for mem in (SC, TSO, LKMM):
+        assert explore(ThisCpuVsIrq(memory=mem)).outcomes["both_added"].verdict == "holds"
+
+
+def test_a_this_cpu_op_reads_by_age_under_lkmm():
+    """Its read is a load's: an age choice, 0 the newest store."""
+    assert Model(ThisCpuVsRemote(memory=LKMM)).actions[0].arg_names == ("x_age",)
+    assert Model(ThisCpuVsRemote(memory=TSO)).actions[0].arg_names == ()
 
 
 # -- tasks: a context switch is a full barrier ------------------------------------------------------------

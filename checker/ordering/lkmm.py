@@ -26,6 +26,12 @@ Rules (``docs/weak-memory.md`` says what this allows and forbids):
   message's view joins the read one's (release sequences); ``mb`` is a full
   fence before and after, ``acquire``/``release`` as a load/store; a step
   that leaves the value as it was (a failed cmpxchg) is an unordered load;
+- a ``this_cpu`` Rmw is atomic to its own CPU only (``_this_cpu``): it reads
+  as a load does (a ``<var>_age`` choice from ``cur`` on; the message's view
+  into ``acq``) and appends its store, carrying ``wf``, at the end, so a
+  remote store may land in between (a lost update); its own CPU's stores
+  are always in its ``cur``; leaving the value as it read it, it is an
+  unordered load;
 - ``smp_rmb``: ``cur`` joins ``acq``; ``smp_wmb``: ``wf`` joins ``ws``;
   ``smp_mb`` (and ``smp_mb__*``): ``cur`` joins ``acq`` and the global
   SC-fence view, which becomes ``cur``; ``wf`` becomes ``cur``;
@@ -44,12 +50,13 @@ The representation: flat integer ghosts, written by expressions (``If``,
 compiled explorer lowers the same steps to C (as ``tso`` is written).
 Messages are numbered by *age*, newest first (0 the newest store of the
 location), and so are views: a view's entry for location ``j`` is the age of
-the oldest message of ``j`` it allows. A load's ``<var>_age`` choice and an
-Rmw's newest message are then fixed slots; a store shifts its location's
-messages by one and ages every view's entry for it by one; dropping the
-messages no CPU can read is clamping the views' entries and zeroing the
-slots past the kept count, so a state has one form (the kept count of a
-location is one more than the oldest age a CPU's ``cur`` allows):
+the oldest message of ``j`` it allows. A load's (or a this_cpu Rmw's)
+``<var>_age`` choice and an Rmw's newest message are then fixed slots; a
+store shifts its location's messages by one and ages every view's entry for
+it by one; dropping the messages no CPU can read is clamping the views'
+entries and zeroing the slots past the kept count, so a state has one form
+(the kept count of a location is one more than the oldest age a CPU's
+``cur`` allows):
 
 ``lk_n[i]``                 messages kept of location ``i`` (1..lkmm_history)
 ``lk_val[i*H+a]``           the value of location ``i``'s message of age ``a`` (H = lkmm_history)
@@ -79,6 +86,7 @@ from checker.ordering.machine import (ORDERED, PLAIN, classify, extra_choices, g
                                       with_values)
 
 CUR, ACQ, WF, DEP, WS = range(5)
+THIS_CPU = "this_cpu"  # the Rmw order of this_cpu_*(): not atomic to other CPUs
 VAL, WHO, MARK, VIEW = range(4)  # the fields of a message in a step's working state
 
 
@@ -267,7 +275,7 @@ class Lkmm:
                 continue
             names, domains = [], []
             for a in act.info.access:
-                if a.kind != "load":
+                if not _reads_any(a):
                     continue
                 count = self._slot_count(a)
                 for k in range(count):
@@ -587,7 +595,7 @@ class Lkmm:
         values: dict[tuple, Any] = {}
         k = 0
         for a in act.info.access:
-            if a.kind != "load":
+            if not _reads_any(a):
                 continue
             for li in self._slots(a, s, member, cpu, sargs):
                 age = ages[k]
@@ -661,6 +669,13 @@ class Lkmm:
                     self._append(w2, li, x, V2[CUR] if a.order == "release" else V2[WF], cpu, mark)
                     self._raise_own(w2, cpu, li)
                     w = w2.merge(stored, w)
+                elif a.order == THIS_CPU:
+                    li, age = reads[ri]
+                    ri += 1
+                    read = value_at(seen, m, self.locs.var_of[li])  # the value the step ran on
+                    w = self._this_cpu(w, a, li, age, todo.pop(li, read), read, cpu, mark, conds)
+                    if w is None:
+                        return DISABLED
                 else:  # rmw: the newest message, and the new one right after it
                     msg = w.msgs[li][0]
                     self._race(w, li, V[CUR][li], cpu, mark, True)
@@ -705,6 +720,38 @@ class Lkmm:
             V[self.ul], V[self.ul + 1] = _pick_view(released, V[WS], V[self.ul]), _pick_view(released, V[ACQ],
                                                                                              V[self.ul + 1])
         return self._done(s, act, r, w, normal, And(r.guard, *conds))
+
+    def _this_cpu(self, w: _Work, a: Any, li: int, age: Any, x: Any, read: Any, cpu: int, mark: int,
+                  conds: list) -> _Work | None:
+        """A this_cpu_*() read-modify-write: atomic to its own CPU only (Documentation/core-api/this_cpu_ops.rst:
+        "this_cpu ops do not have lock semantics. A remote write may interfere with a this_cpu RMW operation";
+        x86 emits one instruction with a %gs prefix and no LOCK, include/asm-generic/percpu.h a plain read and
+        write inside raw_local_irq_save()). So it reads as a load does, any message ``cur`` allows (the step's
+        ``age`` choice), and appends its store at the end of the coherence order: a remote store may land
+        between the message it read and its own (a lost update). Its own CPU's stores (an interrupt handler's
+        included) are always in ``cur``: against them it is atomic. Relaxed: the read message's view joins
+        ``acq`` only and the store carries ``wf``. ``x`` is what the step writes (``read`` if nothing): the
+        value it read left as it was (a failed this_cpu_cmpxchg) is no store, an unordered load. None: the
+        age is decided too old."""
+        V = w.views[cpu]
+        t = age + w.shift[li] if not (_plain(w.shift[li]) and w.shift[li] == 0) else age
+        ok = t <= V[CUR][li]  # coherence: no older than what this CPU has seen (its own stores included)
+        if ok is False:
+            return None
+        conds.append(ok)
+        self._race(w, li, V[CUR][li], cpu, mark, True)
+        msg = self._message(w, li, t)
+        V[CUR] = _set(V[CUR], li, _newer(V[CUR][li], t))
+        V[ACQ] = _join(V[ACQ], msg[VIEW])
+        if a.var in self.dep_of:  # a pointer it returned: loads through it depend on it
+            V[self.dep_of[a.var]] = msg[VIEW]
+        stored = _differs(x, read)
+        if stored is False:
+            return w
+        w2 = w.copy() if not _plain(stored) else w
+        self._append(w2, li, x, w2.views[cpu][WF], cpu, races.MARKED)
+        self._raise_own(w2, cpu, li)
+        return w2.merge(stored, w)
 
     def _ordered(self, s: Any, act: CompiledAction, cpu: Any, args: tuple) -> Any:
         """A step without access= that touches weak memory: smp_mb(), the newest values, smp_mb()."""
@@ -831,6 +878,12 @@ class Lkmm:
             return when(r.guard, **upd)
 
         return step
+
+
+def _reads_any(a: Any) -> bool:
+    """An access that reads a message of the CPU's choosing (an ``<var>_age`` choice): a load, or a this_cpu
+    read-modify-write (atomic to its own CPU only)."""
+    return a.kind == "load" or a.kind == "rmw" and a.order == THIS_CPU
 
 
 class _Text(str):
