@@ -48,8 +48,9 @@ def _raise(signum: int, frame: object) -> None:
 
 def _unraisable(hook: object) -> object:
     def quiet(u: object) -> None:
-        # an interrupt raised in a destructor: no "Exception ignored" traceback; check() raises it again
-        if isinstance(getattr(u, "exc_value", None), KeyboardInterrupt):
+        # an interrupt raised in a destructor, bare or wrapped by ctypes (z3's Z3_dec_ref in AstRef.__del__):
+        # no "Exception ignored" traceback; check() raises it again
+        if _pending or isinstance(getattr(u, "exc_value", None), KeyboardInterrupt):
             return
         hook(u)  # type: ignore[operator]
 
