@@ -91,9 +91,12 @@ def lkmm_points(cls):
 
 
 LKMM_SPECS = sorted(n for n, c in SPECS.items() if lkmm_points(c))
+#: The stack family's variants of stack_cache (a changed step or two each): their programs take 8-9 s each to
+#: compile cold, so they are compared in the differential tier only (every point, below).
+STACK_VARIANTS = {n for n in LKMM_SPECS if n.startswith("stack_") and n not in ("stack_cache", "stack_drain_online_cpu")}
 
 
-@pytest.mark.parametrize("name", LKMM_SPECS)
+@pytest.mark.parametrize("name", [n for n in LKMM_SPECS if n not in STACK_VARIANTS])
 def test_engines_agree_under_lkmm_at_the_first_point(name):
     """lkmm's steps are expressions over flat ghosts: the compiled engine runs them, state for state (a spec
     with tasks runs on the interpreter, saying so). The first 1,000 states of the first point (the interpreted
