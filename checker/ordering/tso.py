@@ -31,10 +31,10 @@ from typing import Any
 from checker.expr import AllOf, And, If, Implies, Not, Or
 from checker.language.compile import CompiledAction, Model
 from checker.language.declare import DISABLED, ActionInfo, Ghost, Step, when
-from checker.types import IntType
+from checker.types import NOBODY, IntType
 
 from checker.ordering.declare import weak_vars
-from checker.ordering.machine import (ORDERED, PLAIN, _Shown, classify, involved, lock_vars, locations, split_updates,
+from checker.ordering.machine import (ORDERED, PLAIN, Locations, _Shown, classify, involved, lock_vars, locations, split_updates,
                                       switches, unlisted_store, value_at, weak_cpus, with_values)
 
 #: RMW orders that are not LOCKed on x86.
@@ -46,9 +46,11 @@ class Tso:
 
     def __init__(self, model: Model):
         self.model = model
-        self.locs = locations(model)
         self.weak = frozenset(weak_vars(model.info))
         self.locks = lock_vars(model)
+        self.locs = _with_locks(locations(model), self.locks)
+        #: location index of each Lock (after the weak variables' slots)
+        self.lock_loc = {name: self.locs.of[(name, None)] for name in self.locks}
         self.depth = model.params.sb_depth
         #: The compiled explorer lowers these steps; with tasks the scheduler's barrier is checked in Python.
         from checker.kernel.tasks import has_tasks
@@ -155,6 +157,8 @@ class Tso:
                 orders[a.var] = "locked" if (locked or i < last_drain) else "buffered"
                 place[a.var] = i
         locs, of = self.locs, self.locs.of
+        lock_loc = self.lock_loc
+        lock_at = set(lock_loc.values())
         every = self.cpus
         roleless = act.cpus == (None,)
         # A per-CPU variable whose every access names the CPU's own slot: an update of another slot is the spec
@@ -169,28 +173,51 @@ class Tso:
             mem = s.tso_memory
             if cpu is None:  # a step of no CPU: fully ordered for every CPU
                 conds = [s.sb_n[c] == 0 for c in every]
-                seen = {loc: mem[i] for i, loc in enumerate(locs.var_of)}
+                seen = {loc: mem[i] for i, loc in enumerate(locs.var_of) if loc[0] not in lock_loc}
                 n = 0
             else:
                 n, lk, lv = self._entries(s, cpu)
                 conds = [n == 0] if drains else []
                 seen = {}
                 for i, loc in enumerate(locs.var_of):
+                    if loc[0] in lock_loc:
+                        continue
                     v = mem[i]
                     for k in range(D):  # the newest entry of its own buffer wins
                         v = If(And(k < n, lk[k] == i), lv[k], v)
                     seen[loc] = v
+            for name, i in lock_loc.items():
+                # A Lock reads as its variable (the holder in program order: the CPU's own buffered release
+                # included, by forwarding) unless another CPU's release of it is still buffered: then as memory
+                # (held). Not as memory outright: the context rules ask whether a step could run were a lock
+                # free by freeing the variable (ContextRules._irq_spins, on_state, the compiled cc_irq_spins).
+                pending = [] if cpu is None else self._pending(s, i, cpu)
+                seen[(name, None)] = If(Or(*pending), mem[i], getattr(s, name)) if pending else getattr(s, name)
             view = with_values(m, s, seen)
             r = fn(view, member, *args) if member is not None else fn(view, *args)
             if r is DISABLED:
                 return r
             normal, stores = split_updates(m, r.updates, self.weak)
-            for name in self.locks:  # taking or releasing a lock drains the buffer
-                if name in normal and cpu is not None:
-                    conds.append(Or(normal[name] == getattr(s, name), n == 0))
             upd: dict[str, Any] = dict(normal)
             memupd: dict[int, Any] = {}
             buffered: list[tuple[tuple, Any]] = []
+            lockmem: list[tuple[int, Any, Any]] = []  # (location, condition, value): lock words written to memory
+            releases: list[tuple[int, Any]] = []  # (location, condition): a release buffered, last in the step
+            for name, i in lock_loc.items():
+                if name not in normal:
+                    continue
+                new = normal[name]
+                if cpu is None or kind == ORDERED:  # fully ordered: to memory in the step
+                    lockmem.append((i, True, new))
+                    continue
+                old = seen[(name, None)]
+                # spin_unlock() is a plain store on x86 (smp_store_release(&lock->locked, 0)): buffered. Taking
+                # (or any other change) is a LOCKed RMW (the cmpxchg of spin_lock()): the buffer empty, to memory.
+                rel = And(new == NOBODY, old != NOBODY)
+                take = And(new != old, Not(rel))
+                conds.append(Or(Not(take), n == 0))
+                lockmem.append((i, take, new))
+                releases.append((i, rel))
             for loc in [loc for loc in stores if loc[1] is not None and loc[1].__class__ is not int]:
                 x = stores.pop(loc)  # a slot the state picks (on terms, as the compiled engine lowers it)
                 if cpu is not None and loc[0] in own_only:  # the own slot: the CPU the step runs on
@@ -212,40 +239,71 @@ class Tso:
                 else:
                     buffered.append((loc, x))
             buffered.sort(key=lambda e: place[e[0][0]])  # stable: one variable's slots keep their order
-            # More stores than the buffer holds: x86 stalls until the oldest drain. The step waits for an empty
-            # buffer (the flush steps empty it) and its oldest stores beyond the depth reach memory in the step.
-            spill, buffered = buffered[:max(0, len(buffered) - D)], buffered[max(0, len(buffered) - D):]
-            for loc, x in spill:
-                memupd[of[loc]] = x
-            if spill:
-                conds.append(n == 0)
-            count = len(buffered)
-            if count:
+            # The entries the step appends, in program order: its buffered stores, then the releases of its
+            # locks (an unlock ends its critical section: the step's stores reach memory before it), each there
+            # only where the step does release. More than the buffer holds: x86 stalls until the oldest drain.
+            # The step waits for an empty buffer (the flush steps empty it) and its oldest entries beyond the
+            # depth reach memory in the step.
+            entries = [(of[loc], x, True, loc) for loc, x in buffered]
+            entries += [(i, NOBODY, rel, None) for i, rel in releases]
+            total: Any = 0
+            before = []
+            for e in entries:
+                before.append(total)
+                total = total + If(e[2], 1, 0)
+            spill = If(total > D, total - D, 0)
+            spilled: list[tuple[int, Any, Any]] = []  # (location, condition, value)
+            if entries:
                 newloc, newval = list(lk), list(lv)
-                for j, (loc, x) in enumerate(buffered):
-                    at = n + j
+                for (i, x, present, loc), p in zip(entries, before):
+                    out_ = And(present, p < spill)
+                    if out_ is not False:
+                        spilled.append((i, out_, x))
+                    kept = And(present, p >= spill)
+                    if kept is False:
+                        continue
+                    at = n + p - spill
                     for k in range(D):
-                        newloc[k] = If(at == k, of[loc], newloc[k])
-                        newval[k] = If(at == k, x, newval[k])
-                conds.append(n + count <= D)
-                upd["sb_n"] = {cpu: n + count}
-                for k in range(D):
-                    upd[f"sb_loc{k}"] = {cpu: newloc[k]}
-                    upd[f"sb_val{k}"] = {cpu: newval[k]}
-            for i in memupd:  # a store written to memory now is not the newest while another CPU still buffers
-                loc = locs.var_of[i]  # one to its location: that one reaches memory later (as in _flush)
+                        newloc[k] = If(And(kept, at == k), i, newloc[k])
+                        newval[k] = If(And(kept, at == k), x, newval[k])
+                if not _zero(spill):
+                    conds.append(Or(spill == 0, n == 0))
+                if not _zero(total):
+                    conds.append(n + total - spill <= D)
+                    upd["sb_n"] = {cpu: n + total - spill}
+                    for k in range(D):
+                        upd[f"sb_loc{k}"] = {cpu: newloc[k]}
+                        upd[f"sb_val{k}"] = {cpu: newval[k]}
+            # a store written to memory now is not the newest while another CPU still buffers one to its location:
+            # that one reaches memory later (as in _flush)
+            for i, when_, x in [(i, True, x) for i, x in memupd.items()] + [e for e in spilled if e[0] not in lock_at]:
+                loc = locs.var_of[i]
                 later = []
                 for c in every:
                     if c != cpu:
                         ln, lks, _ = self._entries(s, c)
                         later += [And(k < ln, lks[k] == i) for k in range(D)]
                 if later:
-                    _put(upd, loc, If(Or(*later), value_at(s, m, loc), memupd[i]))
+                    _put(upd, loc, If(And(when_, Or(*later)), value_at(s, m, loc), x))
+            writes: dict[int, Any] = {}
+            for i, when_, x in [(i, True, x) for i, x in memupd.items()] + lockmem + spilled:
+                if when_ is not False:
+                    writes[i] = If(when_, x, writes.get(i, mem[i]))
+            memupd = writes
             if memupd:
                 upd["tso_memory"] = memupd
             return when(And(r.guard, *conds), **upd)
 
         return step
+
+    def _pending(self, s: Any, i: int, cpu: int) -> list:
+        """Whether another CPU than ``cpu`` buffers a store to location ``i``: one term per entry."""
+        out = []
+        for c in self.cpus:
+            if c != cpu:
+                ln, lks, _ = self._entries(s, c)
+                out += [And(k < ln, lks[k] == i) for k in range(self.depth)]
+        return out
 
     def _flush(self, s: Any, cpu: int) -> Any:
         n, lk, lv = self._entries(s, cpu)
@@ -297,6 +355,16 @@ class Tso:
         return step
 
 
+def _with_locks(locs: Locations, locks: tuple[str, ...]) -> Locations:
+    """The weak locations and, after them, one per Lock (its word in memory: a release waits in the buffer)."""
+    names, of, var_of = list(locs.names), dict(locs.of), list(locs.var_of)
+    for name in locks:
+        of[(name, None)] = len(names)
+        var_of.append((name, None))
+        names.append(name)
+    return Locations(tuple(names), of, tuple(var_of))
+
+
 def _with_fn(act: CompiledAction, fn: Any) -> CompiledAction:
     import dataclasses
 
@@ -309,6 +377,11 @@ def _put(upd: dict, loc: tuple, value: Any) -> None:
         upd[v] = value
     else:
         upd.setdefault(v, {})[sl] = value
+
+
+def _zero(x: Any) -> bool:
+    """A plain 0 (an int, not a term): the step appends nothing, or spills nothing."""
+    return x.__class__ is int and x == 0
 
 
 def _nth(k: int) -> str:
