@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from checker import (And, Fence, Implies, Load, Lock, NOBODY, Or, Param, PerCpu, Rmw, Role, Shared, Spec, SpecError, Store,
+from checker import (And, Fence, If, Implies, Load, Lock, NOBODY, Or, Param, PerCpu, Rmw, Role, Shared, Spec, SpecError, Store,
                      action, settled, smp_load_acquire, smp_mb, smp_rmb, smp_store_release, smp_wmb, sometimes,
                      terminal, when, READ_ONCE, WRITE_ONCE, data_race, invariant, atomic, this_cpu, xchg)
 from checker.explore import explore
@@ -425,6 +425,96 @@ def test_a_lock_orders_the_accesses_under_it():
         r = explore(Locked(memory=mem))
         assert r.outcomes["no_lost_update"].verdict == "holds", mem
     assert explore(Locked(memory=LKMM)).outcomes["no_data_race"].verdict == "holds"
+
+
+class SBUnlock(Spec):
+    """Store buffering across an unlock: CPU 0 ``x = 1; spin_unlock(l); r0 = y``, CPU 1 ``y = 1; smp_mb();
+    r1 = x`` (``spin_unlock()`` is a plain store on x86: smp_store_release(&lock->locked, 0) in
+    queued_spin_unlock()), and CPU 1 then reads ``spin_is_locked(l)`` into ``held``."""
+    kernel = "test: spin_lock(l); WRITE_ONCE(x, 1); spin_unlock(l); READ_ONCE(y) || WRITE_ONCE(y, 1); smp_mb(); ..."
+    p0 = Role(1)
+    p1 = Role(1)
+    lock = Lock()
+    x = Shared(0)
+    y = Shared(0)
+    r = PerCpu(0)
+    held = Shared(0)
+    pc = PerCpu(0)
+
+    @action(role="p0")
+    def take(s, cpu):
+        return when(And(s.pc[cpu] == 0, s.lock == NOBODY), lock=cpu, pc={cpu: 1})
+
+    @action(role="p0", access=WRITE_ONCE("x"))
+    def store_x(s, cpu):
+        return when(s.pc[cpu] == 1, x=1, pc={cpu: 2})
+
+    @action(role="p0")
+    def release(s, cpu):
+        return when(s.pc[cpu] == 2, lock=NOBODY, pc={cpu: 3})
+
+    @action(role="p0", access=READ_ONCE("y"))
+    def load_y(s, cpu):
+        return when(s.pc[cpu] == 3, r={cpu: s.y}, pc={cpu: 4})
+
+    @action(role="p1", access=(WRITE_ONCE("y"), smp_mb(), READ_ONCE("x")))
+    def store_y_mb_load_x(s, cpu):
+        return when(s.pc[cpu] == 0, y=1, r={cpu: s.x}, pc={cpu: 1})
+
+    @action(role="p1")
+    def is_locked(s, cpu):
+        return when(s.pc[cpu] == 1, held=If(s.lock == NOBODY, 0, 1), pc={cpu: 2})
+
+    @terminal
+    def done(s):
+        return And(s.pc[0] == 4, s.pc[1] == 2)
+
+    @sometimes
+    def both_zero(s):
+        """r0 = r1 = 0: CPU 0's load passed its buffered store to x and its buffered unlock."""
+        return And(s.pc[0] == 4, s.pc[1] == 2, s.r[0] == 0, s.r[1] == 0)
+
+    @sometimes
+    def held_after_the_read(s):
+        """CPU 1, after its smp_mb(), sees the lock held although CPU 0 read y = 0 after unlocking."""
+        return And(s.pc[0] == 4, s.pc[1] == 2, s.r[0] == 0, s.held == 1)
+
+
+def test_a_load_passes_a_buffered_unlock_under_tso_only():
+    """x86: the unlocking store waits in the store buffer; a later load of the unlocking CPU passes it (and the
+    critical section's buffered store). sc forbids both outcomes; tso allows them (the store to x and the
+    unlock both wait, so r0 = r1 = 0 needs a buffer of 2; the held lock needs only the unlock buffered)."""
+    sc = explore(SBUnlock(memory=SC))
+    assert sc.complete and sc.verdicts["both_zero"] == "violated" and sc.verdicts["held_after_the_read"] == "violated"
+    one = explore(SBUnlock(memory=TSO, sb_depth=1))
+    assert one.verdicts["both_zero"] == "violated" and one.verdicts["held_after_the_read"] == "holds"
+    two = explore(SBUnlock(memory=TSO, sb_depth=2))
+    assert two.complete and two.verdicts["both_zero"] == "holds" and two.verdicts["held_after_the_read"] == "holds"
+    trace = two.outcomes["both_zero"].trace
+    rel = next(st for st in trace if st.action == "release")
+    # buffered behind the store to x; the spec's lock already names nobody (the holder in program order)
+    assert rel.changes.get("sb_n[0]") == 2 and rel.changes.get("sb_val1[0]") == NOBODY and rel.changes["lock"] == NOBODY
+    acts = [st.action for st in trace]
+    assert "flush" not in acts[:acts.index("load_y")]  # CPU 0 read y with x = 1 and the unlock still buffered
+    assert explore(SBUnlock(memory=LKMM)).verdicts["both_zero"] == "holds"
+
+
+def test_tso_a_lock_is_taken_only_once_its_release_reached_memory():
+    """Mutual exclusion under tso with the unlock buffered: CPU 1's spin_lock() (a LOCKed cmpxchg) sees the lock
+    held until CPU 0's buffered release is flushed, and by then (FIFO) the counter's store is in memory too:
+    no lost update at any buffer depth. The releasing CPU re-takes it only once its own buffer drained."""
+    for depth in (1, 2, 3):
+        r = explore(Locked(memory=TSO, sb_depth=depth))
+        assert r.complete and r.verdicts["no_lost_update"] == "holds" and r.verdicts["both_added"] == "holds", depth
+    # the witness of a buffered release: some state has CPU 0's release buffered while CPU 1 waits to take
+    r = explore(Locked(memory=TSO, sb_depth=2))
+    assert r.verdicts["store_buffer_fills"] == "holds"
+
+
+def test_tso_buffered_release_is_compiled_state_for_state():
+    for depth in (1, 2):
+        _same_on_both(SBUnlock, memory=TSO, sb_depth=depth)
+        _same_on_both(Locked, memory=TSO, sb_depth=depth)
 
 
 # -- load-time errors -------------------------------------------------------------------------------------

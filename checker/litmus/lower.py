@@ -725,6 +725,11 @@ def _add_actions(ns: dict[str, Any], names: set[str], low: _Lowerer, t: P.Thread
             name += "_"
         names.add(name)
         ns[name] = _make_action(low, t, k, ins, pc_attr, choice, accesses, f"{test.file}:{st.line}: {text}", name)
+        # the locks the statement releases (spin_unlock()): under tso each release waits in the store buffer
+        # too, so checker.litmus.run.bounds counts it with the thread's stores
+        lock_attrs = {loc.attr for loc in low.lay.locs.values() if loc.kind == "lock"}
+        ns[name].litmus_unlocks = sum(1 for a, v in probe.updates.items()
+                                      if a in lock_attrs and v.__class__ is int and v == NOBODY)
 
 
 def _make_action(low: _Lowerer, t: P.Thread, k: int, ins: Instr, pc_attr: str, choice: dict[str, str],
