@@ -517,6 +517,55 @@ def test_tso_buffered_release_is_compiled_state_for_state():
         _same_on_both(Locked, memory=TSO, sb_depth=depth)
 
 
+class IrqLock(Spec):
+    """A task takes a spinlock with interrupts on and stores under it; its CPU's interrupt handler takes the
+    same lock (lockdep's irq-safety splat, and a real deadlock while the task holds it)."""
+    kernel = "test: spin_lock(l); WRITE_ONCE(x, 1); spin_unlock(l) || irq: spin_lock(l)"
+    cpus = Role(2)
+    lock = Lock()
+    x = Shared(0)
+    pc = PerCpu(0, role="cpus")
+    done = PerCpu(0, role="cpus")
+
+    @action(role="cpus")
+    def spin_lock(s, t):
+        return when(And(t == 0, s.pc[t] == 0, s.lock == NOBODY), lock=t, pc={t: 1})
+
+    @action(role="cpus", access=WRITE_ONCE("x"))
+    def store_x(s, t):
+        return when(s.pc[t] == 1, x=1, pc={t: 2})
+
+    @action(role="cpus")
+    def spin_unlock(s, t):
+        return when(s.pc[t] == 2, lock=NOBODY, pc={t: 3})
+
+    @action(role="cpus", irq=True)
+    def irq_handler_locks(s, c):
+        return when(And(c == 0, s.done[c] == 0, s.lock == NOBODY), lock=c, done={c: 1})
+
+    @action(role="cpus", irq=True)
+    def irq_handler_unlocks(s, c):
+        return when(And(s.done[c] == 1, s.lock == c), lock=NOBODY, done={c: 2})
+
+    finished = terminal(lambda s: And(s.pc[0] == 3, s.done[0] == 2))
+    handler_took_it_after_the_task = sometimes(lambda s: And(s.pc[0] == 3, s.done[0] == 2))
+
+
+@pytest.mark.parametrize("engine", ["interpreted", "compiled"])
+def test_tso_context_rules_see_the_holder_in_program_order(engine):
+    """With the unlock buffered the spec's Lock still names its holder in program order: the handler that would
+    spin on the lock its task holds is found after the same one step as under sc (and only while the task
+    holds it: once the task's release is buffered, the handler waits for the flush, no deadlock)."""
+    for mem in (SC, TSO):
+        r = explore(IrqLock(memory=mem, sb_depth=2), engine=engine)
+        assert r.complete and r.verdicts["no_deadlock"] == "holds", mem
+        dead = r.outcomes["no_irq_deadlock"]
+        assert dead.verdict == "violated" and [s.action for s in dead.trace] == ["spin_lock"], mem
+        assert r.verdicts["handler_took_it_after_the_task"] == "holds", mem
+    if engine == "compiled":
+        _same_on_both(IrqLock, memory=TSO, sb_depth=2)
+
+
 # -- load-time errors -------------------------------------------------------------------------------------
 
 def test_a_wrong_order_is_refused_where_it_is_written():
