@@ -319,3 +319,22 @@ def test_lkmm_this_cpu_rmw_is_not_atomic_to_other_cpus():
     assert xchg.action == "this_cpu_xchg" and xchg.choices == {"on_cpu": 0, "slot0_age": 1, "slot1_age": 0}
     assert xchg.changes["held[3]"] == 1 and xchg.changes["reused"] == 1  # took the freed stack too
     assert str(xchg.changes["mem_history"]).startswith("slot0[0]: 0,0 ")  # its NULL after the drain's
+
+
+# -- locks under tso: the release waits in the store buffer, on both engines -------------------------------
+
+@pytest.mark.parametrize("spec, params", [
+    (CheckMmRefcount, dict(ncpus=2, sb_depth=2)),
+    (PercpuEager, dict(variant=VARIANT.B, ncpus=2, batch=2, irq=1)),  # the irq handler's lock: context rules
+    (PercpuEager, dict(variant=VARIANT.C, ncpus=2, batch=2, migrations=1)),  # Role(cpu=): a member's release
+])
+def test_tso_lock_specs_are_compiled_state_for_state(spec, params):
+    """fbc->lock's raw_spin_unlock() is a buffered store under tso (an entry only where the step releases:
+    ``lock=If(refuse, NOBODY, t)``): the compiled explorer lowers the same steps, state for state."""
+    compiled = explore(spec(**params, memory=TSO), engine="compiled")
+    interpreted = explore(spec(**params, memory=TSO), engine="interpreted")
+    assert compiled.engine == "compiled", compiled.engine_note
+    assert (compiled.states, compiled.transitions, compiled.depth) == \
+        (interpreted.states, interpreted.transitions, interpreted.depth)
+    assert {k: o.verdict for k, o in compiled.outcomes.items()} == {k: o.verdict for k, o in interpreted.outcomes.items()}
+    assert interpreted.complete and _failing(interpreted) == _failing(explore(spec(**params)))  # as under sc

@@ -8,11 +8,25 @@
   that properties relating them to ghosts the same step updates keep their
   meaning; a flush that leaves no store to that location buffered anywhere
   sets the variable to what memory now holds (the coherence-last store).
-- A LOCKed RMW (every ``Rmw`` but ``this_cpu``), ``smp_mb()``, taking or
-  releasing a Lock and a step without ``access=`` that touches a weak
-  variable run only with the CPU's buffer empty (they drain it), and write
-  memory directly. ``smp_rmb``/``smp_wmb`` and the ``smp_mb__*`` fences order
-  nothing more on x86 (its atomics are already full barriers).
+- A LOCKed RMW (every ``Rmw`` but ``this_cpu``), ``smp_mb()``, taking a Lock
+  and a step without ``access=`` that touches a weak variable run only with
+  the CPU's buffer empty (they drain it), and write memory directly.
+  ``smp_rmb``/``smp_wmb`` and the ``smp_mb__*`` fences order nothing more on
+  x86 (its atomics are already full barriers).
+- Releasing a Lock (a step that sets it to NOBODY) is a store like any other,
+  as on x86: ``spin_unlock()`` is ``queued_spin_unlock()``, an
+  ``smp_store_release(&lock->locked, 0)``, a plain MOV
+  (include/asm-generic/qspinlock.h, arch/x86/include/asm/qspinlock.h), while
+  ``spin_lock()`` is a LOCK CMPXCHG. Each Lock is a location after the weak
+  ones (``tso_memory`` holds its word); the release enters the buffer last
+  in its step (after the step's buffered stores: the critical section's
+  stores reach memory before the unlock), so the CPU's later loads pass it.
+  The spec's Lock variable is the holder in program order (NOBODY from the
+  release on), which the context rules read; a step reads it as that,
+  unless another CPU's release of it is still buffered: then as memory
+  (held). Taking it needs the CPU's buffer empty, so no CPU takes a lock
+  whose release another CPU still buffers, and the releaser re-takes it
+  only once its own buffer drained.
 - ``flush`` (an engine step of each CPU) writes the oldest buffered store
   to memory: traces show every buffered store reaching memory.
 
@@ -20,9 +34,8 @@ The transformation is written in the expression vocabulary (``If``,
 ``And``, ...) over flat integer ghosts (``sb_n``: entries, ``sb_loc<k>`` /
 ``sb_val<k>``: the k-th oldest entry, ``tso_memory[i]``), so that the
 interpreter runs it on ints and the compiled explorer lowers it to C, the
-same steps on both. Releasing a lock drains the buffer first: stronger
-than x86, where the unlocking store itself waits in the buffer (a later
-load of the unlocking CPU may pass it); the holder's exclusion is the same.
+same steps on both (whether a step releases is itself an expression: the
+entry is there only where it does).
 """
 from __future__ import annotations
 
