@@ -25,7 +25,8 @@ GHOSTS = ("sb_n", *(f"sb_loc{k}" for k in range(8)), *(f"sb_val{k}" for k in ran
 #: What each model assumes, in place of the sequentially consistent interleaving (the report's assumptions).
 ASSUMPTION = {
     "tso": "x86-TSO: each CPU's stores wait in a FIFO store buffer of sb_depth entries (the point's value) "
-           "until flushed; LOCKed RMWs, smp_mb() and locks drain it (checker.ordering.tso)",
+           "until flushed; LOCKed RMWs, smp_mb() and taking a lock drain it, an unlock waits in the buffer as on x86 "
+           "(checker.ordering.tso)",
     "lkmm": "lkmm, an operational approximation of the Linux-kernel memory model: per-location histories of "
             "lkmm_history stores (the point's value) read through per-CPU views; stronger than LKMM in that it has "
             "no load buffering (no promises), a CPU's stores join coherence order in program order, and "
