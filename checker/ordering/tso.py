@@ -47,8 +47,8 @@ from checker.language.declare import DISABLED, ActionInfo, Ghost, Step, when
 from checker.types import NOBODY, IntType
 
 from checker.ordering.declare import weak_vars
-from checker.ordering.machine import (ORDERED, PLAIN, Locations, _Shown, classify, involved, lock_vars, locations, split_updates,
-                                      switches, unlisted_store, value_at, weak_cpus, with_values)
+from checker.ordering.machine import (ORDERED, PLAIN, Locations, _Shown, classify, involved, lock_vars, locations,
+                                      split_updates, switches, unlisted_store, value_at, weak_cpus, with_values)
 
 #: RMW orders that are not LOCKed on x86.
 UNLOCKED = ("this_cpu",)
@@ -291,11 +291,7 @@ class Tso:
             # that one reaches memory later (as in _flush)
             for i, when_, x in [(i, True, x) for i, x in memupd.items()] + [e for e in spilled if e[0] not in lock_at]:
                 loc = locs.var_of[i]
-                later = []
-                for c in every:
-                    if c != cpu:
-                        ln, lks, _ = self._entries(s, c)
-                        later += [And(k < ln, lks[k] == i) for k in range(D)]
+                later = self._pending(s, i, cpu)
                 if later:
                     _put(upd, loc, If(And(when_, Or(*later)), value_at(s, m, loc), x))
             writes: dict[int, Any] = {}
@@ -324,11 +320,7 @@ class Tso:
         loc0, val0 = lk[0], lv[0]
         upd: dict[str, Any] = {"tso_memory": {i: If(loc0 == i, val0, mem[i]) for i in range(len(self.locs))}}
         for i, loc in enumerate(self.locs.var_of):
-            later = [And(k < n, lk[k] == i) for k in range(1, self.depth)]
-            for c in self.cpus:
-                if c != cpu:
-                    ln, lks, _ = self._entries(s, c)
-                    later += [And(k < ln, lks[k] == i) for k in range(self.depth)]
+            later = [And(k < n, lk[k] == i) for k in range(1, self.depth)] + self._pending(s, i, cpu)
             # the last store to a location to reach memory is its newest
             _put(upd, loc, If(And(loc0 == i, Not(Or(*later))), val0, value_at(s, self.model, loc)))
         upd["sb_n"] = {cpu: n - 1}
