@@ -63,11 +63,6 @@ def check() -> None:
         raise KeyboardInterrupt
 
 
-def pending() -> bool:
-    """An interrupt arrived during this run (raised, swallowed or wrapped)."""
-    return _pending
-
-
 @contextmanager
 def as_interrupt() -> Iterator[None]:
     """Run the body so that an exception it raises while an interrupt is pending is that interrupt."""

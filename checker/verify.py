@@ -425,7 +425,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                                 checks = engines.run(task.engine, Request(
                                     cls, task.params, sets=own if task.sets is None else task.sets, limits=limits,
                                     runner=runner, options=options, run=run, progress=progress,
-                                    graphs=graphs if task.engine == "explore" else None, warn=warn, ran=ran if task.engine == "explore" else None))
+                                    graphs=graphs if task.engine == "explore" else None, warn=warn,
+                                    ran=ran if task.engine == "explore" else None))
                             add(cls, checks)
                     except KeyboardInterrupt:
                         add(cls, interrupted_checks(cls, task, run))

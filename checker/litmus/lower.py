@@ -715,6 +715,7 @@ def _add_actions(ns: dict[str, Any], names: set[str], low: _Lowerer, t: P.Thread
     if any(k2.startswith(base) for k2 in names):  # a second statement of that kind on the line
         base = f"{base}_{k + 1}"
     text = _source_line(test, st.line)
+    lock_attrs = {loc.attr for loc in low.lay.locs.values() if loc.kind == "lock"}
     for choice in choices:
         probe = _Ctx(low.lay, t.index, _Zero(), t.index, choice)
         low.run(st, probe)  # the accesses, and every error the statement has, before any search
@@ -727,7 +728,6 @@ def _add_actions(ns: dict[str, Any], names: set[str], low: _Lowerer, t: P.Thread
         ns[name] = _make_action(low, t, k, ins, pc_attr, choice, accesses, f"{test.file}:{st.line}: {text}", name)
         # the locks the statement releases (spin_unlock()): under tso each release waits in the store buffer
         # too, so checker.litmus.run.bounds counts it with the thread's stores
-        lock_attrs = {loc.attr for loc in low.lay.locs.values() if loc.kind == "lock"}
         ns[name].litmus_unlocks = sum(1 for a, v in probe.updates.items()
                                       if a in lock_attrs and v.__class__ is int and v == NOBODY)
 

@@ -10,9 +10,11 @@ from checker.ordering.annotations import (Fence, Load, Rmw, Store, READ_ONCE, WR
                                           rcu_assign_pointer, rcu_dereference, smp_load_acquire, smp_mb,
                                           smp_mb__after_atomic, smp_mb__after_spinlock, smp_mb__after_unlock_lock,
                                           smp_mb__before_atomic, smp_rmb, smp_store_release, smp_wmb,
-                                          xchg, xchg_relaxed, xchg_acquire, xchg_release, cmpxchg, cmpxchg_relaxed, cmpxchg_acquire, cmpxchg_release, atomic, this_cpu)
+                                          xchg, xchg_relaxed, xchg_acquire, xchg_release, cmpxchg, cmpxchg_relaxed,
+                                          cmpxchg_acquire, cmpxchg_release, atomic, this_cpu)
 
 __all__ = ["Load", "Store", "Rmw", "Fence", "READ_ONCE", "WRITE_ONCE", "smp_load_acquire", "smp_store_release",
            "rcu_dereference", "rcu_assign_pointer", "data_race", "smp_mb", "smp_rmb", "smp_wmb",
            "smp_mb__before_atomic", "smp_mb__after_atomic", "smp_mb__after_spinlock", "smp_mb__after_unlock_lock",
-           "xchg", "xchg_relaxed", "xchg_acquire", "xchg_release", "cmpxchg", "cmpxchg_relaxed", "cmpxchg_acquire", "cmpxchg_release", "atomic", "this_cpu"]
+           "xchg", "xchg_relaxed", "xchg_acquire", "xchg_release", "cmpxchg", "cmpxchg_relaxed",
+           "cmpxchg_acquire", "cmpxchg_release", "atomic", "this_cpu"]

@@ -640,15 +640,9 @@ class Lkmm:
                     lb = V[CUR][li]
                     if a.dep:
                         lb = _newer(lb, V[DEP if a.dep is True else self.dep_of[a.dep]][li])
-                    t = age + w.shift[li] if not (_plain(w.shift[li]) and w.shift[li] == 0) else age
-                    ok = t <= lb  # coherence (or the dependency) forbids that old a store
-                    if ok is False:
+                    msg = self._read_at(w, li, age, lb, cpu, mark, False, conds)
+                    if msg is None:
                         return DISABLED
-                    conds.append(ok)
-                    self._race(w, li, lb, cpu, mark, False)
-                    msg = self._message(w, li, t)
-                    V[CUR] = _set(V[CUR], li, _newer(V[CUR][li], t))
-                    V[ACQ] = _join(V[ACQ], msg[VIEW])
                     if a.order == "acquire":  # cumulative: a later store carries what was acquired
                         V[CUR] = _join(V[CUR], msg[VIEW])
                         V[WF] = _join(V[WF], msg[VIEW])
@@ -721,6 +715,24 @@ class Lkmm:
                                                                                              V[self.ul + 1])
         return self._done(s, act, r, w, normal, And(r.guard, *conds))
 
+    def _read_at(self, w: _Work, li: int, age: Any, lb: Any, cpu: int, mark: int, write: bool,
+                 conds: list) -> Any:
+        """Read location ``li``'s message of the step's ``age`` choice, no older than ``lb`` (coherence, or a
+        dependency): the condition joins ``conds``, ``cur`` moves up to it and its view joins ``acq``. The
+        message, or None where the age is decided too old. ``write``: the access also stores (a data race's
+        kind)."""
+        V = w.views[cpu]
+        t = age + w.shift[li] if not (_plain(w.shift[li]) and w.shift[li] == 0) else age
+        ok = t <= lb  # coherence (or the dependency) forbids that old a store
+        if ok is False:
+            return None
+        conds.append(ok)
+        self._race(w, li, lb, cpu, mark, write)
+        msg = self._message(w, li, t)
+        V[CUR] = _set(V[CUR], li, _newer(V[CUR][li], t))
+        V[ACQ] = _join(V[ACQ], msg[VIEW])
+        return msg
+
     def _this_cpu(self, w: _Work, a: Any, li: int, age: Any, x: Any, read: Any, cpu: int, mark: int,
                   conds: list) -> _Work | None:
         """A this_cpu_*() read-modify-write: atomic to its own CPU only (Documentation/core-api/this_cpu_ops.rst:
@@ -734,15 +746,10 @@ class Lkmm:
         value it read left as it was (a failed this_cpu_cmpxchg) is no store, an unordered load. None: the
         age is decided too old."""
         V = w.views[cpu]
-        t = age + w.shift[li] if not (_plain(w.shift[li]) and w.shift[li] == 0) else age
-        ok = t <= V[CUR][li]  # coherence: no older than what this CPU has seen (its own stores included)
-        if ok is False:
+        # coherence: no older than what this CPU has seen (its own stores included)
+        msg = self._read_at(w, li, age, V[CUR][li], cpu, mark, True, conds)
+        if msg is None:
             return None
-        conds.append(ok)
-        self._race(w, li, V[CUR][li], cpu, mark, True)
-        msg = self._message(w, li, t)
-        V[CUR] = _set(V[CUR], li, _newer(V[CUR][li], t))
-        V[ACQ] = _join(V[ACQ], msg[VIEW])
         if a.var in self.dep_of:  # a pointer it returned: loads through it depend on it
             V[self.dep_of[a.var]] = msg[VIEW]
         stored = _differs(x, read)
