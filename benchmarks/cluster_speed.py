@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Explorer throughput on Ray (``--cluster ray``) against one process and forked workers.
 
     python benchmarks/cluster_speed.py [--quick] [--out FILE]

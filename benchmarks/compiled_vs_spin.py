@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The compiled explorer against SPIN (on our Promela export) and against the interpreter, in one run.
 
     python benchmarks/compiled_vs_spin.py [--quick] [--output benchmarks/compiled_vs_spin.txt]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The explorer's modes on percpu_eager with a reader and a summer: one
 process, ``--jobs 2`` and ``--fingerprint``, with and without symmetry.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Explorer throughput on percpu_eager: states, transitions, seconds, rates.
 
     python benchmarks/explore_speed.py [--quick] [--out FILE]

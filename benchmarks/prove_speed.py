@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Z3 backend timings: the any-N proofs, the per-N fallback, witnesses.
 
     python benchmarks/prove_speed.py [--out FILE]

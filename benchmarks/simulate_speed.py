@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Random simulation throughput at 64 and 256 CPUs: steps/s of the walks, against building every successor.
 
     python benchmarks/simulate_speed.py [--runs N] [--depth D] [--out FILE]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """SPIN on our Promela export against our explorer, in one run on one machine.
 
     python benchmarks/spin_vs_explorer.py [--quick] [--output benchmarks/spin_vs_explorer.txt]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """stack_cache per memory model (issue 20): distinct states at the default sweep's four points.
 
     python benchmarks/stack_cache_weak.py [--out FILE]

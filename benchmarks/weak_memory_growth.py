@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """State-space growth per memory model (issue 20): distinct states under sc, tso and lkmm.
 
     python benchmarks/weak_memory_growth.py [--out FILE]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """countercheck: a model checker for the Linux kernel's concurrent counters.
 
 The public surface is the spec vocabulary and a few entry points; the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """``python -m checker bounds``: the error margins of seed 001, side by side.
 
 How far can a reader's value of one mm rss counter be from the exact value,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """C's integer rules for ``& | ^ ~ << >>`` on typed words, one definition for every backend.
 
 A variable declared with a width (``U32``, ``S64``, ``IntType("u56", 56, False)``)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """``python -m checker``: verify and list specs.
 
 Exit codes: 0 all as expected, 1 a violation (or an expected bug not found),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Ray for the engines: joining a cluster, and naming a spec so another machine can load it.
 
 Ray is an optional extra (``pip install 'ray>=2.9'``, or ``pip install '.[cluster]'`` in

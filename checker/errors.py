@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Errors a user can cause, each naming where and what to write instead.
 
 The command line turns these into exit code 2 and a message; nothing here

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Helpers for what Python has no operator hook for.
 
 Each works on plain ints and bools (returning plain values, fast, for the

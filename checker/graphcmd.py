@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """``python -m checker graph SPEC``: export the explored state graph to a file.
 
 The graph is built at one parameter point: the first of the spec's default

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Ending a run on SIGINT, SIGTERM or SIGHUP: promptly, as a ``KeyboardInterrupt``, Z3 included.
 
 Python runs a signal handler only between bytecodes, so a long Z3 query

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Where the built-in specs and models come from: ``checker.specs`` and ``checker.models``.
 
 They are the top-level ``specs/`` and ``models/`` folders of the source tree.

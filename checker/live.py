@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Checks made on the state graph: liveness properties and action coverage.
 
 Both need every concrete step, so they run on the unreduced graph

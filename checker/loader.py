@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Finding specs: built-in names, spec files, ``file.py:ClassName``."""
 from __future__ import annotations
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Which of a bug spec's overrides ran: a bug planted where no step reaches it is no bug found.
 
 A bug spec replaces a method of a correct spec (an action, or a helper the

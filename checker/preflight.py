@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """What a command can refuse before it starts: paths it will write, directories it will read, --jobs.
 
 A run that fails after an hour because ``--json`` names a missing directory

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """pytest plugin: ``pytest --countercheck specs/`` runs specs as tests.
 
 Installed with the package (entry point ``pytest11``, named

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Verdicts and results: values with reasons, never printed here.
 
 One word per idea, used in the API, the reports and the JSON alike:

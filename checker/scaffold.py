@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """``python -m checker new NAME``: a commented starter spec that verifies as it is.
 
 The starter is a small per-CPU counter with a two-step fold under a lock:
@@ -21,6 +22,7 @@ NAME_RE = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
 SHADOWED = frozenset({"checker", "specs", "models", "z3", "networkx", "pytest", "hypothesis"})
 
 TEMPLATE = '''\
+# SPDX-License-Identifier: GPL-2.0-only
 """{name}: a per-CPU counter, as a countercheck spec.
 
 Written by `python -m checker new {name}`; it verifies as it is:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """``python -m checker throughput``: predicted ops/s against cores, with the seeds' figures beside.
 
 The numbers come from models/: the workload's operations run through the

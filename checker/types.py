@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Value types of spec variables.
 
 Integers carry their width and signedness, so the explorer can report or

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """``verify``: specs x parameter sweeps x backends -> a Report.
 
 Library calls return results; only the command line prints.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Executable fast-path models and the throughput model (DESIGN principle 7: models count, specs prove).
 
 costs.py        the cost record every model returns

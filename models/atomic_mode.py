@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """An atomic-mode percpu_counter: ZhangPeng's RFC v2 (reference section 4.7), on concrete values.
 
 ``counters == NULL`` means atomic mode: an add is ``atomic64_add`` on ``fbc->count`` (a LOCK-prefixed

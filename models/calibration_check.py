@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Consistency of models/calibration.json: every id it names exists, every ratio is within one seed."""
 from __future__ import annotations
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """What one model operation costs: the events the throughput model prices.
 
 A cost record counts events, not nanoseconds: acquisitions of each lock, the

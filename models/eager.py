@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The eager percpu_counter (lib/percpu_counter.c) on concrete values.
 
 One object per ``struct percpu_counter``: ``count`` (fbc->count) and one

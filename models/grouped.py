@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """mm_init() / __mmdrop()'s rss counters: grouped (14ef95be6f55) or one by one (f1a7941243c1).
 
 Follows specs/percpu_grouped.py's ladder: allocate_mm, mm_alloc_pgd,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The lazy percpu counter, L-K (seed 001's RFC 1/3; reference section 4.3), on concrete values.
 
 A 64-bit word: bit 0 the mode, bits 1..55 a 55-bit two's-complement value,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """L-Z: ZhangPeng's lazy counter with an embedded percpu_counter (RFC 2/3, the one seed 001's patch uses).
 
 specs/percpu_lazy_rfc.py is its spec; tests/test_models_conformance.py checks this model against it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* countercheck throughput --measure: the machine's costs the throughput model prices.
  *
  * Prints one JSON object, times in microseconds:

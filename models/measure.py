@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """``throughput --measure``: build models/measure.c with the system C compiler, run it, read its figures.
 
 The figures describe the machine it runs on and replace the matching priors for that machine's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """mm/percpu.c as the counters see it: which lock each step of an allocation or a free holds.
 
 ``pcpu_alloc()`` (read from mm/percpu.c, v6.6 to v6.12): ``is_atomic = (gfp &

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Closed queueing networks of lock stations: exact MVA, a nested lock, and two classes.
 
 P workers (one per core by default) cycle forever: think for Z (everything

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Split RSS counting before v6.2 (mm/memory.c SPLIT_RSS_COUNTING) on concrete values.
 
 Each thread caches its deltas in task->rss_stat (plain ints) and folds them

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The per-CPU cache of vmapped thread stacks (kernel/fork.c, CONFIG_VMAP_STACK; seed 003).
 
 NR_CACHED_STACKS slots per CPU. alloc_thread_stack_node() takes a cached

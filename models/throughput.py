@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """From cost records to ops/s on a machine, calibrated on named figures, with every fit's source shown.
 
 price() turns one iteration's Costs into a think time (everything outside

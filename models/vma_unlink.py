@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """free_pgtables()' unlinking of file vmas from their mappings (seed 004; reference section 6).
 
 Unbatched: one i_mmap_rwsem write acquisition per file vma. Batched

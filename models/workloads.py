@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Workloads as the model operations one iteration performs, run through the models.
 
 Every figure the seeds give is for one of these loops. doexec's source was

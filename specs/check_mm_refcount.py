@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """check_mm() after the last mmput(): the rss counter's exact sum through the refcount drop.
 
 kernel/fork.c and include/linux/sched/mm.h (v6.2 to today, the rss counters

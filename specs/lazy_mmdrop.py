@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The mm's lazy rss counters at ``__mmdrop`` (seed 001, ZhangPeng RFC 3/3 on RFC 2/3).
 
 RFC 3/3 makes ``mm->rss_stat`` an array of ``NR_MM_COUNTERS`` lazy counters

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """ZhangPeng's RFC v2: a percpu_counter with an atomic mode (``counters == NULL`` means atomic).
 
 The design the lazy-counter thread moved to (Jan Kara's suggestion in the

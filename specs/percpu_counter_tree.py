@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The hierarchical per-CPU counter tree: lib/percpu_counter_tree.c, include/linux/percpu_counter_tree.h.
 
 Mathieu Desnoyers, 2025-2026, proposed with "mm: Fix OOM killer inaccuracy on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The percpu_counters list under percpu_counters_lock, from task and interrupt context (CONFIG_HOTPLUG_CPU).
 
 lib/percpu_counter.c keeps every counter on ``percpu_counters`` for the

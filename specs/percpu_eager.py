@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The eager per-CPU counter: lib/percpu_counter.c.
 
 Models the three ``percpu_counter_add_batch()`` variants kernels have run

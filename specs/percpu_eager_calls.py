@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The eager per-CPU counter's other calls: lib/percpu_counter.c beyond add_batch, read and sum.
 
 ``percpu_eager`` checks the three ``percpu_counter_add_batch()`` variants and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """percpu_counter_add_batch() variants A and C on the task model: lib/percpu_counter.c.
 
 ``percpu_eager`` welds one task to each CPU and hand-rolls variant C's

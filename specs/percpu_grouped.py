@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The mm's rss counters allocated as one group (seeds 000/002).
 
 kernel/fork.c ``mm_init()`` and ``__mmdrop()`` with lib/percpu_counter.c

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The eager counter across CPU hotplug: lib/percpu_counter.c and kernel/cpu.c.
 
 Four hotplug designs, chosen with ``design``, each with the add that shipped

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Kent Overstreet's lazy per-CPU counter (L-K): lib/lazy-percpu-counter.c.
 
 The counter is one 64-bit atomic word: bit 0 the mode (0 atomic, 1 per-CPU),

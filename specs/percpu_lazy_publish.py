@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The lazy counter's publication under weak memory: L-K's switch_to_pcpu() and read() (issue 20).
 
 ``percpu_lazy`` annotates lib/lazy-percpu-counter.c as the code orders its

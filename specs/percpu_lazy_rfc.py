@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """ZhangPeng's lazy per-CPU counter with an embedded percpu_counter (L-Z, RFC 2/3), as posted.
 
 Message-ID 20240412092441.3112481-3-zhangpeng362@huawei.com ("[RFC PATCH

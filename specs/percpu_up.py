@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The eager counter without CONFIG_SMP: include/linux/percpu_counter.h.
 
 On a uniprocessor build ``struct percpu_counter`` is one ``s64 count``; the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Split RSS counting: mm/memory.c and include/linux/mm.h before v6.2.
 
 Models ``SPLIT_RSS_COUNTING`` (reference section 3.1), removed by

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The per-CPU cache of vmapped thread stacks (seed 003; kernel/fork.c, CONFIG_VMAP_STACK).
 
 kernel/fork.c as of 5.18 through 2024 (reference sections 5.2 to 5.4):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The stack cache in its 2018-19 structure: the memcg charge in dup_task_struct (K-STACK-MEMCG's code).
 
 kernel/fork.c after Roman Gushchin's 9b6f7e163cd0 ("mm: rework memcg kernel

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Batched ``unlink_file_vma`` in ``free_pgtables`` (seed 004).
 
 mm/mmap.c ``unlink_file_vma_batch_init()``, ``unlink_file_vma_batch_add()``,

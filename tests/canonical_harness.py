@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """``cc_canonical`` compiled with the system C compiler and called through ctypes, for tests.
 
 ``compiled_canonical(model)`` returns a function from a list of flat vectors

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Small random specs, as real spec files, for differential tests of the engines.
 
 A generated spec has a symmetric role ``cpus`` (2 or 3 CPUs), sometimes a

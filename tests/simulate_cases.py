@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The committed simulation cases: (bug spec, parameters, runs, depth, seed, property expected violated).
 
 Each is found by ``verify --simulate RUNS --depth D --seed S`` with these parameters (tests/test_simulate.py).

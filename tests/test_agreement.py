@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Explorer and Z3 never contradict each other, on every spec, bug specs included.
 
 (This test found a real bug: BMC's step selector was a Z3 constant named

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """C's bit operators on typed words (checker.cint), on every backend, against a reference model of C.
 
 The reference is written here from the C standard, independently of checker.cint: values are Python

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Specs that compute with C's bit operators, checked by the explorer, by Z3 (BMC) and by SPIN.
 
 The motivating case: a two-level tree of per-CPU counters that propagates a carry to its parent

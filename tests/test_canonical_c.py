@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The C canonical form (checker/compiled/canonical.py) is the interpreter's, bit for bit.
 
 For every built-in spec and bug spec whose symmetry is active at its smallest

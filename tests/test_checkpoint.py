@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Checkpoint and resume (``--checkpoint DIR``, ``--resume DIR``): a parallel
 exploration stopped at any point (a killed worker, Ctrl-C, a state limit)
 resumes from its last whole BFS level to exactly the uninterrupted run's

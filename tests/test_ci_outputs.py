@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """CI outputs: JUnit XML and SARIF 2.1.0 beside the text log, validated against their schemas."""
 import json
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The command line as a user runs it, and its JSON contract."""
 import json
 

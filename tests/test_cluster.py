@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """``verify --cluster ray``: the parallel explorer's workers as Ray actors give
 the single-process explorer's counts, verdicts and shortest traces on every
 built-in spec; a killed actor stops the run as inconclusive and the run

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The compiled explorer agrees with the interpreter: states, transitions, depth, verdicts, traces.
 
 The default tier runs every built-in spec and bug spec at its first explore point, with and without

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Context rules, as lockdep would: each a verdict (exit 1) with its shortest traces and both places named."""
 import pytest
 from conftest import FIXTURES

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """percpu_counter_tree (lib/percpu_counter_tree.c) and its bug spec counter_tree_read_in_flight.
 
 Pinned: the carry rewrite against the C expression on every small word, the

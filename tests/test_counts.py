@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """State counts pinned against TLC on the issue's normative transition system."""
 import pytest
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Issue 18, point 4 and the eager half of point 8: percpu_eager_calls, the calls percpu_eager does not make.
 
 limited_add with shmem's amounts, __percpu_counter_compare as code, percpu_counter_set, percpu_counter_sync

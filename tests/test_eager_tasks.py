@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """percpu_eager_tasks: add_batch A and C on the task model, against percpu_eager's one task per CPU."""
 import pytest
 

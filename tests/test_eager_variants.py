@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Issue 5: the add_batch variants, interrupts and migration, compare and limited_add, UP, hotplug."""
 import json
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The engine seam: every engine behind one interface, below ``verify``, with no import cycles."""
 from __future__ import annotations
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """A spec author's mistakes: exit 2, the file and line, and what to write instead."""
 import json
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Examples run: every fenced block of README.md and docs/*.md (STYLE 11).
 
 The convention, also stated in docs/spec-authoring.md ("How the guide is tested"):

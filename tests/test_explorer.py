@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The explorer's claims: verdicts, shortest traces, symmetry, limits, determinism."""
 import pytest
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The Promela export without SPIN: its shape, what it refuses and the command line."""
 import pytest
 

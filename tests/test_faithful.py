@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Issue 18: RFC v2's atomic-mode percpu_counter and the percpu_counters_lock list, with their bugs."""
 from checker import explore
 from checker.specs.bugs.counters_lock_irq_unsafe import CountersLockIrqUnsafe

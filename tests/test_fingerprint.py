@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """--fingerprint: a visited set of 64-bit hashes gives the same counts,
 verdicts and shortest traces, and says how likely a collision was."""
 import json

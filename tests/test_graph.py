@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The state graph: export (json, graphml, dot), trace highlighting, the size limit, coverage."""
 import io
 import json

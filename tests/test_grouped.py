@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """percpu_grouped (seeds 000/002): configurations, failure points, memory ownership."""
 import json
 

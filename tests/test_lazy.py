@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Issue 6: the lazy per-CPU counters of seed 001, the __mmdrop index, the word lemmas, the bounds table."""
 import pytest
 

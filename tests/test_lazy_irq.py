@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Issue 18, points 7 and 8: interrupt-context adds to the lazy counter, and 32-bit words (percpu_up, the
 lazy counter's u64 slots)."""
 import pytest

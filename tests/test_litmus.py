@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The kernel's litmus tests: read, lowered to specs, and judged under sc, tso and lkmm (issue 20)."""
 import hashlib
 import re

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Liveness: eventually / leads_to on the state graph, fairness, lassos, the built-in claims and bug."""
 import json
 from pathlib import Path

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The fast-path models refine the specs (DESIGN principle 7), checked by Hypothesis at 64 CPUs.
 
 Each model operation is one whole call by one CPU. From a spec state that

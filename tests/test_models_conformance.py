@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The batched-unlink and stack-cache fast-path models refine their specs (DESIGN principle 7).
 
 As in tests/test_models.py: a model operation is one whole call by one CPU;

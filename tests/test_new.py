@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """``python -m checker new NAME``: a starter spec that verifies on both backends as it is."""
 import json
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The package layout: the language under its own name, the built-in specs and models without links."""
 import subprocess
 import sys
@@ -44,3 +45,23 @@ def test_checker_spec_is_a_deprecated_alias_of_the_same_modules():
             "      [str(x.message).split(':')[0] for x in w if x.category is DeprecationWarning])")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert r.stdout.split("\n")[0] == "True True checker.language.model ['checker.spec is deprecated']", r.stderr
+
+
+def test_every_source_file_starts_with_its_spdx_line():
+    """GPL-2.0-only, the kernel's licence: the first line (after a shebang) of every tracked source file."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    sources = [f for f in tracked if f.endswith((".py", ".c")) or f in (".ci/run", "pyproject.toml")]
+    assert len(sources) > 200
+    missing = []
+    for name in sources:
+        lines = (ROOT / name).read_text().splitlines()[:2]
+        head = lines[1] if lines and lines[0].startswith("#!") else lines[0] if lines else ""
+        if head not in ("# SPDX-License-Identifier: GPL-2.0-only", "// SPDX-License-Identifier: GPL-2.0-only"):
+            missing.append(name)
+    assert missing == []
+    assert (ROOT / "LICENSE").read_text().lstrip().startswith("GNU GENERAL PUBLIC LICENSE")
+
+
+def test_the_generated_starter_spec_carries_the_spdx_line():
+    from checker.scaffold import TEMPLATE
+    assert TEMPLATE.startswith("# SPDX-License-Identifier: GPL-2.0-only\n")

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """``--jobs N`` explores on N processes with the sequential search's result:
 the same counts, verdicts and shortest traces, the same cut at a state limit,
 the same context-rule errors."""

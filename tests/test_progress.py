@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Live progress: one refreshing stderr line on a terminal, nothing otherwise."""
 import io
 import itertools

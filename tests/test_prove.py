@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The Z3 backend: proofs for every CPU count, witnesses by construction,
 counterexamples to induction, SMT-LIB files, solver limits."""
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The pytest plugin: specs as test items with --countercheck, nothing without it."""
 import subprocess
 import sys

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Hypothesis drives the specs far past the exhaustive bound (DESIGN principle 1):
 random runs at 64 CPUs keep every invariant that is claimed to hold, and the
 canonical form is the same for every renaming of the CPUs."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """On random small specs (tests/random_specs.py): symmetry changes no verdict, and the C canonical form is the
 interpreter's on every reachable state."""
 from __future__ import annotations

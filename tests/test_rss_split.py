@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """rss_split (split RSS counting before v6.2) and its bug rss_exit_without_sync.
 
 The numbers are pinned: state counts, and the lengths of the shortest traces,

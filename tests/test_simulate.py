@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Random simulation (verify --simulate): bugs found at 64 CPUs from a committed seed, traces that
 replay, the same seed giving the same trace, and never `holds` for an invariant."""
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Differential checking against SPIN: every exportable built-in spec, at its smallest explore point,
 exported to Promela and searched by SPIN without its reductions, must give the explorer's verdict for
 every property and exactly the explorer's states (without symmetry) plus SPIN's start state; every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """stack_cache (seed 003, kernel/fork.c 5.18-2024), its 2018-19 structure, and their bug specs.
 
 Pinned: state counts, the shortest counterexamples of the known bugs

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """CPU and task symmetry together: the canonical form of checker.explore.symmetry.TaskCanon is an orbit
 representative, checked against the least state over every permutation of CPUs and tasks."""
 import itertools

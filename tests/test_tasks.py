@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The task model: tasks apart from CPUs, and the scheduler's rules (checker.kernel.tasks)."""
 import pytest
 

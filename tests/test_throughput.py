@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The throughput model: MVA's limits, the calibration's honesty, and the command line."""
 import json
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """vma_unlink_batch (seed 004): verdicts, state counts, the lock-count formula, the bug specs.
 
 Numbers are pinned: state counts per layout family, the closed formula's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Weak memory (issue 20): the annotations, --memory sc|tso|lkmm, the bounds, data races.
 
 The small litmus-style specs here are built by ``litmus()`` below (one role

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The seeds' mechanisms under weak memory (issue 20): verdicts per model, and the ordering bugs.
 
 Pinned, at small points (seconds each): each annotated spec's verdicts and

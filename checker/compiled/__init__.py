@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The compiled explorer: a model at one parameter point as a generated C program.
 
 The spec's actions and properties run on symbols (as for the Z3 backend and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Compiling the generated program, with a build cache.
 
 The compiler is ``$CC``, else ``cc``. Built programs are cached in the

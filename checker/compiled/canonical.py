@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The symmetry reduction's canonical form over the flat state vector, as C.
 
 Both engines must store the same states, so the C search computes exactly

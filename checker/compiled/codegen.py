@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The whole C program for one model at one parameter point.
 
 Generated part, then the runtime (``runtime.c``, shipped with the package)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Z3 terms as C expressions, with Python's integer semantics.
 
 A printer, not an interpreter: each operator the spec vocabulary produces

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The compiled explorer behind ``explore``: lower, generate, build, run, read back.
 
 ``compiled_search`` returns the interpreter's ``SearchState`` (statistics,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """A model at one parameter point as terms: what the generated C computes.
 
 The spec's own actions and properties are run on a symbolic per-N state

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Running a built search program and reading back what it found.
 
 The search runs as a subprocess rather than through ctypes: a search that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* countercheck compiled explorer: the search runtime.
  *
  * checker/compiled/codegen.py puts its #defines (CC_NSLOTS, CC_NSTEPS,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """One seam for every engine: a spec at a point and the checks asked for, in; checks out.
 
 ``verify`` (above this package) builds a ``Request`` per spec and point and

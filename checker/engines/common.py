@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """What every engine's checks share: a property's metadata, the build check, steps' sources."""
 from __future__ import annotations
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Is a point within the explorer's reach? Said before the search starts, not after 40 s and 3 GB.
 
 The figures are the spec's own: the state vector (every shared slot and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The explore engine: a spec at one point, explored exhaustively; liveness on its state graph.
 
 Which explorer runs is a choice inside this engine, by name (``EXPLORERS``):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The Z3 engines: induction over a spec's prove sweep, and bounded model checking at a point."""
 from __future__ import annotations
 

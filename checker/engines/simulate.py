@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The simulate engine: seeded random walks at one point (``checker.simulate``)."""
 from __future__ import annotations
 

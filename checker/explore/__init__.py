@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Exhaustive explicit-state exploration.
 
 ``explore(spec)`` runs one spec at one parameter point and returns an

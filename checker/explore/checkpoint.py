@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Checkpoints of a parallel exploration, one per BFS level, for ``--resume``.
 
 Under the directory given (``--checkpoint DIR``), each spec and parameter

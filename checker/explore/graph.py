@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The reachable state graph of a model, as a networkx multigraph.
 
 Built breadth-first through the model's own ``successors`` (the same steps,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Liveness (``eventually``, ``leads_to``) on the state graph: fair SCCs and lassos.
 
 A run is a maximal path of the graph. One that reaches a state with nothing

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The search loop of ``search.py`` on several processes (``--jobs N``).
 
 Each worker owns the states whose partition hash falls to it: it stores

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Parent pointers to a shortest trace, made concrete.
 
 Under symmetry reduction the stored states are orbit representatives, so a

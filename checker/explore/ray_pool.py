@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The parallel explorer's workers as Ray actors (``--cluster ray[://ADDRESS]``).
 
 The coordinator (``parallel.parallel_search``) is unchanged: it calls these

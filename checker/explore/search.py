@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The one search loop: pop, expand, check, push (breadth-first).
 
 Ordering decisions, and why:

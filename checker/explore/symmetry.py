@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Canonical form under permutation of interchangeable CPUs.
 
 A spec declares which roles are symmetric and which variables hold CPU ids;

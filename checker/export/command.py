@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """``python -m checker export SPEC --to promela --output FILE.pml``."""
 from __future__ import annotations
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """A spec at one parameter point as a Promela model that SPIN checks.
 
 The guards, updates and properties are the spec's own code run on Z3

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Running SPIN on an exported model: compile, verify, read the verdicts.
 
 ``spin -a`` writes the verifier's C source, gcc compiles it, ``./pan``

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Z3 terms as Promela expressions.
 
 The terms come from running a spec's own actions and properties on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Kernel configurations and the APIs each provides.
 
 The configurations are derived from Kconfig dependencies rather than taken

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Context rules checked like lockdep, on every transition the explorer takes.
 
 What a spec declares is enough: its ``Lock()`` variables (a lock is held by

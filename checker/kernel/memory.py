@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Memory the checker understands: allocations with identities, and their misuse.
 
 ``Heap("mm", "pgd", "rss")`` declares allocation sites. Each becomes a state

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The kernel's execution model: tasks apart from CPUs, and the scheduler between them.
 
 A spec that declares a ``Task`` role (``workers = Task("ntasks", cpus="cpus")``)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """32-bit kernels: a plain 64-bit load or store is two 32-bit accesses (load/store tearing).
 
 A spec opts in by declaring a ``Bits`` parameter (``CONFIG_64BIT``). At its

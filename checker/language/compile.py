@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """A spec bound to parameter values, in the form the engines use.
 
 The explorer sees a ``Model`` through four calls (Stateright's seam):

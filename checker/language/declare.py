@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """What a spec class declares: parameters, variables, roles, actions, properties.
 
 Decorators and declarations only record small frozen values; the spec class

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Load-time checks that need the spec's code to run: symbolic evaluation.
 
 Every action (each CPU, each choice), property and the terminal predicate

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The ``Spec`` base class: collects a spec's declarations once, at class creation.
 
 A spec is a class whose body declares parameters, variables, CPU roles,

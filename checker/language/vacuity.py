@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Invariants that check nothing: warned, with the line, never silently passed.
 
 An invariant that reads no state variable (``return True``) or that holds

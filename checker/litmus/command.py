@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """``python -m checker litmus [FILE|DIR ...]``: run herd7 C litmus tests under sc, tso and lkmm.
 
 With no files, the kernel's tests kept in this checkout (tests/litmus/) run. One line per test:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Lower a parsed litmus test to a spec class: one CPU per thread, one action per statement.
 
 The spec (``lower(test)``) has

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Read a ``.litmus`` test in herd7's C format (the subset the kernel's tests use) into a syntax tree.
 
 The kernel's ``tools/memory-model/litmus-tests/*.litmus`` are written as::

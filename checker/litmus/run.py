@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Run litmus tests under the memory models and judge ours against LKMM's stated results.
 
 ``run_tests(paths, models)`` parses and lowers every test first (a malformed one stops the run with its

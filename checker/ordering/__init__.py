@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Weak memory: ordering annotations on a spec's accesses, and the tso and lkmm memory models.
 
 ``annotations`` is the vocabulary (re-exported from ``checker``); ``declare``

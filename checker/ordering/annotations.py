@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Memory-ordering annotations: what one atomic step does to shared memory, in program order.
 
 An action declares its accesses with ``@action(..., access=...)``: one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """At class creation: a spec with ``access=`` annotations gets the memory model and its bounds as parameters.
 
 ``memory`` (sc, tso, lkmm; default sc, so the spec means what it meant

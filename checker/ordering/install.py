@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The seam between a compiled model and its memory model: called by ``checker.language.compile.Model``.
 
 ``prepare`` (before the state class is made) picks the model at the point

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """``lkmm``: a view-based operational approximation of the Linux-kernel memory model.
 
 In the style of the promising semantics (Kang et al., POPL 2017) without

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """What both weak-memory models share: locations, the hidden variables, and which steps touch memory.
 
 A *location* is one slot of a weak variable (``x``, ``local[1]``,

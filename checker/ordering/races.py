@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Data races under lkmm (herd7's ``Flag data-race``), found as the accesses run.
 
 A message (a store kept in a location's history) carries its writer and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """x86-TSO (Sewell et al., "x86-TSO", CACM 2010): a FIFO store buffer per CPU, of bounded depth.
 
 - A store (``Store`` of any order, and a ``this_cpu`` Rmw: ``this_cpu_*`` is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The Z3 backend: the same specs, proved for every CPU count of a range.
 
 ``prove_checks`` runs a spec's prove sweep: inductive proofs (any-N when the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Bit-vector lemmas on the lazy per-CPU counter's real 64-bit word.
 
 The explorer runs ``specs/percpu_lazy.py`` with the modification field cut

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Bounded model checking: every run of up to k steps from the initial states.
 
 A violation found this way is a real trace (``violated``), and the first

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Witnesses by construction: replay a spec's schedule at large CPU counts.
 
 Exhaustive exploration and BMC stop at a few CPUs; a bound claimed for 256

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Initial-state predicate and transition relation, from the spec's own code.
 
 ``PerN`` encodes one concrete parameter point (every slot a Z3 integer);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Inductive invariants: Init => Inv, Inv and Step => Inv', Inv => Property.
 
 ``Inv`` is the conjunction of the spec's ``@invariant(inductive=True)``

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """One place where Z3 is asked anything: timeouts, reasons, SMT-LIB files.
 
 An obligation is ``hypotheses => goal``; it holds when ``hypotheses and

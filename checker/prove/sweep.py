@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The per-N fallback's points, proved here one after another or spread over Ray tasks.
 
 Each point of a per-N sweep is an independent set of obligations (one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Symbolic states for the Z3 backend, built from the same spec declarations.
 
 Two shapes:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Why a check needs attention, in the words the CI outputs share (JUnit, SARIF, pytest)."""
 from __future__ import annotations
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The state graph as a file: JSON (node-link), GraphML or DOT, with a trace highlighted.
 
 JSON and GraphML need only networkx; DOT needs pydot (the optional extra

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """JUnit XML: one test case per check, one test suite per spec.
 
 The layout follows the Jenkins xunit-plugin's ``junit-10.xsd`` (the schema

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """``python -m checker list``: what a spec declares, for people."""
 from __future__ import annotations
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Live progress on a terminal: one refreshing stderr line.
 
 Hand-written rather than tqdm or rich: the engines report an unknown total

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """SARIF 2.1.0: a result for every property that needs attention.
 
 Results, one per (spec, property, verdict), listing the parameter points

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The human report: a line per check, then the traces worth reading."""
 from __future__ import annotations
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """A trace as numbered lines a person reads at a glance."""
 from __future__ import annotations
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Random simulation: seeded random walks far past the explorer's bound.
 
 ``simulate(model, runs=..., depth=..., seed=...)`` walks the model's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """One simulation at one parameter point -> one Check per property (backend ``simulate``)."""
 from __future__ import annotations
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Shrinking a found trace to a short one that still decides the property.
 
 A candidate is a sequence of step labels replayed from the run's initial

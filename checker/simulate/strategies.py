@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Scheduling strategies: which enabled step a random walk takes next.
 
 A step is picked in three levels, CPU, then action, then choice, each in a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Seeded random walks: the runs, the properties checked in every state, coverage.
 
 Run ``r`` draws from ``random.Random(f"{seed}:{r}")`` (a string seed is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Deprecated: the spec language is ``checker.language``; this alias goes in the next release.
 
 ``import checker.spec.model`` (or any ``checker.spec.X``) gives the module

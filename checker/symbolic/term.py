@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Symbolic values: Z3 terms behind Python's operators, refusing to branch.
 
 A spec's guards and effects are written once with ``+ - < == abs()`` and the

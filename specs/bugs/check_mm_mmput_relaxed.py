@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """mmput() dropping ``mm_users`` with a relaxed decrement: check_mm() sums stale locals.
 
 kernel/fork.c::

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The counter tree's accuracy range claimed for a read at any moment.
 
 ``noskip`` (compudj/linux-dev 42bfc99db86c) states in its header, with no

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """percpu_counters_lock taken with spin_lock while an interrupt handler also takes it (before v3.18).
 
 v3.14's __percpu_counter_init and percpu_counter_destroy take

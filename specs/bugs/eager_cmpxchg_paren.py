@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """K-CMPXCHG-PAREN: the misplaced parenthesis of the cmpxchg add_batch.
 
 v2/v3 of "percpu_counter: add a cmpxchg-based _add_batch variant" tested

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The fold test of percpu_counter_add_batch() weakened from >= to >.
 
 A realistic slip in lib/percpu_counter.c: writing

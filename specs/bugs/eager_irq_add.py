@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """K-IRQ-ADD: percpu_counter_add_batch() deciding with interrupts on (variant A).
 
 Until Manfred Spraul's 805afd830099 ("lib/percpu_counter:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """__percpu_counter_limited_add() can go past its limit.
 
 The v6.6 code (beb986862844, shmem's only caller) promises in its comment to

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """percpu_counter_add_batch() zeroing the local with the wrong amount.
 
 The slow path of lib/percpu_counter.c ends with

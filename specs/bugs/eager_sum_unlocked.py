@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """__percpu_counter_sum() scanning the locals without fbc->lock.
 
 A tempting "optimisation" of lib/percpu_counter.c: drop

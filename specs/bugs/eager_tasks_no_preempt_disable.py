@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Variant A of percpu_counter_add_batch() without its preempt_disable().
 
 Before 805afd830099 the add read ``*fbc->counters`` with ``__this_cpu_read``

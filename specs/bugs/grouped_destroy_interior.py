@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Grouped init, per-counter destroy: free_percpu() of an interior pointer.
 
 A half-converted patch: mm_init switched to percpu_counter_init_many(), but

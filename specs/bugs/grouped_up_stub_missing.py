@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Seed 002: the v2 "pcpcntr: add group allocation/free" series without UP stubs.
 
 v2 added percpu_counter_init_many / percpu_counter_destroy_many only in the

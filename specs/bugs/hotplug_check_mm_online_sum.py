@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """check_mm's percpu_counter_sum over online CPUs with the fold at CPUHP_PERCPU_CNT_DEAD (v6.2-rc).
 
 f1a7941243c1 ("mm: convert mm's rss stats into percpu_counter", v6.2-rc1)

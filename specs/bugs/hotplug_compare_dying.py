@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """K-COMPARE-HOTPLUG: __percpu_counter_compare's margin misses a dying CPU's local.
 
 compare answers from the rough count when |count - rhs| > batch *

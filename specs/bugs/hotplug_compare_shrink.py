@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """compare's margin after the batch shrinks on cpu_down, even with the DYING fold (H3) [a finding].
 
 compute_batch_value makes the batch max(32, 2 * num_online_cpus()): above 16

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The online | dying sum (H2, 8b57b11cca88) with a partial hotplug transition.
 
 Thomas Gleixner objected to the dying mask (877cuj1mt1.ffs@tglx): its bits

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """A pre-4.10 hotplug notifier that folds on CPU_DEAD but not on CPU_DEAD_FROZEN.
 
 Before the 4.10 state machine, lib/percpu_counter.c registered

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """K-SUM-HOTPLUG: __percpu_counter_sum over online CPUs with the fold at CPUHP_PERCPU_CNT_DEAD (H1).
 
 The outgoing CPU leaves cpu_online_mask inside stop_machine, but its local is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """The slow path's cmpxchg loop retrying with a stale ``old``.
 
 The kernel's loop feeds what ``atomic64_cmpxchg`` returns back into the

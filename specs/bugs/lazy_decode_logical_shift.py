@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """``lazy_percpu_counter_atomic_val()`` with a logical right shift.
 
 The decode relies on ``v`` being an ``s64`` so that ``>>`` shifts

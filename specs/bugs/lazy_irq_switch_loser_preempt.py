@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """lazy_percpu_counter_switch_to_pcpu() as posted, called from a hard-irq handler.
 
 The posted switch loser returns from inside ``preempt_disable()`` (see

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """``__mmdrop`` destroys the rss counters from ``&mm->rss_stat[i]`` with ``int i;`` never assigned.
 
 ZhangPeng's RFC 3/3 (seed 001, kernel/fork.c)::

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """switch_to_pcpu() publishing the per-CPU pointer with a plain store.
 
 lib/lazy-percpu-counter.c publishes with the cmpxchg loop::

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """switch_to_pcpu() publishing the per-CPU pointer with ``atomic64_cmpxchg_relaxed()``.
 
 lib/lazy-percpu-counter.c (koverstreet/bcachefs, = ZhangPeng RFC 1/3)::

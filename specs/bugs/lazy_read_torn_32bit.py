@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """lazy_percpu_counter_read() on a 32-bit SMP kernel: a slot read in halves while its CPU adds.
 
 In per-CPU mode the counter is a ``u64`` per CPU. ``this_cpu_add(*pcpu_v, i)``

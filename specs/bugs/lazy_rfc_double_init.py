@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """RFC 2/3's switch_to_pcpu: two CPUs initialise the one embedded ``c->fbc``.
 
 Every CPU whose add wraps within a second runs ``switch_to_pcpu``, and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """RFC 2/3's lazy_percpu_counter_read_positive() does not clamp in atomic mode.
 
 ::

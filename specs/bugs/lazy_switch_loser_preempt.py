@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """lazy_percpu_counter_switch_to_pcpu() as posted: the race loser returns with preemption off.
 
 Kent Overstreet's code (koverstreet/bcachefs lib/lazy-percpu-counter.c, and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """K-MMINIT-LEAK: f1a7941243c1's mm_init() error path skipped destroy_context().
 
 "mm: convert mm's rss stats into percpu_counter" (v6.2) put the per-counter

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """rss_split with exit_mm() that does not call sync_mm_rss(): late faults leak.
 
 History. Split RSS counting (v2.6.34) synced a thread's cached deltas once

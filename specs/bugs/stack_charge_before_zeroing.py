@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """An equivalent mutant of alloc_thread_stack_node(): charge the reused stack, then zero it.
 
 The 2025-era kernel/fork.c charges a reused stack to the memcg before

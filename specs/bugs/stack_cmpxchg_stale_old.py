@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """try_release_thread_stack_to_cache() with the this_cpu_try_cmpxchg ``old`` declared outside the loop.
 
 The 2024 conversion to this_cpu_try_cmpxchg (kernel/fork.c as read in a 2025

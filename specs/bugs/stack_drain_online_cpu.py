@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """A drain of an online CPU's cached stacks with a LOCKed ``xchg()``: it races with that CPU's ``this_cpu_xchg``.
 
 kernel/fork.c empties a CPU's ``cached_stacks[]`` from another CPU only

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """K-STACK-MEMCG: a failed memcg charge frees tsk->stack, which this fork never set.
 
 In the 2018-19 structure (``stack_cache_2019``) ``dup_task_struct()`` charges

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """try_release_thread_stack_to_cache() with a read and a write instead of this_cpu_cmpxchg.
 
 A plausible "simplification" of the release loop:

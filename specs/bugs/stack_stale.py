@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """K-STACK-STALE: a reused cached stack is not cleared (the memset only under CONFIG_DEBUG_KMEMLEAK).
 
 Seed 003 shows alloc_thread_stack_node() as it was before 2018:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """Cached stacks stranded in a dead CPU's slots: no hotplug teardown for the cache (2017).
 
 When the per-CPU cache of vmapped stacks arrived (Andy Lutomirski's

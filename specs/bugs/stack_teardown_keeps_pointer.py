@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """free_vm_stack_cache() that frees a dead CPU's cached stacks but leaves the pointers in the slots.
 
 A realistic slip in the teardown: ``vfree(vm_stack->addr);`` without

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """unlink_file_vma_batch_add() batching by f_mapping instead of vm_file: safe, but not the patch.
 
 A variant a reviewer could propose (the lock is per mapping, so two

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """An equivalent mutant of unlink_file_vma_batch_add(): it must NOT be reported.
 
 The code changes, the behaviour does not: the file test compares with the

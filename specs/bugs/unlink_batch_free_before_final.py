@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """free_pgtables freeing the group's page tables before unlink_file_vma_batch_final().
 
 The order matters: the comment in free_pgtables says "Hide vma from rmap and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """unlink_file_vma_batch_add() testing ``count > ARRAY_SIZE`` for a full batch: one vma too many.
 
 The off-by-one Liam R. Howlett's review looked for in seed 004 (the merged code

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """unlink_file_vma_batch_add() that flushes only when full: vmas of different files in one batch.
 
 A patch that forgets why the batch must be homogeneous: ``process`` locks the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """free_pgtables without unlink_file_vma_batch_final(): the last batch is never processed.
 
 A patch author batching the unlinks must flush what is left before the group's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """K-UP-ADD-RACE: the uniprocessor percpu_counter_add() under preempt_disable().
 
 Before Manfred Spraul's 88ad32a799dd ("include/linux/percpu_counter.h: race

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """K-UP-READ-TORN: percpu_counter_read() on a 32-bit uniprocessor kernel, with an interrupt handler adding.
 
 On ``!CONFIG_SMP`` ``percpu_counter_read()`` (and ``percpu_counter_sum()``,
