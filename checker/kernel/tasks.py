@@ -174,7 +174,7 @@ def add_task_model(si: Any, cls: type) -> None:
     for name, fn, role, choose, doc in (
             ("schedule", _schedule, cpu_role, {"to": tasks_of},
              "__schedule(): the CPU switches to another task (a preemption, or a switch from a waiting task)"),
-            *(((f"migrate" if len(roles) == 1 else f"migrate_{rn}"), _migrate, rn,
+            *((("migrate" if len(roles) == 1 else f"migrate_{rn}"), _migrate, rn,
                {"dest": (lambda p, _c=cpu_role: tuple(getattr(p, _c)))},
                "the scheduler moves the task to another CPU (load balancing, set_cpus_allowed)")
               for rn, r in roles.items() if not r.pinned)):

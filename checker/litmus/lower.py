@@ -216,7 +216,7 @@ def _layout(test: P.Litmus) -> Layout:
         if kind == "lock" and init != 0:
             raise lay.error(f"{name} is a spinlock_t: it starts unlocked, write 'spinlock_t {name};'", iline)
         lay.locs[name] = Loc(name, _attr(name, taken), kind, init, line)
-    for name, loc in lay.locs.items():
+    for loc in lay.locs.values():
         if isinstance(loc.init, str):
             lay.addr(loc.init, loc.line)  # a pointer to a location that exists
     for t in test.threads:

@@ -239,7 +239,7 @@ def _strip_comments(text: str, file: str, first_line: int) -> tuple[str, list[st
                 else:
                     j += 1
             else:
-                raise SpecError(f"a comment opened with '(*' is never closed with '*)'", file=file, line=start)
+                raise SpecError("a comment opened with '(*' is never closed with '*)'", file=file, line=start)
             body = text[i:j]
             comments.append(body)
             line += body.count("\n")
@@ -684,7 +684,7 @@ def parse_file(path: str | Path) -> Litmus:
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise SpecError(f"no such litmus file (give a path to a .litmus file)", file=str(p)) from None
+        raise SpecError("no such litmus file (give a path to a .litmus file)", file=str(p)) from None
     except (OSError, UnicodeDecodeError) as e:
         raise SpecError(f"cannot read it: {getattr(e, 'strerror', None) or e}", file=str(p)) from None
     return parse_text(text, str(p))

@@ -89,7 +89,7 @@ def _check_accesses(si: Any, cls: type) -> None:
             if a.kind == "fence":
                 continue
 
-            def fail(msg: str) -> SpecError:
+            def fail(msg: str, a=a, act=act, where=where) -> SpecError:  # bound per access (ruff B023)
                 return SpecError(f"{where}: {a!r}: {msg}", file=a.file or act.file, line=a.line or act.line)
 
             v = si.vars.get(a.var)
