@@ -70,9 +70,13 @@ class Lowered:
 
 
 def default_paths() -> list[Path]:
-    """The kernel's tests kept in this checkout, in name order: tools/memory-model/litmus-tests/ as
-    tests/litmus/*.litmus, then Documentation/litmus-tests/ as tests/litmus/documentation/*.litmus."""
-    root = Path(__file__).resolve().parents[2] / "tests" / "litmus"
+    """The kernel's tests kept with countercheck, in name order: tools/memory-model/litmus-tests/ as
+    tests/litmus/*.litmus, then Documentation/litmus-tests/ as tests/litmus/documentation/*.litmus.
+
+    Installed, they are package data (``checker/litmus/kernel/``, pyproject.toml's package-dir); in a
+    checkout, the tests/litmus/ folder itself."""
+    installed = Path(__file__).resolve().parent / "kernel"
+    root = installed if installed.is_dir() else Path(__file__).resolve().parents[2] / "tests" / "litmus"
     try:  # named as a user in the checkout would name them (the table prints the directories)
         root = root.relative_to(Path.cwd().resolve())
     except ValueError:
@@ -85,8 +89,8 @@ def collect(args: Sequence[str]) -> list[Path]:
     if not args:
         found = default_paths()
         if not found:
-            raise UsageError("no litmus tests named and none kept here (tests/litmus/*.litmus): name .litmus files "
-                             "or a directory holding them")
+            raise UsageError("no litmus tests named and none installed or kept here (tests/litmus/*.litmus): "
+                             "name .litmus files or a directory holding them")
         return found
     out: list[Path] = []
     for a in args:
