@@ -19,6 +19,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 
 
 class CheckoutFolders(importlib.abc.MetaPathFinder):
+    """An import finder for ``checker.specs`` and ``checker.models`` in a checkout (installed copies need none)."""
     def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
         folder = FOLDERS.get(fullname)
         if folder is None or (Path(__file__).parent / folder).is_dir():  # an installed copy has its own
@@ -30,5 +31,6 @@ class CheckoutFolders(importlib.abc.MetaPathFinder):
 
 
 def install() -> None:
+    """Add the checkout finder to ``sys.meta_path`` once."""
     if not any(isinstance(f, CheckoutFolders) for f in sys.meta_path):
         sys.meta_path.append(CheckoutFolders())

@@ -21,6 +21,7 @@ MODELS = ("sc", "tso", "lkmm")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The ``litmus`` command's options."""
     p.add_argument("files", nargs="*", metavar="FILE", help=".litmus files or directories of them (default: the "
                    "kernel's tests that come with countercheck, tests/litmus/)")
     p.add_argument("--memory", default="lkmm,tso,sc", metavar="MODELS",
@@ -37,6 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def models_of(text: str) -> list[str]:
+    """The memory models of a ``--memory`` list, checked and without repeats."""
     got = [m.strip() for m in text.split(",") if m.strip()]
     bad = [m for m in got if m not in MODELS]
     if bad or not got:
@@ -46,6 +48,7 @@ def models_of(text: str) -> list[str]:
 
 
 def main(args: argparse.Namespace) -> int:
+    """``litmus``: run the tests under each model, print the lines and the summary; the exit code."""
     from checker.litmus import run as R
 
     models = models_of(args.memory)

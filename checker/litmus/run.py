@@ -35,6 +35,7 @@ VERDICTS = ("Never", "Sometimes", "Always")
 
 @dataclass
 class Outcome:
+    """One test under one memory model: its verdict on the exists clause, the states explored, a note, a trace."""
     verdict: str  # Never, Sometimes, Always, not modelled, inconclusive, error
     states: int = 0
     seconds: float = 0.0
@@ -45,6 +46,7 @@ class Outcome:
 
 @dataclass
 class Row:
+    """One test's line: LKMM's stated result and each model's outcome."""
     name: str
     file: str
     lkmm_says: str | None  # the header's Result:
@@ -191,6 +193,7 @@ def run_one(lw: Lowered, model: str, *, max_states: int | None = None, timeout: 
 
 def run_tests(lowered: Sequence[Lowered], models: Sequence[str], *, max_states: int | None = None,
               timeout: float | None = None, on_row: Callable[[Row], None] | None = None) -> list[Row]:
+    """Run every lowered test under each model, in order, calling ``on_row`` as each test is done."""
     rows = []
     for lw in lowered:
         row = Row(lw.test.name, lw.path, lw.test.result)
@@ -205,6 +208,7 @@ def run_tests(lowered: Sequence[Lowered], models: Sequence[str], *, max_states: 
 # ---- reports ---------------------------------------------------------------------------------------------
 
 def summary(rows: Sequence[Row], model: str = "lkmm") -> dict[str, int]:
+    """How many rows agree with LKMM under ``model``, how many are stronger, weaker, or without a verdict."""
     counts = {"agrees": 0, "stronger": 0, "weaker": 0, "-": 0}
     for r in rows:
         counts[r.agreement(model)] += 1
@@ -212,6 +216,7 @@ def summary(rows: Sequence[Row], model: str = "lkmm") -> dict[str, int]:
 
 
 def text_line(row: Row, models: Sequence[str]) -> str:
+    """One test's line of text: each model's verdict, agreement with LKMM, and the notes."""
     cells = "  ".join(f"{m}={row.outcomes[m].verdict:<10}" for m in models)
     agree = f"  lkmm: {row.agreement()}" if "lkmm" in models else ""
     got = [row.outcomes[m].note for m in models if row.outcomes[m].note]
