@@ -67,3 +67,11 @@ def test_the_catalogue_names_every_built_in_spec():
 
     text = (ROOT / "docs" / "specs.md").read_text()
     assert sorted(n for n in loader.builtin_specs() if f"`{n}`" not in text) == []
+
+
+def test_the_guide_opens_with_a_contents_list_of_its_sections_in_order():
+    text = (ROOT / "docs" / "spec-authoring.md").read_text()
+    body = re.sub(r"```.*?```", "", text, flags=re.S)
+    sections = re.findall(r"^## (.+)$", body, re.M)
+    contents = text[text.index("Contents:"):text.index("\n## ")]
+    assert re.findall(r"^- \[(.+?)\]\(#", contents, re.M) == sections
