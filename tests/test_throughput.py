@@ -345,7 +345,7 @@ def test_measure_builds_and_runs_with_the_system_compiler():
     import shutil
     from checker.models.measure import measure
     if not (shutil.which("cc") or shutil.which("gcc")):
-        pytest.skip("no C compiler")
+        pytest.skip("no C compiler (cc or gcc): apt-get install gcc")
     m = measure()
     for k in ("t_local", "t_rmw", "t_lock", "t_cpu_line"):
         assert m["figures"][k] > 0 and k in m["priors"]
@@ -366,7 +366,7 @@ def test_every_prior_range_gives_a_band_that_contains_the_prediction():
 
 
 def test_plots_have_a_speedup_panel_and_bars_for_one_process(tmp_path, capsys):
-    pytest.importorskip("matplotlib")
+    pytest.importorskip("matplotlib", reason="matplotlib is the plot extra: pip install '.[plot]'")
     for w, name in (("doexec-shared", "cores.png"), ("lmbench-fork", "bars.png")):
         out = tmp_path / name
         assert main(["throughput", "--workload", w, "--cores", "1,20,64", "--no-band", "--plot", str(out)]) == 0
