@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from checker.errors import SpecError, UsageError
+from checker.layout import kernel_litmus_dir
 from checker.litmus import lower as L
 from checker.litmus import parse as P
 from checker.language.model import info
@@ -76,9 +77,8 @@ def default_paths() -> list[Path]:
     tests/litmus/*.litmus, then Documentation/litmus-tests/ as tests/litmus/documentation/*.litmus.
 
     Installed, they are package data (``checker/litmus/kernel/``, pyproject.toml's package-dir); in a
-    checkout, the tests/litmus/ folder itself."""
-    installed = Path(__file__).resolve().parent / "kernel"
-    root = installed if installed.is_dir() else Path(__file__).resolve().parents[2] / "tests" / "litmus"
+    checkout, the tests/litmus/ folder itself (``checker.layout.kernel_litmus_dir``)."""
+    root = kernel_litmus_dir()
     try:  # named as a user in the checkout would name them (the table prints the directories)
         root = root.relative_to(Path.cwd().resolve())
     except ValueError:
