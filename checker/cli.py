@@ -31,6 +31,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser of ``python -m checker`` and its subcommands."""
     p = _Parser(prog="python -m checker", description="countercheck: a model checker for the Linux "
                 "kernel's concurrent counters.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -125,6 +126,7 @@ def _size(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The console script's entry point: parse ``argv``, run the command, return the exit code."""
     from checker.interrupts import interruptible
 
     args = build_parser().parse_args(argv)
@@ -239,6 +241,7 @@ def _check_verify_flags(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    """``verify``: check the specs named (every built-in spec by default), print or write the report; the exit code."""
     from checker import loader
     from checker.interrupts import as_interrupt
     from checker.report import text
@@ -373,6 +376,7 @@ def _write(path: str, payload: str) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    """``list``: print each spec's parameters, properties and assumptions; exit 0."""
     from checker import loader
     from checker.report.listing import describe
 

@@ -21,6 +21,7 @@ EXPORT_MAX_STATES = 5_000
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The ``graph`` command's options."""
     p.add_argument("spec", metavar="SPEC", help="a built-in spec name, a spec file, or FILE.py:ClassName")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="set a parameter (one value each: the graph is of one point)")
@@ -34,6 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    """``graph``: export one parameter point's unreduced state graph (DOT, GraphML or JSON); the exit code."""
     from checker import loader
     from checker.language.compile import Model
     from checker.verify import own_sets, param_points, parse_set

@@ -43,6 +43,7 @@ MODES = ("explore", "prove", "all")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """The plugin's options: ``--countercheck`` and its settings."""
     g = parser.getgroup("countercheck", "countercheck: run specs as tests")
     g.addoption("--countercheck", action="store_true", default=False,
                 help="collect spec files (.py files defining checker.Spec subclasses) under the given paths")
@@ -59,6 +60,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """Check the plugin's options when ``--countercheck`` is given."""
     if not config.getoption("countercheck"):
         return
     from checker.errors import CheckerError
@@ -92,6 +94,7 @@ def _is_spec_candidate(file_path: Path, config: pytest.Config) -> bool:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     # A file named on the command line goes through pytest_pycollect_makemodule below instead.
+    """Collect a spec file found under the paths (one not named on the command line)."""
     if parent.session.isinitpath(file_path) or not _is_spec_candidate(file_path, parent.config):
         return None
     return SpecFile.from_parent(parent, path=file_path)
@@ -106,6 +109,7 @@ def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> 
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Check that ``--countercheck-set`` names a parameter of some collected spec."""
     if not config.getoption("countercheck"):
         return
     from checker.errors import CheckerError

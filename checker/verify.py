@@ -30,6 +30,7 @@ SCHEMA_VERSION = "1.2"  # 1.1: steps may carry the file and line of their action
 
 @dataclass
 class ErrorInfo:
+    """An error that stopped a spec from being checked: the message and, when known, its file and line."""
     message: str
     file: str | None = None
     line: int | None = None
@@ -179,6 +180,7 @@ def param_points(cls: type, sets: dict[str, tuple[int, ...]], mode: str = "explo
 
 
 def check_sets_apply(classes: list[type], sets: dict[str, Any]) -> None:
+    """Refuse a ``--set`` that names no parameter of any selected spec, listing theirs."""
     for name in sets:
         if not any(name in info(c).params for c in classes):
             known = sorted({p for c in classes for p in info(c).params})

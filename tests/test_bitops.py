@@ -199,7 +199,7 @@ def test_true_division_says_use_floor_division():
 C_TYPES = {U32: "uint32_t", S32: "int32_t", U64: "uint64_t", S64: "int64_t"}
 
 
-@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed: apt-get install gcc")
 def test_words_agree_with_gcc_on_random_values(tmp_path):
     rng = random.Random(17)
     cases, lines = [], []

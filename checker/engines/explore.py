@@ -30,6 +30,7 @@ MEMORY = "memory"
 
 
 def explorer(name: str = DEFAULT_EXPLORER) -> Callable[..., Any]:
+    """The explore function registered as ``name`` (the interpreted or the compiled explorer)."""
     from checker.errors import UsageError
 
     if name not in EXPLORERS:
@@ -52,6 +53,7 @@ def never_reached(states: int, complete: bool) -> str:
 
 
 class ExploreEngine:
+    """The exhaustive explorer as an engine: a spec at a point in, its checks out."""
     name = "explore"
 
     def run(self, request: Request) -> list[Check]:

@@ -52,6 +52,7 @@ class Lasso:
 
 @dataclass
 class LivenessOutcome:
+    """The verdict of one ``eventually`` or ``leads_to`` property, with its lasso when violated."""
     name: str
     kind: str
     verdict: str

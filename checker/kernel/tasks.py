@@ -84,6 +84,7 @@ TaskId = _TaskIdType("task_id", None, True)
 
 
 def task_roles(si: Any) -> dict[str, Task]:
+    """The spec's task roles (``Task``), by name."""
     return {n: r for n, r in si.roles.items() if isinstance(r, Task)}
 
 
@@ -453,5 +454,6 @@ class Scheduler:
 
 
 def has_tasks(si: Any) -> bool:
+    """Whether the spec declares tasks (and so runs under the scheduler model)."""
     return bool(task_roles(si))
 

@@ -68,6 +68,7 @@ PENDING = _Pending("tearing")
 
 
 def bits_param(si: Any) -> str | None:
+    """The name of the spec's word-size parameter (``Bits``), if it has one."""
     from checker.kernel.config import Bits
 
     return next((n for n, p in si.params.items() if isinstance(p, Bits)), None)

@@ -36,6 +36,7 @@ _COLLECTIONS = ("Write a collection as one int per element instead: PerCpu(0) fo
 
 @dataclass(frozen=True)
 class CompiledAction:
+    """One action ready to fire: which CPUs may take it and its argument choices, in declared order."""
     index: int
     info: ActionInfo
     cpus: tuple  # CPU ids that may take it, or (None,)

@@ -134,6 +134,7 @@ def _rmw_name_hint(name: str) -> str:
 
 @dataclass
 class Loc:
+    """A shared location of a litmus test, as the spec variable that models it."""
     name: str  # as the test writes it
     attr: str  # the spec variable
     kind: str  # "int", "ptr", "lock"
@@ -525,6 +526,7 @@ def _exprs(st: P.Stmt) -> list[P.Expr]:
 
 @dataclass
 class Instr:
+    """One statement of a thread, numbered, with the statement that follows it (and an if's other branch)."""
     stmt: P.Stmt
     label: str = ""
     next: int | None = None  # the statement after (for an if: when the condition is true)

@@ -51,10 +51,12 @@ def weak_vars(si: Any) -> tuple[str, ...]:
 
 
 def has_accesses(si: Any) -> bool:
+    """Whether any action of the spec declares ``access=`` (only such specs run under tso and lkmm)."""
     return any(act.access for act in si.actions.values())
 
 
 def add_memory_model(si: Any, cls: type) -> None:
+    """Check a spec's accesses and declare the parameters and ghosts the weak-memory models add."""
     if not has_accesses(si):
         return
     _check_accesses(si, cls)

@@ -192,6 +192,7 @@ class _Work:
 
 
 class Lkmm:
+    """The operational approximation of the Linux-kernel memory model, installed under a model's actions."""
     memory = "lkmm"
 
     def __init__(self, model: Model):

@@ -56,6 +56,7 @@ UNLOCKED = ("this_cpu",)
 
 
 class Tso:
+    """x86-TSO: a FIFO store buffer per CPU, installed under a model's actions."""
     memory = "tso"
 
     def __init__(self, model: Model):
