@@ -26,6 +26,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """Run ``python -m checker`` as a user would, in a fresh process."""
     env = dict(os.environ)
+    env.pop("GITHUB_ACTIONS", None)  # under Actions the CLI adds workflow commands: tests that want them set it
     return subprocess.run([sys.executable, "-m", "checker", *args], capture_output=True, text=True,
                           cwd=cwd or ROOT, env=env, timeout=600)
 
