@@ -16,6 +16,7 @@ import pytest
 import xmlschema
 
 from conftest import FIXTURES, ROOT
+from ktap_rules import parse as parse_ktap
 
 JUNIT_XSD = xmlschema.XMLSchema(str(FIXTURES / "junit-10.xsd"))
 SARIF_SCHEMA = json.loads((FIXTURES / "sarif-2.1.0-rtm.5.json").read_text())
@@ -425,3 +426,32 @@ def test_sarif_passes_the_multitool_github_rules(one_run, undecided, tmp_path):
         problems = [(x["ruleId"], x["message"].get("text", x["message"])) for run in json.loads(out.read_text())["runs"]
                     for x in run.get("results", []) if x.get("level", "warning") in ("error", "warning")]
         assert problems == [], problems
+
+
+def test_a_subtest_per_spec_a_result_per_check_and_the_trace_before_it(one_run):
+    d, _ = one_run
+    head, (tiny, bug), tail = parse_ktap((d / "out/k.ktap").read_text())
+    assert head[0].startswith("# countercheck ") and "verify tiny.py eager_fold_gt" in head[0]
+    assert (tiny.name, tiny.status, bug.name, bug.status) == ("tiny", "FAILURE", "eager_fold_gt", "SUCCESS")
+    assert [(t.name.split()[0], t.status) for t in tiny.subtests] == [
+        ("counted", "SUCCESS"), ("below_two", "FAILURE"), ("one_add", "SUCCESS"), ("no_deadlock", "SUCCESS")]
+    below = tiny.subtests[1]
+    assert below.log[0] == "    # tiny.below_two violated after 2 steps (shortest); ncpus=2"
+    assert [ln.split()[1:4] for ln in below.log if re.match(r"\s*#\s+[12]\s", ln)] == [
+        ["1", "cpu0", "add"], ["2", "cpu1", "add"]]
+    assert below.log[-1].strip() == "#   reproduce: python -m checker verify tiny.py --set ncpus=2"
+    assert len(bug.subtests) == 17 and {t.status for t in bug.subtests} == {"SUCCESS"}  # bugs found as expected
+    assert tail == ["# 21 checks: 20 as expected, 1 failed, 0 inconclusive, 0 errors; exit 1"]
+
+
+def test_inconclusive_is_not_ok_with_its_reason_never_a_skip(undecided):
+    from checker.report import ktap
+
+    text = ktap.render(undecided)
+    assert "SKIP" not in text
+    _, (spec,), _ = parse_ktap(text)
+    undecided_checks = [c for c in undecided.checks if c.verdict == "inconclusive"]
+    inconclusive = [t for t in spec.subtests if t.directive.startswith("inconclusive")]
+    assert len(inconclusive) == len(undecided_checks) > 10
+    assert {t.status for t in inconclusive} == {"FAILURE"} and spec.status == "FAILURE"
+    assert {t.directive for t in inconclusive} == {"inconclusive (max_states)"}
