@@ -333,11 +333,12 @@ def test_github_actions_groups_each_spec_annotates_failures_and_appends_a_summar
     out = r.stdout.splitlines()
     start, end = out.index(next(ln for ln in out if ln.startswith("::group::tiny"))), out.index("::endgroup::")
     group = out[start:end]
+    assert group[0] == "::group::tiny: 3 of 4 checks as expected"
     (error,) = [ln for ln in group if ln.startswith("::error ")]
     props, message = error[len("::error "):].split("::", 1)
     assert props.startswith(f"file=tiny.py,line={line_of(TINY, 'def below_two') - 1},title=tiny.below_two ")
     assert "%0A" in message and "\n" not in message  # the trace, its lines escaped
-    assert any(ln.startswith("::group::eager_fold_gt") for ln in out)
+    assert "::group::eager_fold_gt: 17 of 17 checks as expected" in out
     summary = (d / "summary.md").read_text()
     assert summary.startswith("## an earlier step's summary\n")  # appended, never overwritten
     assert "| `tiny` | 4 | 3 | 1 | 0 |" in summary and "| `eager_fold_gt` | 17 | 17 | 0 | 0 |" in summary
