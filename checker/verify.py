@@ -19,7 +19,7 @@ from checker.errors import CheckerError, SpecError, UsageError
 from checker.result import INCONCLUSIVE, VERDICTS, Check
 from checker.overrides import never_ran, warning as override_warning
 from checker.report.progress import Progress
-from checker.report.provenance import NAME as TOOL_NAME, command_line, version
+from checker.provenance import NAME as TOOL_NAME, command_line, version
 from checker.language.model import Params, all_assumptions, info, resolve_params
 from checker.language.vacuity import vacuous_invariants
 

@@ -463,3 +463,14 @@ def test_inconclusive_is_not_ok_with_its_reason_never_a_skip(undecided):
     assert len(inconclusive) == len(undecided_checks) > 10
     assert {t.status for t in inconclusive} == {"FAILURE"} and spec.status == "FAILURE"
     assert {t.directive for t in inconclusive} == {"inconclusive (max_states)"}
+
+
+def test_the_reports_name_the_running_version_and_how_it_was_invoked():
+    import tomllib
+
+    from checker.provenance import command_line, program, version
+
+    assert version() == tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert program("/usr/lib/python3/site-packages/checker/__main__.py") == "python -m checker"
+    assert program("/home/me/.local/bin/countercheck-kernel") == "countercheck-kernel"
+    assert command_line(["verify", "my spec.py"], "countercheck-kernel") == "countercheck-kernel verify 'my spec.py'"

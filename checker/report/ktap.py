@@ -34,7 +34,7 @@ name (it starts the directive), so one is replaced.
 from __future__ import annotations
 
 from checker.report.explain import case_name, details, has_trace, summary
-from checker.report.provenance import NAME
+from checker.provenance import NAME
 from checker.result import INCONCLUSIVE, Check
 from checker.verify import ErrorInfo, Report
 

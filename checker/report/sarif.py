@@ -42,7 +42,7 @@ from typing import Any
 
 from checker.report.explain import details, has_trace, summary
 from checker.report.locate import BUILTIN, SRCROOT, Locator, Place
-from checker.report.provenance import INFORMATION_URI, NAME, version
+from checker.provenance import INFORMATION_URI, NAME, version
 from checker.report.text import reproduce
 from checker.report.trace import first_paragraph
 from checker.result import INCONCLUSIVE, Check, Step

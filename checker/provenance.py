@@ -22,7 +22,7 @@ DISTRIBUTION = "countercheck-kernel"
 #: Where a reader of a report learns about the tool: the distribution's page on PyPI.
 INFORMATION_URI = "https://pypi.org/project/countercheck-kernel/"
 
-_PYPROJECT = Path(__file__).resolve().parent.parent.parent / "pyproject.toml"
+_PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 
 
 def version() -> str:
