@@ -340,23 +340,10 @@ def _emit_verify(args: argparse.Namespace, report: Report, spec_args: dict[str, 
 
 def _github_actions(args: argparse.Namespace, report: Report, spec_args: dict[str, str]) -> None:
     """Under GitHub Actions: a group and annotations per spec in the log, a table in the step summary."""
-    import os
-
     from checker.report import github
 
-    if not github.active(dict(os.environ)):
-        return
-    tree = Path(args.kernel_tree) if args.kernel_tree else None
     out = sys.stdout if args.format == "text" or args.output else sys.stderr  # never inside the payload
-    out.write(github.commands(report, spec_args=spec_args, kernel_tree=tree))
-    out.flush()
-    path = os.environ.get("GITHUB_STEP_SUMMARY")
-    if path:
-        try:
-            with open(path, "a", encoding="utf-8") as f:  # Actions collects what every step appends
-                f.write(github.step_summary(report))
-        except OSError as e:
-            print(f"warning: cannot append to $GITHUB_STEP_SUMMARY ({path}): {e.strerror}", file=sys.stderr)
+    github.publish(report, spec_args=spec_args, out=out, kernel_tree=args.kernel_tree)
 
 
 def render_as(fmt: str, report: Report, spec_args: dict[str, str], kernel_tree: str | None = None) -> str:

@@ -474,3 +474,17 @@ def test_the_reports_name_the_running_version_and_how_it_was_invoked():
     assert program("/usr/lib/python3/site-packages/checker/__main__.py") == "python -m checker"
     assert program("/home/me/.local/bin/countercheck-kernel") == "countercheck-kernel"
     assert command_line(["verify", "my spec.py"], "countercheck-kernel") == "countercheck-kernel verify 'my spec.py'"
+
+
+def test_outside_github_actions_nothing_is_added(undecided, tmp_path):
+    import io
+
+    from checker.report.github import publish
+
+    out = io.StringIO()
+    summary = tmp_path / "summary.md"
+    publish(undecided, out=out, environ={"GITHUB_STEP_SUMMARY": str(summary)})  # GITHUB_ACTIONS unset
+    assert out.getvalue() == "" and not summary.exists()
+    publish(undecided, out=out, environ={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
+    assert out.getvalue().count("::warning ") == len({c.property for c in undecided.checks if c.status != "ok"})
+    assert "| `eager_fold_gt` |" in summary.read_text()

@@ -15,7 +15,10 @@ relative to the repository, as Actions expects.
 """
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
+from typing import TextIO
 
 from checker.report.explain import details, has_trace, summary
 from checker.report.locate import SRCROOT, Locator
@@ -103,3 +106,21 @@ def step_summary(report: Report) -> str:
         out += [f"- `{summary(c)}`" for c in bad]
         out += [f"- error: {e.message}" for e in report.errors]
     return "\n".join(out) + "\n"
+
+
+def publish(report: Report, *, spec_args: dict[str, str] | None = None, out: TextIO,
+            kernel_tree: str | None = None, environ: dict[str, str] | None = None) -> None:
+    """Under Actions (else nothing): the workflow commands to ``out``, the summary appended to
+    ``$GITHUB_STEP_SUMMARY`` (Actions collects what every step appends)."""
+    env = dict(os.environ) if environ is None else environ
+    if not active(env):
+        return
+    out.write(commands(report, spec_args=spec_args, kernel_tree=Path(kernel_tree) if kernel_tree else None))
+    out.flush()
+    path = env.get("GITHUB_STEP_SUMMARY")
+    if path:
+        try:
+            with open(path, "a", encoding="utf-8") as f:
+                f.write(step_summary(report))
+        except OSError as e:
+            print(f"warning: cannot append to $GITHUB_STEP_SUMMARY ({path}): {e.strerror}", file=sys.stderr)
