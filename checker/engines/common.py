@@ -50,11 +50,16 @@ def with_sources(steps: list[Step], actions: dict[str, Any]) -> list[Step]:
 
 def with_shown(steps: list[Step], variables: dict[str, Any]) -> list[Step]:
     """Each step with its changes as the trace shows them (``pc[2]: acquire``), beside the raw values."""
-    return [replace(st, shown={k: show_value(variables, k, v) for k, v in st.changes.items()}) for st in steps]
+    return [replace(st, shown={k: _shown(variables, k, v) for k, v in st.changes.items()}) for st in steps]
 
 
 def shown_state(state: dict[str, Any] | None, variables: dict[str, Any]) -> dict[str, str] | None:
     """A state as the trace shows it, flattened (``local[1]``); None for none."""
     if state is None:
         return None
-    return {k: show_value(variables, k, v) for k, v in flatten(state).items()}
+    return {k: _shown(variables, k, v) for k, v in flatten(state).items()}
+
+
+def _shown(variables: dict[str, Any], key: str, v: Any) -> str:
+    # a plain number has its variable's type; anything else (a weak-memory buffer, a nested list) its repr
+    return show_value(variables, key, v) if isinstance(v, int) else repr(v)
