@@ -46,6 +46,7 @@ from __future__ import annotations
 import ast
 import fnmatch
 import re
+import sys
 import warnings
 from pathlib import Path
 from typing import Any, Iterator
@@ -129,17 +130,45 @@ _IMPORTS_CHECKER = re.compile(r"^\s*(from\s+checker(\.\w+)*\s+import\b|import\s+
 
 
 def may_define_specs(source: str) -> bool:
-    """Read, never run: does this source import ``checker`` and define a class with a base (a spec
-    derives from ``Spec`` or another spec)? A file with a syntax error that imports the checker counts,
-    so that the loader reports the error at its line."""
+    """Read, never run: does this source import ``checker`` and define a class that may be a spec? A spec
+    derives from ``Spec`` or from another spec: from a name imported from a module outside the standard
+    library (checker's, or the user's), or from a class of the file that may be a spec. A helper class
+    deriving from ``object``, ``dict`` or ``unittest.TestCase`` is none. A file with a syntax error that
+    imports the checker counts, so that the loader reports the error at its line."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
         return bool(_IMPORTS_CHECKER.search(source))
-    imports = any((isinstance(n, ast.ImportFrom) and n.level == 0 and (n.module or "").split(".")[0] == "checker")
-                  or (isinstance(n, ast.Import) and any(a.name.split(".")[0] == "checker" for a in n.names))
-                  for n in ast.walk(tree))
-    return imports and any(isinstance(n, ast.ClassDef) and n.bases for n in tree.body)
+    stdlib = getattr(sys, "stdlib_module_names", frozenset())
+    imported: set[str] = set()  # names bound by imports from modules outside the standard library
+    checker = False
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom):
+            top = (n.module or "").split(".")[0]
+            checker |= n.level == 0 and top == "checker"
+            if n.level or top not in stdlib:
+                imported |= {a.asname or a.name for a in n.names}
+        elif isinstance(n, ast.Import):
+            for a in n.names:
+                top = a.name.split(".")[0]
+                checker |= top == "checker"
+                if top not in stdlib:
+                    imported.add(a.asname or top)
+    if not checker:
+        return False
+    specs = set(imported)  # grows with the file's own classes that derive from one of them
+
+    def root(e: ast.expr) -> str | None:
+        while isinstance(e, ast.Attribute):
+            e = e.value
+        return e.id if isinstance(e, ast.Name) else None
+
+    found = False
+    for n in tree.body:
+        if isinstance(n, ast.ClassDef) and any(root(b) in specs for b in n.bases):
+            specs.add(n.name)
+            found = True
+    return found
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

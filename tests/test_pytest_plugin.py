@@ -130,11 +130,13 @@ def test_only_files_that_import_the_checker_and_define_classes_are_imported(spec
     specs.makepyfile(
         script="from checker.verify import verify\nopen('script-ran', 'w').close()\n",  # uses the checker
         notes="# this file mentions checker and class Spec(...) in a comment only\nopen('notes-ran', 'w')\n",
-        other="import json\n\n\nclass Thing(dict):\n    pass\n\n\nopen('other-ran', 'w')\n")
+        other="import json\n\n\nclass Thing(dict):\n    pass\n\n\nopen('other-ran', 'w')\n",
+        helper="import checker\n\n\nclass Helper(object):\n    pass\n\n\nopen('helper-ran', 'w')\n")
     r = run(specs, "--countercheck", ".", "--collect-only", "-q")
     assert r.ret == pytest.ExitCode.OK
     out = r.stdout.str()
-    assert "tiny_spec.py::tiny::below_two" in out and "script" not in out and "other" not in out
+    assert "tiny_spec.py::tiny::below_two" in out
+    assert not [f for f in ("script", "notes", "other", "helper") if f in out]
     assert not [p.name for p in specs.path.iterdir() if p.name.endswith("-ran")]  # none of them was run
 
 
@@ -145,6 +147,10 @@ def test_may_define_specs_reads_the_syntax_tree():
     assert may_define_specs("import checker.specs.percpu_eager as pe\n\n\nclass B(pe.PercpuEager):\n    pass\n")
     assert not may_define_specs("from checker import verify\nverify([])\n")  # a script: no class
     assert not may_define_specs("s = 'from checker import Spec'\n\n\nclass A(dict):\n    pass\n")
+    assert not may_define_specs("from checker import Param\n\n\nclass Helper(object):\n    pass\n")  # not a spec
+    assert not may_define_specs("import unittest\nimport checker\n\n\nclass T(unittest.TestCase):\n    pass\n")
+    assert may_define_specs("from checker import Spec\nfrom mine import Base\n\n\nclass A(Base):\n    pass\n")
+    assert may_define_specs("import checker\n\n\nclass A(checker.Spec):\n    pass\n\n\nclass B(A):\n    pass\n")
     assert not may_define_specs("from .checker import Spec\n\n\nclass A(Spec):\n    pass\n")  # a relative import
     assert may_define_specs("from checker import Spec\n\n\nclass Broken(Spec)\n    pass\n")  # the loader says why
 
