@@ -87,7 +87,7 @@ def render(report: Report, *, spec_args: dict[str, str] | None = None, cwd: Path
     by_spec: dict[str, list[Check]] = {}
     for c in report.checks:
         by_spec.setdefault(c.spec, []).append(c)
-    own = dict(zip(map(id, report.checks), shares(report.checks)))
+    own = dict(zip(map(id, report.checks), shares(report.checks), strict=True))
     root = ET.Element("testsuites", name="countercheck", time=_time(report.seconds))
     totals = {"tests": 0, "failures": 0, "errors": 0}
     version = report.tool()["version"]
@@ -95,7 +95,7 @@ def render(report: Report, *, spec_args: dict[str, str] | None = None, cwd: Path
         times = [own[id(c)] for c in checks]
         suite = ET.SubElement(root, "testsuite", name=spec, tests=str(len(checks)), time=_time(sum(times)))
         _properties(suite, report)
-        statuses = [_case(suite, c, spec_args.get(spec), t) for c, t in zip(checks, times)]
+        statuses = [_case(suite, c, spec_args.get(spec), t) for c, t in zip(checks, times, strict=True)]
         counts = {"failures": statuses.count("failed"), "errors": statuses.count("inconclusive")}
         for k, v in counts.items():
             suite.set(k, str(v))
