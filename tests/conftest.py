@@ -9,6 +9,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 sys.path.insert(0, str(FIXTURES))
+# Under GitHub Actions the CLI adds workflow commands to its output: the commands the tests run are not the
+# job's, and the tests that check those commands set GITHUB_ACTIONS themselves.
+os.environ.pop("GITHUB_ACTIONS", None)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -26,7 +29,6 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """Run ``python -m checker`` as a user would, in a fresh process."""
     env = dict(os.environ)
-    env.pop("GITHUB_ACTIONS", None)  # under Actions the CLI adds workflow commands: tests that want them set it
     return subprocess.run([sys.executable, "-m", "checker", *args], capture_output=True, text=True,
                           cwd=cwd or ROOT, env=env, timeout=600)
 
