@@ -201,14 +201,24 @@ def test_inconclusive_is_an_error_and_a_warning_never_a_pass(cli, tmp_path):
     results = data["runs"][0]["results"]
     assert {r["ruleId"].split(".")[1] for r in results} == undecided and {r["level"] for r in results} == {"warning"}
     bound = next(r for r in results if r["ruleId"] == "eager_fold_gt.read_bound")
-    # a built-in spec is not in the user's repository: its source, relative to the built-in specs' base
+    # run in this checkout, the built-in spec is in the repository: its source's line (elsewhere, relative to the
+    # COUNTERCHECK base: test_junit_case_times_add_up_...)
     (loc,) = bound["locations"]
-    assert loc["physicalLocation"]["artifactLocation"] == {"uri": "specs/percpu_eager.py", "uriBaseId": "COUNTERCHECK"}
+    assert loc["physicalLocation"]["artifactLocation"] == {"uri": "specs/percpu_eager.py", "uriBaseId": "SRCROOT"}
     assert loc["physicalLocation"]["region"]["startLine"] == line_of(
         (ROOT / "specs/percpu_eager.py").read_text(), "def read_bound(s)") - 1
     assert loc["logicalLocations"][0]["fullyQualifiedName"] == "eager_fold_gt.read_bound"
     base = data["runs"][0]["originalUriBaseIds"]["COUNTERCHECK"]["uri"]
     assert (Path(urlparse(base).path) / "specs/percpu_eager.py").is_file()
+
+
+def test_a_builtin_spec_outside_this_checkout_is_relative_to_the_countercheck_base(undecided, tmp_path):
+    from checker.report import sarif
+
+    run = sarif.render(undecided, cwd=tmp_path)["runs"][0]
+    locs = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]}
+    bases = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"] for r in run["results"]}
+    assert locs == {"specs/percpu_eager.py", "specs/bugs/eager_fold_gt.py"} and bases == {"COUNTERCHECK"}
 
 
 def test_an_error_is_a_junit_error_case_and_a_sarif_notification(cli, tmp_path):

@@ -13,7 +13,8 @@ whole by GitHub code scanning), relative to one of two documented bases:
     ``checker`` package, or a checkout's root): ``specs/percpu_eager.py``.
 
 A user's spec is located at its own line (``SRCROOT``, with ``../`` when it
-lies outside). A built-in spec models kernel code: inside a kernel tree it is
+lies outside; a built-in spec run in a checkout of countercheck is in that
+repository, so ``SRCROOT`` too). A built-in spec models kernel code: inside a kernel tree it is
 located at the modelled function in the modelled file (the first file its
 ``kernel`` text names that the tree has, at the first function that the
 property's doc, then the ``kernel`` text, names and the file defines), so a
@@ -87,9 +88,10 @@ class Locator:
             return False
 
     def file(self, file: str, line: int | None = None) -> Place:
-        """A spec file: a built-in one relative to ``COUNTERCHECK``, any other relative to ``SRCROOT``."""
+        """A spec file relative to ``SRCROOT`` when it lies there (a built-in one too, in a checkout of
+        countercheck), a built-in one elsewhere relative to ``COUNTERCHECK``, any other with ``../``."""
         p = Path(file).resolve()
-        if self.is_builtin(file):
+        if self.is_builtin(file) and not p.is_relative_to(self.srcroot):
             return Place(p.relative_to(self.builtin).as_posix(), BUILTIN, line)
         return Place(Path(os.path.relpath(p, self.srcroot)).as_posix(), SRCROOT, line)
 
