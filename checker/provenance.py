@@ -9,6 +9,7 @@ since that is the code that ran.
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
@@ -25,6 +26,7 @@ INFORMATION_URI = "https://pypi.org/project/countercheck-kernel/"
 _PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 
 
+@functools.lru_cache(maxsize=1)
 def version() -> str:
     """The running countercheck's version: the checkout's pyproject.toml when run from one, else the
     installed distribution's metadata."""
