@@ -498,3 +498,12 @@ def test_outside_github_actions_nothing_is_added(undecided, tmp_path):
     publish(undecided, out=out, environ={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
     assert out.getvalue().count("::warning ") == len({c.property for c in undecided.checks if c.status != "ok"})
     assert "| `eager_fold_gt` |" in summary.read_text()
+
+
+def test_kernel_function_names_are_read_from_the_kernel_text_likeliest_first():
+    from checker.report.locate import function_names
+
+    text = "kernel/fork.c mmput, __mmput, __mmdrop, check_mm and include/linux/sched/mm.h mmdrop (v6.2 to today)"
+    names = function_names(text)
+    assert names[:3] == ["__mmput", "__mmdrop", "check_mm"] and "mmput" in names and "today" in names
+    assert not {"kernel", "fork", "include", "linux", "sched"} & set(names)  # parts of paths

@@ -111,6 +111,7 @@ class Locator:
         if not files:
             return None
         names = list(dict.fromkeys(n for text in (*hints, kernel) for n in function_names(text)))
+        names.sort(key=lambda n: not ("_" in n))  # every text's likeliest names before any plain word
         for f in files:
             defs = definitions(str(self.kernel_tree / f))
             for n in names:
@@ -120,18 +121,20 @@ class Locator:
 
 
 def function_names(text: str) -> list[str]:
-    """Names in prose that may be C functions: ``percpu_counter_add_batch``, ``sum()``; not paths or words."""
-    out = []
+    """Names in prose that may be C functions, likeliest first: those with an underscore or a call's
+    parenthesis (``__mmput``, ``sum()``), then other words of four letters or more (``mmput``); never
+    the parts of a path. A name counts only where the file defines it (``definitions``)."""
+    strong, weak = [], []
     for m in _IDENT.finditer(text):
         name, call = m.group(1), m.group(2)
         start = m.start(1)
-        if start and text[start - 1] in "/.-":  # part of a path or a file name
-            continue
-        if call or "_" in name.strip("_"):
-            out.append(name)
-    return out
-
-
+        if (start and text[start - 1] in "/.-") or text[m.end(1):m.end(1) + 1] in ("/", "."):
+            continue  # part of a path or a file name
+        if call or "_" in name:
+            strong.append(name)
+        elif len(name) >= 4 and name.islower():
+            weak.append(name)
+    return strong + weak
 @lru_cache(maxsize=64)
 def definitions(path: str) -> dict[str, int]:
     """Function (and function-like macro) definitions in a C file: name -> line. A definition starts in
