@@ -507,3 +507,19 @@ def test_kernel_function_names_are_read_from_the_kernel_text_likeliest_first():
     names = function_names(text)
     assert names[:3] == ["__mmput", "__mmdrop", "check_mm"] and "mmput" in names and "today" in names
     assert not {"kernel", "fork", "include", "linux", "sched"} & set(names)  # parts of paths
+
+
+def test_kernel_definitions_are_found_and_prototypes_macro_calls_and_exports_are_not(tmp_path):
+    from checker.report.locate import definitions
+
+    f = tmp_path / "x.c"
+    f.write_text("static LIST_HEAD(percpu_counters);\n"                                # 1: a macro call
+                 "void percpu_counter_add_batch(struct percpu_counter *fbc, s64 a, s32 b);\n"  # 2: a prototype
+                 "static inline void debug_activate(struct percpu_counter *fbc)\n{ }\n"      # 3
+                 "s64 __percpu_counter_sum(struct percpu_counter *fbc)\n{\n}\n"               # 5
+                 "EXPORT_SYMBOL(__percpu_counter_sum);\n"                                     # 8
+                 "static int __init percpu_counter_startup(void)\n{\n}\n"                   # 9
+                 "#define percpu_counter_init(fbc, value, gfp)\t\\\n\t0\n"                   # 12
+                 "void percpu_counter_add_batch(struct percpu_counter *fbc, s64 a, s32 b)\n{\n}\n")  # 14
+    assert definitions(str(f)) == {"debug_activate": 3, "__percpu_counter_sum": 5, "percpu_counter_startup": 9,
+                                   "percpu_counter_init": 12, "percpu_counter_add_batch": 14}
