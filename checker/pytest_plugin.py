@@ -10,9 +10,10 @@ does nothing without ``--countercheck``, and loading it imports only pytest
 With ``--countercheck``, every ``.py`` file under the given paths that
 defines specs (``checker.loader``) is collected, except files pytest itself
 collects as tests (``python_files``). Which files may define specs is read
-from their syntax tree, without running them: a file that imports
-``checker`` and defines a class deriving from something (a spec derives from
-``Spec`` or from another spec). Only those are imported; a script that
+from their syntax tree, without running them (``may_define_specs``): a file
+that imports ``checker`` and defines a class deriving from a name imported
+from outside the standard library (``Spec``, or a spec of another file) or
+from another such class of the file. Only those are imported; a script that
 merely uses the checker, or mentions it, never runs. Each spec gets one item per property,
 ``percpu_eager::read_bound``, so ``-k`` selects by spec or property name.
 The checks are only known once a spec has run, so a spec's ``verify`` runs
