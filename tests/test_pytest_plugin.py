@@ -175,7 +175,7 @@ checker.verify.verify = _counting
 
 
 def test_under_xdist_each_spec_is_verified_once(specs):
-    pytest.importorskip("xdist")
+    pytest.importorskip("xdist", reason="pytest-xdist is not installed: pip install '.[test]'")
     specs.makeconftest(COUNTING)
     specs.makepyfile(other_spec=TINY.replace("class Tiny(", "class Other("))
     r = specs.runpytest_subprocess(*PLUGIN, *QUIET, "-p", "xdist", "-n", "2", "--countercheck", "tiny_spec.py",

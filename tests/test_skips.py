@@ -7,7 +7,7 @@ from conftest import ROOT
 
 #: Words of a skip reason that mean "something is not installed here".
 MISSING = ("not installed", "compiler", "no z3 command", "extra", "needs spin", "needs pydot")
-HOW = ("pip install", "apt-get install")
+HOW = ("pip install", "apt-get install", "npm install")
 
 
 def _text(node: ast.AST) -> str:

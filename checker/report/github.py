@@ -28,6 +28,7 @@ from checker.verify import Report
 
 
 def active(environ: dict[str, str]) -> bool:
+    """Is this run a GitHub Actions step (``GITHUB_ACTIONS=true``)?"""
     return environ.get("GITHUB_ACTIONS") == "true"
 
 
