@@ -161,10 +161,10 @@ class Vmstat(Spec):
     large = Param(0, domain=range(0, 1 << 16), doc="an extra delta +-large for the mod functions (0: none)")
     irq = Param(0, domain=range(0, 9), doc="updates of the same item by each CPU's interrupt handler "
                                            "(irq-safe: one step)")
-    refreshes = Param(1, domain=range(0, 9), explore=(0, 1), prove=(0,),
+    refreshes = Param(1, domain=range(0, 9), explore=(0, 1), prove=("symbolic",),
                       doc="refresh_cpu_vm_stats runs on each CPU")
     downs = Param(0, domain=range(0, 2), prove=(0,), doc="CPUs that go offline (then cpu_vm_stats_fold)")
-    pressure = Param(0, domain=range(0, 126), prove=(0,),
+    pressure = Param(0, domain=range(0, 126), prove=("symbolic",),
                      doc="kswapd's pressure threshold stored into each online CPU (0: no pressure)")
 
     cpus = Role("ncpus", symmetric=True, doc="CPUs, each with a task updating the item")
@@ -364,8 +364,12 @@ class Vmstat(Spec):
     @action(role="cpus", applies=lambda p: p.pressure > 0)
     def lower_threshold(s, c):
         """set_pgdat_percpu_threshold(): for_each_online_cpu(cpu) per_cpu_ptr(zone->per_cpu_zonestats,
-        cpu)->stat_threshold = calculate_pressure_threshold(zone) (one CPU's store)."""
-        return when(And(s.thresh[c] != s.pressure, s.hp[c] == HP.online), thresh={c: s.pressure})
+        cpu)->stat_threshold = calculate_pressure_threshold(zone) (one CPU's store). Only for a zone with
+        percpu_drift_mark set, i.e. num_online_cpus() * threshold > low - min watermark distance, so the pressure
+        threshold max(1, distance / num_online_cpus()) is below the normal one (a pressure >= threshold never
+        stores)."""
+        return when(And(s.pressure > 0, s.thresh[c] != s.pressure, s.pressure < s.threshold, s.hp[c] == HP.online),
+                    thresh={c: s.pressure})
 
     @terminal
     def all_done(s):
@@ -397,9 +401,9 @@ class Vmstat(Spec):
 
     @invariant(role="cpus", inductive=True)
     def threshold_in_range(s, c):
-        """stat_threshold is the normal threshold or the pressure one (1 <= pressure <= normal)."""
+        """stat_threshold is the normal threshold or the pressure one (1 <= pressure < normal)."""
         return Or(s.thresh[c] == s.threshold, And(s.pressure > 0, s.thresh[c] == s.pressure,
-                                                  s.pressure <= s.threshold))
+                                                  s.pressure < s.threshold))
 
     @invariant(role="cpus", inductive=True, applies=lambda p: _undisturbed(p))
     def registers_match(s, c):
@@ -411,8 +415,8 @@ class Vmstat(Spec):
                                         If(s.pc[c] == PC.inc_fold, s.delta[c] == 1, s.delta[c] == -1))),
                    Implies(s.pc[c] == PC.mod_write, And(s.seen[c] == s.diff[c] + s.delta[c],
                                                          s.tseen[c] >= 1, s.tseen[c] <= s.threshold)),
-                   Implies(s.pc[c] == PC.idle, And(s.z[c] == 0, abs(s.diff[c]) <= s.threshold)),
-                   Implies(s.pc[c] == PC.cas, s.z[c] == 0),
+                   Implies(Not(Or(s.pc[c] == PC.cas_add, s.pc[c] == PC.refresh_add)), s.z[c] == 0),
+                   Implies(s.pc[c] == PC.idle, abs(s.diff[c]) <= s.threshold),
                    Implies(s.pc[c] == PC.refresh_add, s.diff[c] == 0),
                    Implies(Or(s.pc[c] == PC.idle, s.pc[c] == PC.refresh_add), s.delta[c] == 0),
                    Implies(s.pc[c] == PC.cas_add, And(abs(s.diff[c]) <= s.threshold // 2,
@@ -480,7 +484,7 @@ class Vmstat(Spec):
         """|zone_page_state - E| reaches ncpus * threshold: every CPU holds its threshold."""
         return abs(s.zone - s.exact) == s.ncpus * s.threshold
 
-    @sometimes(applies=lambda p: p.pressure > 0)
+    @sometimes(applies=lambda p: 0 < p.pressure < p.threshold)
     def a_threshold_is_lowered(s):
         """kswapd's store of the pressure threshold has reached every online CPU."""
         return AllOf([Or(s.hp[c] != HP.online, s.thresh[c] == s.pressure) for c in s.cpus])
