@@ -49,8 +49,9 @@ from checker import (IRQS_OFF, PREEMPT_COUNT, AllOf, And, Bool, Enum, Ghost, If,
 
 #: Which update functions the CPUs' tasks call.
 VARIANT = Enum("irqoff", "cmpxchg", name="vmstat_variant")
-#: The context the __ functions run in: interrupts off, or only preemption off.
-CTX = Enum("irqs_off", "preempt_off", name="vmstat_ctx")
+#: The context the __ functions run in: interrupts off, only preemption off, or (PREEMPT_RT before
+#: aa3bdc05710e, under spin_lock_irq / local_lock_irq) only migration off: preemptible.
+CTX = Enum("irqs_off", "preempt_off", "migrate_off", name="vmstat_ctx")
 #: Where a CPU's task is inside an update or a refresh.
 PC = Enum("idle", "inc_fold", "dec_fold", "mod_write", "cas", "cas_add", "refresh_add", name="vmstat_pc")
 #: A CPU's hotplug state, as far as the counter can tell.
@@ -90,7 +91,9 @@ def _section(s, c, on):
     """The context the __ functions run in, entered (on=1) or left (on=0), on CPU c."""
     if s.ctx == CTX.irqs_off:
         return {"irqs": {c: on}}
-    return {"preempt": {c: on}}
+    if s.ctx == CTX.preempt_off:
+        return {"preempt": {c: on}}
+    return {}  # migrate_off: nothing this model's context rules know of is disabled
 
 
 def _idle(s, c):
@@ -151,8 +154,8 @@ class Vmstat(Spec):
     variant = Param(VARIANT.irqoff, domain=VARIANT, prove=(VARIANT.irqoff, VARIANT.cmpxchg),
                     doc="irqoff: the __ functions (and !CONFIG_HAVE_CMPXCHG_LOCAL's local_irq_save wrappers); "
                         "cmpxchg: mod_zone_state with this_cpu_try_cmpxchg")
-    ctx = Param(CTX.irqs_off, domain=CTX, doc="irqoff: the __ functions' context (interrupts off, or preemption "
-                                               "off only)")
+    ctx = Param(CTX.irqs_off, domain=CTX, doc="irqoff: the __ functions' context (interrupts off; preemption "
+                                               "off only; migration off only, PREEMPT_RT before aa3bdc05710e)")
     ncpus = Param(2, domain=range(1, 8193), explore=(1, 2, 3), prove=range(1, 8193), doc="CPUs")
     threshold = Param(2, domain=range(1, 126), prove=("symbolic",),
                       doc="stat_threshold (calculate_normal_threshold: at most 125)")
@@ -422,7 +425,7 @@ class Vmstat(Spec):
                    Implies(s.pc[c] == PC.cas_add, And(abs(s.diff[c]) <= s.threshold // 2,
                                                         abs(s.z[c] + s.diff[c] - s.delta[c]) <= s.threshold)))
 
-    @invariant(applies=lambda p: _undisturbed(p))
+    @invariant
     def zone_drift_bound(s):
         """|zone_page_state - E| <= ncpus * stat_threshold: the drift percpu_drift_mark and
         calculate_pressure_threshold assume (max_drift = num_online_cpus() * threshold)."""
