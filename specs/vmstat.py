@@ -514,14 +514,14 @@ class Vmstat(Spec):
 
     @witness(reaches=("drift_bound_is_tight",), violates=("zone_drift_bound_minus_one",),
              at={"ncpus": (4, 64, 256), "threshold": (125,)},
-             applies=lambda p: p.variant == VARIANT.irqoff)
+             applies=lambda p: p.variant == VARIANT.irqoff and p.irq == 0)
     def every_cpu_fills_its_diff(p):
         """Each CPU in turn makes threshold __inc_zone_state calls: every diff at threshold, vm_stat 0."""
         for c in p.cpus:
             yield "inc", c, {}, p.threshold
 
     @witness(reaches=("an_overstep_happens", "a_fold_happens"), at={"ncpus": (4, 64, 256), "threshold": (125,)},
-             applies=lambda p: p.variant == VARIANT.irqoff)
+             applies=lambda p: p.variant == VARIANT.irqoff and p.irq == 0)
     def every_cpu_oversteps(p):
         """Each CPU makes threshold + 1 __inc_zone_state calls: the last folds t + 1 + (t >> 1) and leaves
         -(t >> 1)."""
@@ -531,7 +531,7 @@ class Vmstat(Spec):
 
     @witness(reaches=("a_threshold_is_lowered",), violates=("drift_within_pressure_threshold",),
              at={"ncpus": (4, 64, 256), "threshold": (125,), "pressure": (8,)},
-             applies=lambda p: p.variant == VARIANT.irqoff)
+             applies=lambda p: p.variant == VARIANT.irqoff and p.irq == 0)
     def pressure_after_fill(p):
         """Every CPU fills its diff to the normal threshold, then kswapd lowers every CPU's threshold."""
         for c in p.cpus:

@@ -38,7 +38,7 @@ class VmstatCmpxchgWindow(Vmstat, expect_violated=("zone_drift_bound",)):
     variant = Param(VARIANT.cmpxchg, domain=VARIANT, doc="cmpxchg: mod_zone_state")
     ncpus = Param(1, domain=range(1, 8193), explore=(1, 2), doc="CPUs")
     ops = Param(lambda p: p.threshold + 1, domain=range(0, 1 << 16), doc="updates per CPU's task")
-    irq = Param(lambda p: p.threshold, domain=range(0, 9), doc="updates by each CPU's interrupt handler")
+    irq = Param(2, domain=range(0, 9), doc="updates by each CPU's interrupt handler (the threshold, 2)")
     refreshes = Param(0, domain=range(0, 9), doc="refresh_cpu_vm_stats runs on each CPU")
 
     @invariant

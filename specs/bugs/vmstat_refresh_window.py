@@ -42,7 +42,7 @@ class VmstatRefreshWindow(Vmstat, expect_violated=("zone_drift_bound",)):
     ctx = Param(CTX.irqs_off, domain=CTX, doc="the __ functions run with interrupts off (as account_freepages)")
     ncpus = Param(1, domain=range(1, 8193), explore=(1, 2), doc="CPUs")
     ops = Param(lambda p: p.threshold, domain=range(0, 1 << 16), doc="updates per CPU's task")
-    irq = Param(lambda p: p.threshold, domain=range(0, 9), doc="updates by each CPU's interrupt handler")
+    irq = Param(2, domain=range(0, 9), doc="updates by each CPU's interrupt handler (the threshold, 2)")
     refreshes = Param(1, domain=range(1, 9), doc="refresh_cpu_vm_stats runs on each CPU")
 
     @invariant
