@@ -249,7 +249,8 @@ def render(table: Table) -> str:
     for row in cells:
         lines.append("  ".join(x.rjust(w) for x, w in zip(row, widths)))
     lines.append("")
-    lines.append("Each figure is the largest |value read - exact value| of one rss counter, in pages.")
+    lines.append("Each figure is the largest |value read - exact value| of one rss counter, in pages (vmstat zone: "
+                 "of one zone stat item).")
     lines += ["- " + n for n in table.notes]
     lines.append("")
     lines.append("Backing checks:")
