@@ -203,7 +203,8 @@ class Vmstat(Spec):
     @action(role="cpus", applies=lambda p: p.variant == VARIANT.irqoff)
     def inc(s, c):
         """__inc_zone_state(): preempt_disable_nested(); v = __this_cpu_inc_return(*p); t =
-        __this_cpu_read(pcp->stat_threshold); v <= t: done (the fold, v > t, is inc_fold)."""
+        __this_cpu_read(pcp->stat_threshold); v <= t: done (the fold, v > t, is inc_fold).
+        [torvalds/linux mm/vmstat.c @00c010e130e5]"""
         v = s.diff[c] + 1
         t = s.thresh[c]
         folds = v > t
@@ -217,7 +218,7 @@ class Vmstat(Spec):
     @action(role="cpus", applies=lambda p: p.variant == VARIANT.irqoff)
     def inc_fold(s, c):
         """__inc_zone_state(): v > t: overstep = t >> 1; zone_page_state_add(v + overstep, zone, item);
-        __this_cpu_write(*p, -overstep); preempt_enable_nested()."""
+        __this_cpu_write(*p, -overstep); preempt_enable_nested(). [torvalds/linux mm/vmstat.c @00c010e130e5]"""
         os = s.tseen[c] // 2
         add = s.seen[c] + os
         upd = {"zone": s.zone + add, "diff": {c: -os}, "exact": s.exact + 1, "owed": {c: s.owed[c] + 1 - add},
@@ -229,7 +230,7 @@ class Vmstat(Spec):
     @action(role="cpus", applies=lambda p: p.variant == VARIANT.irqoff)
     def dec(s, c):
         """__dec_zone_state(): v = __this_cpu_dec_return(*p); t = __this_cpu_read(pcp->stat_threshold);
-        v >= -t: done (the fold, v < -t, is dec_fold)."""
+        v >= -t: done (the fold, v < -t, is dec_fold). [torvalds/linux mm/vmstat.c @00c010e130e5]"""
         v = s.diff[c] - 1
         t = s.thresh[c]
         folds = v < -t
@@ -243,7 +244,7 @@ class Vmstat(Spec):
     @action(role="cpus", applies=lambda p: p.variant == VARIANT.irqoff)
     def dec_fold(s, c):
         """__dec_zone_state(): v < -t: overstep = t >> 1; zone_page_state_add(v - overstep, zone, item);
-        __this_cpu_write(*p, overstep); preempt_enable_nested()."""
+        __this_cpu_write(*p, overstep); preempt_enable_nested(). [torvalds/linux mm/vmstat.c @00c010e130e5]"""
         os = s.tseen[c] // 2
         add = s.seen[c] - os
         upd = {"zone": s.zone + add, "diff": {c: os}, "exact": s.exact - 1, "owed": {c: s.owed[c] - 1 - add},
@@ -256,7 +257,7 @@ class Vmstat(Spec):
     @action(role="cpus", choose={"amount": _amounts}, applies=lambda p: p.variant == VARIANT.irqoff)
     def mod_read(s, c, amount):
         """__mod_zone_page_state(): preempt_disable_nested(); x = delta + __this_cpu_read(*p); t =
-        __this_cpu_read(pcp->stat_threshold)."""
+        __this_cpu_read(pcp->stat_threshold). [torvalds/linux mm/vmstat.c @00c010e130e5]"""
         upd = {"seen": {c: amount + s.diff[c]}, "tseen": {c: s.thresh[c]}, "delta": {c: amount},
                "pc": {c: PC.mod_write}, "ops_left": {c: s.ops_left[c] - 1}}
         upd.update(_section(s, c, 1))
@@ -265,7 +266,7 @@ class Vmstat(Spec):
     @action(role="cpus", applies=lambda p: p.variant == VARIANT.irqoff)
     def mod_write(s, c):
         """__mod_zone_page_state(): abs(x) > t: zone_page_state_add(x, zone, item), x = 0;
-        __this_cpu_write(*p, x); preempt_enable_nested()."""
+        __this_cpu_write(*p, x); preempt_enable_nested(). [torvalds/linux mm/vmstat.c @00c010e130e5]"""
         x = s.seen[c]
         folds = abs(x) > s.tseen[c]
         add = If(folds, x, 0)
@@ -280,7 +281,7 @@ class Vmstat(Spec):
     def cas_read(s, c, op):
         """mod_zone_state(zone, item, delta, overstep_mode): o = this_cpu_read(*p) (interrupts on,
         preemptible). op: inc_zone_page_state (1, 1), dec_zone_page_state (-1, -1), mod_zone_page_state
-        (+-large, 0)."""
+        (+-large, 0). [torvalds/linux mm/vmstat.c @00c010e130e5]"""
         return when(And(_idle(s, c), s.ops_left[c] > 0, s.hp[c] == HP.online), seen={c: s.diff[c]},
                     delta={c: op}, pc={c: PC.cas}, ops_left={c: s.ops_left[c] - 1})
 
@@ -289,7 +290,8 @@ class Vmstat(Spec):
         """mod_zone_state(): t = this_cpu_read(pcp->stat_threshold); n = delta + o; abs(n) > t: os =
         overstep_mode * (t >> 1), z = n + os, n = -os; this_cpu_try_cmpxchg(*p, &o, n) (fails, o updated,
         if the diff moved since o was read). The threshold load and the cmpxchg are one step: a remote
-        store to stat_threshold between them orders the same as one after the cmpxchg."""
+        store to stat_threshold between them orders the same as one after the cmpxchg.
+        [torvalds/linux mm/vmstat.c @00c010e130e5]"""
         o = s.seen[c]
         t = s.thresh[c]
         d = s.delta[c]
@@ -312,7 +314,8 @@ class Vmstat(Spec):
 
     @action(role="cpus", applies=lambda p: p.variant == VARIANT.cmpxchg)
     def cas_add(s, c):
-        """mod_zone_state(): if (z) zone_page_state_add(z, zone, item) (after the loop, preemptible)."""
+        """mod_zone_state(): if (z) zone_page_state_add(z, zone, item) (after the loop, preemptible).
+        [torvalds/linux mm/vmstat.c @00c010e130e5]"""
         zz = s.z[c]
         return when(s.pc[c] == PC.cas_add, zone=s.zone + zz, exact=s.exact + s.delta[c],
                     owed={c: s.owed[c] + s.delta[c] - zz}, z={c: 0}, delta={c: 0}, pc={c: PC.idle})
@@ -321,14 +324,15 @@ class Vmstat(Spec):
     @action(role="cpus", applies=lambda p: p.refreshes > 0)
     def refresh_xchg(s, c):
         """refresh_cpu_vm_stats(): v = this_cpu_xchg(pzstats->vm_stat_diff[i], 0) (the vmstat_update work
-        on this CPU, interrupts on); if (v) the add follows."""
+        on this CPU, interrupts on); if (v) the add follows. [torvalds/linux mm/vmstat.c @00c010e130e5]"""
         v = s.diff[c]
         return when(And(_idle(s, c), s.refresh_left[c] > 0, s.hp[c] == HP.online), diff={c: 0}, z={c: v},
                     refresh_left={c: s.refresh_left[c] - 1}, pc={c: If(v != 0, PC.refresh_add, PC.idle)})
 
     @action(role="cpus", applies=lambda p: p.refreshes > 0)
     def refresh_add(s, c):
-        """refresh_cpu_vm_stats(): atomic_long_add(v, &zone->vm_stat[i]) (fold_diff adds the global later)."""
+        """refresh_cpu_vm_stats(): atomic_long_add(v, &zone->vm_stat[i]) (fold_diff adds the global later).
+        [torvalds/linux mm/vmstat.c @00c010e130e5]"""
         v = s.z[c]
         return when(s.pc[c] == PC.refresh_add, zone=s.zone + v, owed={c: s.owed[c] - v}, z={c: 0},
                     pc={c: PC.idle}, refreshed=1)
@@ -338,7 +342,8 @@ class Vmstat(Spec):
     def irq_update(s, c, amount):
         """Interrupt: __mod_zone_page_state(zone, item, amount) (e.g. a page freed in interrupt context,
         under zone->lock with interrupts off), run to completion on the CPU: x = amount + diff; abs(x) > t:
-        zone_page_state_add(x), 0; else x."""
+        zone_page_state_add(x), 0; else x.
+        [torvalds/linux mm/vmstat.c @00c010e130e5, mm/page_alloc.c account_freepages]"""
         x = amount + s.diff[c]
         folds = abs(x) > s.thresh[c]
         add = If(folds, x, 0)
@@ -350,7 +355,7 @@ class Vmstat(Spec):
     @action(role="cpus", applies=lambda p: p.downs > 0 and p.ncpus > 1)
     def cpu_down(s, c):
         """cpu_down(): the CPU leaves cpu_online_mask (takedown_cpu) and dies; its task has finished its
-        update (the one in flight, if any, ran to its end)."""
+        update (the one in flight, if any, ran to its end). [torvalds/linux kernel/cpu.c]"""
         return when(And(s.downs_left > 0, s.hp[c] == HP.online, _idle(s, c), _online(s) > 1),
                     hp={c: HP.dead}, downs_left=s.downs_left - 1)
 
@@ -358,7 +363,7 @@ class Vmstat(Spec):
     def dead_fold(s, c):
         """page_alloc_cpu_dead() -> cpu_vm_stats_fold(cpu), on a control CPU: v = pzstats->vm_stat_diff[i];
         pzstats->vm_stat_diff[i] = 0; atomic_long_add(v, &zone->vm_stat[i]) (plain accesses: the CPU is
-        dead)."""
+        dead). [torvalds/linux mm/page_alloc.c page_alloc_cpu_dead, mm/vmstat.c]"""
         v = s.diff[c]
         return when(s.hp[c] == HP.dead, hp={c: HP.folded}, zone=s.zone + v, diff={c: 0}, owed={c: s.owed[c] - v},
                     dead_folded=If(v != 0, 1, s.dead_folded))
@@ -370,7 +375,7 @@ class Vmstat(Spec):
         cpu)->stat_threshold = calculate_pressure_threshold(zone) (one CPU's store). Only for a zone with
         percpu_drift_mark set, i.e. num_online_cpus() * threshold > low - min watermark distance, so the pressure
         threshold max(1, distance / num_online_cpus()) is below the normal one (a pressure >= threshold never
-        stores)."""
+        stores). [torvalds/linux mm/vmstat.c @00c010e130e5, mm/vmscan.c kswapd]"""
         return when(And(s.pressure > 0, s.thresh[c] != s.pressure, s.pressure < s.threshold, s.hp[c] == HP.online),
                     thresh={c: s.pressure})
 
