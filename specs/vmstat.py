@@ -40,9 +40,31 @@ The bound the kernel relies on: ``refresh_zone_stat_thresholds`` sets
 exceeds the low-min watermark distance, and ``calculate_pressure_threshold``
 picks ``distance / num_online_cpus()`` "such that even the maximum amount
 of drift will not accidentally breach the min watermark": both assume
-``|zone_page_state - exact| <= ncpus * threshold``. That holds here
-(proved for every CPU count) where nothing else updates the item on a CPU
-inside a fold's window; what breaks it is in ``specs/bugs/vmstat_*``.
+``|zone_page_state - exact| <= ncpus * threshold``; ``zone_watermark_ok_safe``
+(mm/page_alloc.c) reads ``zone_page_state_snapshot`` only below
+``percpu_drift_mark``. What the spec finds:
+
+- ``zone_drift_bound`` holds, proved by Z3 for ncpus 1..8192, any threshold,
+  both update variants, refreshes and kswapd's threshold change, and is
+  reached (``drift_bound_is_tight``; one smaller violated) at 1..3 CPUs and,
+  replayed, at 4, 64 and 256 CPUs with threshold 125: as long as nothing
+  else updates the item on a CPU inside a fold's window. An interrupt (or,
+  with CONFIG_PREEMPT, another task) doing so between
+  ``refresh_cpu_vm_stats``' xchg and add, or between ``mod_zone_state``'s
+  cmpxchg and add, takes it to 2 and 2.5 thresholds per CPU:
+  ``bugs/vmstat_refresh_window.py``, ``bugs/vmstat_cmpxchg_window.py``;
+- no update is lost in the contexts the __ functions require (interrupts
+  off; preemption off with no interrupt-context update); on PREEMPT_RT before
+  aa3bdc05710e the __ functions ran preemptible and lost one:
+  ``bugs/vmstat_rt_preempted_update.py``;
+- right after kswapd stores the pressure threshold, the drift is still that
+  of the normal threshold (``drift_within_pressure_threshold``, an expected
+  violation: the diffs made before the store stay until each CPU's next fold);
+- between a CPU leaving ``cpu_online_mask`` and ``page_alloc_cpu_dead``'s
+  fold, ``zone_page_state_snapshot`` misses the dead CPU's diff and the drift
+  exceeds ``num_online_cpus() * threshold`` (``snapshot_exact_across_offline``,
+  ``drift_within_online_cpus``: expected violations); after the fold the
+  snapshot is exact again at quiescence (``snapshot_exact_at_quiescence``).
 """
 from checker import (IRQS_OFF, PREEMPT_COUNT, AllOf, And, Bool, Enum, Ghost, If, Implies, Int, Not, Or, Param, PerCpu,
                      Role, Shared, Spec, Sum, action, invariant, sometimes, terminal, when, witness)
