@@ -22,7 +22,11 @@ further from the exact value than the ``num_online_cpus() * threshold``
 that ``refresh_zone_stat_thresholds``' ``percpu_drift_mark`` and
 ``calculate_pressure_threshold`` assume. No update is lost (the sum of
 vm_stat, the diffs and the amount in flight stays exact); the window is a
-few instructions wide unless the worker is preempted in it.
+few instructions wide unless the worker is preempted in it. What it costs:
+``zone_watermark_ok_safe`` trusts ``zone_page_state`` above
+``percpu_drift_mark = high_wmark + num_online_cpus() * threshold``, so with
+N CPUs in the window the free pages may be up to N * threshold below the
+high watermark while kswapd reads the zone as balanced.
 
 Shortest counterexample (4 steps, 1 CPU, threshold 2): two ``__inc_zone_state``
 take the diff to 2, the refresh's xchg takes the 2 out, an interrupt's
