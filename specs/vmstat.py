@@ -79,9 +79,6 @@ PC = Enum("idle", "inc_fold", "dec_fold", "mod_write", "cas", "cas_add", "refres
 #: A CPU's hotplug state, as far as the counter can tell.
 HP = Enum("online", "dead", "folded", name="vmstat_hp")
 
-KERNEL = "torvalds/linux mm/vmstat.c @00c010e130e5"
-
-
 def _undisturbed(p):
     """No update of the item by another context on a CPU inside an update's or a fold's window: no
     interrupt updates, or only ones that the __ functions' interrupts-off section keeps out and no refresh
@@ -148,7 +145,8 @@ class Vmstat(Spec):
         "same code on vm_node_stat_diff and are covered by it; zone_page_state_add's second atomic (the "
         "global vm_zone_stat) moves with the zone's and is not modelled apart",
         "each CPU has one task; a refresh_cpu_vm_stats (the vmstat_update work) runs on a CPU between that "
-        "task's updates, not inside one (with variant=irqoff the __ section is not preemptible anyway)",
+        "task's updates, not inside one (with variant=irqoff and ctx irqs_off or preempt_off the __ section is "
+        "not preemptible anyway)",
         "an update's zone_page_state_add (two atomics) and the diff write after it in __mod_zone_page_state / "
         "__inc_zone_state's fold are one step: zone->vm_stat changes once, and the intermediate diff is seen "
         "only by zone_page_state_snapshot, which is judged at quiescence",
