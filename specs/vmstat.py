@@ -64,9 +64,17 @@ of drift will not accidentally breach the min watermark": both assume
   fold, ``zone_page_state_snapshot`` misses the dead CPU's diff and the drift
   exceeds ``num_online_cpus() * threshold`` (``snapshot_exact_across_offline``,
   ``drift_within_online_cpus``: expected violations); after the fold the
-  snapshot is exact again at quiescence (``snapshot_exact_at_quiescence``).
+  snapshot is exact again at quiescence (``snapshot_exact_at_quiescence``);
+- ``zone_page_state_snapshot`` as a reader's scan (``readers=1``) returns E
+  when nothing overlaps it and no update or fold is inside its window when it
+  begins (``snapshot_exact_without_overlap``); begun inside a refresh's or
+  mod_zone_state's window it misses the amount in flight with nothing
+  overlapping it (``a_snapshot_misses_a_fold_in_flight``), and begun between a
+  CPU's death and its fold it misses that CPU's diff
+  (``snapshot_exact_without_overlap_across_offline``, expected violation). A
+  threshold change does not disturb it.
 """
-from checker import (IRQS_OFF, PREEMPT_COUNT, AllOf, And, Bool, Enum, Ghost, If, Implies, Int, Not, Or, Param, PerCpu,
+from checker import (IRQS_OFF, PREEMPT_COUNT, AllOf, And, AnyOf, Bool, Enum, Fill, Ghost, If, Implies, Int, Not, Or, Param, PerCpu,
                      Role, Shared, Spec, Sum, action, invariant, sometimes, terminal, when, witness)
 
 #: Which update functions the CPUs' tasks call.
@@ -76,6 +84,8 @@ VARIANT = Enum("irqoff", "cmpxchg", name="vmstat_variant")
 CTX = Enum("irqs_off", "preempt_off", "migrate_off", name="vmstat_ctx")
 #: Where a CPU's task is inside an update or a refresh.
 PC = Enum("idle", "inc_fold", "dec_fold", "mod_write", "cas", "cas_add", "refresh_add", name="vmstat_pc")
+#: Where a reader is in zone_page_state_snapshot().
+SNAP = Enum("idle", "scan", "done", name="vmstat_snap")
 #: A CPU's hotplug state, as far as the counter can tell.
 HP = Enum("online", "dead", "folded", name="vmstat_hp")
 
@@ -113,6 +123,14 @@ def _section(s, c, on):
     if s.ctx == CTX.preempt_off:
         return {"preempt": {c: on}}
     return {}  # migrate_off: nothing this model's context rules know of is disabled
+
+
+def _touch(s):
+    """A step that changes vm_stat, a diff or the online mask overlaps a reader's scan, if one is scanning."""
+    if not s.readers:
+        return {}
+    r = s.reader[0]
+    return {"snap_over": {r: If(s.snap_pc[r] == SNAP.scan, 1, s.snap_over[r])}}
 
 
 def _idle(s, c):
@@ -169,6 +187,11 @@ class Vmstat(Spec):
         {"variant": VARIANT.irqoff, "ncpus": 2, "downs": 1, "refreshes": 0},
         {"variant": VARIANT.irqoff, "ncpus": 2, "pressure": 1, "refreshes": 0},
         {"variant": VARIANT.cmpxchg, "ncpus": 1, "large": 3, "ops": 2},
+        # zone_page_state_snapshot() as a reader's scan: with refreshes, a cmpxchg fold, hotplug, pressure
+        {"readers": 1, "ncpus": (1, 2), "ops": 2},
+        {"readers": 1, "variant": VARIANT.cmpxchg, "ncpus": 1, "refreshes": 0},
+        {"readers": 1, "ncpus": 2, "downs": 1, "refreshes": 0, "ops": 2},
+        {"readers": 1, "ncpus": 2, "pressure": 1, "refreshes": 0, "ops": 2},
     )
 
     variant = Param(VARIANT.irqoff, domain=VARIANT, prove=(VARIANT.irqoff, VARIANT.cmpxchg),
@@ -189,8 +212,10 @@ class Vmstat(Spec):
     downs = Param(0, domain=range(0, 2), prove=(0,), doc="CPUs that go offline (then cpu_vm_stats_fold)")
     pressure = Param(0, domain=range(0, 126), prove=("symbolic",),
                      doc="kswapd's pressure threshold stored into each online CPU (0: no pressure)")
+    readers = Param(0, domain=(0, 1), prove=(0,), doc="a CPU calling zone_page_state_snapshot() once")
 
     cpus = Role("ncpus", symmetric=True, doc="CPUs, each with a task updating the item")
+    reader = Role("readers", doc="a CPU calling zone_page_state_snapshot (it does not update the item)")
 
     zone = Shared(0, type=Int, doc="zone->vm_stat[item] (atomic_long_t)")
     diff = PerCpu(0, type=Int, role="cpus", doc="per_cpu_ptr(zone->per_cpu_zonestats, cpu)->vm_stat_diff[item] (s8)")
@@ -208,6 +233,17 @@ class Vmstat(Spec):
     irqs = PerCpu(0, type=IRQS_OFF, role="cpus", doc="interrupts off on this CPU")
     preempt = PerCpu(0, type=PREEMPT_COUNT, role="cpus", doc="preempt_disable_nested() count")
     downs_left = Shared(lambda p: p.downs, doc="cpu_down calls left")
+
+    snap_pc = PerCpu(SNAP.idle, type=SNAP, role="reader")
+    snap_acc = PerCpu(0, type=Int, role="reader", doc="x in zone_page_state_snapshot")
+    snapped = PerCpu(0, type=Bool, role="cpus", doc="the reader's for_each_online_cpu has visited this CPU")
+    snap_over = PerCpu(0, type=Bool, role="reader", doc="ghost: a step changed vm_stat, a diff or the online "
+                                                        "mask during the scan")
+    snap_busy = PerCpu(0, type=Bool, role="reader", doc="ghost: an update or a fold was in flight (inside its "
+                                                        "window) when the scan began")
+    snap_ok = PerCpu(0, type=Bool, role="reader", doc="ghost: the snapshot returned E, or was overlapped or began "
+                                                      "with an update or fold in flight")
+    snap_off = PerCpu(0, type=Bool, role="reader", doc="ghost: the snapshot returned a value other than E")
 
     exact = Ghost(0, doc="E: every update past its linearisation point (the step that changes vm_stat for a "
                          "fold, the diff store otherwise)")
@@ -232,6 +268,7 @@ class Vmstat(Spec):
                "delta": {c: If(folds, 1, 0)},
                "pc": {c: If(folds, PC.inc_fold, PC.idle)}, "ops_left": {c: s.ops_left[c] - 1},
                "exact": If(folds, s.exact, s.exact + 1), "owed": {c: If(folds, s.owed[c], s.owed[c] + 1)}}
+        upd.update(_touch(s))
         upd.update(_section(s, c, If(folds, 1, 0)))
         return when(And(_idle(s, c), s.ops_left[c] > 0, s.hp[c] == HP.online), **upd)
 
@@ -244,6 +281,7 @@ class Vmstat(Spec):
         upd = {"zone": s.zone + add, "diff": {c: -os}, "exact": s.exact + 1, "owed": {c: s.owed[c] + 1 - add},
                "pc": {c: PC.idle}, "seen": {c: 0}, "tseen": {c: 0}, "delta": {c: 0},
                "overstepped": If(os != 0, 1, s.overstepped)}
+        upd.update(_touch(s))
         upd.update(_section(s, c, 0))
         return when(s.pc[c] == PC.inc_fold, **upd)
 
@@ -258,6 +296,7 @@ class Vmstat(Spec):
                "delta": {c: If(folds, -1, 0)},
                "pc": {c: If(folds, PC.dec_fold, PC.idle)}, "ops_left": {c: s.ops_left[c] - 1},
                "exact": If(folds, s.exact, s.exact - 1), "owed": {c: If(folds, s.owed[c], s.owed[c] - 1)}}
+        upd.update(_touch(s))
         upd.update(_section(s, c, If(folds, 1, 0)))
         return when(And(_idle(s, c), s.ops_left[c] > 0, s.hp[c] == HP.online), **upd)
 
@@ -270,6 +309,7 @@ class Vmstat(Spec):
         upd = {"zone": s.zone + add, "diff": {c: os}, "exact": s.exact - 1, "owed": {c: s.owed[c] - 1 - add},
                "pc": {c: PC.idle}, "seen": {c: 0}, "tseen": {c: 0}, "delta": {c: 0},
                "overstepped": If(os != 0, 1, s.overstepped)}
+        upd.update(_touch(s))
         upd.update(_section(s, c, 0))
         return when(s.pc[c] == PC.dec_fold, **upd)
 
@@ -293,6 +333,7 @@ class Vmstat(Spec):
         upd = {"zone": s.zone + add, "diff": {c: If(folds, 0, x)}, "exact": s.exact + s.delta[c],
                "owed": {c: s.owed[c] + s.delta[c] - add}, "pc": {c: PC.idle}, "seen": {c: 0}, "tseen": {c: 0},
                "delta": {c: 0}}
+        upd.update(_touch(s))
         upd.update(_section(s, c, 0))
         return when(s.pc[c] == PC.mod_write, **upd)
 
@@ -330,7 +371,7 @@ class Vmstat(Spec):
                     exact=If(And(ok, Not(folds)), s.exact + d, s.exact),
                     owed={c: If(And(ok, Not(folds)), s.owed[c] + d, s.owed[c])},
                     overstepped=If(And(ok, folds, os != 0), 1, s.overstepped),
-                    retried=If(ok, s.retried, 1))
+                    retried=If(ok, s.retried, 1), **_touch(s))
 
     @action(role="cpus", applies=lambda p: p.variant == VARIANT.cmpxchg)
     def cas_add(s, c):
@@ -338,7 +379,7 @@ class Vmstat(Spec):
         [torvalds/linux mm/vmstat.c @00c010e130e5]"""
         zz = s.z[c]
         return when(s.pc[c] == PC.cas_add, zone=s.zone + zz, exact=s.exact + s.delta[c],
-                    owed={c: s.owed[c] + s.delta[c] - zz}, z={c: 0}, delta={c: 0}, pc={c: PC.idle})
+                    owed={c: s.owed[c] + s.delta[c] - zz}, z={c: 0}, delta={c: 0}, pc={c: PC.idle}, **_touch(s))
 
     # -- refresh_cpu_vm_stats (vmstat_update) ----------------------------------------------------------------
     @action(role="cpus", applies=lambda p: p.refreshes > 0)
@@ -347,7 +388,7 @@ class Vmstat(Spec):
         on this CPU, interrupts on); if (v) the add follows. [torvalds/linux mm/vmstat.c @00c010e130e5]"""
         v = s.diff[c]
         return when(And(_idle(s, c), s.refresh_left[c] > 0, s.hp[c] == HP.online), diff={c: 0}, z={c: v},
-                    refresh_left={c: s.refresh_left[c] - 1}, pc={c: If(v != 0, PC.refresh_add, PC.idle)})
+                    refresh_left={c: s.refresh_left[c] - 1}, pc={c: If(v != 0, PC.refresh_add, PC.idle)}, **_touch(s))
 
     @action(role="cpus", applies=lambda p: p.refreshes > 0)
     def refresh_add(s, c):
@@ -355,7 +396,7 @@ class Vmstat(Spec):
         [torvalds/linux mm/vmstat.c @00c010e130e5]"""
         v = s.z[c]
         return when(s.pc[c] == PC.refresh_add, zone=s.zone + v, owed={c: s.owed[c] - v}, z={c: 0},
-                    pc={c: PC.idle}, refreshed=1)
+                    pc={c: PC.idle}, refreshed=1, **_touch(s))
 
     # -- an interrupt handler updating the same item ---------------------------------------------------------
     @action(role="cpus", choose={"amount": (-1, 1)}, irq=True, applies=lambda p: p.irq > 0)
@@ -369,7 +410,7 @@ class Vmstat(Spec):
         add = If(folds, x, 0)
         return when(And(s.irq_left[c] > 0, s.hp[c] == HP.online), irq_left={c: s.irq_left[c] - 1},
                     zone=s.zone + add, diff={c: If(folds, 0, x)}, exact=s.exact + amount,
-                    owed={c: s.owed[c] + amount - add})
+                    owed={c: s.owed[c] + amount - add}, **_touch(s))
 
     # -- CPU hotplug ---------------------------------------------------------------------------------------
     @action(role="cpus", applies=lambda p: p.downs > 0 and p.ncpus > 1)
@@ -377,7 +418,7 @@ class Vmstat(Spec):
         """cpu_down(): the CPU leaves cpu_online_mask (takedown_cpu) and dies; its task has finished its
         update (the one in flight, if any, ran to its end). [torvalds/linux kernel/cpu.c]"""
         return when(And(s.downs_left > 0, s.hp[c] == HP.online, _idle(s, c), _online(s) > 1),
-                    hp={c: HP.dead}, downs_left=s.downs_left - 1)
+                    hp={c: HP.dead}, downs_left=s.downs_left - 1, **_touch(s))
 
     @action(role="cpus", applies=lambda p: p.downs > 0 and p.ncpus > 1)
     def dead_fold(s, c):
@@ -386,7 +427,7 @@ class Vmstat(Spec):
         dead). [torvalds/linux mm/page_alloc.c page_alloc_cpu_dead, mm/vmstat.c]"""
         v = s.diff[c]
         return when(s.hp[c] == HP.dead, hp={c: HP.folded}, zone=s.zone + v, diff={c: 0}, owed={c: s.owed[c] - v},
-                    dead_folded=If(v != 0, 1, s.dead_folded))
+                    dead_folded=If(v != 0, 1, s.dead_folded), **_touch(s))
 
     # -- kswapd: set_pgdat_percpu_threshold(pgdat, calculate_pressure_threshold) -----------------------------
     @action(role="cpus", applies=lambda p: p.pressure > 0)
@@ -399,11 +440,40 @@ class Vmstat(Spec):
         return when(And(s.pressure > 0, s.thresh[c] != s.pressure, s.pressure < s.threshold, s.hp[c] == HP.online),
                     thresh={c: s.pressure})
 
+    # -- zone_page_state_snapshot() ------------------------------------------------------------------------
+    @action(role="reader", applies=lambda p: p.readers > 0)
+    def snap_zone(s, r):
+        """zone_page_state_snapshot(): x = atomic_long_read(&zone->vm_stat[item])
+        [torvalds/linux include/linux/vmstat.h @091b2ecaa308]"""
+        busy = AnyOf([Or(s.pc[c] != PC.idle, s.z[c] != 0) for c in s.cpus])
+        return when(s.snap_pc[r] == SNAP.idle, snap_pc={r: SNAP.scan}, snap_acc={r: s.zone},
+                    snap_busy={r: If(busy, 1, 0)})
+
+    @action(role="reader", choose={"other": lambda p: p.cpus}, applies=lambda p: p.readers > 0)
+    def snap_diff(s, r, other):
+        """zone_page_state_snapshot(): for_each_online_cpu(cpu) x += per_cpu_ptr(zone->per_cpu_zonestats,
+        cpu)->vm_stat_diff[item], for an online CPU not yet visited (a CPU that left the mask is skipped)
+        [torvalds/linux include/linux/vmstat.h @091b2ecaa308]"""
+        return when(And(s.snap_pc[r] == SNAP.scan, s.snapped[other] == 0, s.hp[other] == HP.online),
+                    snap_acc={r: s.snap_acc[r] + s.diff[other]}, snapped={other: 1})
+
+    @action(role="reader", applies=lambda p: p.readers > 0)
+    def snap_return(s, r):
+        """zone_page_state_snapshot(): return x (before its clamp at 0), once every online CPU is visited;
+        judged here against E [torvalds/linux include/linux/vmstat.h @091b2ecaa308]"""
+        x = s.snap_acc[r]
+        visited = AllOf([Or(s.snapped[c] == 1, s.hp[c] != HP.online) for c in s.cpus])
+        return when(And(s.snap_pc[r] == SNAP.scan, visited), snap_pc={r: SNAP.done}, snapped=Fill(0),
+                    snap_ok={r: Or(x == s.exact, s.snap_over[r] == 1, s.snap_busy[r] == 1)},
+                    snap_off={r: x != s.exact})
+
     @terminal
     def all_done(s):
-        """Every task made its updates and refreshes (or its CPU went down), and every dead CPU was folded."""
+        """Every task made its updates and refreshes (or its CPU went down), every dead CPU was folded and
+        the reader returned."""
         return AllOf([Or(s.hp[c] == HP.folded,
-                         And(s.pc[c] == PC.idle, s.ops_left[c] == 0, s.refresh_left[c] == 0)) for c in s.cpus])
+                         And(s.pc[c] == PC.idle, s.ops_left[c] == 0, s.refresh_left[c] == 0)) for c in s.cpus]
+                     + [s.snap_pc[r] == SNAP.done for r in s.reader])
 
     # -- properties ----------------------------------------------------------------------------------------
     @invariant(proof=False)
@@ -496,7 +566,36 @@ class Vmstat(Spec):
         diff is neither in vm_stat nor counted by num_online_cpus()."""
         return abs(s.zone - s.exact) <= _online(s) * s.threshold
 
-    @sometimes
+    @invariant(applies=lambda p: p.readers > 0 and not p.downs)
+    def snapshot_exact_without_overlap(s):
+        """A zone_page_state_snapshot that no update, fold or hotplug step overlapped, and that began with no
+        update or fold inside its window, returns E (a threshold change does not disturb it)."""
+        r = s.reader[0]
+        return Or(s.snap_pc[r] != SNAP.done, s.snap_ok[r] == 1)
+
+    @invariant(expect="violated", applies=lambda p: p.readers > 0 and p.downs > 0 and p.ncpus > 1)
+    def snapshot_exact_without_overlap_across_offline(s):
+        """False: the same claim with a CPU going down before the scan: a snapshot taken between the CPU
+        leaving cpu_online_mask and page_alloc_cpu_dead's fold overlaps nothing and still misses its diff."""
+        r = s.reader[0]
+        return Or(s.snap_pc[r] != SNAP.done, s.snap_ok[r] == 1)
+
+    @sometimes(applies=lambda p: p.readers > 0 and p.ops > 0 and (p.refreshes > 0 or (
+        p.variant == VARIANT.cmpxchg and (p.ops > p.threshold or p.large > p.threshold))))
+    def a_snapshot_misses_a_fold_in_flight(s):
+        """A snapshot that no step overlapped returns a value other than E: it began while a refresh's or a
+        mod_zone_state's amount was out of the diff and not yet in vm_stat."""
+        r = s.reader[0]
+        return And(s.snap_pc[r] == SNAP.done, s.snap_off[r] == 1, s.snap_over[r] == 0)
+
+    @sometimes(applies=lambda p: p.readers > 0 and p.ops > 0)
+    def an_overlapped_snapshot_is_inexact(s):
+        """A snapshot overlapped by an update or a fold returns a value other than E."""
+        r = s.reader[0]
+        return And(s.snap_pc[r] == SNAP.done, s.snap_off[r] == 1, s.snap_over[r] == 1)
+
+    @sometimes(applies=lambda p: p.ops > 0 and (p.ops > p.threshold or p.refreshes > 0 or p.large > p.threshold
+                                                or (p.downs > 0 and p.ncpus > 1)))
     def a_fold_happens(s):
         """An update folds its diff into vm_stat."""
         return s.zone != 0

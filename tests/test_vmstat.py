@@ -145,3 +145,28 @@ def test_bounds_vmstat_column_is_proved_and_reached():
     assert all(c.params["ncpus"] == "1..8192" and c.verdict == HOLDS for c in proofs)
     assert {(c.property, c.verdict) for c in f.backing if c.kind != "proof"} == {
         ("drift_bound_is_tight", HOLDS), ("zone_drift_bound_minus_one", VIOLATED)}
+
+
+def test_a_snapshot_with_a_fold_in_flight_misses_it():
+    e = explore(Vmstat(ncpus=1, readers=1, ops=2))
+    assert e.states == 781
+    v = {k: o.verdict for k, o in e.outcomes.items()}
+    assert v["snapshot_exact_without_overlap"] == HOLDS and v["a_snapshot_misses_a_fold_in_flight"] == HOLDS
+    # refresh_cpu_vm_stats has taken the diff (1) and not yet added it: the scan, overlapping nothing, reads 0
+    assert _steps(e.outcomes["a_snapshot_misses_a_fold_in_flight"].trace) == [
+        (0, "inc", {}), (0, "refresh_xchg", {}), (1, "snap_zone", {}), (1, "snap_diff", {"other": 0}),
+        (1, "snap_return", {})]
+    assert _steps(e.outcomes["an_overlapped_snapshot_is_inexact"].trace) == [
+        (1, "snap_zone", {}), (1, "snap_diff", {"other": 0}), (0, "inc", {}), (1, "snap_return", {})]
+
+
+def test_a_snapshot_between_a_cpus_death_and_its_fold_misses_its_diff():
+    e = explore(Vmstat(ncpus=2, readers=1, downs=1, refreshes=0, ops=1))
+    assert e.states == 1123
+    v = {k: o.verdict for k, o in e.outcomes.items()}
+    assert v["snapshot_exact_without_overlap_across_offline"] == VIOLATED
+    assert v["snapshot_exact_at_quiescence"] == HOLDS
+    # the scan starts after cpu0 left the online mask: it reads vm_stat and cpu1 only
+    assert _steps(e.outcomes["snapshot_exact_without_overlap_across_offline"].trace) == [
+        (0, "inc", {}), (0, "cpu_down", {}), (2, "snap_zone", {}), (2, "snap_diff", {"other": 1}),
+        (2, "snap_return", {})]
