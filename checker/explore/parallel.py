@@ -210,30 +210,39 @@ class _Worker:
         return self.rules.record() if self.rules is not None else None
 
     # -- checkpoints -----------------------------------------------------------
-    def save(self, root: str, level: int) -> None:
+    def save(self, root: str, level: int, key: str) -> None:
         """Write the states admitted since the last save (this level's)."""
         new = range(self.saved, len(self.states))
-        checkpoint.write_atomic(checkpoint.worker_file(Path(root), level, self.wid), {
+        checkpoint.save_worker(Path(root), level, self.wid, key, {
             "states": [tuple(self.states[i]) for i in new], "parents": [self.parent[i] for i in new],
             "ranks": [rank for rank, _lid in self.level], "rules": self.rules_record()})
         self.saved = len(self.states)
 
-    def load(self, root: str, last: int) -> None:
-        """Reload levels 0..``last``: the same local ids, the last as the current level."""
+    def load(self, root: str, last: int, key: str) -> tuple[int, int]:
+        """Reload levels 0..``last``: the same local ids, the last as the current level. (states stored,
+        states in the current level), for the coordinator to check against its counters."""
         make = self.model.state_cls
+        width = len(self.model.initial_states()[0])
         data: dict = {"ranks": [], "rules": None}
+        first = 0
         for level in range(last + 1):
-            data = checkpoint.read(checkpoint.worker_file(Path(root), level, self.wid))
+            data = checkpoint.load_worker(Path(root), level, self.wid, key)
             first = len(self.states)
             for c, parent in zip(data["states"], data["parents"]):
+                if len(c) != width or (parent is not None and not (0 <= parent[0] < self.jobs and parent[1] >= 0)):
+                    raise checkpoint.inconsistent(Path(root), level, f"worker {self.wid}'s states are not "
+                                                  f"states of {self.model.name}")
                 c = make(c)
                 self.index[c] = len(self.states)
                 self.states.append(c)
                 self.parent.append(parent)
         self.level = [(rank, first + j) for j, rank in enumerate(data["ranks"])]
+        if any(lid >= len(self.states) for _r, lid in self.level):
+            raise checkpoint.inconsistent(Path(root), last, f"worker {self.wid} ranks more states than it holds")
         self.saved = len(self.states)
         if self.rules is not None and data["rules"]:
             self.rules.absorb([data["rules"]], None)
+        return len(self.states), len(self.level)
 
 
 def run_call(worker: _Worker, name: str, args: tuple) -> tuple[str, Any]:
@@ -355,23 +364,31 @@ def parallel_search(model: Model, *, jobs: int, symmetry: bool, max_states: int 
     canon = sym.canonical if (symmetry and sym.active) else None
     from_level = None
     checkpoint_dir = None if checkpoint_root is None else checkpoint.point_dir(checkpoint_root, model)
+    key = ""
     if checkpoint_dir is not None:
-        meta = {"spec": model.name, "params": model.params.shown(), "jobs": jobs, "symmetry": symmetry}
-        from_level = checkpoint.start(checkpoint_dir, meta, resume)
+        from_level, key = checkpoint.start(checkpoint_dir, checkpoint.binding(model, jobs, symmetry), resume)
+        if from_level is not None:
+            st.note = f"resumed from level {from_level} of {checkpoint_dir}"
+        elif resume:
+            st.note = f"no checkpoint of this point in {checkpoint_root}: explored from the start"
     workers = (pool or ForkPool)(model, jobs, symmetry, check_symmetry)
     try:
         if from_level is None:
             k = _start(model, workers, jobs, canon)
-            _save(workers, k, jobs, checkpoint_dir, st)
+            _save(workers, k, jobs, checkpoint_dir, key, st)
         else:
             k = _Counters()
-            k.__dict__.update(checkpoint.read(checkpoint.level_dir(checkpoint_dir, from_level) /
-                                              checkpoint.COORDINATOR))
+            k.__dict__.update(checkpoint.load_level(checkpoint_dir, from_level, key))
             if max_states is not None and k.total > max_states:
                 raise CheckerError(f"the checkpoint in {checkpoint_dir} already holds {k.total} states, more "
                                    f"than --max-states {max_states}")
-            workers.call("load", [(str(checkpoint_dir), from_level)] * jobs)
-        rules_cut = _levels(workers, jobs, k, st, max_states, deadline, checkpoint_dir, progress, t0)
+            held = workers.call("load", [(str(checkpoint_dir), from_level, key)] * jobs)
+            # Each file is whole; together they must be the level the coordinator counted.
+            if sum(n for n, _ in held) != k.total or sum(w for _, w in held) != k.width or not all(
+                    0 <= w < jobs and lid < held[w][0] for w, lid in [*k.found_at.values(), *([k.deadlock] if k.deadlock else [])]):
+                raise checkpoint.inconsistent(checkpoint_dir, from_level, "its workers' files do not add up to "
+                                              "the level's counters")
+        rules_cut = _levels(workers, jobs, k, st, max_states, deadline, checkpoint_dir, key, progress, t0)
         st.states = k.total
         st.depth = k.depth
         st.transitions = k.transitions
@@ -420,7 +437,8 @@ def _start(model: Model, workers: Pool, jobs: int, canon: Any) -> _Counters:
 
 
 def _levels(workers: Pool, jobs: int, k: _Counters, st: SearchState, limit: int | None, deadline: float | None,
-            root: Path | None, progress: Callable[[SearchState], None] | None, t0: float) -> tuple | None:
+            root: Path | None, key: str, progress: Callable[[SearchState], None] | None,
+            t0: float) -> tuple | None:
     """Expand level after level until nothing is new or a limit is hit; the
     context-rule cut ``(depth, rank)`` at the state limit, if hit."""
     rules_cut = None
@@ -460,7 +478,7 @@ def _levels(workers: Pool, jobs: int, k: _Counters, st: SearchState, limit: int 
             k.depth += 1
         st.depth = k.depth
         if st.stopped is None:  # a level cut at the state limit is not whole: never resumed from
-            _save(workers, k, jobs, root, st)
+            _save(workers, k, jobs, root, key, st)
         if progress is not None:
             st.seconds = time.perf_counter() - t0
             st.states = k.total
@@ -468,13 +486,13 @@ def _levels(workers: Pool, jobs: int, k: _Counters, st: SearchState, limit: int 
     return rules_cut
 
 
-def _save(workers: Pool, k: _Counters, jobs: int, root: Path | None, st: SearchState) -> None:
+def _save(workers: Pool, k: _Counters, jobs: int, root: Path | None, key: str, st: SearchState) -> None:
     """A level's checkpoint: the workers' files first, the coordinator's last."""
     st.depth = k.depth
     if root is None:
         return
-    workers.call("save", [(str(root), k.level)] * jobs)
-    checkpoint.write_atomic(checkpoint.level_dir(root, k.level) / checkpoint.COORDINATOR, dict(vars(k)))
+    workers.call("save", [(str(root), k.level, key)] * jobs)
+    checkpoint.save_level(root, k.level, key, dict(vars(k)))
 
 
 def _merge_hits(per_worker: list[dict[str, tuple[int, int]]], found_at: dict) -> None:
