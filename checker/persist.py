@@ -260,18 +260,11 @@ def file_sha256(path: Path | str) -> str:
     return h.hexdigest()
 
 
-def seal(path: Path | str, kind: str, binding: str) -> Path:
-    """A manifest beside ``path`` (a file that cannot carry a header, such as a built program), written
-    after it: its length and hash, bound to ``binding``. The manifest's path."""
-    path = Path(path)
-    manifest = path.with_name(path.name + ".manifest")
-    write_data(manifest, kind, binding, {"length": path.stat().st_size, "sha256": file_sha256(path)})
-    return manifest
-
-
 def check_sealed(path: Path | str, kind: str, binding: str) -> None:
-    """``path`` and its manifest pass the trust rule: both ours, the manifest whole and bound to
-    ``binding``, ``path`` of the length and hash it records. Raises a ``Refused``."""
+    """``path`` (a file that cannot carry a header, such as a built program) and its manifest
+    (``path.manifest``: a ``write_data`` file of its length and SHA-256, written before ``path`` is
+    renamed into place) pass the trust rule: both ours, the manifest whole and bound to ``binding``,
+    ``path`` of the length and hash it records. Raises a ``Refused``."""
     path = Path(path)
     check_owned(path)
     m = read_data(path.with_name(path.name + ".manifest"), kind, binding)

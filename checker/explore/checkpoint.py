@@ -38,6 +38,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -111,7 +112,7 @@ def _refuse(e: persist.Refused, root: Path, level: int | None = None) -> UsageEr
 def last_complete(root: Path) -> int | None:
     """The last level whose coordinator file was written, if any."""
     levels = [int(m.group(1)) for p in root.glob("level-*") if (m := re.fullmatch(r"level-(\d+)", p.name))
-              and (p / COORDINATOR).is_file()]
+              and os.path.lexists(p / COORDINATOR)]  # (not is_file: a directory there is refused, not skipped)
     return max(levels, default=None)
 
 

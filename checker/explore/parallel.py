@@ -34,11 +34,13 @@ model from a picklable reference. A worker that dies is reported as
 from __future__ import annotations
 
 import multiprocessing
+import os
 import pickle
 import time
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
+from checker import lifetime
 from checker.errors import CheckerError, SpecError
 from checker.explore import checkpoint
 from checker.explore.search import SearchState, _spec_exception, symmetry_sampled
@@ -264,8 +266,14 @@ def answer(reply: tuple[str, Any]) -> Any:
     return value
 
 
-def _serve(conn: Any, worker: _Worker) -> None:
-    """A worker process: run the coordinator's calls until told to stop."""
+def _serve(conn: Any, worker: _Worker, parent: int, inherited: list) -> None:
+    """A worker process: run the coordinator's calls until told to stop. It dies with the
+    coordinator (``checker.lifetime``), and closes the pipes to the workers forked before it, so
+    that a coordinator's death closes each worker's pipe too."""
+    if not lifetime.die_with_parent(parent):
+        lifetime.watch_parent(parent)
+    for c in inherited:
+        c.close()
     while True:
         msg = conn.recv()
         if msg is None:
@@ -284,7 +292,7 @@ class ForkPool:
         for wid in range(jobs):
             here, there = ctx.Pipe()
             w = _Worker(model, wid, jobs, symmetry, check_symmetry)
-            p = ctx.Process(target=_serve, args=(there, w), daemon=True)
+            p = ctx.Process(target=_serve, args=(there, w, os.getpid(), list(self.conns)), daemon=True)
             p.start()
             there.close()
             self.conns.append(here)

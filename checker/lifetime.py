@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Process lifetimes tied to the coordinator: a child never outlives the checker.
+
+A worker (``--jobs``), a compiled search or a compiler left behind by a
+``kill -9`` of the checker would hold its memory and CPU for minutes, with
+nobody to read its answer. On Linux each child asks the kernel to kill it
+when its parent dies (``prctl(PR_SET_PDEATHSIG, SIGKILL)``, through ctypes);
+elsewhere, and as a second line on Linux, a forked worker watches its parent
+(``watch_parent``: the parent's pid changing means it is gone) and ends
+itself. A child started with ``popen_kwargs`` is also in its own process
+group, so an interrupt can end it with everything it started
+(``kill_group``: a compiler's cc1 and as).
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from typing import Any
+
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int | None = None) -> bool:
+    """In a child: be killed (SIGKILL) when the parent dies. False where the kernel cannot do it
+    (not Linux, no libc); ``parent`` (its pid): if it is already gone, end now."""
+    ok = False
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            ok = libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            ok = False
+    if parent is not None and os.getppid() != parent:  # it died before the request took hold
+        os._exit(1)
+    return ok
+
+
+def watch_parent(parent: int, every: float = 1.0) -> None:
+    """In a child: a daemon thread that ends the process once ``parent`` is no longer its parent
+    (the portable fallback for ``die_with_parent``; at most ``every`` seconds late)."""
+    def watch() -> None:
+        ev = threading.Event()
+        while not ev.wait(every):
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="countercheck-watch-parent", daemon=True).start()
+
+
+def _child_setup() -> None:  # runs in the child between fork and exec: async-signal-safe calls only
+    die_with_parent()
+
+
+def popen_kwargs() -> dict[str, Any]:
+    """Keyword arguments for ``subprocess`` so the child dies with us and can be ended as a group."""
+    if os.name != "posix":
+        return {}
+    return {"preexec_fn": _child_setup, "start_new_session": True}
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    """End ``proc`` and whatever it started (``popen_kwargs`` made it a group leader), then reap it."""
+    try:
+        if os.name == "posix":
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+    proc.wait()
