@@ -446,6 +446,69 @@ def test_killing_the_coordinator_kills_its_workers(tmp_path, flags):
             proc.wait()
 
 
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc")
+def test_killing_the_coordinator_kills_a_compiled_search(tmp_path):
+    spec = write_spec(tmp_path / "big.py", adds=400)
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    proc = subprocess.Popen([sys.executable, "-m", "checker", "verify", spec, "--mode", "explore", "--set",
+                             "ncpus=4", "--engine", "compiled", "--max-memory", "200M"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 90
+        search: list[int] = []
+        while time.monotonic() < deadline and proc.poll() is None and not search:
+            for c in _children(proc.pid):
+                try:
+                    if b"/search-" in Path(f"/proc/{c}/cmdline").read_bytes().split(b"\0")[0]:
+                        search.append(c)
+                except OSError:
+                    pass
+            time.sleep(0.05)
+        assert search and proc.poll() is None, "the run ended before its search could be seen"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        end = time.monotonic() + 5
+        while time.monotonic() < end and _alive(search[0]):
+            time.sleep(0.05)
+        assert not _alive(search[0])
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks")
+def test_the_portable_watcher_ends_a_child_whose_parent_is_gone():
+    """Where prctl is missing, a worker watches its parent's pid (here: one it never had)."""
+    from checker import lifetime
+
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        lifetime.watch_parent(parent=-1, every=0.02)
+        time.sleep(5)
+        os._exit(0)
+    t0 = time.monotonic()
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 1 and time.monotonic() - t0 < 4
+
+
+def test_a_full_disk_while_saving_a_checkpoint_is_one_line_naming_resume(tmp_path, monkeypatch):
+    spec = write_spec(tmp_path / "tiny.py")
+    real = persist.write_data
+
+    def full(path, kind, *a):
+        if kind == "checkpoint-level" and "level-000003" in str(path):
+            raise OSError(28, "No space left on device")
+        return real(path, kind, *a)
+
+    monkeypatch.setattr(persist, "write_data", full)
+    with pytest.raises(UsageError, match=r"cannot save level 3 .*No space left on device.*--resume"):
+        explore(model_of(spec), checkpoint=tmp_path / "ck")
+    monkeypatch.setattr(persist, "write_data", real)
+    r = explore(model_of(spec), checkpoint=tmp_path / "ck", resume=True)
+    assert r.engine_note.startswith("resumed from level 2") and summary(r) == summary(explore(model_of(spec)))
+
+
 # -- Hypothesis: random damage to what is read back ------------------------------------------------
 
 _damage = st.one_of(

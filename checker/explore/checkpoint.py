@@ -156,12 +156,25 @@ def _level_path(root: Path, level: int) -> Path:
 
 
 def save_worker(root: Path, level: int, wid: int, key: str, data: dict[str, Any]) -> None:
-    _level_path(root, level)
-    persist.write_data(worker_file(root, level, wid), "checkpoint-worker", key, data)
+    try:
+        _level_path(root, level)
+        persist.write_data(worker_file(root, level, wid), "checkpoint-worker", key, data)
+    except (OSError, persist.Refused) as e:
+        raise _unwritable(root, level, e) from None
 
 
 def save_level(root: Path, level: int, key: str, counters: dict[str, Any]) -> None:
-    persist.write_data(_level_path(root, level) / COORDINATOR, "checkpoint-level", key, counters)
+    try:
+        persist.write_data(_level_path(root, level) / COORDINATOR, "checkpoint-level", key, counters)
+    except (OSError, persist.Refused) as e:
+        raise _unwritable(root, level, e) from None
+
+
+def _unwritable(root: Path, level: int, e: Exception) -> UsageError:
+    """A level that cannot be saved (a full disk, say): the run stops, and the levels before it resume."""
+    why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+    return UsageError(f"--checkpoint: cannot save level {level} in {root} ({why}); free the space and "
+                      f"continue with --resume {root.parent}")
 
 
 def _ints(x: Any, n: int | None = None) -> bool:
