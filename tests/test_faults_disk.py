@@ -21,12 +21,13 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
-
 from conftest import ROOT, run_cli
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from checker import loader, persist
-from checker.compiled import build as cbuild, engine as cengine
+from checker.compiled import build as cbuild
+from checker.compiled import engine as cengine
 from checker.compiled.run import SearchFailed
 from checker.errors import CheckerError, UsageError
 from checker.explore import checkpoint, explore
@@ -180,16 +181,15 @@ DAMAGE = {
 @pytest.mark.parametrize("how", list(DAMAGE))
 def test_a_damaged_checkpoint_file_is_exit_2_naming_what_to_delete(saved, tmp_path, how):
     spec, root, files = _copy(saved, tmp_path)
-    target = next(p for p in files if p.name == checkpoint.COORDINATOR)  # the last level's, read first
     target = max((p for p in files if p.name == checkpoint.COORDINATOR), key=lambda p: p.parent.name)
-    DAMAGE[how](target)
+    DAMAGE[how](target)  # the last level's counters: read first
     with pytest.raises(UsageError) as e:
         explore(model_of(spec), checkpoint=root, resume=True)
     assert "\n" not in e.value.message and f"delete {target.parent}" in e.value.message
 
 
 def test_a_checkpoint_file_of_another_user_is_refused(saved, tmp_path, monkeypatch):
-    spec, root, files = _copy(saved, tmp_path)
+    spec, root, _ = _copy(saved, tmp_path)
     monkeypatch.setattr(persist, "_uid", lambda: 4242)  # as root, every file would be ours
     with pytest.raises(UsageError, match="owned by uid 0, not by the user running the checker|is owned by uid"):
         explore(model_of(spec), checkpoint=root, resume=True)

@@ -243,7 +243,11 @@ class _Worker:
             raise checkpoint.inconsistent(Path(root), last, f"worker {self.wid} ranks more states than it holds")
         self.saved = len(self.states)
         if self.rules is not None and data["rules"]:
-            self.rules.absorb([data["rules"]], None)
+            try:
+                self.rules.absorb([data["rules"]], None)
+            except (TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
+                raise checkpoint.inconsistent(Path(root), last, f"worker {self.wid}'s context-rule record does "
+                                              f"not fit {self.model.name} ({type(e).__name__})") from None
         return len(self.states), len(self.level)
 
 
