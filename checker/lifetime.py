@@ -23,18 +23,26 @@ from typing import Any
 PR_SET_PDEATHSIG = 1
 
 
-def die_with_parent(parent: int | None = None) -> bool:
-    """In a child: be killed (SIGKILL) when the parent dies. False where the kernel cannot do it
-    (not Linux, no libc); ``parent`` (its pid): if it is already gone, end now."""
-    ok = False
-    if sys.platform.startswith("linux"):
+_prctl: Any = None  # libc's prctl, looked up once in the parent (a child between fork and exec imports nothing)
+
+
+def _libc_prctl() -> Any:
+    global _prctl
+    if _prctl is None and sys.platform.startswith("linux"):
         try:
             import ctypes
 
-            libc = ctypes.CDLL(None, use_errno=True)
-            ok = libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+            _prctl = ctypes.CDLL(None, use_errno=True).prctl
         except (OSError, AttributeError):
-            ok = False
+            _prctl = False
+    return _prctl or None
+
+
+def die_with_parent(parent: int | None = None) -> bool:
+    """In a child: be killed (SIGKILL) when the parent dies. False where the kernel cannot do it
+    (not Linux, no libc); ``parent`` (its pid): if it is already gone, end now."""
+    prctl = _libc_prctl()
+    ok = prctl is not None and prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
     if parent is not None and os.getppid() != parent:  # it died before the request took hold
         os._exit(1)
     return ok
@@ -60,6 +68,7 @@ def popen_kwargs() -> dict[str, Any]:
     """Keyword arguments for ``subprocess`` so the child dies with us and can be ended as a group."""
     if os.name != "posix":
         return {}
+    _libc_prctl()  # looked up here, in the parent
     return {"preexec_fn": _child_setup, "start_new_session": True}
 
 
