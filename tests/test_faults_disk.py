@@ -385,6 +385,22 @@ def test_running_out_of_memory_keeps_what_was_found_and_the_count(tmp_path, monk
     assert inv.verdict == "inconclusive" and inv.reason == "memory" and 20 < inv.states < 45
 
 
+def test_a_worker_out_of_memory_is_inconclusive_with_the_states_stored(tmp_path, monkeypatch):
+    from checker.explore import parallel
+
+    real = parallel._Worker.expand
+
+    def expand(self, depth, base, cutoff):
+        if depth == 3:
+            raise MemoryError
+        return real(self, depth, base, cutoff)
+
+    monkeypatch.setattr(parallel._Worker, "expand", expand)  # the forked workers inherit it
+    r = explore(model_of(write_spec(tmp_path / "tiny.py")), jobs=2)
+    assert r.stopped_because.startswith("worker_lost: worker 0 ran out of memory at depth 3")
+    assert set(r.verdicts.values()) == {"inconclusive"} and r.states > 1
+
+
 def test_a_compiled_search_out_of_memory_keeps_its_count(tmp_path, monkeypatch):
     fake = tmp_path / "search"
     fake.write_text("#!/bin/sh\ncat >/dev/null\necho 'result stopped=memory states=77 transitions=90 depth=4'\n"

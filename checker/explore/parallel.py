@@ -257,6 +257,8 @@ def run_call(worker: _Worker, name: str, args: tuple) -> tuple[str, Any]:
         return "ok", getattr(worker, name)(*args)
     except CheckerError as e:
         return "error", (type(e), e.message, e.file, e.line)
+    except MemoryError:  # a limit, not a spec error: the run stops inconclusive, as at a lost worker
+        return "lost", (worker.wid, "ran out of memory")
     except BaseException as e:  # pragma: no cover - an engine bug: report it, don't hang
         return "error", (SpecError, f"worker {worker.wid} failed: {type(e).__name__}: {e}", None, None)
 
@@ -264,6 +266,8 @@ def run_call(worker: _Worker, name: str, args: tuple) -> tuple[str, Any]:
 def answer(reply: tuple[str, Any]) -> Any:
     """The value of a ``run_call`` reply, or its error raised here."""
     status, value = reply
+    if status == "lost":
+        raise WorkerLost(*value)
     if status == "error":
         cls, message, file, line = value
         raise cls(message, file=file, line=line)
@@ -384,6 +388,7 @@ def parallel_search(model: Model, *, jobs: int, symmetry: bool, max_states: int 
         elif resume:
             st.note = f"no checkpoint of this point in {checkpoint_root}: explored from the start"
     workers = (pool or ForkPool)(model, jobs, symmetry, check_symmetry)
+    k: _Counters | None = None
     try:
         if from_level is None:
             k = _start(model, workers, jobs, canon)
@@ -418,15 +423,17 @@ def parallel_search(model: Model, *, jobs: int, symmetry: bool, max_states: int 
             for v in rules.trace_states():  # ``outcomes`` traces to these
                 owner = hash(tuple(v)) % jobs
                 _fetch_path(workers, model, (owner, workers.call_one(owner, "find", tuple(v))), st.parents)
-    except WorkerLost as e:
+    except (WorkerLost, MemoryError) as e:
         # Nothing found so far can be shown (its trace is spread over the
-        # workers): every verdict is inconclusive, never a pass.
+        # workers): every verdict is inconclusive, never a pass; the count is what was stored.
         st.found.clear()
         st.deadlock = None
         st.parents.clear()
+        st.states = max(st.states, k.total if k is not None else 0)
         again = (f"resume with --resume {checkpoint_root}" if checkpoint_root is not None else
                  "run again, with --checkpoint DIR to be able to resume after a loss")
-        st.stopped = f"{StopReason.WORKER_LOST}: {e} at depth {st.depth}; {again}"
+        what = e if isinstance(e, WorkerLost) else "the coordinator ran out of memory"
+        st.stopped = f"{StopReason.WORKER_LOST}: {what} at depth {st.depth}; {again}"
     finally:
         workers.close()
     st.seconds = time.perf_counter() - t0
