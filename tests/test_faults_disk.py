@@ -4,9 +4,13 @@
 damaged checkpoint file never becomes a verdict: it is refused (exit 2, one line naming what to
 delete) or rebuilt; an unusable build cache falls back, saying so; workers die with the coordinator.
 
-Families (cases): checkpoint binding 4, checkpoint damage 10 (+ hostile pickle 1), cache trust 3,
-unusable cache 4, damaged cache entry 5, compile failure 1, search output 4, memory 2, process
-lifetime 2, Hypothesis random damage 2 (checkpoint files, cache entries).
+Families (cases, 44): checkpoint binding 5 (edited spec, another --set, another checker, other --jobs,
+the level resumed from); checkpoint damage 13 (truncated, empty, bit flips in data and header, wrong
+type with a right checksum, world-writable, a directory or a symlink in its place, another owner, a
+worker's file, through the CLI, a full disk while saving, a planted pickle); cache trust 3; unusable
+cache 4 (a file in the way, read-only, no home, full disk); damaged cache entry 5; compile failure 1;
+search output 4; out of memory 3; process lifetimes 4; Hypothesis random damage 2 (25 checkpoint and 6
+cache examples).
 """
 from __future__ import annotations
 
