@@ -11,12 +11,12 @@ rebuilds.
 A cached program is run, and its output becomes a verdict, so the cache
 goes through ``checker.persist``'s trust rule: the directory must be the
 user's and private (0700), and a program is used only with its manifest
-(written after the program, bound to the cache key, recording its length
-and SHA-256). A damaged entry (truncated, empty, bit-rotted, a manifest
+(written before the program is renamed into place, bound to the cache key,
+recording its length and SHA-256). A damaged entry (truncated, empty, bit-rotted, a manifest
 missing) is deleted and built again, once; an entry that is not ours is
 never run. A cache that cannot be used (no home, read-only, a file in the
 way, another owner, a full disk) is replaced by a private temporary
-directory for this process, with a note (``CacheNote``); if that fails too,
+directory for this process, with a note (``note()``); if that fails too,
 the point runs on the interpreter, saying why. Every entry is written to a
 temporary name in the directory, fsynced and renamed into place: parallel
 runs (``--jobs``, pytest-xdist) see a whole program or none.
@@ -136,7 +136,7 @@ def build(source: str) -> tuple[Path, bool]:
     for attempt in (1, 2):
         d = cache_dir()
         exe = d / f"search-{key}"
-        if os.path.lexists(exe) or os.path.lexists(exe.with_name(exe.name + ".manifest")):
+        if os.path.lexists(exe):  # (a manifest alone is another run's build in progress, or a leftover)
             try:
                 persist.check_sealed(exe, "program", key)
                 return exe, False
