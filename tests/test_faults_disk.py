@@ -4,12 +4,12 @@
 damaged checkpoint file never becomes a verdict: it is refused (exit 2, one line naming what to
 delete) or rebuilt; an unusable build cache falls back, saying so; workers die with the coordinator.
 
-Families (cases, 44): checkpoint binding 5 (edited spec, another --set, another checker, other --jobs,
+Families (cases, 45): checkpoint binding 5 (edited spec, another --set, another checker, other --jobs,
 the level resumed from); checkpoint damage 13 (truncated, empty, bit flips in data and header, wrong
 type with a right checksum, world-writable, a directory or a symlink in its place, another owner, a
 worker's file, through the CLI, a full disk while saving, a planted pickle); cache trust 3; unusable
 cache 4 (a file in the way, read-only, no home, full disk); damaged cache entry 5; compile failure 1;
-search output 4; out of memory 3; process lifetimes 4; Hypothesis random damage 2 (25 checkpoint and 6
+search output 4; out of memory 3; process lifetimes 5; Hypothesis random damage 2 (25 checkpoint and 6
 cache examples).
 """
 from __future__ import annotations
@@ -495,6 +495,35 @@ def test_killing_the_coordinator_kills_a_compiled_search(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_an_interrupted_compile_ends_the_compiler_and_its_children(tmp_path, monkeypatch):
+    pidfile = tmp_path / "pid"
+    cc = tmp_path / "slowcc"
+    cc.write_text(f'#!/bin/sh\n[ "$1" = --version ] && {{ echo slowcc 1; exit 0; }}\nsleep 30 &\n'
+                  f'echo $! > {pidfile}\nwait\n')
+    cc.chmod(0o755)
+    monkeypatch.setenv("CC", str(cc))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+
+    def interrupt(*_):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 1.0)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            cbuild.build("int main(void) { return 0; }\n")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    child = int(pidfile.read_text())
+    end = time.monotonic() + 3
+    while time.monotonic() < end and _alive(child):
+        time.sleep(0.02)
+    assert not _alive(child)  # the compiler's own child, not only the compiler
+    assert not list((tmp_path / "xdg" / "countercheck" / "compiled").iterdir())  # no source left behind
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="forks")
