@@ -4,12 +4,12 @@
 damaged checkpoint file never becomes a verdict: it is refused (exit 2, one line naming what to
 delete) or rebuilt; an unusable build cache falls back, saying so; workers die with the coordinator.
 
-Families (cases, 45): checkpoint binding 5 (edited spec, another --set, another checker, other --jobs,
+Families (cases, 46): checkpoint binding 5 (edited spec, another --set, another checker, other --jobs,
 the level resumed from); checkpoint damage 13 (truncated, empty, bit flips in data and header, wrong
 type with a right checksum, world-writable, a directory or a symlink in its place, another owner, a
 worker's file, through the CLI, a full disk while saving, a planted pickle); cache trust 3; unusable
 cache 4 (a file in the way, read-only, no home, full disk); damaged cache entry 5; compile failure 1;
-search output 4; out of memory 3; process lifetimes 5; Hypothesis random damage 2 (25 checkpoint and 6
+search output 4; out of memory 4; process lifetimes 5; Hypothesis random damage 2 (25 checkpoint and 6
 cache examples).
 """
 from __future__ import annotations
@@ -387,6 +387,17 @@ def test_running_out_of_memory_keeps_what_was_found_and_the_count(tmp_path, monk
     assert some.verdict == "holds" and some.trace  # found before memory ran out: still found
     inv = checks["nothing_lost"]
     assert inv.verdict == "inconclusive" and inv.reason == "memory" and 20 < inv.states < 45
+
+
+def test_out_of_memory_while_building_traces_keeps_the_count(tmp_path, monkeypatch):
+    explore_pkg = sys.modules["checker.explore"]  # (``checker.explore`` is also the function's name)
+
+    def no_memory(*_a, **_k):
+        raise MemoryError
+
+    monkeypatch.setattr(explore_pkg, "concrete_trace", no_memory)
+    r = explore(model_of(write_spec(tmp_path / "tiny.py")))
+    assert (r.states, r.stopped_because) == (10, "memory") and set(r.verdicts.values()) == {"inconclusive"}
 
 
 def test_a_worker_out_of_memory_is_inconclusive_with_the_states_stored(tmp_path, monkeypatch):
