@@ -11,6 +11,7 @@ import json
 import os
 from pathlib import Path
 
+from checker import persist
 from checker.errors import UsageError
 
 
@@ -37,18 +38,23 @@ def directory(flag: str, path: str) -> None:
 
 
 def resumable(path: str) -> None:
-    """``path`` holds a checkpoint (``--checkpoint``'s layout), every ``meta.json`` of it readable."""
+    """``path`` holds a checkpoint (``--checkpoint``'s layout), every ``meta.data`` of it whole and ours
+    (``checker.persist``); the rest of each is checked when its point resumes."""
     p = Path(path)
     if not p.is_dir():
         raise UsageError(f"--resume {path}: no such directory; start a run with --checkpoint {path}")
-    metas = sorted(p.glob("*/meta.json"))
+    metas = sorted(p.glob("*/meta.data"))
     if not metas:
-        raise UsageError(f"--resume {path}: holds no checkpoint (no SPEC-HASH/meta.json in it); start one "
+        old = " (its files are of an older format: start afresh)" if any(p.glob("*/meta.json")) else ""
+        raise UsageError(f"--resume {path}: holds no checkpoint (no SPEC-HASH/meta.data in it){old}; start one "
                          f"with --checkpoint {path}")
     for m in metas:
         try:
-            json.loads(m.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            json.loads(persist.read_framed(m, "checkpoint-meta", None))
+        except persist.Refused as e:
+            raise UsageError(f"--resume {path}: the checkpoint's {m.relative_to(p)} {e.why}; delete "
+                             f"{m.parent} to explore that point afresh") from None
+        except ValueError as e:
             raise UsageError(f"--resume {path}: the checkpoint's {m.relative_to(p)} is corrupt ({e}); delete "
                              f"{m.parent} to explore that point afresh") from None
 

@@ -24,6 +24,7 @@ class StopReason:
     MAX_STATES = "max_states"
     TIMEOUT = "timeout"
     MAX_MEMORY = "max_memory"  # the compiled search's --max-memory budget
+    OUT_OF_MEMORY = "memory"  # the interpreter's search ran out of memory (MemoryError)
     KILLED = "killed"  # the compiled search process was killed (by the OS: out of memory, say)
     WORKER_LOST = "worker_lost"  # a parallel or cluster worker died: resumable from a checkpoint
     NOT_INDUCTIVE = "not_inductive"

@@ -16,6 +16,7 @@ from checker.engines import Limits, Request, Runner
 from checker.engines.common import build_check, property_meta, shown_state, with_shown, with_sources  # noqa: F401
 from checker.engines.explore import explore_checks  # noqa: F401  (re-exported: bounds, tests)
 from checker.errors import CheckerError, SpecError, UsageError
+from checker.explore.checkpoint import bind_run
 from checker.result import INCONCLUSIVE, VERDICTS, Check
 from checker.overrides import never_ran, warning as override_warning
 from checker.report.progress import Progress
@@ -364,6 +365,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     ids = itertools.count(1)
     limits = Limits(max_states=max_states, timeout=timeout, smt_timeout=smt_timeout, max_memory=max_memory)
     runner = Runner(jobs=jobs, cluster=cluster, checkpoint=checkpoint, resume=resume)
+    if checkpoint is not None:  # resuming with other --set values would silently start afresh
+        bind_run(Path(checkpoint), {"set": {k: list(v) for k, v in sets.items()}, "memory": memory}, resume)
     options: dict[str, Any] = {"symmetry": symmetry, "fingerprint": fingerprint, "depth": bmc,
                                "simulate": simulate, "emit_smt": emit_smt}
     from checker.compiled import ENGINES as EXPLORE_ENGINES

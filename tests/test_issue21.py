@@ -254,7 +254,7 @@ def _documented_mistakes(tmp_path: Path) -> list[tuple[tuple[str, ...], str]]:
     empty.mkdir()
     corrupt = tmp_path / "corrupt"
     (corrupt / "small-0123456789").mkdir(parents=True)
-    (corrupt / "small-0123456789" / "meta.json").write_text("{not json")
+    (corrupt / "small-0123456789" / "meta.data").write_text("{not json")
     bad_param = tmp_path / "bad_param.py"
     bad_param.write_text(BASE.format(explore="", op="+", counted="return True", witness="w", target="1")
                          .replace("domain=range(1, 4)", "domain=5"))
@@ -268,7 +268,7 @@ def _documented_mistakes(tmp_path: Path) -> list[tuple[tuple[str, ...], str]]:
         (("verify", small, "--emit-smt", str(a_file), "--mode", "prove"), "is a file; give a directory"),
         (("verify", small, "--resume", str(empty)), "holds no checkpoint"),
         (("verify", small, "--resume", str(tmp_path / "nowhere")), "no such directory"),
-        (("verify", small, "--resume", str(corrupt)), "meta.json is corrupt"),
+        (("verify", small, "--resume", str(corrupt)), "meta.data is not a checkpoint-meta file"),
         (("verify", small, "--timeout", "nan"), "--timeout must be a positive number"),
         (("verify", small, "--timeout", "-1"), "--timeout must be a positive number"),
         (("verify", small, "--smt-timeout", "0"), "--smt-timeout must be a positive number"),

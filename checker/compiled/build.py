@@ -6,21 +6,34 @@ user's cache directory (``$XDG_CACHE_HOME/countercheck/compiled``, else
 ``~/.cache/countercheck/compiled``), keyed by a hash of the generated
 source, the compiler's identity (its resolved path and ``--version``) and
 the flags, so a second run compiles nothing and a compiler upgrade
-rebuilds. The directory is private to the user (0700), and every entry is
-written to a temporary name in it and renamed into place: parallel runs
-(``--jobs``, pytest-xdist) see a whole program or none.
+rebuilds.
+
+A cached program is run, and its output becomes a verdict, so the cache
+goes through ``checker.persist``'s trust rule: the directory must be the
+user's and private (0700), and a program is used only with its manifest
+(written before the program is renamed into place, bound to the cache key,
+recording its length and SHA-256). A damaged entry (truncated, empty, bit-rotted, a manifest
+missing) is deleted and built again, once; an entry that is not ours is
+never run. A cache that cannot be used (no home, read-only, a file in the
+way, another owner, a full disk) is replaced by a private temporary
+directory for this process, with a note (``note()``); if that fails too,
+the point runs on the interpreter, saying why. Every entry is written to a
+temporary name in the directory, fsynced and renamed into place: parallel
+runs (``--jobs``, pytest-xdist) see a whole program or none.
 """
 from __future__ import annotations
 
+import atexit
 import functools
 import hashlib
 import os
 import shlex
 import shutil
-import stat
 import subprocess
 import tempfile
 from pathlib import Path
+
+from checker import lifetime, persist
 
 #: -O1: half of -O2's compile time, and within 5% of its search speed (measured on percpu_eager)
 FLAGS = ("-O1", "-std=gnu11", "-fno-strict-aliasing", "-w")
@@ -53,19 +66,54 @@ def _identity(cmd: tuple[str, ...]) -> str:
     return f"{path} {' '.join(cmd[1:])}\n{ver}"
 
 
-def cache_dir() -> Path:
-    """The compiled explorer's cache (``$XDG_CACHE_HOME/countercheck/compiled``), created private to this user."""
+#: Why the user's cache is not used in this process, once it was found unusable (None: it is used).
+_unusable: str | None = None
+_private: Path | None = None
+
+
+def user_cache_dir() -> Path:
+    """Where the user's build cache lives: ``$XDG_CACHE_HOME/countercheck/compiled`` (or ``~/.cache``)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    d = Path(base) / "countercheck" / "compiled"
-    d.mkdir(parents=True, exist_ok=True, mode=0o700)
-    st = d.stat()
-    if st.st_uid == os.getuid() and stat.S_IMODE(st.st_mode) != 0o700:
-        os.chmod(d, 0o700)  # built programs are run: nobody else may write here
-    return d
+    return Path(base) / "countercheck" / "compiled"
+
+
+def _private_tmp() -> Path:
+    """A temporary cache of this process only (0700, removed at exit)."""
+    global _private
+    if _private is None or not _private.is_dir():
+        _private = Path(tempfile.mkdtemp(prefix="countercheck-build-"))
+        atexit.register(shutil.rmtree, _private, True)
+    return _private
+
+
+def cache_dir() -> Path:
+    """The user's build cache if it passes the trust rule, else a private temporary one (``note()``
+    says why); ``CompilerMissing`` when neither can be made."""
+    global _unusable
+    if _unusable is not None and _private is not None and _private.is_dir():
+        return _private  # found unusable earlier in this process (e.g. a full disk): not tried again
+    d = user_cache_dir()
+    try:
+        persist.private_dir(d.parent)
+        return persist.private_dir(d)
+    except persist.Refused as e:
+        why = f"{e.path} {e.why}"
+    except OSError as e:  # no home, read-only, a file in the way, a full disk
+        why = f"{e.filename or d} cannot be made a directory ({e.strerror or e})"
+    _unusable = f"the build cache is not used ({why}): built in a private temporary directory"
+    try:
+        return _private_tmp()
+    except OSError as e:
+        raise CompilerMissing(f"no usable build directory ({why}; a temporary one: {e.strerror or e})") from None
+
+
+def note() -> str | None:
+    """Why this process builds in a private temporary directory, if it does."""
+    return _unusable
 
 
 def cache_key(source: str, cmd: list[str]) -> str:
-    """The name of a built program: a hash of the compiler's identity, the flags and the C source."""
+    """The cache name of a program: its source, the compiler's identity and command, and the flags."""
     h = hashlib.sha256()
     h.update(_identity(tuple(cmd)).encode())
     h.update("\0".join(FLAGS).encode())
@@ -74,33 +122,78 @@ def cache_key(source: str, cmd: list[str]) -> str:
     return h.hexdigest()[:32]
 
 
+def _discard(exe: Path) -> None:
+    for p in (exe, exe.with_name(exe.name + ".manifest"), exe.with_name(exe.name + ".c")):
+        try:
+            os.unlink(p)
+        except FileNotFoundError:
+            pass
+
+
 def build(source: str) -> tuple[Path, bool]:
-    """(the built program, whether it was compiled now rather than found in the cache)."""
+    """(the built program, whether it was compiled now rather than found in the cache). A cached
+    program that fails the trust rule is discarded and built again, once."""
     cmd = compiler()
     key = cache_key(source, cmd)
-    d = cache_dir()
-    exe = d / f"search-{key}"
-    if exe.exists():
-        return exe, False
+    for attempt in (1, 2):
+        d = cache_dir()
+        exe = d / f"search-{key}"
+        if os.path.lexists(exe):  # (a manifest alone is another run's build in progress, or a leftover)
+            try:
+                persist.check_sealed(exe, "program", key)
+                return exe, False
+            except persist.Refused:
+                _discard(exe)  # in a private directory: ours to delete, and to build again
+        try:
+            _compile(source, cmd, key, d, exe)
+        except OSError as e:  # a full disk, a directory gone: once more in a private temporary one
+            if attempt == 2 or d == _private:
+                raise CompilerMissing(f"cannot build in {d} ({e.strerror or e})") from None
+            global _unusable
+            _unusable = f"the build cache is not used ({d}: {e.strerror or e}): built in a private temporary " \
+                        f"directory"
+            _private_tmp()
+            continue
+        try:
+            persist.check_sealed(exe, "program", key)
+        except persist.Refused as e:
+            if attempt == 2:
+                raise CompileFailed(f"the program built in {d} fails its own check: {e.why}") from None
+            _discard(exe)
+            continue
+        return exe, True
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _compile(source: str, cmd: list[str], key: str, d: Path, exe: Path) -> None:
+    """Compile into ``exe``: the program fsynced, its manifest written, then the program renamed into
+    place (a reader sees a program with its manifest, or no program)."""
     fd, src_tmp = tempfile.mkstemp(prefix=f".{key}-", suffix=".c", dir=d)
     out_tmp = src_tmp[:-2] + ".out"
     try:
         with os.fdopen(fd, "w") as f:
             f.write(source)
-        r = subprocess.run([*cmd, *FLAGS, "-o", out_tmp, src_tmp], capture_output=True, text=True)
-        if r.returncode != 0 or not os.path.exists(out_tmp):
-            kept = d / f"failed-{key}.c"
-            os.replace(src_tmp, kept)
-            head = " | ".join((r.stderr or r.stdout).strip().splitlines()[:4])
-            raise CompileFailed(f"{cmd[0]} failed on the generated program {kept}: {head}")
+        proc = subprocess.Popen([*cmd, *FLAGS, "-o", out_tmp, src_tmp], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, **lifetime.popen_kwargs())
+        try:
+            out, err = proc.communicate()
+        except BaseException:  # an interrupt: the compiler and its children (cc1, as, ld) end with us
+            lifetime.kill_group(proc)
+            raise
+        if proc.returncode != 0 or not os.path.exists(out_tmp):
+            said = [ln for ln in (err or out).strip().splitlines() if ln.strip()][:4]
+            head = " | ".join(said) if said else "it printed nothing"
+            raise CompileFailed(f"{cmd[0]} failed on the generated program (exit status {proc.returncode}): {head}")
+        with open(out_tmp, "rb") as f:
+            os.fsync(f.fileno())
         os.chmod(out_tmp, 0o700)
+        manifest = exe.with_name(exe.name + ".manifest")
+        persist.write_data(manifest, "program", key,
+                           {"length": os.path.getsize(out_tmp), "sha256": persist.file_sha256(out_tmp)})
         os.replace(out_tmp, exe)  # atomic: a parallel run sees all of it or nothing
-        keep = d / f"search-{key}.c"
-        os.replace(src_tmp, keep)  # kept beside the program, for reading what ran
+        persist.sync_dir(d)
+        os.replace(src_tmp, exe.with_name(exe.name + ".c"))  # kept beside the program, for reading what ran
     finally:
-        for p in (out_tmp,):
+        for p in (out_tmp, src_tmp):
             if os.path.exists(p):
                 os.unlink(p)
-        if os.path.exists(src_tmp) and not exe.exists():
-            os.unlink(src_tmp)
-    return exe, True

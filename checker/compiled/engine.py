@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checker.compiled import ENGINES  # noqa: F401  (re-exported)
+from checker.compiled import build as cbuild
 from checker.compiled.build import CompileFailed, CompilerMissing, build
 from checker.compiled.codegen import generate
 from checker.compiled.cterms import Untranslatable
@@ -118,8 +119,11 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
     inits = model.initial_states()
     sample = (SYMMETRY_SAMPLE_FIRST, SYMMETRY_SAMPLE_EVERY, SYMMETRY_SAMPLE_MAX) if (use_sym and check_symmetry) \
         else (0, 0, 0)
+    canon = model.symmetry.canonical if use_sym else None
+    distinct = len({tuple(canon(s) if canon else s) for s in inits})
     out = run(exe, [flatten(model, s) for s in inits], max_states=max_states, timeout=timeout,
-              max_memory=max_memory or default_max_memory(), sample=sample)
+              max_memory=max_memory or default_max_memory(), sample=sample,
+              min_states=min(distinct, max_states or distinct))
     if out.error is not None and out.error[0] == "symmetry":  # the interpreter explains a broken symmetry
         s = unflatten(model, out.states[out.error[2]])
         model.symmetry.check_sample(s)
@@ -128,10 +132,13 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
         raise Fallback(_describe_error(low, out.error))
     st = SearchState()
     stats = out.stats
-    if out.killed is not None:
-        st.stopped = StopReason.KILLED
+    if out.killed is not None:  # its counts, if it printed them; nothing found is shown (no paths)
+        st.stopped = StopReason.OUT_OF_MEMORY if stats.get("stopped") == "memory" else StopReason.KILLED
         st.seconds = 0.0
         st.states = int(stats.get("states", 0))
+        st.transitions = int(stats.get("transitions", 0))
+        st.depth = int(stats.get("depth", 0))
+        st.note = out.killed
         return st
     st.states = int(stats["states"])
     st.transitions = int(stats["transitions"])
@@ -143,7 +150,6 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
     timings.stride = int(stats.get("stride", 0))
     timings.rss_before = int(stats.get("rss_before", 0))
     timings.rss_peak = int(stats.get("rss_peak", 0))
-    canon = model.symmetry.canonical if use_sym else None
     states = {i: unflatten(model, v) for i, v in out.states.items()}
     _replay_paths(model, low, out.nodes, states, inits, canon)
     for i, (par, step) in out.nodes.items():
@@ -231,7 +237,7 @@ def choose_and_search(model: Model, *, engine: str, symmetry: bool, max_states: 
     left = None if timeout is None else max(0.001, timeout - (time.perf_counter() - t0))
     try:
         return (compiled_search(model, symmetry=symmetry, max_states=max_states, timeout=left,
-                                check_symmetry=check_symmetry, max_memory=max_memory), "compiled", None)
+                                check_symmetry=check_symmetry, max_memory=max_memory), "compiled", cbuild.note())
     except Fallback as e:
         from checker.kernel.context import ContextRules
 

@@ -227,9 +227,16 @@ static inline void load_words(uint32_t idx, uint64_t *w) {
    is rebuilt from the entries alone, without reading the arena. */
 #define TAB_POS(h, mask) ((size_t)((h) >> 32) & (mask))
 
+static uint64_t transitions;  /* the search's counts: here, so that running out of memory can say them */
+static int depth;
+
 static uint64_t *tab_alloc(size_t size) {
     uint64_t *t = calloc(size, sizeof(uint64_t));
-    if (!t) { printf("result stopped=max_memory\n"); exit(5); }
+    if (!t) {  /* out of memory mid-search: what was stored so far, no paths (the tables are half grown) */
+        printf("result stopped=memory states=%u transitions=%llu depth=%d\n", nstates,
+               (unsigned long long)transitions, depth);
+        exit(5);
+    }
     return t;
 }
 
@@ -329,8 +336,6 @@ static int widen(int i, int64_t v) {
 }
 
 /* ---- the search ---- */
-static uint64_t transitions;
-static int depth;
 static uint32_t expanded;
 static const char *stopped = "none";
 static uint32_t found_idx[CC_NPROPS + 1];

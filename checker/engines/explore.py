@@ -121,7 +121,10 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
         expected, file, line, doc = property_meta(model, name)
         extra: dict[str, Any] = {} if result.omission_probability is None else {
             "fingerprint": True, "omission_probability": result.omission_probability}
-        if out.kind == "sometimes" and out.verdict != "holds":  # say how hard it was looked for
+        if out.kind == "sometimes" and out.verdict != "holds" and not (
+                out.reason in (MEMORY, "killed") and (not result.states or result.engine == "compiled")):
+            # say how hard it was looked for (not after a search lost to memory without its count, nor
+            # one killed before it printed what it had found)
             extra["unreached"] = never_reached(result.states, result.complete)
         if out.bounded:  # reached under the task model's preemption/migration bounds
             extra["bounded"] = out.bounded

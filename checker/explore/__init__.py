@@ -13,7 +13,7 @@ from typing import Callable
 from checker.errors import UsageError
 from checker.explore.paths import concrete_trace
 from checker.explore.search import SearchState, search
-from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Exploration, Outcome
+from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Exploration, Outcome, StopReason
 from checker.language.compile import Model
 from checker.language.model import Spec
 
@@ -73,6 +73,24 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
     else:
         st = search(model, symmetry=symmetry, max_states=max_states, timeout=timeout,
                     check_symmetry=check_symmetry, progress=progress, fingerprint=fingerprint)
+    if st.note:  # e.g. the checkpoint level a run resumed from: said beside its state count
+        note = st.note if note is None else f"{note}; {st.note}"
+    try:
+        return _verdicts(model, st, symmetry, used, note)
+    except MemoryError:  # building the traces ran out: nothing can be shown, the count still can
+        st.parents.clear()
+        st.found.clear()
+        outcomes = {p.name: Outcome(p.name, p.kind, INCONCLUSIVE, StopReason.OUT_OF_MEMORY, [], None)
+                    for p in model.properties}
+        outcomes[DEADLOCK] = Outcome(DEADLOCK, "deadlock", INCONCLUSIVE, StopReason.OUT_OF_MEMORY, [], None)
+        declared = any(r.symmetric for r in model.info.roles.values()) and getattr(model, "weak", None) is None
+        return Exploration(model.name, model.params.shown(), symmetry and declared, st.states, st.transitions,
+                           st.depth, st.seconds, False, StopReason.OUT_OF_MEMORY, outcomes,
+                           model.state_dict(model.initial_states()[0]), None, used, note)
+
+
+def _verdicts(model: Model, st: SearchState, symmetry: bool, used: str, note: str | None) -> Exploration:
+    """Verdicts and shortest traces from what a search left behind."""
     canon = model.symmetry.canonical if (symmetry and model.symmetry.active) else None
     complete = st.stopped is None
     outcomes: dict[str, Outcome] = {}

@@ -34,11 +34,13 @@ model from a picklable reference. A worker that dies is reported as
 from __future__ import annotations
 
 import multiprocessing
+import os
 import pickle
 import time
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
+from checker import lifetime
 from checker.errors import CheckerError, SpecError
 from checker.explore import checkpoint
 from checker.explore.search import SearchState, _spec_exception, symmetry_sampled
@@ -212,30 +214,43 @@ class _Worker:
         return self.rules.record() if self.rules is not None else None
 
     # -- checkpoints -----------------------------------------------------------
-    def save(self, root: str, level: int) -> None:
+    def save(self, root: str, level: int, key: str) -> None:
         """Write the states admitted since the last save (this level's)."""
         new = range(self.saved, len(self.states))
-        checkpoint.write_atomic(checkpoint.worker_file(Path(root), level, self.wid), {
+        checkpoint.save_worker(Path(root), level, self.wid, key, {
             "states": [tuple(self.states[i]) for i in new], "parents": [self.parent[i] for i in new],
             "ranks": [rank for rank, _lid in self.level], "rules": self.rules_record()})
         self.saved = len(self.states)
 
-    def load(self, root: str, last: int) -> None:
-        """Reload levels 0..``last``: the same local ids, the last as the current level."""
+    def load(self, root: str, last: int, key: str) -> tuple[int, int]:
+        """Reload levels 0..``last``: the same local ids, the last as the current level. (states stored,
+        states in the current level), for the coordinator to check against its counters."""
         make = self.model.state_cls
+        width = len(self.model.initial_states()[0])
         data: dict = {"ranks": [], "rules": None}
+        first = 0
         for level in range(last + 1):
-            data = checkpoint.read(checkpoint.worker_file(Path(root), level, self.wid))
+            data = checkpoint.load_worker(Path(root), level, self.wid, key)
             first = len(self.states)
             for c, parent in zip(data["states"], data["parents"]):
+                if len(c) != width or (parent is not None and not (0 <= parent[0] < self.jobs and parent[1] >= 0)):
+                    raise checkpoint.inconsistent(Path(root), level, f"worker {self.wid}'s states are not "
+                                                  f"states of {self.model.name}")
                 c = make(c)
                 self.index[c] = len(self.states)
                 self.states.append(c)
                 self.parent.append(parent)
         self.level = [(rank, first + j) for j, rank in enumerate(data["ranks"])]
+        if any(lid >= len(self.states) for _r, lid in self.level):
+            raise checkpoint.inconsistent(Path(root), last, f"worker {self.wid} ranks more states than it holds")
         self.saved = len(self.states)
         if self.rules is not None and data["rules"]:
-            self.rules.absorb([data["rules"]], None)
+            try:
+                self.rules.absorb([data["rules"]], None)
+            except (TypeError, ValueError, KeyError, IndexError, AttributeError) as e:
+                raise checkpoint.inconsistent(Path(root), last, f"worker {self.wid}'s context-rule record does "
+                                              f"not fit {self.model.name} ({type(e).__name__})") from None
+        return len(self.states), len(self.level)
 
 
 def run_call(worker: _Worker, name: str, args: tuple) -> tuple[str, Any]:
@@ -244,6 +259,8 @@ def run_call(worker: _Worker, name: str, args: tuple) -> tuple[str, Any]:
         return "ok", getattr(worker, name)(*args)
     except CheckerError as e:
         return "error", (type(e), e.message, e.file, e.line)
+    except MemoryError:  # a limit, not a spec error: the run stops inconclusive, as at a lost worker
+        return "lost", (worker.wid, "ran out of memory")
     except BaseException as e:  # pragma: no cover - an engine bug: report it, don't hang
         return "error", (SpecError, f"worker {worker.wid} failed: {type(e).__name__}: {e}", None, None)
 
@@ -251,14 +268,22 @@ def run_call(worker: _Worker, name: str, args: tuple) -> tuple[str, Any]:
 def answer(reply: tuple[str, Any]) -> Any:
     """The value of a ``run_call`` reply, or its error raised here."""
     status, value = reply
+    if status == "lost":
+        raise WorkerLost(*value)
     if status == "error":
         cls, message, file, line = value
         raise cls(message, file=file, line=line)
     return value
 
 
-def _serve(conn: Any, worker: _Worker) -> None:
-    """A worker process: run the coordinator's calls until told to stop."""
+def _serve(conn: Any, worker: _Worker, parent: int, inherited: list) -> None:
+    """A worker process: run the coordinator's calls until told to stop. It dies with the
+    coordinator (``checker.lifetime``), and closes the pipes to the workers forked before it, so
+    that a coordinator's death closes each worker's pipe too."""
+    if not lifetime.die_with_parent(parent):
+        lifetime.watch_parent(parent)
+    for c in inherited:
+        c.close()
     while True:
         msg = conn.recv()
         if msg is None:
@@ -277,7 +302,7 @@ class ForkPool:
         for wid in range(jobs):
             here, there = ctx.Pipe()
             w = _Worker(model, wid, jobs, symmetry, check_symmetry)
-            p = ctx.Process(target=_serve, args=(there, w), daemon=True)
+            p = ctx.Process(target=_serve, args=(there, w, os.getpid(), list(self.conns)), daemon=True)
             p.start()
             there.close()
             self.conns.append(here)
@@ -357,23 +382,32 @@ def parallel_search(model: Model, *, jobs: int, symmetry: bool, max_states: int 
     canon = sym.canonical if (symmetry and sym.active) else None
     from_level = None
     checkpoint_dir = None if checkpoint_root is None else checkpoint.point_dir(checkpoint_root, model)
+    key = ""
     if checkpoint_dir is not None:
-        meta = {"spec": model.name, "params": model.params.shown(), "jobs": jobs, "symmetry": symmetry}
-        from_level = checkpoint.start(checkpoint_dir, meta, resume)
+        from_level, key = checkpoint.start(checkpoint_dir, checkpoint.binding(model, jobs, symmetry), resume)
+        if from_level is not None:
+            st.note = f"resumed from level {from_level} of {checkpoint_dir}"
+        elif resume:
+            st.note = f"no checkpoint of this point in {checkpoint_root}: explored from the start"
     workers = (pool or ForkPool)(model, jobs, symmetry, check_symmetry)
+    k: _Counters | None = None
     try:
         if from_level is None:
             k = _start(model, workers, jobs, canon)
-            _save(workers, k, jobs, checkpoint_dir, st)
+            _save(workers, k, jobs, checkpoint_dir, key, st)
         else:
             k = _Counters()
-            k.__dict__.update(checkpoint.read(checkpoint.level_dir(checkpoint_dir, from_level) /
-                                              checkpoint.COORDINATOR))
+            k.__dict__.update(checkpoint.load_level(checkpoint_dir, from_level, key))
             if max_states is not None and k.total > max_states:
                 raise CheckerError(f"the checkpoint in {checkpoint_dir} already holds {k.total} states, more "
                                    f"than --max-states {max_states}")
-            workers.call("load", [(str(checkpoint_dir), from_level)] * jobs)
-        rules_cut = _levels(workers, jobs, k, st, max_states, deadline, checkpoint_dir, progress, t0)
+            held = workers.call("load", [(str(checkpoint_dir), from_level, key)] * jobs)
+            # Each file is whole; together they must be the level the coordinator counted.
+            if sum(n for n, _ in held) != k.total or sum(w for _, w in held) != k.width or not all(
+                    0 <= w < jobs and lid < held[w][0] for w, lid in [*k.found_at.values(), *([k.deadlock] if k.deadlock else [])]):
+                raise checkpoint.inconsistent(checkpoint_dir, from_level, "its workers' files do not add up to "
+                                              "the level's counters")
+        rules_cut = _levels(workers, jobs, k, st, max_states, deadline, checkpoint_dir, key, progress, t0)
         st.states = k.total
         st.depth = k.depth
         st.transitions = k.transitions
@@ -391,15 +425,17 @@ def parallel_search(model: Model, *, jobs: int, symmetry: bool, max_states: int 
             for v in rules.trace_states():  # ``outcomes`` traces to these
                 owner = hash(tuple(v)) % jobs
                 _fetch_path(workers, model, (owner, workers.call_one(owner, "find", tuple(v))), st.parents)
-    except WorkerLost as e:
+    except (WorkerLost, MemoryError) as e:
         # Nothing found so far can be shown (its trace is spread over the
-        # workers): every verdict is inconclusive, never a pass.
+        # workers): every verdict is inconclusive, never a pass; the count is what was stored.
         st.found.clear()
         st.deadlock = None
         st.parents.clear()
+        st.states = max(st.states, k.total if k is not None else 0)
         again = (f"resume with --resume {checkpoint_root}" if checkpoint_root is not None else
                  "run again, with --checkpoint DIR to be able to resume after a loss")
-        st.stopped = f"{StopReason.WORKER_LOST}: {e} at depth {st.depth}; {again}"
+        what = e if isinstance(e, WorkerLost) else "the coordinator ran out of memory"
+        st.stopped = f"{StopReason.WORKER_LOST}: {what} at depth {st.depth}; {again}"
     finally:
         workers.close()
     st.seconds = time.perf_counter() - t0
@@ -422,7 +458,8 @@ def _start(model: Model, workers: Pool, jobs: int, canon: Any) -> _Counters:
 
 
 def _levels(workers: Pool, jobs: int, k: _Counters, st: SearchState, limit: int | None, deadline: float | None,
-            root: Path | None, progress: Callable[[SearchState], None] | None, t0: float) -> tuple | None:
+            root: Path | None, key: str, progress: Callable[[SearchState], None] | None,
+            t0: float) -> tuple | None:
     """Expand level after level until nothing is new or a limit is hit; the
     context-rule cut ``(depth, rank)`` at the state limit, if hit."""
     rules_cut = None
@@ -462,7 +499,7 @@ def _levels(workers: Pool, jobs: int, k: _Counters, st: SearchState, limit: int 
             k.depth += 1
         st.depth = k.depth
         if st.stopped is None:  # a level cut at the state limit is not whole: never resumed from
-            _save(workers, k, jobs, root, st)
+            _save(workers, k, jobs, root, key, st)
         if progress is not None:
             st.seconds = time.perf_counter() - t0
             st.states = k.total
@@ -470,13 +507,13 @@ def _levels(workers: Pool, jobs: int, k: _Counters, st: SearchState, limit: int 
     return rules_cut
 
 
-def _save(workers: Pool, k: _Counters, jobs: int, root: Path | None, st: SearchState) -> None:
+def _save(workers: Pool, k: _Counters, jobs: int, root: Path | None, key: str, st: SearchState) -> None:
     """A level's checkpoint: the workers' files first, the coordinator's last."""
     st.depth = k.depth
     if root is None:
         return
-    workers.call("save", [(str(root), k.level)] * jobs)
-    checkpoint.write_atomic(checkpoint.level_dir(root, k.level) / checkpoint.COORDINATOR, dict(vars(k)))
+    workers.call("save", [(str(root), k.level, key)] * jobs)
+    checkpoint.save_level(root, k.level, key, dict(vars(k)))
 
 
 def _merge_hits(per_worker: list[dict[str, tuple[int, int]]], found_at: dict) -> None:

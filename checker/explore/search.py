@@ -72,6 +72,7 @@ class SearchState:
         self.seconds = 0.0
         self.states = 0  # distinct states stored
         self.fingerprint = False  # parents are keyed by the states' 64-bit hashes
+        self.note: str | None = None  # said beside the state count (e.g. which checkpoint level a run resumed)
 
     @property
     def omission_probability(self) -> float:
@@ -183,7 +184,13 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
             if nxt:
                 st.depth += 1
             level = nxt
-    except (CheckerError, MemoryError):  # out of memory is a limit (the engine says so), not the spec's fault
+    except MemoryError:
+        # Out of memory is a limit, not the spec's fault: what was found stays found (a violation, a
+        # reached ``sometimes``), the rest is inconclusive, with the states stored so far. The levels go
+        # first, so that the traces to what was found can still be built.
+        level = nxt = []
+        st.stopped = StopReason.OUT_OF_MEMORY
+    except CheckerError:
         raise
     except Exception as e:  # an exception inside spec code: say where and in which state
         raise _spec_exception(model, e, current) from None

@@ -66,7 +66,7 @@ def check_line(c: Check) -> str:
     elif c.backend == "explore":
         stats = f"{c.states} states"
         if c.engine == "compiled":
-            stats += " (compiled)"
+            stats += f" (compiled; {c.engine_note})" if c.engine_note else " (compiled)"
         elif c.engine_note:
             stats += f" ({c.engine_note})"
         if c.extra.get("fingerprint"):
