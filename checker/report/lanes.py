@@ -20,13 +20,16 @@ each step. ``(same)`` marks a store of the value already there.
 from __future__ import annotations
 
 import os
+import re
 import textwrap
 
-from checker.report.trace import store_text
+from checker.report.trace import store_items
 from checker.result import Check, ShownStep
 
 #: The narrowest a lane gets before the trace is drawn as one column instead.
 MIN_LANE = 10
+#: A lane this wide shows most stores on one line: the source column gives way to lanes narrower than this.
+ROOMY = 26
 #: The narrowest width a trace is drawn at (a number, a lane and the gaps).
 MIN_WIDTH = 40
 #: How a trace is drawn: ``lanes`` (a column per actor) or ``list`` (one line per step, never wrapped).
@@ -69,7 +72,9 @@ def draw_lanes(shown: list[ShownStep | str], width: int = 100) -> list[str]:
     fixed = numw + len(GAP) * len(lanes)
     natural = {k: max([len(titles[k])] + [_longest(r, titles[k]) for r in steps if r.lane == k]) for k in lanes}
     # the source column when the lanes keep room enough beside it, else inside each cell
-    widths = _share(natural, width - fixed - (atw + len(GAP) if atw else 0), MIN_LANE + 6) if atw else None
+    widths = _share(natural, width - fixed - (atw + len(GAP) if atw else 0), MIN_LANE) if atw else None
+    if widths is not None and any(widths[k] < min(natural[k], ROOMY) for k in lanes):
+        widths = None  # the lanes need the source column's room more than it needs a column
     in_cells = widths is None and bool(atw)
     if widths is None:
         if in_cells:
@@ -118,24 +123,10 @@ def _cell(r: ShownStep, title: str, w: int) -> list[str]:
     """A step's lines in its lane: the actor when it is not the lane's (a task that moved), the call,
     then the stores packed on lines of at most ``w``."""
     lines = textwrap.wrap(f"[{r.actor}]", w) if r.actor != title else []
-    lines += _wrap(r.call, w)
-    items = [store_text(s) for s in r.stores] + ([r.note] if r.note else [])
-    line = ""
-    for j, item in enumerate(items):
-        item += "," if j < len(items) - 1 else ""
-        if line and len(line) + 1 + len(item) <= w:
-            line += " " + item
-            continue
-        if line:
-            lines.append(line)
-        parts = _wrap(item, w)
-        if len(parts) > 1:  # a store broken over lines ends its line: the next starts afresh
-            lines += parts
-            line = ""
-        else:
-            line = parts[0]
-    if line:
-        lines.append(line)
+    lines += _wrap_call(r.call, w)
+    items = store_items(r)
+    for j, item in enumerate(items):  # one store a line: a lane reads down, not across
+        lines += _wrap(item + ("," if j < len(items) - 1 else ""), w)
     return lines
 
 
@@ -143,9 +134,24 @@ def _wrap(text: str, w: int) -> list[str]:
     return textwrap.wrap(text, w, break_on_hyphens=False, subsequent_indent="  " if w > 12 else "") or [""]
 
 
+def _wrap_call(call: str, w: int) -> list[str]:
+    """A call broken after its ``(`` and ``, `` where it must be, never inside an argument that fits."""
+    if len(call) <= w:
+        return [call]
+    tokens = re.findall(r"[^(,]*(?:\(|, |,|$)", call)
+    lines, line = [], ""
+    for tok in (t for t in tokens if t):
+        if line and len(line) + len(tok.rstrip()) > w:
+            lines.append(line.rstrip())
+            line = "  "
+        line += tok
+    lines.append(line.rstrip())
+    return [part for ln in lines for part in (_wrap(ln, w) if len(ln) > w else [ln])]
+
+
 def _longest(r: ShownStep, title: str) -> int:
     """The widest single item of a step's cell: what its lane needs so that nothing wraps."""
-    items = [r.call] + [store_text(s) + "," for s in r.stores] + ([r.note] if r.note else [])
+    items = [r.call] + [x + "," for x in store_items(r)]
     if r.actor != title:
         items.append(f"[{r.actor}]")
     return max(len(x) for x in items)
@@ -189,7 +195,7 @@ def _stacked(shown: list[ShownStep | str], width: int, numw: int) -> list[str]:
         else:
             head = f"{r.n:>{numw}}  {r.actor}: {r.call}"
             out += textwrap.wrap(head, width, subsequent_indent=pad + "  ", break_on_hyphens=False)
-            body = [store_text(s) for s in r.stores] + ([r.note] if r.note else []) + (
+            body = store_items(r) + (
                 [f"at {source(r)}"] if source(r) else [])
             out += textwrap.wrap(", ".join(body), width, initial_indent=pad, subsequent_indent=pad,
                                  break_on_hyphens=False)

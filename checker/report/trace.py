@@ -54,12 +54,33 @@ def list_lines(shown: list[ShownStep | str]) -> list[str]:
 
 
 def store_text(st: Store) -> str:
-    """``count: 0 -> -1``; a store of the value already there ``count: -1 -> -1 (same)``."""
-    return f"{st.var}: {st.old} -> {st.new}" + (" (same)" if st.same else "")
+    """``count: 0 -> -1``; a store of the value already there ``count = -1 (same)``."""
+    return f"{st.var} = {st.new} (same)" if st.same else f"{st.var}: {st.old} -> {st.new}"
+
+
+def store_items(row: ShownStep) -> list[str]:
+    """A step's stores as text, the slots of one variable that got the value they had as one item
+    (``slot0[0,1] = 0 (same)``), then the row's note."""
+    out: list[str] = []
+    same: dict[tuple[str, str], list[str]] = {}
+    at: dict[tuple[str, str], int] = {}
+    for st in row.stores:
+        name, _, slot = st.var.partition("[")
+        if st.same and slot:
+            key = (name, st.new)
+            if key not in same:
+                same[key], at[key] = [], len(out)
+                out.append("")
+            same[key].append(slot[:-1])
+        else:
+            out.append(store_text(st))
+    for (name, value), slots in same.items():
+        out[at[(name, value)]] = f"{name}[{','.join(slots)}] = {value} (same)"
+    return out + ([row.note] if row.note else [])
 
 
 def stores_text(row: ShownStep) -> str:
-    return ", ".join([store_text(s) for s in row.stores] + ([row.note] if row.note else []))
+    return ", ".join(store_items(row))
 
 
 def shown_trace(model: Model, initial: dict[str, Any] | None, steps: list[Step]) -> list[ShownStep | str]:
@@ -94,6 +115,7 @@ class _Namer:
     def __init__(self, model: Model):
         si = model.info
         self.model = model
+        self.params = model.params.as_dict()
         self.tasks = set(task_roles(si))  # the kernel's Task roles (checker.kernel.tasks)
         self.moved = {n: r for n, r in si.roles.items() if getattr(r, "cpu", None) is not None and n not in self.tasks}
         cpu_roles = [n for n in si.roles if n not in self.tasks and n not in self.moved]
@@ -114,7 +136,7 @@ class _Namer:
             return f"task{who}", (1, who), f"task{who}" + (f" on cpu{c}" if c not in (None, NOBODY) else "") + suffix, None
         if role in self.moved:
             hidden = next((k for k in st.choices if k.startswith("on_cpu")), None)
-            c = st.choices[hidden] if hidden is not None else _cpu_of(self.moved[role].cpu, state, who)
+            c = st.choices[hidden] if hidden is not None else _cpu_of(self.moved[role].cpu, self.params, state, who)
             if irq:
                 return f"{irq}@{c}", (0, 3 * c + (1 if irq == "irq" else 2)), f"{irq} on cpu{c}", hidden
             if self.moved[role].cpus == role and c == who:  # CPUs each running their own task, at home
@@ -126,10 +148,10 @@ class _Namer:
         return f"cpu{who}", (0, 3 * who), shown, None
 
 
-def _cpu_of(fn: Any, state: dict[str, Any], who: int) -> int | None:
+def _cpu_of(fn: Any, params: dict[str, Any], state: dict[str, Any], who: int) -> int | None:
     """The CPU a ``Role(cpu=...)`` member is on, by the role's own function (None if it cannot say)."""
     try:
-        c = fn(SimpleNamespace(**state), who)
+        c = fn(SimpleNamespace(**{**params, **state}), who)
     except Exception:  # noqa: BLE001  (a function written for the explorer's state: only the name is lost)
         return None
     return c if isinstance(c, int) and c != NOBODY else None
