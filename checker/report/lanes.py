@@ -193,10 +193,11 @@ def _stacked(shown: list[ShownStep | str], width: int, numw: int) -> list[str]:
         elif r.n == 0:
             out += textwrap.wrap(f"start: {r.note}", width, subsequent_indent="   ")
         else:
-            head = f"{r.n:>{numw}}  {r.actor}: {r.call}"
+            head, src = f"{r.n:>{numw}}  {r.actor}: {r.call}", source(r)
+            if src and len(head) + 2 + len(src) <= width:  # the source on the step's line where it fits
+                head, src = f"{head}  {src}", ""
             out += textwrap.wrap(head, width, subsequent_indent=pad + "  ", break_on_hyphens=False)
-            body = store_items(r) + (
-                [f"at {source(r)}"] if source(r) else [])
+            body = store_items(r) + ([f"at {src}"] if src else [])
             out += textwrap.wrap(", ".join(body), width, initial_indent=pad, subsequent_indent=pad,
                                  break_on_hyphens=False)
     if any(s.same for r in shown if isinstance(r, ShownStep) for s in r.stores):

@@ -92,16 +92,21 @@ def shown_trace(model: Model, initial: dict[str, Any] | None, steps: list[Step])
         rows.append(ShownStep(0, "", (-1, 0), "-", "(start)", (), note=", ".join(
             f"{n} = {initial.get(n)} (never assigned)" for n in model.uninit_any)))
     name = _Namer(model)
+    # the compiled actions: a 32-bit tearing's halves (fold.store_lo) are there, with their action's source
+    infos = {**model.info.actions, **{a.info.name: a.info for a in model.actions}}
     order = {n: i for i, n in enumerate(model.var_names)}
+    # a ghost restated is the spec's bookkeeping, not a store the kernel makes, and a _name the checker's own
+    # (32-bit tearing's halves): only their changes are shown
+    ghosts = {n for n, v in model.vars.items() if getattr(v, "kind", None) == "ghost"}
     for i, st in enumerate(steps, 1):
         lane, rank, actor, hidden_arg = name(st, state)
         args = ", ".join(f"{k}={v}" for k, v in st.choices.items() if k != hidden_arg)
         call = (f"{st.action}({args})" if args else st.action) + (f" x{st.repeat}" if st.repeat != 1 else "")
         stores = [Store(k, model.show_value(k, _get(state, k)), model.show_value(k, v)) for k, v in st.changes.items()]
         stores += [Store(k, model.show_value(k, _get(state, k)), model.show_value(k, _get(state, k)), same=True)
-                   for k in st.unchanged]
+                   for k in st.unchanged if k.split("[")[0] not in ghosts and not k.startswith("_")]
         stores.sort(key=lambda s: (order.get(s.var.split("[")[0], len(order)), _slot(s.var)))
-        a = model.info.actions.get(st.action)
+        a = infos.get(st.action)
         file, line = (a.file, a.line) if a is not None and not a.builtin else (None, None)
         rows.append(ShownStep(i, lane, rank, actor, call, tuple(stores), file, line))
         for k, v in st.changes.items():
