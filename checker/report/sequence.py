@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from itertools import pairwise
 
 from checker.report.lanes import source
 from checker.report.trace import store_items
@@ -68,7 +69,7 @@ def to_dot(shown: list[ShownStep | str], title: str) -> str:
     for i, (_k, t) in enumerate(lanes):
         out.append(f'  h{i} [shape=box, style="filled,bold", fillcolor="{HEAD_FILL}", label="{_dq(t)}"];')
     out.append("  { rank=same; " + " ".join(heads) + " }")
-    out += [f"  {a} -> {b} [style=invis];" for a, b in zip(heads, heads[1:])]
+    out += [f"  {a} -> {b} [style=invis];" for a, b in pairwise(heads)]
     prev = list(heads)  # each lane's last node: its lifeline goes on from there
     acted: list[tuple[str, int]] = []  # (node, step number) of the steps, in order
     for j, r in enumerate(shown):
@@ -89,9 +90,9 @@ def to_dot(shown: list[ShownStep | str], title: str) -> str:
                 out.append(f'  {name} [shape=note, label="{_dq(text)}", fontsize=9];' if i == 0 else
                            f"  {name} [shape=point, width=0.02, color=\"#7f8c8d\"];")
         out.append("  { rank=same; " + " ".join(row) + " }")
-        out += [f"  {a} -> {b} [weight=100];" for a, b in zip(prev, row)]
+        out += [f"  {a} -> {b} [weight=100];" for a, b in zip(prev, row, strict=True)]
         prev = row
-    for (a, n), (b, _m) in zip(acted, acted[1:]):
+    for (a, n), (b, _m) in pairwise(acted):
         if a.rsplit("_", 1)[1] != b.rsplit("_", 1)[1]:  # the interleaving passes to another actor
             out.append(f'  {a} -> {b} [style=solid, color="{ORDER_COLOR}", arrowhead=normal, constraint=false, '
                        f'tooltip="after step {n}"];')
