@@ -75,7 +75,8 @@ def main(args: argparse.Namespace) -> int:
     text = export_graph(sg, args.format, edges, loop_start, show)
     _emit(args.output, text)
     print(f"{cls.spec_name} at {params}: {sg.graph.number_of_nodes()} states, {sg.graph.number_of_edges()} "
-          f"transitions (unreduced)" + (f"; {args.trace}: {len(edges)} steps highlighted" if edges else
+          f"transitions (unreduced)" + (f"; {args.trace}: {len(edges)} steps highlighted (the trace alone, a "
+                                                 f"chart per actor: add --trace-only)" if edges else
                                         f"; {args.trace}: no counterexample to highlight" if args.trace else ""),
           file=sys.stderr)
     return 0
