@@ -126,7 +126,12 @@ def _cell(r: ShownStep, title: str, w: int) -> list[str]:
     lines += _wrap_call(r.call, w)
     items = store_items(r)
     for j, item in enumerate(items):  # one store a line: a lane reads down, not across
-        lines += _wrap(item + ("," if j < len(items) - 1 else ""), w)
+        item += "," if j < len(items) - 1 else ""
+        old, arrow, new = item.partition(" -> ")
+        if len(item) > w and arrow:  # broken before its arrow: the new value under the old
+            lines += _wrap(old, w) + _wrap("  -> " + new, w)
+        else:
+            lines += _wrap(item, w)
     return lines
 
 
