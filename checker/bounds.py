@@ -66,6 +66,7 @@ class Figure:
 
 @dataclass
 class Table:
+    """The bounds table: one row per (N, T), a Figure per scheme's column, and how long it took."""
     rows: list[dict[str, Any]]  # N, T, and one Figure per column
     columns: tuple[str, ...]
     seconds: float = 0.0
@@ -192,6 +193,7 @@ def build(ns: tuple[int, ...] = NS, ts: tuple[int, ...] = TS) -> Table:
 
 
 def render(table: Table) -> str:
+    """The table as aligned text: N, T, then each column's figure and how it was obtained."""
     head = ["N", "T"] + list(table.columns)
     lines = []
     cells = [[str(r["N"]), str(r["T"])] + [_cell(r[c]) for c in table.columns] for r in table.rows]
@@ -221,6 +223,7 @@ def _cell(f: Figure) -> str:
 
 
 def main(args: argparse.Namespace | None = None) -> int:
+    """``python -m checker bounds``: build the table for the CPU and thread counts asked, print it; the exit code."""
     ns = tuple(args.ncpus) if args is not None and getattr(args, "ncpus", None) else NS
     ts = tuple(args.threads) if args is not None and getattr(args, "threads", None) else TS
     table = build(ns, ts)
@@ -234,6 +237,7 @@ def main(args: argparse.Namespace | None = None) -> int:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The ``bounds`` command's options: ``--ncpus`` and ``--threads``."""
     p.add_argument("--ncpus", type=int, nargs="+", metavar="N", help=f"CPU counts (default {' '.join(map(str, NS))})")
     p.add_argument("--threads", type=int, nargs="+", metavar="T",
                    help=f"thread counts (default {' '.join(map(str, TS))})")

@@ -58,6 +58,7 @@ _BITOPS = {"&": "and", "|": "or", "^": "xor"}
 
 
 def fixed(t: Any) -> bool:
+    """Whether ``t`` is a C word type (a fixed bit width), on which C's bit operators are defined."""
     return isinstance(t, IntType) and t.bits is not None
 
 
@@ -74,6 +75,7 @@ def promote(t: IntType | None, what: str = "the operand") -> IntType:
 
 
 def unbounded_message(t: Any, what: str) -> str:
+    """The error for a bit operator on ``what`` of a type with no fixed width, saying what to declare."""
     name = getattr(t, "name", None) or "untyped"
     return (f"{what} is {'an unbounded ' + name if name == 'int' else 'of type ' + name}, which has no fixed "
             f"width, so C's bit operators are not defined on it. Declare the variable as a word, e.g. "
@@ -113,6 +115,7 @@ def binary_type(ta: IntType | None, tb: IntType | None, op: str) -> IntType:
 
 
 def shift_type(ta: IntType | None, op: str) -> IntType:
+    """The C type of a shift's result: its promoted left operand (a plain number is refused: its C type is unsaid)."""
     if ta is None:
         raise WordRuleError(f"the left operand of `{op}` is a plain number, whose C type (int? long?) the spec "
                             f"does not say; write the type, e.g. U64(1) {op} n, or S32(1) {op} n for C's `1 {op} n`")
@@ -138,6 +141,7 @@ def word_class(t: IntType) -> type:
 
 
 def word(v: int, t: IntType) -> "Word":
+    """``v`` as a word of type ``t`` (wrapped to its width, with its signedness)."""
     return word_class(t)(v)
 
 

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from checker.result import Check
     from checker.simulate.checks import SimulateOptions
 
-#: --format: the human report, the JSON contract, JUnit XML, SARIF 2.1.0.
-FORMATS = ("text", "json", "junit", "sarif")
+#: --format: the human report, the JSON contract, JUnit XML, SARIF 2.1.0, KTAP version 1.
+FORMATS = ("text", "json", "junit", "sarif", "ktap")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -31,6 +31,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser of ``python -m checker`` and its subcommands."""
     p = _Parser(prog="python -m checker", description="countercheck: a model checker for the Linux "
                 "kernel's concurrent counters.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -47,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     for fmt, what in (("junit", "JUnit XML"), ("sarif", "SARIF 2.1.0"), ("json", "JSON")):
         # CI artifacts beside the log: --format text --junit F --sarif F
         v.add_argument(f"--{fmt}", metavar="FILE", help=f"also write the {what} report to FILE")
+    v.add_argument("--kernel-tree", metavar="DIR", help="a kernel source tree: SARIF and GitHub annotations place "
+                   "built-in specs' findings at the kernel functions they model (default: the current directory "
+                   "when it holds Makefile, kernel/ and mm/)")
     v.add_argument("--no-symmetry", action="store_true", help="turn CPU-symmetry reduction off")
     v.add_argument("--max-states", type=int, metavar="N", help="stop each exploration after N distinct states")
     v.add_argument("--timeout", type=float, metavar="S", help="stop each exploration after S seconds")
@@ -129,9 +133,11 @@ def _size(text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The console script's entry point: parse ``argv``, run the command, return the exit code."""
     from checker.interrupts import interruptible
 
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the reports repeat the command line
     # SIGTERM and SIGHUP end every command as Ctrl-C does; Z3's queries stop at once.
     with interruptible(uses_z3=_uses_z3(args)):
         return _dispatch(args)
@@ -227,6 +233,12 @@ def _check_verify_flags(args: argparse.Namespace) -> list[str]:
     for flag in ("checkpoint", "emit_smt"):
         if getattr(args, flag):
             preflight.directory(f"--{flag.replace('_', '-')}", getattr(args, flag))
+    if args.kernel_tree is not None:
+        from checker.report.locate import is_kernel_tree
+
+        if not is_kernel_tree(Path(args.kernel_tree)):
+            raise CheckerError(f"--kernel-tree {args.kernel_tree}: not a kernel source tree (no Makefile, kernel/ "
+                               f"and mm/ there)")
     if args.resume:
         preflight.resumable(args.resume)
     notes = []
@@ -246,6 +258,7 @@ def _check_verify_flags(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    """``verify``: check the specs named (every built-in spec by default), print or write the report; the exit code."""
     from checker import loader
     from checker.interrupts import as_interrupt
     from checker.report import text
@@ -298,6 +311,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         saved = args.checkpoint or args.resume
         print("interrupted: what was not decided is inconclusive (interrupted)"
               + (f"; continue with --resume {saved}" if saved else ""), file=sys.stderr)
+    report.arguments = args.argv
     _emit_verify(args, report, spec_args, streamed=stream)
     return report.exit_code
 
@@ -312,9 +326,9 @@ def _emit_verify(args: argparse.Namespace, report: Report, spec_args: dict[str, 
                        check_lines=False, **look)
     for fmt in ("junit", "sarif", "json"):
         if getattr(args, fmt):
-            _write(getattr(args, fmt), render_as(fmt, report, spec_args))
+            _write(getattr(args, fmt), render_as(fmt, report, spec_args, args.kernel_tree))
     if args.format != "text":
-        payload = render_as(args.format, report, spec_args)
+        payload = render_as(args.format, report, spec_args, args.kernel_tree)
         if args.output:
             _write(args.output, payload)
             sys.stdout.write(rest)
@@ -332,16 +346,29 @@ def _emit_verify(args: argparse.Namespace, report: Report, spec_args: dict[str, 
             sys.stdout.write(rest if streamed else human)
         for e in report.errors:
             print(f"error: {_where(e)}{e.message}", file=sys.stderr)
+    _github_actions(args, report, spec_args)
 
 
-def render_as(fmt: str, report: Report, spec_args: dict[str, str]) -> str:
-    """A machine-readable rendering of the report: the JSON contract, JUnit XML or SARIF."""
+def _github_actions(args: argparse.Namespace, report: Report, spec_args: dict[str, str]) -> None:
+    """Under GitHub Actions: a group and annotations per spec in the log, a table in the step summary."""
+    from checker.report import github
+
+    out = sys.stdout if args.format == "text" or args.output else sys.stderr  # never inside the payload
+    github.publish(report, spec_args=spec_args, out=out, kernel_tree=args.kernel_tree)
+
+
+def render_as(fmt: str, report: Report, spec_args: dict[str, str], kernel_tree: str | None = None) -> str:
+    """A machine-readable rendering of the report: the JSON contract, JUnit XML, SARIF or KTAP."""
     if fmt == "junit":
         from checker.report import junit
         return junit.render(report, spec_args=spec_args)
     if fmt == "sarif":
         from checker.report import sarif
-        return json.dumps(sarif.render(report, spec_args=spec_args), indent=2) + "\n"
+        tree = Path(kernel_tree) if kernel_tree else None
+        return json.dumps(sarif.render(report, spec_args=spec_args, kernel_tree=tree), indent=2) + "\n"
+    if fmt == "ktap":
+        from checker.report import ktap
+        return ktap.render(report, spec_args=spec_args)
     return json.dumps(report.to_json(), indent=2) + "\n"
 
 def _simulate_options(args: argparse.Namespace) -> "SimulateOptions | None":
@@ -381,6 +408,7 @@ def _write(path: str, payload: str) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    """``list``: print each spec's parameters, properties and assumptions; exit 0."""
     from checker import loader
     from checker.report.listing import describe
 

@@ -36,6 +36,7 @@ def If(cond: Any, then: Any, other: Any) -> Any:
 
 
 def And(*xs: Any) -> Any:
+    """Logical and of values that may be Z3 terms; plain values give a plain bool (use it, not Python's ``and``)."""
     # A plain False decides the conjunction on every backend: answer at once.
     symbolic = False
     for x in xs:
@@ -54,6 +55,7 @@ def And(*xs: Any) -> Any:
 
 
 def Or(*xs: Any) -> Any:
+    """Logical or of values that may be Z3 terms; plain values give a plain bool (use it, not Python's ``or``)."""
     symbolic = False
     for x in xs:
         c = x.__class__
@@ -71,6 +73,7 @@ def Or(*xs: Any) -> Any:
 
 
 def Not(x: Any) -> Any:
+    """Logical not of a value that may be a Z3 term (use it, not Python's ``not``)."""
     if isinstance(x, _PLAIN):
         return not x
     t = _sym()
@@ -80,6 +83,7 @@ def Not(x: Any) -> Any:
 
 
 def Implies(a: Any, b: Any) -> Any:
+    """``a`` implies ``b``, for values that may be Z3 terms."""
     if _is_plain(a, b):
         return (not a) or bool(b)
     t = _sym()
@@ -101,6 +105,7 @@ def Max(*xs: Any) -> Any:
 
 
 def Min(*xs: Any) -> Any:
+    """The least of the values (or of one iterable), for values that may be Z3 terms."""
     if len(xs) == 1 and not isinstance(xs[0], _PLAIN):
         xs = tuple(xs[0])
     if _is_plain(*xs):

@@ -31,6 +31,7 @@ EXPORT_MAX_STATES = 5_000
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The ``graph`` command's options."""
     p.add_argument("spec", metavar="SPEC", help="a built-in spec name, a spec file, or FILE.py:ClassName")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="set a parameter (one value each: the graph is of one point)")
@@ -49,6 +50,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    """``graph``: export one parameter point's unreduced state graph (DOT, GraphML or JSON), or with
+    ``--trace-only`` one property's trace as a sequence chart; the exit code."""
     from checker.language.compile import Model
 
     if args.max_states is not None and args.max_states < 1:

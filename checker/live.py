@@ -18,6 +18,7 @@ from checker.language.compile import Model
 
 
 def graph_for(model: Model, max_states: int | None) -> StateGraph:
+    """The state graph that the liveness checks of ``model`` search, within ``max_states``."""
     return build_graph(model, max_states if max_states is not None else DEFAULT_MAX_STATES)
 
 

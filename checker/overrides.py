@@ -72,10 +72,12 @@ def watching() -> Iterator[set[tuple[str, str]]]:
 
 
 def never_ran(cls: type, ran: set[tuple[str, str]]) -> list[str]:
+    """The overriding methods of a bug spec that never ran while it was explored."""
     return [n for n in getattr(cls, "__countercheck_overrides__", ()) if (cls.__name__, n) not in ran]
 
 
 def warning(cls: type, names: list[str], where: str) -> str:
+    """The warning for overrides that never ran: the planted bug is not in the states checked."""
     base = next((b.__name__ for b in cls.__mro__[1:] if any(n in b.__dict__ for n in names)), "the base")
     return (f"{cls.spec_name}: {cls.__name__} overrides {', '.join(names)}, but "
             f"{'it' if len(names) == 1 else 'they'} never ran while it was explored ({where}): the bug it plants "

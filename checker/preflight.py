@@ -54,6 +54,7 @@ def resumable(path: str) -> None:
 
 
 def local_cores() -> int:
+    """The CPUs this process may run on."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux

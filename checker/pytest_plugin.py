@@ -9,7 +9,12 @@ does nothing without ``--countercheck``, and loading it imports only pytest
 
 With ``--countercheck``, every ``.py`` file under the given paths that
 defines specs (``checker.loader``) is collected, except files pytest itself
-collects as tests (``python_files``). Each spec gets one item per property,
+collects as tests (``python_files``). Which files may define specs is read
+from their syntax tree, without running them (``may_define_specs``): a file
+that imports ``checker`` and defines a class deriving from a name imported
+from outside the standard library (``Spec``, or a spec of another file) or
+from another such class of the file. Only those are imported; a script that
+merely uses the checker, or mentions it, never runs. Each spec gets one item per property,
 ``percpu_eager::read_bound``, so ``-k`` selects by spec or property name.
 The checks are only known once a spec has run, so a spec's ``verify`` runs
 lazily, once, when its first selected item runs; its items share the
@@ -24,6 +29,13 @@ parameter point, each backend):
 - it fails when no check covered it (nothing checked is never a pass);
 - it passes otherwise: a bug spec's item passes when its bug is found.
 
+Under pytest-xdist, a spec's items carry ``xdist_group`` marks naming the
+spec, so that with ``--dist loadgroup`` they all run on one worker and the
+spec is verified once (with ``--dist load`` each worker its items land on
+would verify it again). ``-n N`` without a ``--dist`` of the user's picks
+``loadgroup`` when ``--countercheck`` is given; ``--dist loadfile`` also
+keeps a spec on one worker.
+
 The item list is derived before running: the declared properties (in
 explore mode those that apply at some point of the sweep), the engine's own
 checks of the chosen mode (``no_deadlock``, ``no_overflow``, ``builds``;
@@ -32,7 +44,10 @@ no item covers is named in a warning.
 """
 from __future__ import annotations
 
+import ast
 import fnmatch
+import re
+import sys
 import warnings
 from pathlib import Path
 from typing import Any, Iterator
@@ -43,6 +58,7 @@ MODES = ("explore", "prove", "all")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """The plugin's options: ``--countercheck`` and its settings."""
     g = parser.getgroup("countercheck", "countercheck: run specs as tests")
     g.addoption("--countercheck", action="store_true", default=False,
                 help="collect spec files (.py files defining checker.Spec subclasses) under the given paths")
@@ -58,7 +74,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="stop each exploration after S seconds (inconclusive, never a pass)")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """``-n N --countercheck``: distribute by spec (``--dist loadgroup``) unless the user chose a --dist."""
+    if not config.getoption("countercheck") or not getattr(config.option, "numprocesses", None):
+        return
+    args = config.invocation_params.args
+    if not any(a == "--dist" or a.startswith("--dist=") for a in args):
+        config.option.dist = "loadgroup"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist's workers parse the original command line again, without the --dist chosen above: tell them."""
+    if node.config.getoption("countercheck") and node.config.option.dist == "loadgroup":
+        node.workerinput["countercheck_loadgroup"] = True
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    """Check the plugin's options when ``--countercheck`` is given."""
+    # registered here too, for runs without pytest-xdist (where --strict-markers would refuse it)
+    config.addinivalue_line("markers", "xdist_group(name): run the items of a group on one xdist worker")
+    if getattr(config, "workerinput", {}).get("countercheck_loadgroup"):
+        config.option.loadgroup = True  # the worker then names each item's group in its node id (xdist)
     if not config.getoption("countercheck"):
         return
     from checker.errors import CheckerError
@@ -84,14 +122,61 @@ def _is_spec_candidate(file_path: Path, config: pytest.Config) -> bool:
         return False
     if any(fnmatch.fnmatch(file_path.name, pat) for pat in config.getini("python_files")):
         return False  # a test module: pytest's own collector imports it
-    try:  # cheap filter before importing: a spec file imports from checker
-        return "checker" in file_path.read_text(encoding="utf-8", errors="replace")
+    try:
+        return may_define_specs(file_path.read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return False
 
 
+#: An import of the checker on a line of its own, for a file whose syntax tree cannot be built.
+_IMPORTS_CHECKER = re.compile(r"^\s*(from\s+checker(\.\w+)*\s+import\b|import\s+checker\b)", re.M)
+
+
+def may_define_specs(source: str) -> bool:
+    """Read, never run: does this source import ``checker`` and define a class that may be a spec? A spec
+    derives from ``Spec`` or from another spec: from a name imported from a module outside the standard
+    library (checker's, or the user's), or from a class of the file that may be a spec. A helper class
+    deriving from ``object``, ``dict`` or ``unittest.TestCase`` is none. A file with a syntax error that
+    imports the checker counts, so that the loader reports the error at its line."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return bool(_IMPORTS_CHECKER.search(source))
+    stdlib = getattr(sys, "stdlib_module_names", frozenset())
+    imported: set[str] = set()  # names bound by imports from modules outside the standard library
+    checker = False
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom):
+            top = (n.module or "").split(".")[0]
+            checker |= n.level == 0 and top == "checker"
+            if n.level or top not in stdlib:
+                imported |= {a.asname or a.name for a in n.names}
+        elif isinstance(n, ast.Import):
+            for a in n.names:
+                top = a.name.split(".")[0]
+                checker |= top == "checker"
+                if top not in stdlib:
+                    imported.add(a.asname or top)
+    if not checker:
+        return False
+    specs = set(imported)  # grows with the file's own classes that derive from one of them
+
+    def root(e: ast.expr) -> str | None:
+        while isinstance(e, ast.Attribute):
+            e = e.value
+        return e.id if isinstance(e, ast.Name) else None
+
+    found = False
+    for n in tree.body:
+        if isinstance(n, ast.ClassDef) and any(root(b) in specs for b in n.bases):
+            specs.add(n.name)
+            found = True
+    return found
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     # A file named on the command line goes through pytest_pycollect_makemodule below instead.
+    """Collect a spec file found under the paths (one not named on the command line)."""
     if parent.session.isinitpath(file_path) or not _is_spec_candidate(file_path, parent.config):
         return None
     return SpecFile.from_parent(parent, path=file_path)
@@ -106,6 +191,7 @@ def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> 
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Check that ``--countercheck-set`` names a parameter of some collected spec."""
     if not config.getoption("countercheck"):
         return
     from checker.errors import CheckerError
@@ -153,8 +239,11 @@ class SpecNode(pytest.Collector):
         except CheckerError as e:
             where = f"{e.file or self.path}" + (f":{e.line}" if e.line else "")
             raise self.CollectError(f"{where}: {e.message}") from None
+        group = pytest.mark.xdist_group(self.nodeid)  # one worker runs a spec's items: one verify per spec
         for name in self._names:
-            yield PropertyItem.from_parent(self, name=name)
+            item = PropertyItem.from_parent(self, name=name)
+            item.add_marker(group)
+            yield item
 
     def spec_arg(self) -> str:
         """The spec as ``verify`` names it from where pytest ran: the reproduce line's argument."""

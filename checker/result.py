@@ -43,6 +43,8 @@ class Step:
     #: Where the action is defined (its function's file and first line), when known: SARIF code flows point there.
     file: str | None = None
     line: int | None = None
+    #: The changes as the trace shows them (enum names, ``cpu0``, ``-`` for nobody), beside the raw values.
+    shown: dict[str, str] | None = None
     #: Slots the step stored the value they already held (``count``): not in ``changes``, which only
     #: lists what differs, but a store the trace must show (the store that loses an update).
     unchanged: tuple[str, ...] = field(default=(), compare=False)
@@ -50,6 +52,8 @@ class Step:
     def to_json(self) -> dict[str, Any]:
         d = {"cpu": self.cpu, "role": self.role, "action": self.action,
              "choices": dict(self.choices), "changes": dict(self.changes)}
+        if self.shown is not None:  # optional (schema 1.3)
+            d["shown"] = dict(self.shown)
         if self.repeat != 1:
             d["repeat"] = self.repeat
         if self.line is not None:  # optional (schema 1.1): omitted when the source is unknown
@@ -128,6 +132,8 @@ class Check:
     engine_note: str | None = None
     #: Derived parameters computed from the others at this point (not set): the reproduce line omits them.
     computed: tuple[str, ...] = field(default=(), repr=False)
+    #: The initial state as the trace shows it (flattened: ``local[1]``), beside the raw one.
+    initial_shown: dict[str, str] | None = None
 
     @property
     def as_expected(self) -> bool:
@@ -150,6 +156,8 @@ class Check:
             "initial_state": self.initial_state, "trace": [s.to_json() for s in self.trace],
             "loop_start": self.loop_start,
         }
+        if self.initial_shown is not None:  # schema 1.3
+            d["initial_state_shown"] = dict(self.initial_shown)
         if self.engine is not None:  # schema 1.2
             d["engine"] = self.engine
             if self.engine_note:

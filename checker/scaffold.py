@@ -117,6 +117,7 @@ class {cls}(Spec):
 
 
 def class_name(name: str) -> str:
+    """The CamelCase class name of a snake_case spec name."""
     return "".join(part.capitalize() for part in name.split("_"))
 
 
@@ -139,11 +140,13 @@ def render(name: str, file: str) -> str:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The ``new`` command's options."""
     p.add_argument("name", metavar="NAME", help="the spec's name, snake_case (the class is its CamelCase)")
     p.add_argument("--output", metavar="FILE", help="where to write it (default NAME.py); never overwritten")
 
 
 def main(args: argparse.Namespace) -> int:
+    """``new``: write a starter spec that verifies as it is (never over an existing file); the exit code."""
     check_name(args.name)
     path = Path(args.output or f"{args.name}.py")
     if path.suffix != ".py":

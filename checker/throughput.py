@@ -27,6 +27,7 @@ MAX_CORES = 256
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The ``throughput`` command's options."""
     p.add_argument("--workload", choices=tuple(WORKLOADS), default="doexec-static")
     p.add_argument("--cores", default="1..256", metavar="N|LO..HI|A,B,...",
                    help="core counts (1..256); a range LO..HI gives the powers of two in it, its ends and "
@@ -99,6 +100,7 @@ def _machine_args(args: argparse.Namespace) -> None:
 
 
 def machine(args: argparse.Namespace, cores: int) -> Machine:
+    """The machine the model predicts for at ``cores`` cores (its possible CPUs, from the seed when one process)."""
     pc = args.possible_cpus
     if pc is None and WORKLOADS[args.workload].single_process and not args.base:
         # one process on the seed's machine unless told otherwise: its possible CPUs, not 1 per core
@@ -135,6 +137,7 @@ def parse_base(text: str, args: argparse.Namespace, variants: tuple[str, ...], c
 
 
 def main(args: argparse.Namespace) -> int:
+    """``throughput``: predict ops/s per variant and core count, print the tables, plot; the exit code."""
     try:
         return _run(args)
     except (CalibrationError, MeasureError) as e:

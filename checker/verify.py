@@ -13,23 +13,26 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from checker import engines, interrupts
 from checker.engines import Limits, Request, Runner
-from checker.engines.common import build_check, property_meta, with_sources  # noqa: F401  (re-exported)
+from checker.engines.common import build_check, property_meta, shown_state, with_shown, with_sources  # noqa: F401
 from checker.engines.explore import explore_checks  # noqa: F401  (re-exported: bounds, tests)
 from checker.errors import CheckerError, SpecError, UsageError
 from checker.result import INCONCLUSIVE, VERDICTS, Check
 from checker.overrides import never_ran, warning as override_warning
 from checker.report.progress import Progress
+from checker.provenance import NAME as TOOL_NAME, command_line, version
 from checker.language.model import Params, all_assumptions, info, resolve_params
 from checker.language.vacuity import vacuous_invariants
 
 if TYPE_CHECKING:
     from checker.simulate.checks import SimulateOptions
 
-SCHEMA_VERSION = "1.2"  # 1.1: steps may carry the file and line of their action; 1.2: checks name their engine
+SCHEMA_VERSION = "1.3"  # 1.1: steps may carry the file and line of their action; 1.2: checks name their engine;
+# 1.3: the tool (name, version, command line), and the shown values of steps and initial states
 
 
 @dataclass
 class ErrorInfo:
+    """An error that stopped a spec from being checked: the message and, when known, its file and line."""
     message: str
     file: str | None = None
     line: int | None = None
@@ -51,6 +54,11 @@ class Report:
     warnings: list[str] = field(default_factory=list)
     #: The run was cut short (Ctrl-C, SIGTERM, SIGHUP): what was not decided is inconclusive.
     interrupted: bool = False
+    #: The command line's arguments after the program name, when a command line ran it (the CLI sets it).
+    arguments: list[str] | None = None
+    #: What ran: ``explore``, ``prove``, ``all`` or ``simulate``, under which memory models (``sc``, ``sc,tso``).
+    mode: str = "all"
+    memory: str = "sc"
 
     @property
     def exit_code(self) -> int:
@@ -79,9 +87,18 @@ class Report:
         out["failed"] = sum(1 for c in self.checks if c.status == "failed")
         return out
 
+    def command_line(self) -> str | None:
+        """The command that made this report, quoted for a shell; None for a library call."""
+        return None if self.arguments is None else command_line(self.arguments)
+
+    def tool(self) -> dict[str, Any]:
+        """Which countercheck made this report, and how: every JSON, SARIF and JUnit report carries it."""
+        return {"name": TOOL_NAME, "version": version(), "command_line": self.command_line()}
+
     def to_json(self) -> dict[str, Any]:
         return {
             "schema_version": SCHEMA_VERSION,
+            "tool": self.tool(),
             "checks": [c.to_json() for c in self.checks],
             "summary": {"ok": self.ok, "exit_code": self.exit_code, "seconds": round(self.seconds, 3),
                         **self.counts()},
@@ -179,6 +196,7 @@ def param_points(cls: type, sets: dict[str, tuple[int, ...]], mode: str = "explo
 
 
 def check_sets_apply(classes: list[type], sets: dict[str, Any]) -> None:
+    """Refuse a ``--set`` that names no parameter of any selected spec, listing theirs."""
     for name in sets:
         if not any(name in info(c).params for c in classes):
             known = sorted({p for c in classes for p in info(c).params})
@@ -355,11 +373,13 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     options["engine"] = engine
     models = _memory_models(memory)
     options["memory"] = ",".join(models) if models else "sc"
+    report.mode, report.memory = ("simulate" if simulate is not None else mode), options["memory"]
 
     def add(cls: type, checks: list[Check]) -> None:
         for c in checks:
             if c.trace:
-                c.trace = with_sources(c.trace, info(cls).actions)
+                c.trace = with_shown(with_sources(c.trace, info(cls).actions), info(cls).vars)
+            c.initial_shown = shown_state(c.initial_state, info(cls).vars)
             report.checks.append(c)
             if on_check and c.reason != "interrupted":  # what an interrupt left undecided is summed up once
                 on_check(c)

@@ -122,7 +122,7 @@ def mva(workers: int, think: float, demands: dict[str, float], nested: Nested | 
         cap = demands.get(inner, 0.0) + sum(d for (_, i), d in nested.items() if i == inner)
         x = min(x, 1 / cap)
     util = {k: x * eff[k] for k in eff}
-    for (outer, inner), d in nested.items():  # the inner lock is held for its nested sections too
+    for (_outer, inner), d in nested.items():  # the inner lock is held for its nested sections too
         util[inner] = x * (demands.get(inner, 0.0) + d)
     return Solution(x, r, util, q)
 
@@ -203,7 +203,7 @@ def schweitzer_bard(pops: dict[str, float], think: dict[str, float], demands: di
             break
     util = {k: sum(x[c] * eff[c][k] for c in classes) for k in locks}
     for c in classes:
-        for (outer, inner), d in nested.get(c, {}).items():
+        for (_outer, inner), d in nested.get(c, {}).items():
             util[inner] += x[c] * d
     return MultiSolution(x, r, util, q)
 
@@ -220,7 +220,7 @@ def product_form_throughput(pops: dict[str, int], think: dict[str, float],
         total = 0.0
         # every split of each class's customers over the think station and the locks
         per_class = []
-        for i, c in enumerate(classes):
+        for i in range(len(classes)):
             splits = [s for s in product(range(vec[i] + 1), repeat=len(locks) + 1) if sum(s) == vec[i]]
             per_class.append(splits)
         for choice in product(*per_class):

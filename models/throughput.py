@@ -322,7 +322,7 @@ def fit(params: dict, fits: dict[str, str], figs: dict[str, dict], priors: dict,
             raise CalibrationError(f"{source}: {hold} is fitted on {f['id']} ({w}), but Z[{w}] is not fitted "
                                    f"there: a hold time is solved together with its workload's think time")
 
-        def gap(h: float) -> float:
+        def gap(h: float, hold: str = hold, w: str = w, zf: str = zf, f: dict = f) -> float:  # bound per hold (B023)
             params[hold] = h
             try:
                 _fit_z(params, w, figs[zf], priors)

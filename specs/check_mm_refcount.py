@@ -56,7 +56,7 @@ The per-CPU counter's own spec (``percpu_eager``) has no refcount: its
 ``sum_exact_without_overlap`` says "no add overlapped the sum" by the SC
 interleaving, which under a weak model no longer means the adds are visible.
 """
-from checker import (NOBODY, S32, S64, And, Bool, Enum, Ghost, If, Implies, Int, Lock, Or, Load, Not, Param, PerCpu,
+from checker import (NOBODY, S32, S64, And, Bool, Enum, Ghost, If, Implies, Int, Lock, Or, Load, Param, PerCpu,
                      Rmw, Role, Shared, Spec, Store, Sum, action, invariant, sometimes, terminal, when)
 
 #: Where a thread is: adding (idle, its slow path), then exit_mm's mmput, __mmdrop, check_mm's sum.

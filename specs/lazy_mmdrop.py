@@ -16,7 +16,7 @@ This spec has the intended call, ``lazy_percpu_counter_destroy_many(
 mm->rss_stat, NR_MM_COUNTERS)``; ``specs/bugs/lazy_mmdrop_uninit_index.py``
 has the posted one, ``&mm->rss_stat[i]`` with ``int i;`` never assigned.
 """
-from checker import (NOBODY, And, Array, Bool, Enum, If, Implies, Lock, Not, Or, Param, PerCpu, Role, Select, Shared,
+from checker import (NOBODY, And, Array, Bool, Enum, If, Implies, Lock, Or, Param, PerCpu, Role, Select, Shared,
                      Spec, action, invariant, sometimes, terminal, when)
 from checker.kernel.memory import NULL, Heap, ptr
 

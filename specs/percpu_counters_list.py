@@ -21,7 +21,7 @@ The lock is written out as a variable holding its owner rather than as a
 an interrupt and elsewhere with interrupts on, and here that is the bug
 whose deadlock is to be shown as a trace.
 """
-from checker import (IRQS_OFF, NOBODY, And, Bool, CpuId, Enum, Ghost, If, Not, Or, Param, PerCpu, Role, Shared, Spec,
+from checker import (IRQS_OFF, NOBODY, And, Bool, CpuId, Enum, Ghost, If, Or, Param, PerCpu, Role, Shared, Spec,
                      Sum, action, invariant, sometimes, terminal, when)
 
 #: Where a CPU's task is: its counter's init (list_add) and destroy (list_del).

@@ -45,8 +45,7 @@ each one atomic step at a time:
   practice because the 32-bit overflow basically never happens". The high
   word changes whenever ``fbc->count`` crosses zero, which small counters do.
 """
-from checker import (IRQS_OFF, NOBODY, S32, S64, AllOf, And, AnyOf, Bool, Enum, Fill, Ghost, If, Int, Lock, Max, Min,
-                     Not, Or, Param, PerCpu, Role, Shared, Spec, Sum, action, invariant, sometimes, terminal, when)
+from checker import (IRQS_OFF, NOBODY, S32, S64, AllOf, And, AnyOf, Bool, Enum, Fill, Ghost, If, Int, Lock, Max, Or, Param, PerCpu, Role, Shared, Spec, Sum, action, invariant, sometimes, terminal, when)
 from checker.kernel.config import Bits
 
 #: What the adders' calls are: add_batch; limited_add for positive amounts; add_local.

@@ -36,7 +36,7 @@ raw_spin_lock_irqsave(); fbc->count += count; __this_cpu_sub(*fbc->counters,
 count - amount); raw_spin_unlock_irqrestore(); } else { this_cpu_add(
 *fbc->counters, amount); } preempt_enable();``.
 """
-from checker import (IRQS_OFF, NOBODY, PREEMPT_COUNT, S32, S64, AllOf, And, AnyOf, Enum, Ghost, If, Implies, Int,
+from checker import (IRQS_OFF, NOBODY, PREEMPT_COUNT, S32, S64, AllOf, And, AnyOf, Enum, Ghost, If, Int,
                      Lock, Not, Or, Param, PerCpu, PerTask, Role, Select, Shared, Spec, Sum, Task, action, invariant,
                      sometimes, terminal, when)
 

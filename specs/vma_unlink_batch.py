@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from math import ceil
 
-from checker import (NOBODY, And, AnyOf, Array, Bool, Enum, Ghost, If, Implies, Not, Or, Param, PerCpu, Role, Select, Shared,
+from checker import (And, Array, Bool, Enum, Ghost, If, Implies, Not, Or, Param, PerCpu, Role, Select, Shared,
                      Spec, action, invariant, leads_to, sometimes, terminal, when)
 from checker.kernel.memory import MEM, MEM_ERROR, Heap, ptr
 

@@ -9,6 +9,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 sys.path.insert(0, str(FIXTURES))
+# Under GitHub Actions the CLI adds workflow commands to its output: the commands the tests run are not the
+# job's, and the tests that check those commands set GITHUB_ACTIONS themselves.
+os.environ.pop("GITHUB_ACTIONS", None)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -231,7 +231,7 @@ def test_every_operator_matches_c_on_the_explorer():
     assert r.outcomes["matches_c"].verdict == "holds" and r.outcomes["computed"].verdict == "holds"
 
 
-@pytest.mark.skipif(not spin.available(), reason="SPIN is not installed")
+@pytest.mark.skipif(not spin.available(), reason="SPIN is not installed: apt-get install spin (as .ci/run does)")
 def test_spin_agrees_on_every_operator_and_on_the_undefined_shift(tmp_path):
     for spec, want in ((Ops(), {"matches_c": "holds", "computed": "holds"}),
                        (LevelShift(), {"no_undefined_behaviour": "violated", "read_once": "holds"})):
@@ -282,7 +282,7 @@ def test_the_compiled_engine_prints_bit_operators_with_the_interpreters_meaning(
     try:
         compiler()
     except CompilerMissing:
-        pytest.skip("no C compiler")
+        pytest.skip("no C compiler ($CC, else cc): apt-get install gcc")
     for symmetry in (True, False):
         a = explore(Model(spec()), symmetry=symmetry, engine="compiled")
         b = explore(Model(spec()), symmetry=symmetry, engine="interpreted")

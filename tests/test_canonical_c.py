@@ -28,7 +28,7 @@ from checker.types import BoolType, CpuIdType, Enum
 from checker.verify import param_points
 from tasks import SECTION, PickPartner, SpinUnderPreemption, ThisCpuInc
 
-needs_cc = pytest.mark.skipif(compiler() is None, reason="no C compiler ($CC, else cc)")
+needs_cc = pytest.mark.skipif(compiler() is None, reason="no C compiler ($CC, else cc): apt-get install gcc")
 
 SPECS = builtin_specs()
 #: States compared per point: all of them at small points, the first ones in BFS order at larger ones.

@@ -45,7 +45,8 @@ def test_output_file_gets_the_format_and_stdout_the_summary(cli, tmp_path):
     first = dict(bug["trace"][0])
     assert first.pop("file").endswith("percpu_eager.py") and isinstance(first.pop("line"), int)  # since 1.1
     assert first == {"cpu": 0, "role": "adders", "action": "add_fast", "choices": {"amount": -1},
-                     "changes": {"local[0]": -1, "ops_left[0]": 2, "exact": -1}}
+                     "changes": {"local[0]": -1, "ops_left[0]": 2, "exact": -1},
+                     "shown": {"local[0]": "-1", "ops_left[0]": "2", "exact": "-1"}}  # since 1.3
     assert "read_bound violated after 3 steps" in r.stdout
 
 

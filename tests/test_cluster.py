@@ -29,7 +29,7 @@ SMALLER = {s: {"readers": (0,)} for s in ("percpu_lazy", "lazy_decode_logical_sh
 
 @pytest.fixture(scope="module")
 def ray_pool():
-    pytest.importorskip("ray", reason="Ray is an optional extra: pip install 'ray>=2.9'")
+    pytest.importorskip("ray", reason="Ray is the cluster extra: pip install '.[cluster]'")
     from checker import cluster
     from checker.explore import ray_pool
 

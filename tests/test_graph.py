@@ -45,7 +45,7 @@ def test_json_and_graphml_exports_keep_every_state_and_step(eager):
 
 
 def test_dot_export_keeps_every_state_and_step():
-    pydot = pytest.importorskip("pydot")
+    pydot = pytest.importorskip("pydot", reason="pydot is the graph extra: pip install '.[graph]'")
     full = explore(FairLock(fair=1), symmetry=False)
     (g,) = pydot.graph_from_dot_data(export_graph(build_graph(Model(FairLock(fair=1))), "dot"))
     nodes = [n for n in g.get_nodes() if n.get_name() not in ("node", "edge", "graph")]
@@ -77,9 +77,9 @@ def test_trace_highlights_a_lasso_loop():
 
 
 def test_graph_command_renders_with_graphviz(cli, tmp_path):
-    pytest.importorskip("pydot")
+    pytest.importorskip("pydot", reason="pydot is the graph extra: pip install '.[graph]'")
     if shutil.which("dot") is None:
-        pytest.skip("Graphviz's dot is not installed")
+        pytest.skip("Graphviz's dot is not installed: apt-get install graphviz (as .ci/run does)")
     out = tmp_path / "eager.dot"
     r = cli("graph", "percpu_eager", "--set", "ncpus=2", "--format", "dot", "--output", str(out),
             "--trace", "read_bound_minus_one")

@@ -351,7 +351,7 @@ def test_memory_exhausted_in_the_search_is_an_inconclusive_memory_limit(tmp_path
 
 # -- recipes ------------------------------------------------------------------------------------
 
-@pytest.mark.skipif(not _has("pydot"), reason="needs pydot")
+@pytest.mark.skipif(not _has("pydot"), reason="pydot is the graph extra: pip install '.[graph]'")
 def test_graph_labels_name_the_state_and_each_step_its_changes(tmp_path):
     out = tmp_path / "g.dot"
     r = run_cli("graph", "percpu_eager", "--set", "ncpus=2", "--format", "dot", "--output", str(out),
@@ -381,7 +381,7 @@ def test_not_inductive_is_worded_as_what_it_is():
 
 def test_the_default_promela_export_has_no_error_on_a_correct_spec(tmp_path):
     if not _has_tool("spin") or not _has_tool("gcc"):
-        pytest.skip("needs spin and gcc")
+        pytest.skip("needs SPIN and gcc: apt-get install spin gcc (as .ci/run does)")
     r = run_cli("export", "percpu_eager", "--set", "ncpus=2", "--set", "batch=2", "--set", "ops=3",
                 "--to", "promela", "--output", str(tmp_path / "e.pml"))
     assert r.returncode == 0 and "--expected-violations adds them" in r.stdout

@@ -93,7 +93,7 @@ def test_the_task_waits_while_its_cpus_handler_runs():
     m = Model(PercpuLazy(irq=1, ncpus=1, mod_bits=0, ops=2, readers=0))
     g = build_graph(m)
     task_steps = {a.index for a in m.actions if not a.info.irq and a.info.name != "exit"}
-    for u, v, data in g.graph.edges(data=True):
+    for u, _v, data in g.graph.edges(data=True):
         if g.state(u)[m.index["irq_pc"]][0] != ADD.idle:
             assert data["label"][0] not in task_steps
 

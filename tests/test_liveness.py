@@ -114,7 +114,7 @@ def test_abstraction_refuses_points_that_read_dropped_values():
 
 
 def test_liveness_in_json_report_is_schema_valid_and_prove_skips_it():
-    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema comes with the test extra: pip install '.[test]'")
     schema = json.loads((Path(__file__).parent.parent / "checker" / "report" / "schema.json").read_text())
     report = verify([FairLock], sets={"fair": (1,)}, mode="all")
     data = report.to_json()

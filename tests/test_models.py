@@ -79,7 +79,7 @@ def test_eager_add_and_sum_match_the_spec_at_64_cpus(variant, ops):
     ctr = EagerCounter(NCPUS, 4, variant)
     for cpu, amount in ops:
         cost = ctr.add(cpu, amount)
-        names, states = run_call(spec, s, cpu, lambda x: x.pc[cpu] == ADD.idle, amount=amount)
+        names, states = run_call(spec, s, cpu, lambda x, cpu=cpu: x.pc[cpu] == ADD.idle, amount=amount)
         s = states[-1]
         assert (s.count, list(s.local[:NCPUS])) == (ctr.count, ctr.local)
         assert s.exact == ctr.exact()
@@ -179,7 +179,7 @@ def test_split_rss_matches_the_spec_with_64_threads(ops):
             continue
         if op == "fault":
             cost = rss.fault(t, amount)
-            names, states = run_call(spec, s, t, lambda x: x.pc[t] == THREAD.idle,
+            names, states = run_call(spec, s, t, lambda x, t=t: x.pc[t] == THREAD.idle,
                                      only=("check_sync_rss_stat", "add_mm_counter_fast"), amount=amount)
         elif op == "zap":
             cost = rss.zap(t, amount)
@@ -188,7 +188,8 @@ def test_split_rss_matches_the_spec_with_64_threads(ops):
         else:
             cost = rss.exit(t)
             exited.add(t)
-            names, states = run_call(spec, s, t, lambda x: x.pc[t] == THREAD.exited, only=("do_exit_sync", "exit_mm"))
+            names, states = run_call(spec, s, t, lambda x, t=t: x.pc[t] == THREAD.exited,
+                                     only=("do_exit_sync", "exit_mm"))
         assert cost.shared_rmw == sum(_rss_atomics(n, a, b, t) for n, a, b in zip(names, [s] + states, states))
         s = states[-1]
         assert (s.count, list(s.cache), list(s.events)) == (rss.count, rss.cache, rss.events)
@@ -234,7 +235,8 @@ def test_lazy_add_matches_the_spec_across_the_switch(mod_bits, adds):
         now += gap
         recent = int(ctr.recent_wrap(now))
         cost = ctr.add(cpu, i, now, alloc_ok=ok)
-        names, states = run_call(spec, s, cpu, lambda x: x.pc[cpu] == LADD.idle, i=i, recent=recent, ok=int(ok))
+        names, states = run_call(spec, s, cpu, lambda x, cpu=cpu: x.pc[cpu] == LADD.idle, i=i, recent=recent,
+                                 ok=int(ok))
         s = states[-1]
         assert ctr.is_pcpu == (s.published != NOBODY)
         if ctr.is_pcpu:

@@ -130,3 +130,63 @@ def test_a_builtin_bug_spec_passes_when_its_bug_is_found():
     assert r.returncode == 0, r.stdout + r.stderr
     assert "PASSED specs/bugs/eager_fold_gt.py::eager_fold_gt::read_bound\n" in r.stdout
     assert "4 passed" in r.stdout
+
+
+def test_only_files_that_import_the_checker_and_define_classes_are_imported(specs):
+    specs.makepyfile(
+        script="from checker.verify import verify\nopen('script-ran', 'w').close()\n",  # uses the checker
+        notes="# this file mentions checker and class Spec(...) in a comment only\nopen('notes-ran', 'w')\n",
+        other="import json\n\n\nclass Thing(dict):\n    pass\n\n\nopen('other-ran', 'w')\n",
+        helper="import checker\n\n\nclass Helper(object):\n    pass\n\n\nopen('helper-ran', 'w')\n")
+    r = run(specs, "--countercheck", ".", "--collect-only", "-q")
+    assert r.ret == pytest.ExitCode.OK
+    out = r.stdout.str()
+    assert "tiny_spec.py::tiny::below_two" in out
+    assert not [f for f in ("script", "notes", "other", "helper") if f in out]
+    assert not [p.name for p in specs.path.iterdir() if p.name.endswith("-ran")]  # none of them was run
+
+
+def test_may_define_specs_reads_the_syntax_tree():
+    from checker.pytest_plugin import may_define_specs
+
+    assert may_define_specs("from checker import Spec\n\n\nclass A(Spec):\n    pass\n")
+    assert may_define_specs("import checker.specs.percpu_eager as pe\n\n\nclass B(pe.PercpuEager):\n    pass\n")
+    assert not may_define_specs("from checker import verify\nverify([])\n")  # a script: no class
+    assert not may_define_specs("s = 'from checker import Spec'\n\n\nclass A(dict):\n    pass\n")
+    assert not may_define_specs("from checker import Param\n\n\nclass Helper(object):\n    pass\n")  # not a spec
+    assert not may_define_specs("import unittest\nimport checker\n\n\nclass T(unittest.TestCase):\n    pass\n")
+    assert may_define_specs("from checker import Spec\nfrom mine import Base\n\n\nclass A(Base):\n    pass\n")
+    assert may_define_specs("import checker\n\n\nclass A(checker.Spec):\n    pass\n\n\nclass B(A):\n    pass\n")
+    assert not may_define_specs("from .checker import Spec\n\n\nclass A(Spec):\n    pass\n")  # a relative import
+    assert may_define_specs("from checker import Spec\n\n\nclass Broken(Spec)\n    pass\n")  # the loader says why
+
+
+COUNTING = '''\
+import os
+from pathlib import Path
+
+import checker.verify
+
+_verify = checker.verify.verify
+
+
+def _counting(classes, **kw):  # every verify of a spec, from whichever worker
+    with open(Path(__file__).parent / "verified.log", "a") as f:
+        f.write(f"{os.environ.get('PYTEST_XDIST_WORKER')} {' '.join(c.spec_name for c in classes)}\\n")
+    return _verify(classes, **kw)
+
+
+checker.verify.verify = _counting
+'''
+
+
+def test_under_xdist_each_spec_is_verified_once(specs):
+    pytest.importorskip("xdist", reason="pytest-xdist is not installed: pip install '.[test]'")
+    specs.makeconftest(COUNTING)
+    specs.makepyfile(other_spec=TINY.replace("class Tiny(", "class Other("))
+    r = specs.runpytest_subprocess(*PLUGIN, *QUIET, "-p", "xdist", "-n", "2", "--countercheck", "tiny_spec.py",
+                                   "other_spec.py", "--countercheck-set", "ncpus=2")
+    r.assert_outcomes(passed=9, failed=3)  # tiny and other: below_two; tiny_bug: counted
+    lines = (specs.path / "verified.log").read_text().split("\n")[:-1]
+    assert sorted(ln.split()[1] for ln in lines) == ["other", "tiny", "tiny_bug"]  # once each, not once per worker
+    assert {ln.split()[0] for ln in lines} <= {"gw0", "gw1"}

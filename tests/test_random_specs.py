@@ -36,7 +36,7 @@ def test_symmetry_keeps_verdicts_and_never_adds_states(model):
     assert reduced.states <= full.states
 
 
-@pytest.mark.skipif(compiler() is None, reason="no C compiler ($CC, else cc)")
+@pytest.mark.skipif(compiler() is None, reason="no C compiler ($CC, else cc): apt-get install gcc")
 @settings(max_examples=25, **SETTINGS)
 @given(model=random_models(), data=st.data())
 def test_c_canonical_is_the_interpreters_on_random_specs(model, data):

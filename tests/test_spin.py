@@ -16,8 +16,8 @@ from checker.language.compile import LIVENESS, Model
 from checker.language.model import info
 from checker.verify import param_points
 
-pytestmark = pytest.mark.skipif(not spin.available(), reason="SPIN is not installed (Debian package `spin`, "
-                                "with gcc): the differential check against it cannot run")
+pytestmark = pytest.mark.skipif(not spin.available(), reason="SPIN is not installed: apt-get install spin gcc "
+                                "(as .ci/run does); the differential check against it cannot run")
 
 #: Built-in specs Promela cannot express, and the construct each refusal names.
 REFUSED = {

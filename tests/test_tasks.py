@@ -186,7 +186,7 @@ def test_a_per_task_variable_of_a_cpu_role_is_refused_naming_the_task_roles():
 
 
 def test_a_task_role_on_an_unknown_cpu_role_is_refused_naming_the_cpu_roles():
-    from checker import Role, SpecError, Task
+    from checker import SpecError, Task
 
     with pytest.raises(SpecError, match="runs on cpus='cores', which is not a CPU role; the CPU roles are: cpus"):
         class Bad(ThisCpuInc):

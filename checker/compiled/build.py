@@ -54,6 +54,7 @@ def _identity(cmd: tuple[str, ...]) -> str:
 
 
 def cache_dir() -> Path:
+    """The compiled explorer's cache (``$XDG_CACHE_HOME/countercheck/compiled``), created private to this user."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     d = Path(base) / "countercheck" / "compiled"
     d.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -64,6 +65,7 @@ def cache_dir() -> Path:
 
 
 def cache_key(source: str, cmd: list[str]) -> str:
+    """The name of a built program: a hash of the compiler's identity, the flags and the C source."""
     h = hashlib.sha256()
     h.update(_identity(tuple(cmd)).encode())
     h.update("\0".join(FLAGS).encode())

@@ -415,7 +415,7 @@ def _c_tasks(model: "Model", lay: Layout) -> list[str]:
     for c in tc.cpus:
         out += [f"    /* cpu {c} */",
                 f"    amb |= cc_tc_own(v, {c}, K->c[{c}]);",
-                f"    for (n = 0, i = 0; i < CC_TC_NT; i++)",
+                "    for (n = 0, i = 0; i < CC_TC_NT; i++)",
                 f"        if (v[{on} + cc_tc_tasks[i]] == {c}) lst[n++] = cc_tc_tasks[i];",
                 "    for (i = 1; i < n; i++) {",
                 "        x = lst[i];",

@@ -21,10 +21,12 @@ Event = tuple
 
 
 def runtime_source() -> str:
+    """The C runtime every generated explorer includes (``checker/compiled/runtime.c``)."""
     return resources.files("checker.compiled").joinpath("runtime.c").read_text()
 
 
 def canonical_source(low: Lowered, symmetry: bool) -> str:
+    """The C function that maps a state to its canonical form under CPU symmetry (the identity when off)."""
     m = low.model
     if not (symmetry and m.symmetry.active):
         return "static inline void cc_canonical(int64_t *v) { (void)v; }\n"
@@ -36,6 +38,7 @@ def canonical_source(low: Lowered, symmetry: bool) -> str:
 
 
 def events(low: Lowered) -> list[Event]:
+    """The context-rule events the generated program reports (a lock taken with interrupts on, ...), in report order."""
     r = low.rules
     if not r:
         return []

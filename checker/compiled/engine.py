@@ -47,6 +47,7 @@ class InternalError(CheckerError):
 
 @dataclass
 class Timings:
+    """Seconds spent in each phase of a compiled run (lower, generate, compile, search), and whether it compiled now."""
     lower: float = 0.0
     generate: float = 0.0
     compile: float = 0.0
@@ -59,6 +60,7 @@ class Timings:
 
 
 def default_max_memory() -> int:
+    """The compiled search's memory bound: a fraction of the machine's available memory, in bytes."""
     try:
         with open("/proc/meminfo") as f:
             for line in f:
@@ -109,6 +111,7 @@ def prepare(model: Model, symmetry: bool, timings: Timings) -> tuple[Any, list, 
 def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = None, timeout: float | None = None,
                     check_symmetry: bool = True, max_memory: int | None = None,
                     timings: Timings | None = None) -> SearchState:
+    """Explore ``model`` as generated C: the same states, verdicts and shortest traces as the interpreter."""
     timings = timings if timings is not None else Timings()
     use_sym = symmetry and model.symmetry.active
     low, evs, exe = prepare(model, use_sym, timings)

@@ -52,6 +52,7 @@ class LStep:
 
 @dataclass
 class Lowered:
+    """A model lowered for C generation: its state as a flat slot vector, each step and property as Z3 terms."""
     model: Model
     slot_names: list[str]  # Z3 symbol names, in vector order
     steps: list[LStep]
@@ -76,6 +77,7 @@ def slot_layout(model: Model) -> tuple[list[str], dict[str, int]]:
 
 
 def flatten(model: Model, s: tuple) -> list[int]:
+    """A state tuple as the flat vector of integers the generated C stores (arrays laid out in place)."""
     out: list[int] = []
     for n, v in zip(model.var_names, s):
         if n in model.tupled:
@@ -86,6 +88,7 @@ def flatten(model: Model, s: tuple) -> list[int]:
 
 
 def unflatten(model: Model, vec: list[int]) -> tuple:
+    """The state tuple of a flat vector (the inverse of ``flatten``)."""
     vals: list[Any] = []
     i = 0
     for n in model.var_names:

@@ -22,6 +22,7 @@ from checker.errors import CheckerError
 
 @dataclass
 class RunOutput:
+    """What a compiled explorer printed: its statistics, the properties it found violated, events and trace nodes."""
     stats: dict[str, str] = field(default_factory=dict)
     found: dict[int, int] = field(default_factory=dict)  # property number -> state index
     events: list[tuple[int, int, int]] = field(default_factory=list)  # (event, state index, step or -1)
@@ -41,6 +42,7 @@ CRASHES = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL
 
 def run(exe: Path, initial: list[list[int]], *, max_states: int | None, timeout: float | None,
         max_memory: int, sample: tuple[int, int, int]) -> RunOutput:
+    """Run the built explorer ``exe`` from the initial states, within the limits; its parsed output."""
     args = [str(exe), str(max_states or 0), repr(float(timeout or 0)), str(int(max_memory)), *map(str, sample)]
     text = f"{len(initial)}\n" + "\n".join(" ".join(map(str, v)) for v in initial) + "\n"
     try:
@@ -77,6 +79,7 @@ def run(exe: Path, initial: list[list[int]], *, max_states: int | None, timeout:
 
 
 def parse(out: str) -> RunOutput:
+    """The compiled explorer's line protocol, read into a ``RunOutput``."""
     res = RunOutput()
     for line in out.splitlines():
         parts = line.split()

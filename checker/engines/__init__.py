@@ -72,6 +72,7 @@ class Request:
 
 
 class Engine(Protocol):
+    """What every engine is: a name, and ``run(request)`` returning the checks it decides."""
     name: str
 
     def run(self, request: Request) -> list[Check]:
@@ -105,6 +106,7 @@ def register(name: str, ref: str) -> None:
 
 
 def run(name: str, request: Request) -> list[Check]:
+    """Run the engine named ``name`` on ``request``: its checks."""
     return list(get(name).run(request))
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from checker.result import HOLDS, Check, Step
-from checker.language.compile import Model
+from checker.result import HOLDS, Check, Step, flatten
+from checker.language.compile import Model, show_value
 
 #: The explorer's deadlock check's name (``checker.explore.DEADLOCK``, repeated so this module stays below it).
 DEADLOCK = "no_deadlock"
@@ -46,3 +46,20 @@ def with_sources(steps: list[Step], actions: dict[str, Any]) -> list[Step]:
         a = actions.get(st.action)
         out.append(replace(st, file=a.file, line=a.line) if a is not None and a.line is not None else st)
     return out
+
+
+def with_shown(steps: list[Step], variables: dict[str, Any]) -> list[Step]:
+    """Each step with its changes as the trace shows them (``pc[2]: acquire``), beside the raw values."""
+    return [replace(st, shown={k: _shown(variables, k, v) for k, v in st.changes.items()}) for st in steps]
+
+
+def shown_state(state: dict[str, Any] | None, variables: dict[str, Any]) -> dict[str, str] | None:
+    """A state as the trace shows it, flattened (``local[1]``); None for none."""
+    if state is None:
+        return None
+    return {k: _shown(variables, k, v) for k, v in flatten(state).items()}
+
+
+def _shown(variables: dict[str, Any], key: str, v: Any) -> str:
+    # a plain number has its variable's type; anything else (a weak-memory buffer, a nested list) its repr
+    return show_value(variables, key, v) if isinstance(v, int) else repr(v)

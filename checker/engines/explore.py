@@ -15,7 +15,7 @@ import time
 from typing import Any, Callable
 
 from checker.engines import Request, _load
-from checker.engines.common import DEADLOCK, build_check, property_meta, with_sources
+from checker.engines.common import DEADLOCK, build_check, property_meta, with_shown, with_sources
 from checker.report.trace import list_lines, shown_trace
 from checker.result import INCONCLUSIVE, Check, Exploration, Outcome
 from checker.language.compile import Model
@@ -30,6 +30,7 @@ MEMORY = "memory"
 
 
 def explorer(name: str = DEFAULT_EXPLORER) -> Callable[..., Any]:
+    """The explore function registered as ``name`` (the interpreted or the compiled explorer)."""
     from checker.errors import UsageError
 
     if name not in EXPLORERS:
@@ -52,6 +53,7 @@ def never_reached(states: int, complete: bool) -> str:
 
 
 class ExploreEngine:
+    """The exhaustive explorer as an engine: a spec at a point in, its checks out."""
     name = "explore"
 
     def run(self, request: Request) -> list[Check]:
@@ -126,7 +128,8 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
         if out.finding:
             extra["finding"] = out.finding
         if out.second_trace:  # an inversion: the locks taken in the other order or context
-            extra["second_trace"] = [st.to_json() for st in with_sources(out.second_trace, si.actions)]
+            second = with_shown(with_sources(out.second_trace, si.actions), si.vars)
+            extra["second_trace"] = [st.to_json() for st in second]
         extra.update(getattr(result, "extra", None) or {})  # an explorer's own fields (e.g. which one ran)
         checks.append(Check(
             spec=model.name, file=file, line=line, params=params.shown(), property=name, kind=out.kind,

@@ -8,6 +8,7 @@ from checker.language.model import info
 
 
 class SimulateEngine:
+    """Seeded random walks as an engine: a violation with a shrunk trace, else inconclusive with the coverage."""
     name = "simulate"
 
     def run(self, request: Request) -> list[Check]:

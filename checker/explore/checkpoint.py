@@ -50,10 +50,12 @@ def point_dir(root: Path, model: "Model") -> Path:
 
 
 def level_dir(root: Path, level: int) -> Path:
+    """The folder of one BFS level in a checkpoint."""
     return root / f"level-{level:06d}"
 
 
 def worker_file(root: Path, level: int, wid: int) -> Path:
+    """The file one worker's part of a BFS level is saved in."""
     return level_dir(root, level) / f"worker-{wid}.pickle"
 
 
@@ -69,6 +71,7 @@ def write_atomic(path: Path, obj: Any) -> None:
 
 
 def read(path: Path) -> Any:
+    """Load one pickled checkpoint file (checked against its run by the caller: nothing read back is trusted)."""
     with open(path, "rb") as f:
         return pickle.load(f)
 

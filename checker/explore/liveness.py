@@ -52,6 +52,7 @@ class Lasso:
 
 @dataclass
 class LivenessOutcome:
+    """The verdict of one ``eventually`` or ``leads_to`` property, with its lasso when violated."""
     name: str
     kind: str
     verdict: str
@@ -79,7 +80,7 @@ def _goal(sg: StateGraph, prop: PropertyInfo) -> tuple[list[int], Callable[[int]
     nodes = list(g.nodes)
     values = {n: prop.fn(sg.state(n)) for n in nodes}
     if prop.kind == "leads_to":
-        for n, r in values.items():
+        for r in values.values():
             if not (isinstance(r, tuple) and len(r) == 2):
                 raise _bad_result(prop, r)
         triggers = [n for n in nodes if _truth(values[n][0])]

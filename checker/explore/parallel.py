@@ -58,6 +58,8 @@ class WorkerLost(Exception):
 
 
 class Pool(Protocol):
+    """The workers a parallel search runs on (processes or Ray actors): call a function on each, or on one."""
+
     def call(self, name: str, per_worker: list[tuple]) -> list[Any]: ...
 
     def call_one(self, wid: int, name: str, *args: Any) -> Any: ...

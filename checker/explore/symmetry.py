@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 
 class Symmetry:
+    """CPU-permutation symmetry of a model: the groups of interchangeable CPUs and each state's canonical form."""
     def __init__(self, model: "Model"):
         self.model = model
         self.groups = [tuple(model.roles[name]) for name, role in model.info.roles.items()

@@ -9,6 +9,7 @@ from checker.errors import CheckerError, UsageError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The ``export`` command's options."""
     p.add_argument("spec", metavar="SPEC", help="a built-in spec name, a spec file, or FILE.py:ClassName")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="set a parameter (one value each: the export is one parameter point; the others "
@@ -24,6 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    """``export``: write one parameter point of a spec as a Promela model; the exit code."""
     from checker import loader
     from checker.export.promela import export_promela
     from checker.language.compile import Model

@@ -45,6 +45,7 @@ class SpinError(CheckerError):
 
 @dataclass
 class SpinResult:
+    """What SPIN's ``pan`` reported: states stored and matched, transitions, depth, assertions violated."""
     stored: int
     matched: int
     transitions: int
@@ -61,6 +62,7 @@ class SpinResult:
 
 
 def available() -> bool:
+    """Whether SPIN and gcc are both installed."""
     return shutil.which("spin") is not None and shutil.which("gcc") is not None
 
 
@@ -70,6 +72,7 @@ def hash_bits(states: int) -> int:
 
 
 def cflags(*, reduce: bool, collapse: bool = False, optimize: str = "-O2", memlim_mb: int | None = None) -> list[str]:
+    """The gcc flags for ``pan``: safety only, with or without partial-order reduction and state compression."""
     out = [optimize, "-DSAFETY"]
     if not reduce:
         out.append("-DNOREDUCE")

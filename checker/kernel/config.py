@@ -39,16 +39,19 @@ UP, SMP, SMP_HOTPLUG = (CONFIG.names.index(n) for n in ("UP", "SMP", "HOTPLUG_CP
 
 
 def describe(config: int) -> str:
+    """A kernel configuration as its ``CONFIG_X=y/n`` options."""
     on = CONFIGS[config]
     return ", ".join(f"CONFIG_{o}={'y' if o in on else 'n'}" for o in KCONFIG_DEPENDS)
 
 
 def enabled(config: int, option: str) -> bool:
+    """Whether ``option`` is set in configuration number ``config``."""
     return option in CONFIGS[config]
 
 
 @dataclass(frozen=True)
 class BuildError:
+    """A symbol a kernel configuration does not build: where it is used and which config lacks it."""
     site: str  # "kernel/fork.c:926 __mmdrop"
     symbol: str
     config: int

@@ -346,11 +346,11 @@ class ContextRules:
                     edge = self.order.edges[a, b]
                     pos_a, pos_b = m.index[a], m.index[b]
                     steps, who = self._trace_with(trace_to, edge["state"], edge["label"],
-                                                  lambda x, lab, t: x[pos_a] == lab[1] and t[pos_b] == lab[1])
+                                                  lambda x, lab, t, pa=pos_a, pb=pos_b: x[pa] == lab[1] and t[pb] == lab[1])
                     traces.append(steps)
                     places.append(f"{b} taken while holding {a} in {place(edge['action'], who)}")
                 verdict(LOCK_ORDER, "inversion", True, trace=traces[0], second_trace=traces[1],
-                        finding=f"inconsistent lock order (a possible deadlock, as lockdep reports it): "
+                        finding="inconsistent lock order (a possible deadlock, as lockdep reports it): "
                                 + "; but ".join(places))
         if self.irq_actions and self.locks:
             both = [n for n in self.irq_taken if n in self.irqs_on_taken]

@@ -84,6 +84,7 @@ TaskId = _TaskIdType("task_id", None, True)
 
 
 def task_roles(si: Any) -> dict[str, Task]:
+    """The spec's task roles (``Task``), by name."""
     return {n: r for n, r in si.roles.items() if isinstance(r, Task)}
 
 
@@ -174,7 +175,7 @@ def add_task_model(si: Any, cls: type) -> None:
     for name, fn, role, choose, doc in (
             ("schedule", _schedule, cpu_role, {"to": tasks_of},
              "__schedule(): the CPU switches to another task (a preemption, or a switch from a waiting task)"),
-            *(((f"migrate" if len(roles) == 1 else f"migrate_{rn}"), _migrate, rn,
+            *((("migrate" if len(roles) == 1 else f"migrate_{rn}"), _migrate, rn,
                {"dest": (lambda p, _c=cpu_role: tuple(getattr(p, _c)))},
                "the scheduler moves the task to another CPU (load balancing, set_cpus_allowed)")
               for rn, r in roles.items() if not r.pinned)):
@@ -453,5 +454,6 @@ class Scheduler:
 
 
 def has_tasks(si: Any) -> bool:
+    """Whether the spec declares tasks (and so runs under the scheduler model)."""
     return bool(task_roles(si))
 

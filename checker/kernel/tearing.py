@@ -68,6 +68,7 @@ PENDING = _Pending("tearing")
 
 
 def bits_param(si: Any) -> str | None:
+    """The name of the spec's word-size parameter (``Bits``), if it has one."""
     from checker.kernel.config import Bits
 
     return next((n for n, p in si.params.items() if isinstance(p, Bits)), None)
@@ -87,7 +88,7 @@ def add_ghosts(si: Any) -> None:
         for g, t, doc in ((f"_tear_{n}", PENDING, f"this CPU's access to {n} in halves"),
                           (f"_half_{n}", Int, f"the old {n} (a store) or the half read (a load)"),
                           (f"_itear_{n}", PENDING, f"this CPU's interrupt handler's access to {n} in halves"),
-                          (f"_ihalf_{n}", Int, f"the same for the interrupt handler's access")):
+                          (f"_ihalf_{n}", Int, "the same for the interrupt handler's access")):
             if g not in si.vars:
                 v = Ghost(0, type=t, doc=doc)
                 v.kind = "percpu"

@@ -36,6 +36,7 @@ _COLLECTIONS = ("Write a collection as one int per element instead: PerCpu(0) fo
 
 @dataclass(frozen=True)
 class CompiledAction:
+    """One action ready to fire: which CPUs may take it and its argument choices, in declared order."""
     index: int
     info: ActionInfo
     cpus: tuple  # CPU ids that may take it, or (None,)
@@ -548,11 +549,7 @@ class Model:
         return tuple(out)
 
     def show_value(self, key: str, v: Any) -> str:
-        if v == UNINIT:
-            return "uninit"
-        name = key.split("[", 1)[0]
-        var = self.vars.get(name)
-        return var.type.show(v) if var is not None else repr(v)
+        return show_value(self.vars, key, v)
 
     def state_dict(self, s: tuple) -> dict[str, Any]:
         hidden = getattr(self.weak, "hidden", ())
@@ -570,6 +567,15 @@ class Model:
                                 line=decl_line(self.cls, n))
         return {n: n in self.percpu for n, v in self.vars.items()
                 if isinstance(v.type, CpuIdType) and n not in self.arrays}
+
+
+def show_value(variables: dict[str, Any], key: str, v: Any) -> str:
+    """A value as the trace shows it: an enum's name, ``cpu0``, ``-`` for nobody, ``uninit``. ``key`` is a
+    variable's name or a per-CPU element's (``local[1]``)."""
+    if v == UNINIT:
+        return "uninit"
+    var = variables.get(key.split("[", 1)[0])
+    return var.type.show(v) if var is not None else repr(v)
 
 
 def _checked_read(i: int, name: str) -> Any:

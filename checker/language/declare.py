@@ -294,6 +294,7 @@ class Task(Role):
 
 @dataclass(frozen=True)
 class ActionInfo:
+    """What ``@action`` records about one action: its function, role, choices, accesses and source line."""
     name: str
     fn: Callable[..., Any]
     role: str | None
@@ -316,6 +317,7 @@ FAIRNESS = (None, False, "weak", "strong")
 
 @dataclass(frozen=True)
 class PropertyInfo:
+    """What a property decorator records: kind, expected verdict, where it applies, and its source line."""
     name: str
     fn: Callable[..., Any]  # fn(state) -> truth value
     kind: str  # invariant, sometimes

@@ -185,6 +185,7 @@ class Spec:
 
 
 def info(cls: type) -> SpecInfo:
+    """The ``SpecInfo`` the ``Spec`` base class collected for ``cls`` (parameters, variables, actions, properties)."""
     return cls.__countercheck_info__
 
 

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """``python -m checker litmus [FILE|DIR ...]``: run herd7 C litmus tests under sc, tso and lkmm.
 
-With no files, the kernel's tests kept in this checkout (tests/litmus/) run. One line per test:
-LKMM's stated result, ours under each model, and whether the lkmm column agrees. ``--table FILE``
-also writes the markdown table (``docs/litmus-table.md``: only the part between its markers is
-replaced). Exit codes: 0 every test decided and the lkmm column (when run) agrees with LKMM, 1 some
+With no files, the kernel's tests that come with countercheck run (tests/litmus/, installed as package
+data). One line per test: LKMM's stated result, ours under each model, and whether the lkmm column
+agrees. ``--table FILE`` also writes the markdown table (``docs/litmus-table.md``: only the part
+between its markers is replaced). Exit codes: 0 every test decided and the lkmm column (when run) agrees with LKMM, 1 some
 lkmm verdict differs from LKMM's, 2 a malformed test (file and line) or bad usage, 3 inconclusive.
 """
 from __future__ import annotations
@@ -21,8 +21,9 @@ MODELS = ("sc", "tso", "lkmm")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The ``litmus`` command's options."""
     p.add_argument("files", nargs="*", metavar="FILE", help=".litmus files or directories of them (default: the "
-                   "kernel's tests kept in tests/litmus/)")
+                   "kernel's tests that come with countercheck, tests/litmus/)")
     p.add_argument("--memory", default="lkmm,tso,sc", metavar="MODELS",
                    help="the memory models to run, comma-separated, of sc, tso, lkmm (default: all three)")
     p.add_argument("--table", metavar="FILE", help="write the markdown table to FILE (between its markers if "
@@ -37,6 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def models_of(text: str) -> list[str]:
+    """The memory models of a ``--memory`` list, checked and without repeats."""
     got = [m.strip() for m in text.split(",") if m.strip()]
     bad = [m for m in got if m not in MODELS]
     if bad or not got:
@@ -46,6 +48,7 @@ def models_of(text: str) -> list[str]:
 
 
 def main(args: argparse.Namespace) -> int:
+    """``litmus``: run the tests under each model, print the lines and the summary; the exit code."""
     from checker.litmus import run as R
 
     models = models_of(args.memory)

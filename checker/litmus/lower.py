@@ -134,6 +134,7 @@ def _rmw_name_hint(name: str) -> str:
 
 @dataclass
 class Loc:
+    """A shared location of a litmus test, as the spec variable that models it."""
     name: str  # as the test writes it
     attr: str  # the spec variable
     kind: str  # "int", "ptr", "lock"
@@ -216,7 +217,7 @@ def _layout(test: P.Litmus) -> Layout:
         if kind == "lock" and init != 0:
             raise lay.error(f"{name} is a spinlock_t: it starts unlocked, write 'spinlock_t {name};'", iline)
         lay.locs[name] = Loc(name, _attr(name, taken), kind, init, line)
-    for name, loc in lay.locs.items():
+    for loc in lay.locs.values():
         if isinstance(loc.init, str):
             lay.addr(loc.init, loc.line)  # a pointer to a location that exists
     for t in test.threads:
@@ -525,6 +526,7 @@ def _exprs(st: P.Stmt) -> list[P.Expr]:
 
 @dataclass
 class Instr:
+    """One statement of a thread, numbered, with the statement that follows it (and an if's other branch)."""
     stmt: P.Stmt
     label: str = ""
     next: int | None = None  # the statement after (for an if: when the condition is true)

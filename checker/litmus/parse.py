@@ -37,6 +37,7 @@ UNSUPPORTED_STATEMENTS = {"while": "loops", "for": "loops", "do": "loops", "goto
 
 @dataclass(frozen=True)
 class Num:
+    """An integer literal."""
     value: int
     line: int
 
@@ -64,6 +65,7 @@ class AddrOf:
 
 @dataclass(frozen=True)
 class Unary:
+    """A unary operation: ``!``, ``-`` or ``~``."""
     op: str  # "!", "-", "~"
     operand: "Expr"
     line: int
@@ -71,6 +73,7 @@ class Unary:
 
 @dataclass(frozen=True)
 class Binary:
+    """A binary operation of C's expression syntax."""
     op: str  # "==", "!=", "<", ">", "<=", ">=", "+", "-", "*", "/", "%", "&&", "||", "&", "|", "^"
     left: "Expr"
     right: "Expr"
@@ -79,6 +82,7 @@ class Binary:
 
 @dataclass(frozen=True)
 class Call:
+    """A call of a kernel primitive (``READ_ONCE``, ``smp_mb``, ``spin_lock``, ...)."""
     fn: str
     args: tuple["Expr", ...]
     line: int
@@ -113,6 +117,7 @@ class ExprStmt:
 
 @dataclass(frozen=True)
 class If:
+    """An if statement, with its else branch (empty when there is none)."""
     cond: Expr
     then: tuple["Stmt", ...]
     orelse: tuple["Stmt", ...]
@@ -124,6 +129,7 @@ Stmt = Union[Decl, Assign, ExprStmt, If]
 
 @dataclass(frozen=True)
 class Param:
+    """A thread parameter: a pointer to a shared location."""
     type: str  # "int", "spinlock_t", ...
     stars: int  # 1 for ``int *x``, 2 for ``int **p``
     name: str
@@ -132,6 +138,7 @@ class Param:
 
 @dataclass(frozen=True)
 class Thread:
+    """One thread ``Pn`` of a litmus test: its parameters and its statements."""
     index: int  # the n of Pn
     params: tuple[Param, ...]
     body: tuple[Stmt, ...]
@@ -161,24 +168,28 @@ class Atom:
 
 @dataclass(frozen=True)
 class Not:
+    """A negated condition of the exists clause."""
     operand: "Cond"
     line: int
 
 
 @dataclass(frozen=True)
 class And:
+    """A conjunction in the exists clause."""
     parts: tuple["Cond", ...]
     line: int
 
 
 @dataclass(frozen=True)
 class Or:
+    """A disjunction in the exists clause."""
     parts: tuple["Cond", ...]
     line: int
 
 
 @dataclass(frozen=True)
 class Const:
+    """``true`` or ``false`` in the exists clause."""
     value: bool
     line: int
 
@@ -214,6 +225,7 @@ _TOKEN = re.compile(r"""
 
 @dataclass(frozen=True)
 class Tok:
+    """A token, with its line."""
     kind: str  # num, name, op, end
     text: str
     line: int
@@ -239,7 +251,7 @@ def _strip_comments(text: str, file: str, first_line: int) -> tuple[str, list[st
                 else:
                     j += 1
             else:
-                raise SpecError(f"a comment opened with '(*' is never closed with '*)'", file=file, line=start)
+                raise SpecError("a comment opened with '(*' is never closed with '*)'", file=file, line=start)
             body = text[i:j]
             comments.append(body)
             line += body.count("\n")
@@ -684,7 +696,7 @@ def parse_file(path: str | Path) -> Litmus:
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise SpecError(f"no such litmus file (give a path to a .litmus file)", file=str(p)) from None
+        raise SpecError("no such litmus file (give a path to a .litmus file)", file=str(p)) from None
     except (OSError, UnicodeDecodeError) as e:
         raise SpecError(f"cannot read it: {getattr(e, 'strerror', None) or e}", file=str(p)) from None
     return parse_text(text, str(p))

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from checker.errors import SpecError, UsageError
+from checker.layout import kernel_litmus_dir
 from checker.litmus import lower as L
 from checker.litmus import parse as P
 from checker.language.model import info
@@ -35,6 +36,7 @@ VERDICTS = ("Never", "Sometimes", "Always")
 
 @dataclass
 class Outcome:
+    """One test under one memory model: its verdict on the exists clause, the states explored, a note, a trace."""
     verdict: str  # Never, Sometimes, Always, not modelled, inconclusive, error
     states: int = 0
     seconds: float = 0.0
@@ -45,6 +47,7 @@ class Outcome:
 
 @dataclass
 class Row:
+    """One test's line: LKMM's stated result and each model's outcome."""
     name: str
     file: str
     lkmm_says: str | None  # the header's Result:
@@ -70,9 +73,12 @@ class Lowered:
 
 
 def default_paths() -> list[Path]:
-    """The kernel's tests kept in this checkout, in name order: tools/memory-model/litmus-tests/ as
-    tests/litmus/*.litmus, then Documentation/litmus-tests/ as tests/litmus/documentation/*.litmus."""
-    root = Path(__file__).resolve().parents[2] / "tests" / "litmus"
+    """The kernel's tests kept with countercheck, in name order: tools/memory-model/litmus-tests/ as
+    tests/litmus/*.litmus, then Documentation/litmus-tests/ as tests/litmus/documentation/*.litmus.
+
+    Installed, they are package data (``checker/litmus/kernel/``, pyproject.toml's package-dir); in a
+    checkout, the tests/litmus/ folder itself (``checker.layout.kernel_litmus_dir``)."""
+    root = kernel_litmus_dir()
     try:  # named as a user in the checkout would name them (the table prints the directories)
         root = root.relative_to(Path.cwd().resolve())
     except ValueError:
@@ -85,8 +91,8 @@ def collect(args: Sequence[str]) -> list[Path]:
     if not args:
         found = default_paths()
         if not found:
-            raise UsageError("no litmus tests named and none kept here (tests/litmus/*.litmus): name .litmus files "
-                             "or a directory holding them")
+            raise UsageError("no litmus tests named and none installed or kept here (tests/litmus/*.litmus): "
+                             "name .litmus files or a directory holding them")
         return found
     out: list[Path] = []
     for a in args:
@@ -187,6 +193,7 @@ def run_one(lw: Lowered, model: str, *, max_states: int | None = None, timeout: 
 
 def run_tests(lowered: Sequence[Lowered], models: Sequence[str], *, max_states: int | None = None,
               timeout: float | None = None, on_row: Callable[[Row], None] | None = None) -> list[Row]:
+    """Run every lowered test under each model, in order, calling ``on_row`` as each test is done."""
     rows = []
     for lw in lowered:
         row = Row(lw.test.name, lw.path, lw.test.result)
@@ -201,6 +208,7 @@ def run_tests(lowered: Sequence[Lowered], models: Sequence[str], *, max_states: 
 # ---- reports ---------------------------------------------------------------------------------------------
 
 def summary(rows: Sequence[Row], model: str = "lkmm") -> dict[str, int]:
+    """How many rows agree with LKMM under ``model``, how many are stronger, weaker, or without a verdict."""
     counts = {"agrees": 0, "stronger": 0, "weaker": 0, "-": 0}
     for r in rows:
         counts[r.agreement(model)] += 1
@@ -208,6 +216,7 @@ def summary(rows: Sequence[Row], model: str = "lkmm") -> dict[str, int]:
 
 
 def text_line(row: Row, models: Sequence[str]) -> str:
+    """One test's line of text: each model's verdict, agreement with LKMM, and the notes."""
     cells = "  ".join(f"{m}={row.outcomes[m].verdict:<10}" for m in models)
     agree = f"  lkmm: {row.agreement()}" if "lkmm" in models else ""
     got = [row.outcomes[m].note for m in models if row.outcomes[m].note]

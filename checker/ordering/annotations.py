@@ -143,18 +143,22 @@ def Fence(kind: str = "mb") -> Access:
 # -- the kernel's names ---------------------------------------------------------------------------------
 
 def READ_ONCE(var: str, *, slot: Any = None, dep: bool | str = False) -> Access:
+    """``READ_ONCE(var)``: a marked load (``dep=True``: later accesses depend on its value)."""
     return Load(var, "once", slot=slot, dep=dep)
 
 
 def WRITE_ONCE(var: str, *, slot: Any = None) -> Access:
+    """``WRITE_ONCE(var, v)``: a marked store."""
     return Store(var, "once", slot=slot)
 
 
 def smp_load_acquire(var: str, *, slot: Any = None, dep: bool | str = False) -> Access:
+    """``smp_load_acquire(var)``: a load that later accesses cannot pass."""
     return Load(var, "acquire", slot=slot, dep=dep)
 
 
 def smp_store_release(var: str, *, slot: Any = None) -> Access:
+    """``smp_store_release(var, v)``: a store that earlier accesses cannot pass."""
     return Store(var, "release", slot=slot)
 
 
@@ -164,6 +168,7 @@ def rcu_dereference(var: str, *, slot: Any = None) -> Access:
 
 
 def rcu_assign_pointer(var: str, *, slot: Any = None) -> Access:
+    """``rcu_assign_pointer(p, v)``: a release store of a pointer."""
     return Store(var, "release", slot=slot)
 
 
@@ -178,30 +183,37 @@ def data_race(access: Access) -> Access:
 
 
 def smp_mb() -> Access:
+    """``smp_mb()``: a full barrier."""
     return Fence("mb")
 
 
 def smp_rmb() -> Access:
+    """``smp_rmb()``: orders earlier loads before later loads."""
     return Fence("rmb")
 
 
 def smp_wmb() -> Access:
+    """``smp_wmb()``: orders earlier stores before later stores."""
     return Fence("wmb")
 
 
 def smp_mb__before_atomic() -> Access:
+    """``smp_mb__before_atomic()``: a full barrier before the next non-returning atomic."""
     return Fence("before_atomic")
 
 
 def smp_mb__after_atomic() -> Access:
+    """``smp_mb__after_atomic()``: a full barrier after the last non-returning atomic."""
     return Fence("after_atomic")
 
 
 def smp_mb__after_spinlock() -> Access:
+    """``smp_mb__after_spinlock()``: makes the lock acquisition before it a full barrier."""
     return Fence("after_spinlock")
 
 
 def smp_mb__after_unlock_lock() -> Access:
+    """``smp_mb__after_unlock_lock()``: makes an unlock followed by a lock a full barrier."""
     return Fence("after_unlock_lock")
 
 
@@ -211,14 +223,17 @@ def xchg(var: str, *, slot: Any = None) -> Access:
 
 
 def xchg_relaxed(var: str, *, slot: Any = None) -> Access:
+    """``xchg_relaxed(var, v)``: an atomic exchange with no ordering."""
     return Rmw(var, "relaxed", slot=slot)
 
 
 def xchg_acquire(var: str, *, slot: Any = None) -> Access:
+    """``xchg_acquire(var, v)``: an atomic exchange with acquire ordering."""
     return Rmw(var, "acquire", slot=slot)
 
 
 def xchg_release(var: str, *, slot: Any = None) -> Access:
+    """``xchg_release(var, v)``: an atomic exchange with release ordering."""
     return Rmw(var, "release", slot=slot)
 
 
@@ -229,14 +244,17 @@ def cmpxchg(var: str, *, slot: Any = None) -> Access:
 
 
 def cmpxchg_relaxed(var: str, *, slot: Any = None) -> Access:
+    """``cmpxchg_relaxed(var, old, new)``: a compare-and-exchange with no ordering."""
     return Rmw(var, "relaxed", slot=slot)
 
 
 def cmpxchg_acquire(var: str, *, slot: Any = None) -> Access:
+    """``cmpxchg_acquire(var, old, new)``: a compare-and-exchange with acquire ordering."""
     return Rmw(var, "acquire", slot=slot)
 
 
 def cmpxchg_release(var: str, *, slot: Any = None) -> Access:
+    """``cmpxchg_release(var, old, new)``: a compare-and-exchange with release ordering."""
     return Rmw(var, "release", slot=slot)
 
 

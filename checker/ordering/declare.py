@@ -51,10 +51,12 @@ def weak_vars(si: Any) -> tuple[str, ...]:
 
 
 def has_accesses(si: Any) -> bool:
+    """Whether any action of the spec declares ``access=`` (only such specs run under tso and lkmm)."""
     return any(act.access for act in si.actions.values())
 
 
 def add_memory_model(si: Any, cls: type) -> None:
+    """Check a spec's accesses and declare the parameters and ghosts the weak-memory models add."""
     if not has_accesses(si):
         return
     _check_accesses(si, cls)
@@ -89,7 +91,7 @@ def _check_accesses(si: Any, cls: type) -> None:
             if a.kind == "fence":
                 continue
 
-            def fail(msg: str) -> SpecError:
+            def fail(msg: str, a=a, act=act, where=where) -> SpecError:  # bound per access (ruff B023)
                 return SpecError(f"{where}: {a!r}: {msg}", file=a.file or act.file, line=a.line or act.line)
 
             v = si.vars.get(a.var)

@@ -36,6 +36,7 @@ def prepare(model: Any) -> Any:
 
 
 def install(model: Any, machine: Any, actions: tuple) -> tuple:
+    """Put ``machine`` (tso or lkmm) under the model's actions: the actions as the memory model runs them."""
     refuse_unsupported(model)
     machine.ro, actions = runs_on(model, actions)
     out = machine.install(actions)

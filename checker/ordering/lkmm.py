@@ -192,6 +192,7 @@ class _Work:
 
 
 class Lkmm:
+    """The operational approximation of the Linux-kernel memory model, installed under a model's actions."""
     memory = "lkmm"
 
     def __init__(self, model: Model):
@@ -505,7 +506,7 @@ class Lkmm:
             keep = keep if _plain(keep) and keep <= H else (H if _plain(keep) else If(keep <= H, keep, H))
             top = keep - 1
 
-            def clamp(v: tuple) -> tuple:
+            def clamp(v: tuple, li: int = li, top: Any = top) -> tuple:  # bound per location (ruff B023)
                 x = v[li]
                 if _plain(x) and _plain(top):
                     y = x if x <= top else top
@@ -767,7 +768,7 @@ class Lkmm:
         r = self._run(act, s, cpu, args)
         if r is DISABLED:
             return r
-        member, cpu = cpu, self.ro.me(act, cpu, args)  # the CPU it runs on (a Role(cpu=) member's hidden choice)
+        cpu = self.ro.me(act, cpu, args)  # the CPU it runs on (a Role(cpu=) member's hidden choice)
         conds: list = []
         normal, todo = self._stores(act, r, cpu, conds)
         w = self._load(s)

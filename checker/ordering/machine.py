@@ -51,6 +51,7 @@ class Locations:
 
 
 def locations(model: Any) -> Locations:
+    """The model's weak locations: each (variable, slot) a weak memory model tracks, numbered."""
     names, of, var_of = [], {}, []
     for v in weak_vars(model.info):
         if v in model.tupled:
@@ -85,6 +86,7 @@ class _Shown(IntType):
 
 
 def ghost(name: str, kind: str, render: Any, doc: str) -> Ghost:
+    """A ghost variable a memory model adds to the state, shown with ``render`` in traces."""
     g = Ghost(0, type=_Shown(name, render), doc=doc)
     g.kind = kind
     g.name = name
@@ -92,6 +94,7 @@ def ghost(name: str, kind: str, render: Any, doc: str) -> Ghost:
 
 
 def add_vars(var_names: tuple, vars: dict, ghosts: list[Ghost]) -> tuple[tuple, dict]:
+    """The model's variable names and declarations with the ghosts added."""
     out = dict(vars)
     for g in ghosts:
         out[g.name] = g
@@ -99,6 +102,7 @@ def add_vars(var_names: tuple, vars: dict, ghosts: list[Ghost]) -> tuple[tuple, 
 
 
 def value_at(s: tuple, model: Any, loc: tuple) -> int:
+    """The value of location ``loc`` (variable and slot) in state ``s``."""
     v, sl = loc
     x = s[model.index[v]]
     return x if sl is None else x[sl]
@@ -145,6 +149,7 @@ def set_slots(model: Any, t: tuple, ghosts: dict[str, Any]) -> tuple:
 
 
 def lock_vars(model: Any) -> tuple[str, ...]:
+    """The names of the spec's ``Lock`` variables."""
     return tuple(n for n, v in model.info.vars.items() if isinstance(v, Lock))
 
 
@@ -362,6 +367,7 @@ def own_slot(model: Any, s: tuple, cpu: int) -> int:
 
 
 def refuse_unsupported(model: Any) -> None:
+    """Refuse, as a usage error, the points the weak memory models do not run (32-bit, liveness)."""
     if model.tearing:
         raise UsageError(f"{model.name}: --memory {model.memory} at a 32-bit point is not supported: run the "
                          f"32-bit points with --memory sc")
@@ -398,6 +404,7 @@ def split_updates(model: Any, updates: dict, weak: frozenset) -> tuple[dict, dic
 
 
 def unlisted_store(model: Any, act: Any, loc: tuple) -> SpecError:
+    """The error for an action that writes a weak variable its ``access=`` does not list."""
     v, sl = loc
     what = v if sl is None else f"{v}[{sl}]"
     return SpecError(f"{model.cls.__name__}.{act.info.name} writes {what}, a weak variable, but its access= lists "

@@ -19,6 +19,7 @@ MARKED, PLAIN, RACE_OK = 0, 1, 2
 
 
 def marking(access: Any) -> int:
+    """How an access is marked for the data-race check: plain, marked, or ``data_race()``."""
     if access.race_ok:
         return RACE_OK
     return PLAIN if access.plain else MARKED
@@ -44,6 +45,7 @@ def code(loc: int, cpu: int, writer: int, store: bool, ncpus: int) -> int:
 
 
 def describe(v: int, names: tuple[str, ...], ncpus: int) -> str:
+    """A data race ghost's value as text: which CPUs raced on which location."""
     if not v:
         return "none"
     v -= 1

@@ -56,6 +56,7 @@ UNLOCKED = ("this_cpu",)
 
 
 class Tso:
+    """x86-TSO: a FIFO store buffer per CPU, installed under a model's actions."""
     memory = "tso"
 
     def __init__(self, model: Model):
@@ -81,7 +82,7 @@ class Tso:
         for k in range(self.depth):
             out.append(self._ghost(f"sb_loc{k}", "percpu", Ghost, _Shown("location", show_loc),
                                    f"x86-TSO: the location of this CPU's {_nth(k)} buffered store (-1: none)", -1))
-            out.append(self._ghost(f"sb_val{k}", "percpu", Ghost, None, f"x86-TSO: its value"))
+            out.append(self._ghost(f"sb_val{k}", "percpu", Ghost, None, "x86-TSO: its value"))
         mem = self._ghost("tso_memory", "array", Ghost, None, "x86-TSO: what memory holds, per location ("
                           + ", ".join(f"{i}: {n}" for i, n in enumerate(names)) + ")")
         mem.length = len(names)
@@ -269,7 +270,7 @@ class Tso:
             spilled: list[tuple[int, Any, Any]] = []  # (location, condition, value)
             if entries:
                 newloc, newval = list(lk), list(lv)
-                for (i, x, present, loc), p in zip(entries, before):
+                for (i, x, present, _loc), p in zip(entries, before):
                     out_ = And(present, p < spill)
                     if out_ is not False:
                         spilled.append((i, out_, x))

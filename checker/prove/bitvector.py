@@ -45,6 +45,7 @@ VALUE_MAX = (1 << (VALUE_BITS - 1)) - 1   # 2^54 - 1
 
 
 def bv(x: int) -> z3.BitVecRef:
+    """``x`` as a Z3 bit-vector constant of the backend's width."""
     return z3.BitVecVal(x, WIDTH)
 
 

@@ -18,6 +18,7 @@ from checker.language.declare import DISABLED
 
 @dataclass
 class Replay:
+    """A witness run replayed on the explorer: its final state and the trace, compressed per schedule line."""
     final: tuple
     steps: int
     trace: list[Step]  # compressed: one entry per schedule line, with its repeat count

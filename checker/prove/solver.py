@@ -23,6 +23,7 @@ from checker import interrupts
 
 @dataclass
 class Answer:
+    """Z3's answer to one query: unsat (holds), sat (with a model) or unknown (with the reason)."""
     result: str  # "unsat" (the obligation holds), "sat" (a counterexample) or "unknown"
     model: z3.ModelRef | None = None
     reason: str | None = None
@@ -31,6 +32,7 @@ class Answer:
 
 @dataclass
 class Solver:
+    """Runs Z3 queries with a per-query timeout, counting them and writing each as SMT-LIB when asked."""
     timeout: float | None = None  # seconds per query
     emit_dir: Path | None = None
     queries: int = 0

@@ -36,12 +36,14 @@ def changes_text(sg: StateGraph, u: int, v: int) -> str:
 
 
 def known_names(sg: StateGraph) -> set[str]:
+    """The variable names a ``--show`` list may name in this graph."""
     model = sg.model
     flat = flatten(model.state_dict(sg.state(next(iter(sg.graph.nodes)))))
     return set(flat) | {k.split("[")[0] for k in flat}
 
 
 def step_text(label: dict[str, Any]) -> str:
+    """An edge's label: actor, action and choices."""
     who = "-" if label["cpu"] is None else f"cpu{label['cpu']}"
     args = ", ".join(f"{k}={v}" for k, v in label["choices"].items())
     return f"{who} {label['action']}" + (f"({args})" if args else "")

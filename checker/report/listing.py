@@ -38,6 +38,7 @@ def _sweep(vals, p) -> str:
 
 
 def describe(cls: type) -> str:
+    """A spec as ``list`` prints it: name, source, parameters, properties and assumptions."""
     si = info(cls)
     doc = (inspect.getdoc(cls) or "").splitlines()
     lines = [f"{cls.spec_name}  ({cls.__name__}, {si.file}:{si.line})"

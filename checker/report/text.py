@@ -38,10 +38,12 @@ def exit_meaning(report: Report) -> str:
 
 
 def params_text(params: dict) -> str:
+    """A parameter point as ``name=value`` words."""
     return " ".join(f"{k}={v}" for k, v in params.items())
 
 
 def check_line(c: Check) -> str:
+    """One check's line of text: status, verdict, spec and property, point, states and time."""
     status = {"ok": "ok", "failed": "FAIL", "inconclusive": "??"}[c.status]
     verdict = c.verdict + (f" ({c.reason})" if c.reason else "")
     if c.extra.get("bounded"):  # the task model's scheduler was bounded: never an unqualified holds
@@ -91,6 +93,7 @@ def check_line(c: Check) -> str:
 
 
 def reproduce(c: Check, spec_arg: str | None = None) -> str:
+    """The command line that reruns a check at its point."""
     parts = ["python", "-m", "checker", "verify", spec_arg or c.spec]
     for k, v in c.params.items():
         if k not in c.computed:  # derived again from the rest when the line is rerun
@@ -104,7 +107,8 @@ def reproduce(c: Check, spec_arg: str | None = None) -> str:
 
 
 def trace_block(c: Check, spec_arg: str | None = None, *, style: str = "lanes", width: int = 100) -> list[str]:
-    """A check's story: what it claims, its trace (``checker.report.lanes``: ``style`` and ``width``), how to rerun it."""
+    """A check's trace as text lines (``checker.report.lanes``: ``style`` and ``width``), with its claim and
+    the reproduce line."""
     n = len(c.trace)
     if c.kind == "build":
         return [f"{c.spec}: the build fails; {params_text(c.params)}"] + ["  " + t for t in c.trace_text]
@@ -148,6 +152,7 @@ def trace_block(c: Check, spec_arg: str | None = None, *, style: str = "lanes", 
 
 
 def wants_trace(c: Check, traces: str) -> bool:
+    """Whether the report prints this check's trace, for a ``--traces`` setting."""
     if c.kind == "coverage":
         return c.verdict == "violated" or traces == "all"
     if c.kind == "proof":  # a counterexample to induction: what to strengthen, so shown unless asked not to
@@ -200,6 +205,7 @@ def render(report: Report, *, traces: str = "bugs", spec_args: dict[str, str] | 
 
 
 def summary_line(report: Report) -> str:
+    """The last line of a report: counts, time and the exit code with its meaning."""
     k = report.counts()
     runs = len({(c.spec, c.run) for c in report.checks})
     return (f"{len(report.checks)} checks in {runs} runs: {k['holds']} holds, {k['violated']} violated, "

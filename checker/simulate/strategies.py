@@ -99,6 +99,7 @@ class Uniform:
 
 
 class Swarm(Uniform):
+    """Swarm testing: per run, a random half of the actions, choices and CPUs is preferred."""
     name = "swarm"
 
     def __init__(self, steps: Steps, rng: random.Random, depth: int):
@@ -140,6 +141,7 @@ def _show(act: CompiledAction, ci: int) -> str:
 
 
 class Sticky(Uniform):
+    """The CPU that ran last runs again with a per-run probability, to get far along one path."""
     name = "sticky"
 
     def __init__(self, steps: Steps, rng: random.Random, depth: int):
@@ -162,6 +164,7 @@ class Sticky(Uniform):
 
 
 class Priority(Uniform):
+    """PCT-style: random CPU priorities; the highest with a step enabled runs."""
     name = "priority"
 
     def __init__(self, steps: Steps, rng: random.Random, depth: int):

@@ -46,6 +46,7 @@ class Walks:
 
 
 def run_rng(seed: int, run: int) -> random.Random:
+    """The random generator of one run, from the seed and the run number (a run replays alone)."""
     return random.Random(f"{seed}:{run}")
 
 

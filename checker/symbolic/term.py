@@ -285,10 +285,12 @@ def to_z3(v: Any) -> z3.ExprRef:
 
 
 def to_z3_bool(v: Any) -> z3.BoolRef:
+    """A value as a Z3 boolean (a number is true when not 0, as in C)."""
     z = to_z3(v)
     return z if z3.is_bool(z) else z != 0
 
 
 def to_z3_num(v: Any) -> z3.ExprRef:
+    """A value as a Z3 integer (a boolean is 1 or 0, as in C)."""
     z = to_z3(v)
     return z3.If(z, z3.IntVal(1), z3.IntVal(0)) if z3.is_bool(z) else z

@@ -20,8 +20,8 @@ publish and one's storage leaks (``mode_changes_once``,
 store is not ordered before the pointer's either (a plain store orders
 nothing), so a reader finds the zeroed slot through the new pointer.
 """
-from checker import NOBODY, And, If, Not, Or, Store, action, when
-from checker.specs.percpu_lazy import ADD, decode
+from checker import Store, action, when
+from checker.specs.percpu_lazy import ADD
 from checker.specs.percpu_lazy_publish import PercpuLazyPublish
 
 
