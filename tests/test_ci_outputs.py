@@ -456,8 +456,9 @@ def test_a_subtest_per_spec_a_result_per_check_and_the_trace_before_it(one_run):
         ("counted", "SUCCESS"), ("below_two", "FAILURE"), ("one_add", "SUCCESS"), ("no_deadlock", "SUCCESS")]
     below = tiny.subtests[1]
     assert below.log[0] == "    # tiny.below_two violated after 2 steps (shortest); ncpus=2"
-    assert [ln.split()[1:4] for ln in below.log if re.match(r"\s*#\s+[12]\s", ln)] == [
-        ["1", "cpu0", "add"], ["2", "cpu1", "add"]]
+    head = next(ln for ln in below.log if re.match(r"\s*#\s+#\s+cpu0\s+cpu1\s+source$", ln))  # the trace in lanes
+    steps = {ln.split()[1]: ln for ln in below.log if re.match(r"\s*#\s+[12]\s", ln)}
+    assert steps["1"].index(" add ") + 1 == head.index("cpu0") and steps["2"].index(" add ") + 1 == head.index("cpu1")
     assert below.log[-1].strip() == "#   reproduce: python -m checker verify tiny.py --set ncpus=2"
     assert len(bug.subtests) == 17 and {t.status for t in bug.subtests} == {"SUCCESS"}  # bugs found as expected
     assert tail == ["# 21 checks: 20 as expected, 1 failed, 0 inconclusive, 0 errors; exit 1"]
