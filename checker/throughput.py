@@ -68,7 +68,8 @@ def parse_cores(text: str, measured: list[int]) -> list[int]:
         try:
             n = int(s)
         except ValueError:
-            raise CheckerError(f"--cores {text!r}: {s!r} is not a whole number; write e.g. 26, 1,2,4 or 1..256")
+            raise CheckerError(f"--cores {text!r}: {s!r} is not a whole number; write e.g. 26, 1,2,4 or 1..256") \
+                from None
         if not 1 <= n <= MAX_CORES:
             raise CheckerError(f"--cores {text!r}: {n} is outside 1..{MAX_CORES}")
         return n
@@ -225,7 +226,7 @@ def _text(args, variants, cores, points, cal, rows, ratios, limit) -> str:
     marks = [f"{c:>5}{'*' if _extrapolated(c, limit) else ' '}" for c in cores]
     print("\n".join(_columns(marks, {v: [value(v, i) for i in range(len(cores))] for v in variants}, args.width)),
           file=buf)
-    print(f"bottleneck lock and its utilisation", file=buf)
+    print("bottleneck lock and its utilisation", file=buf)
     print("\n".join(_columns(marks, {v: [f"{p.bottleneck or '-'} {p.utilisation:.0%}" for p in points[v]]
                                      for v in variants}, args.width)), file=buf)
     measured = measured_points(w, cal)

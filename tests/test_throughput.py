@@ -179,7 +179,7 @@ def test_a_users_calibration_file_fits_what_it_names(tmp_path, capsys):
     assert main(["throughput", "--cores", "48", "--smt", "2", "--calibration", str(path), "--no-band",
                  "--width", "250"]) == 0  # wide: the tmp path stays on its line
     out = capsys.readouterr().out
-    assert f"Z[doexec-static]     =" in out and f"fitted on mine-before ({path})" in out
+    assert "Z[doexec-static]     =" in out and f"fitted on mine-before ({path})" in out
     assert "mine grouped/per-counter" in out and "held out" in out
     cal = calibration(user=str(path))
     rows = {r.id: r for r in validation_of(cal)[0]}

@@ -3,14 +3,27 @@
 
 ::
 
-     #  cpu0                  irq on cpu0           source
-     -  --------------------  --------------------  ----------------
-     1  add_load(amount=-1)   |                     percpu_up.py:84
-        pc[0]: idle -> loaded |
-     2  |                     irq_add(amount=-1)    percpu_up.py:95
-        |                     count: 0 -> -1
-     3  add_store             |                     percpu_up.py:89
-        count: -1 -> -1 (same)
+    #  cpu0                     irq on cpu0           source
+    -  -----------------------  --------------------  -----------------
+    1  add_load(amount=-1)      |                     up_add_race.py:24
+       pc[0]: idle -> loaded,   |
+       loaded[0] = 0 (same),    |
+       pending[0]: 0 -> -1,     |
+       ops_left[0]: 1 -> 0,     |
+       preempt[0]: 0 -> 1       |
+    2  |                        irq_add(amount=-1)    percpu_up.py:95
+       |                        count: 0 -> -1,
+       |                        irq_left[0]: 1 -> 0,
+       |                        exact: 0 -> -1
+    3  add_store                |                     percpu_up.py:89
+       count = -1 (same),       |
+       pc[0]: loaded -> idle,   |
+       loaded[0] = 0 (same),    |
+       pending[0]: -1 -> 0,     |
+       irqs[0] = false (same),  |
+       preempt[0]: 1 -> 0,      |
+       exact: -1 -> -2          |
+    (same): a store of the value already there
 
 Every line fits ``width`` columns: values wrap inside their lane, the source
 column moves into the cells when the lanes need its room, and a trace with
