@@ -78,6 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "available); reaching it is inconclusive")
     v.add_argument("--traces", choices=("none", "failed", "bugs", "all"), default="bugs",
                    help="which traces the text report prints (default: failures and bugs found)")
+    v.add_argument("--trace-style", choices=("lanes", "list"), default="lanes",
+                   help="draw a trace as a column per actor (lanes, default) or one line per step (list, unwrapped)")
+    v.add_argument("--width", type=int, metavar="N", help="draw traces at most N columns wide (default: the "
+                   "terminal's width, 100 when not a terminal; 75 fits an email)")
     v.add_argument("--mode", choices=("explore", "prove", "all"), default="all",
                    help="explore the explore sweeps, prove the prove sweeps with Z3, or both (default)")
     v.add_argument("--bmc", type=int, metavar="K", help="also bounded-model-check every property to depth K "
@@ -203,6 +207,9 @@ def _check_verify_flags(args: argparse.Namespace) -> list[str]:
 
     if args.max_states is not None and args.max_states < 1:
         raise CheckerError("--max-states must be at least 1")
+    from checker.report.width import output_width
+
+    args.width = output_width(args.width)
     positive("--timeout", args.timeout)
     positive("--smt-timeout", args.smt_timeout)
     if args.jobs is not None and args.jobs < 1:
@@ -313,9 +320,10 @@ def _emit_verify(args: argparse.Namespace, report: Report, spec_args: dict[str, 
     """Every output the user asked for: the files first (they are what CI keeps), then stdout."""
     from checker.report import text
 
-    human = text.render(report, traces=args.traces, spec_args=spec_args, errors=args.output is not None)
+    look = {"trace_style": args.trace_style, "width": args.width}  # (the width was resolved by the flag check)
+    human = text.render(report, traces=args.traces, spec_args=spec_args, errors=args.output is not None, **look)
     rest = text.render(report, traces=args.traces, spec_args=spec_args, errors=args.output is not None,
-                       check_lines=False)
+                       check_lines=False, **look)
     for fmt in ("junit", "sarif", "json"):
         if getattr(args, fmt):
             _write(getattr(args, fmt), render_as(fmt, report, spec_args, args.kernel_tree))

@@ -12,7 +12,7 @@ from typing import Any
 
 from checker.explore.graph import DEFAULT_MAX_STATES, StateGraph, build_graph
 from checker.explore.liveness import check_liveness
-from checker.report.trace import render_lasso
+from checker.report.trace import list_lines, shown_lasso
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Check
 from checker.language.compile import Model
 
@@ -42,7 +42,8 @@ def liveness_checks(cls: type, model: Model, sg: StateGraph, run: int = 0) -> li
             states=sg.graph.number_of_nodes(), transitions=sg.graph.number_of_edges(), depth=None,
             seconds=seconds, run=run, initial_state=start, trace=trace, loop_start=lasso.loop_start if lasso else None,
             doc=p.doc, bug=p.name in cls.expect_violated, extra=extra, computed=model.params.computed,
-            trace_text=render_lasso(model, start, trace, lasso.loop_start, lasso.stops) if lasso else []))
+            trace_shown=(shown := shown_lasso(model, start, trace, lasso.loop_start, lasso.stops) if lasso else []),
+            trace_text=list_lines(shown)))
     return checks
 
 

@@ -46,6 +46,9 @@ class Step:
     line: int | None = None
     #: The changes as the trace shows them (enum names, ``cpu0``, ``-`` for nobody), beside the raw values.
     shown: dict[str, str] | None = None
+    #: Slots the step stored the value they already held (``count``): not in ``changes``, which only
+    #: lists what differs, but a store the trace must show (the store that loses an update).
+    unchanged: tuple[str, ...] = field(default=(), compare=False)
 
     def to_json(self) -> dict[str, Any]:
         d = {"cpu": self.cpu, "role": self.role, "action": self.action,
@@ -57,6 +60,38 @@ class Step:
         if self.line is not None:  # optional (schema 1.1): omitted when the source is unknown
             d["file"], d["line"] = self.file, self.line
         return d
+
+
+@dataclass(frozen=True)
+class Store:
+    """One slot a step stored to, as people read it: ``count: 0 -> -1``; ``same`` when it stored the
+    value already there."""
+
+    var: str
+    old: str
+    new: str
+    same: bool = False
+
+
+@dataclass(frozen=True)
+class ShownStep:
+    """A step of a trace drawn for people (``checker.report.lanes``): who did it, named by what it is
+    (``task2 on cpu0``, ``irq on cpu1``, ``cpu1``), the call, every store, and where the action is."""
+
+    n: int
+    lane: str  # the column it is drawn in: "cpu1", "irq on cpu1", "task2" (a task keeps its lane when it moves)
+    rank: tuple[int, int]  # the lanes' left-to-right order
+    actor: str
+    call: str
+    stores: tuple[Store, ...]
+    file: str | None = None
+    line: int | None = None
+    note: str = ""  # more words after the stores (the start row: the values never assigned)
+
+
+#: A trace drawn for people: its steps, and lines across the chart between them (a lasso's loop,
+#: the values an uninitialised variable started with, an inversion's second order).
+ShownTrace = list  # list[ShownStep | str]
 
 
 @dataclass
@@ -86,6 +121,8 @@ class Check:
     extra: dict[str, Any] = field(default_factory=dict)
     #: The trace rendered for people (enum names, old -> new); not part of the JSON.
     trace_text: list[str] = field(default_factory=list, repr=False)
+    #: The same trace as lanes draw it (``ShownStep`` rows and marker lines); not part of the JSON.
+    trace_shown: list = field(default_factory=list, repr=False)
     #: True when the spec declares this property violated by design (a bug spec's bug).
     bug: bool = False
     #: Whether symmetry reduction was asked for (the reproduce line repeats the request).

@@ -9,11 +9,11 @@ prints and plots.
 from __future__ import annotations
 
 import argparse
-import math
 import csv
 import io
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 from checker.errors import CheckerError
@@ -54,7 +54,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-band", dest="band", action="store_false",
                    help="skip the sensitivity band (each prior at both ends of its range, everything re-fitted: "
                         "about twenty calibrations)")
-    p.add_argument("--format", choices=("text", "json", "csv"), default="text")
+    p.add_argument("--format", choices=("text", "json", "csv"), default="text",
+                   help="text (a table per group of variants that fits --width), json or csv (every point, with "
+                        "its sensitivity band unless --no-band)")
+    p.add_argument("--width", type=int, metavar="N", help="text at most N columns wide (default: the terminal's "
+                   "width, 100 when not a terminal; 72 fits a changelog paragraph)")
     p.add_argument("--plot", metavar="FILE.png|FILE.svg", help="also plot ops/s against cores (needs matplotlib)")
 
 
@@ -64,7 +68,8 @@ def parse_cores(text: str, measured: list[int]) -> list[int]:
         try:
             n = int(s)
         except ValueError:
-            raise CheckerError(f"--cores {text!r}: {s!r} is not a whole number; write e.g. 26, 1,2,4 or 1..256")
+            raise CheckerError(f"--cores {text!r}: {s!r} is not a whole number; write e.g. 26, 1,2,4 or 1..256") \
+                from None
         if not 1 <= n <= MAX_CORES:
             raise CheckerError(f"--cores {text!r}: {n} is outside 1..{MAX_CORES}")
         return n
@@ -145,6 +150,9 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from checker.report.width import output_width
+
+    args.width = output_width(args.width)
     if args.plot and Path(args.plot).suffix.lower() not in (".png", ".svg"):
         raise CheckerError(f"--plot {args.plot!r}: the file must end in .png or .svg")
     if args.plot:
@@ -174,7 +182,7 @@ def _run(args: argparse.Namespace) -> int:
     rows, ratios = validation_of(cal)
     limit = largest_measured_cores(w, cal)
     band = None
-    if args.band and (args.format == "text" or args.plot):
+    if args.band:  # every format carries it: the text's sensitivity lines, json's and csv's low/high columns
         band = bands(w, variants, [machine(args, c) for c in cores], args.calibration, base, mpri)
     args._band, args._measured = band, measured
     out = {"text": _text, "json": _json, "csv": _csv}[args.format](args, variants, cores, points, cal, rows,
@@ -203,32 +211,32 @@ def _text(args, variants, cores, points, cal, rows, ratios, limit) -> str:
     m = machine(args, cores[-1])
     star = (f"* = extrapolated beyond the largest measured core count ({limit})" if limit else
             "* = no figure of this workload was measured: every point rests on a borrowed or --base Z")
-    print(f"{w}: {wl.doc}. Predicted {unit}; speedup against {variants[0]}; the bottleneck lock and its "
-          f"utilisation. {star}.", file=buf)
+    print(f"{w}: {wl.doc}. Predicted {unit}, with x the speedup against {variants[0]}; then the bottleneck "
+          f"lock and its utilisation. {star}.", file=buf)
     print(f"machine: {args.smt} hardware thread(s) per core; possible CPUs "
           f"{args.possible_cpus or m.possible_cpus or 'cores x smt'}"
           f"{' = ' + str(m.cpus(cal.priors)) if isinstance(m.possible_cpus, str) else ''}; workers {args.workers or ('1' if wl.single_process else 'one per core')}"
           f" (at {cores[-1]} cores: {m.describe(wl.single_process, cal.priors)})", file=buf)
-    head = f"{'cores':>6} " + " ".join(f"{v:>14}" for v in variants)
-    head += "  " + " ".join(f"{'x ' + v:>14}" for v in variants[1:]) + "  bottleneck"
-    print(head, file=buf)
-    for i, c in enumerate(cores):
-        pts = [points[v][i] for v in variants]
-        vals = [p.latency_us if wl.single_process else p.ops_per_s for p in pts]
-        base = vals[0]
-        speed = [(base / x if wl.single_process else x / base) for x in vals[1:]]
-        line = f"{c:>5}{'*' if _extrapolated(c, limit) else ' '} " + " ".join(f"{x:>14,.1f}" for x in vals)
-        line += "  " + " ".join(f"{s:>14.4f}" for s in speed)
-        line += "  " + ", ".join(f"{p.variant}: {p.bottleneck or '-'} {p.utilisation:.0%}" for p in pts)
-        print(line, file=buf)
+    vals = {v: [p.latency_us if wl.single_process else p.ops_per_s for p in points[v]] for v in variants}
+
+    def value(v: str, i: int) -> str:
+        x, b = vals[v][i], vals[variants[0]][i]
+        return f"{x:,.1f}" + ("" if v == variants[0] else f" x{(b / x if wl.single_process else x / b):.4f}")
+
+    marks = [f"{c:>5}{'*' if _extrapolated(c, limit) else ' '}" for c in cores]
+    print("\n".join(_columns(marks, {v: [value(v, i) for i in range(len(cores))] for v in variants}, args.width)),
+          file=buf)
+    print("bottleneck lock and its utilisation", file=buf)
+    print("\n".join(_columns(marks, {v: [f"{p.bottleneck or '-'} {p.utilisation:.0%}" for p in points[v]]
+                                     for v in variants}, args.width)), file=buf)
     measured = measured_points(w, cal)
     if measured:
         print("\nmeasured figures beside the prediction (on each figure's own machine):", file=buf)
         for f in measured:
             p = solve(w, f["variant"], _fig_machine(f, cal), cal.params_for(f["source"]), cal.priors)
             pred = p.latency_us if f["unit"] == "us" else p.ops_per_s
-            print(f"  {f['id']:<22} {f['variant']:>13} at {f['cores']:>3} cores: measured {f['value']:>12,.1f} "
-                  f"predicted {pred:>12,.1f} {f['unit']}  ({'fitted' if f['id'] in cal.calibrated else 'held out'})",
+            print(f"  {f['variant']} at {f['cores']} cores ({f['id']}): measured {f['value']:,.1f}, "
+                  f"predicted {pred:,.1f} {f['unit']} ({'fitted' if f['id'] in cal.calibrated else 'held out'})",
                   file=buf)
     if w.startswith("doexec"):
         print("\nunlink_file_vma batches per exec (model layouts: the binary's 4 vmas, ld.so's and libc's 5 each):",
@@ -241,18 +249,19 @@ def _text(args, variants, cores, points, cal, rows, ratios, limit) -> str:
             f"{k}: {v} ({v / total:.0%})" for k, v in SEED_004_HISTOGRAM.items())
             + ". Both have a bucket at 5; the build's dominant bucket, 1, has no counterpart here.", file=buf)
     print("\nvalidation (every figure; cal = a calibration figure, solved exactly, not a test):", file=buf)
-    print(f"  {'figure':<32} {'measured':>12} {'predicted':>12} {'error':>8}", file=buf)
+    iw = max([len("figure"), len("ratio")] + [len(r.id) for r in rows + ratios])
+    print(f"  {'figure':<{iw}} {'measured':>10} {'predicted':>10} {'error':>7}", file=buf)
     for r in rows:
-        print(f"  {r.id:<32} {r.measured:>12,.1f} {r.predicted:>12,.1f} {r.error:>+8.2%} "
+        print(f"  {r.id:<{iw}} {r.measured:>10,.1f} {r.predicted:>10,.1f} {r.error:>+7.2%} "
               f"{'cal' if r.calibrated else 'held out'}", file=buf)
     # The change (ratio - 1) is printed too, and its error: a ratio near 1 has a small relative error even
     # when the predicted change is far off, and the reader should see both.
-    print(f"  {'ratio':<32} {'measured':>12} {'predicted':>12} {'error':>8}            change: measured "
-          f"predicted  error", file=buf)
+    print(f"  {'ratio':<{iw}} {'measured':>10} {'predicted':>10} {'error':>7} {'':8} {'change':>7} {'predicted':>9} "
+          f"{'error':>7}", file=buf)
     for r in ratios:
-        print(f"  {r.id:<32} {r.measured:>12.4f} {r.predicted:>12.4f} {r.error:>+8.2%} "
-              f"{'cal     ' if r.calibrated else 'held out'} {r.measured - 1:>+17.1%} {r.predicted - 1:>+9.1%} "
-              f"{r.change_error * 100:>+6.1f} pt", file=buf)
+        print(f"  {r.id:<{iw}} {r.measured:>10.4f} {r.predicted:>10.4f} {r.error:>+7.2%} "
+              f"{'cal     ' if r.calibrated else 'held out'} {r.measured - 1:>+7.1%} {r.predicted - 1:>+9.1%} "
+              f"{r.change_error * 100:>+4.1f} pt", file=buf)
     if getattr(args, "_band", None):
         print(f"\nsensitivity (each prior in models/calibration.json's prior_ranges at its low and high end, one at "
               f"a time, every free parameter re-fitted on the same figures): {unit.split(' ')[0]} and speedup "
@@ -281,7 +290,41 @@ def _text(args, variants, cores, points, cal, rows, ratios, limit) -> str:
           file=buf)
     for f in cal.fits.values():
         print(f"  {f.parameter:<20} = {f.value:>12.4g} us   fitted on {f.figure} ({_source(f.source)})", file=buf)
-    return buf.getvalue()
+    return "".join(line + "\n" for line in _fit(buf.getvalue().splitlines(), args.width))
+
+
+def _columns(marks: list[str], cells: dict[str, list[str]], width: int) -> list[str]:
+    """A table of one column per variant under its name, ``marks`` (the core counts) down the left, split
+    into as many tables as it takes for each line to fit ``width``; a blank line after each."""
+    widths = {v: max(len(v), *(len(x) for x in col)) for v, col in cells.items()}
+    left = max(len("cores"), *(len(m) for m in marks))
+    groups: list[list[str]] = [[]]
+    used = left
+    for v in cells:
+        if groups[-1] and used + 2 + widths[v] > width:
+            groups.append([])
+            used = left
+        groups[-1].append(v)
+        used += 2 + widths[v]
+    out = []
+    for group in groups:
+        out.append(f"{'cores':>{left}}" + "".join(f"  {v:>{widths[v]}}" for v in group))
+        out += [f"{m:<{left}}" + "".join(f"  {cells[v][i]:>{widths[v]}}" for v in group) for i, m in enumerate(marks)]
+        out.append("")
+    return out
+
+
+def _fit(lines: list[str], width: int) -> list[str]:
+    """Each line at most ``width`` columns: a longer one goes on below, indented past its own indent."""
+    out = []
+    for line in lines:
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = " " * (len(line) - len(line.lstrip()))
+        out += textwrap.wrap(line.strip(), width, initial_indent=indent, subsequent_indent=indent + "    ",
+                             break_on_hyphens=False)
+    return out
 
 
 def _source(s: str) -> str:
@@ -307,8 +350,26 @@ def _records(args, variants, cores, points, cal, limit) -> list[dict]:
                         "possible_cpus": p.possible_cpus, "workers": p.workers, "ops_per_s": p.ops_per_s,
                         "latency_us": p.latency_us, "speedup": p.ops_per_s / b.ops_per_s,
                         "bottleneck": p.bottleneck, "bottleneck_utilisation": p.utilisation,
-                        "extrapolated": _extrapolated(p.cores, limit), "fitted_on": fitted})
+                        "extrapolated": _extrapolated(p.cores, limit), **_band_fields(args, v, p.cores),
+                        "fitted_on": fitted})
     return out
+
+
+def _band_fields(args, variant: str, cores: int) -> dict:
+    """The point's sensitivity band, as the text prints it: ops/s (and us/op) and speedup low..high, and the
+    prior that moves each most (None throughout with --no-band)."""
+    b = (getattr(args, "_band", None) or {}).get((variant, cores))
+    if b is None:
+        return dict.fromkeys(("ops_per_s_low", "ops_per_s_high", "latency_us_low", "latency_us_high", "ops_prior",
+                              "speedup_low", "speedup_high", "speedup_prior"))
+    ops, sp = b["ops"], b["speedup"]
+
+    def num(x: float) -> float | None:  # a prior's end with no fit is nan: JSON has no nan, so none
+        return x if x == x and abs(x) != float("inf") else None
+
+    return {"ops_per_s_low": num(ops.low), "ops_per_s_high": num(ops.high), "latency_us_low": num(1e6 / ops.high),
+            "latency_us_high": num(1e6 / ops.low), "ops_prior": ops.widest, "speedup_low": num(sp.low),
+            "speedup_high": num(sp.high), "speedup_prior": sp.widest}
 
 
 def _json(args, variants, cores, points, cal, rows, ratios, limit) -> str:
@@ -325,8 +386,16 @@ def _json(args, variants, cores, points, cal, rows, ratios, limit) -> str:
            "free_parameters": {f.parameter: f.value for f in cal.fits.values()}, "priors": cal.priors,
            "measured_machine": getattr(args, "_measured", None),
            "figures": len(rows),
+           # each point's *_low/*_high: every prior below at both ends of its range, one at a time, re-fitted
+           "band_prior_ranges": _prior_ranges() if getattr(args, "_band", None) else None,
            "batch_histograms": {"model": batch_histograms(), "seed_004_kernel_build": SEED_004_HISTOGRAM}}
     return json.dumps(doc, indent=2) + "\n"
+
+
+def _prior_ranges() -> dict:
+    from checker.models.throughput import load
+
+    return load()["prior_ranges"]
 
 
 def _csv(args, variants, cores, points, cal, rows, ratios, limit) -> str:
@@ -356,7 +425,10 @@ def _plot(path: str, args, variants, cores, points, cal, limit, band) -> None:
     fig, (ax, sx) = plt.subplots(1, 2, figsize=(12, 5))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     notes: dict[tuple, list[str]] = {}
-    for k, v in enumerate(variants):
+    groups = coinciding(variants, {v: [p.ops_per_s for p in points[v]] for v in variants})
+    color_of = {v: colors[k % len(colors)] for k, g in enumerate(groups) for v in g}
+    for k, group in enumerate(groups):
+        v = group[0]  # a group's lines coincide: one line, its legend naming every variant on it
         ls, mk = _STYLES[k % len(_STYLES)]
         col = colors[k % len(colors)]
         # coinciding lines stay visible: each later one thinner, on top, with hollow markers every other one
@@ -365,16 +437,17 @@ def _plot(path: str, args, variants, cores, points, cal, limit, band) -> None:
                  "markerfacecolor": "none" if k % 2 else col}
         ys = [p.ops_per_s for p in points[v]]
         base = [p.ops_per_s for p in points[variants[0]]]
-        ax.plot(cores, ys, label=v, **style)
+        name = " = ".join(group)
+        ax.plot(cores, ys, label=name, **style)
         if k:
-            sx.plot(cores, [(y / b - 1) * 100 for y, b in zip(ys, base)], label=f"{v} / {variants[0]}", **style)
+            sx.plot(cores, [y / b for y, b in zip(ys, base, strict=True)], label=name, **style)
         if band:
             lo = [band[(v, c)]["ops"].low for c in cores]
             hi = [band[(v, c)]["ops"].high for c in cores]
             ax.fill_between(cores, lo, hi, color=col, alpha=0.08, linewidth=0, zorder=1)
             if k:
-                sx.fill_between(cores, [(band[(v, c)]["speedup"].low - 1) * 100 for c in cores],
-                                [(band[(v, c)]["speedup"].high - 1) * 100 for c in cores], color=col, alpha=0.08,
+                sx.fill_between(cores, [band[(v, c)]["speedup"].low for c in cores],
+                                [band[(v, c)]["speedup"].high for c in cores], color=col, alpha=0.08,
                                 linewidth=0, zorder=1)
         # the bottleneck's ceiling (X / U at the largest core count) and where it is first 80% busy
         last = points[v][-1]
@@ -386,7 +459,7 @@ def _plot(path: str, args, variants, cores, points, cal, limit, band) -> None:
                 ax.annotate("", (sat.cores, sat.ops_per_s), xytext=(sat.cores, sat.ops_per_s * 0.6),
                             arrowprops={"arrowstyle": "->", "color": col, "lw": 1.0})
             where = f", 80% busy at {sat.cores} cores" if sat is not None else ""
-            notes.setdefault((last.bottleneck, round(ceiling, -2), where), []).append(v)
+            notes.setdefault((last.bottleneck, round(ceiling, -2), where), []).extend(group)
     lines = [f"{', '.join(vs)}: {lock} saturates at {ceil:,.0f}/s{where}" for (lock, ceil, where), vs in notes.items()]
     if lines:
         ax.text(0.02, 0.98, "bottleneck (dotted: its ceiling; arrow: 80% busy)\n" + "\n".join(lines),
@@ -396,19 +469,19 @@ def _plot(path: str, args, variants, cores, points, cal, limit, band) -> None:
     for f in measured:
         fitted = f["id"] in cal.calibrated
         v = f["variant"]
-        col = colors[variants.index(v) % len(colors)] if v in variants else "black"
+        col = color_of.get(v, "black")
         ax.scatter([f["cores"]], [f["value"]], s=70, zorder=20, marker="o",
                    facecolors=col if fitted else "none", edgecolors="black", linewidths=1.2)
         # beside its point; a label whose point is within 15% of an earlier one's moves down a line
         clash = sum(c == f["cores"] and abs(y / f["value"] - 1) < 0.15 for c, y in placed)
         placed.append((f["cores"], f["value"]))
-        ax.annotate(f"{f['id']} ({'fitted' if fitted else 'held out'})", (f["cores"], f["value"]), fontsize=7,
-                    xytext=(8, -3 - 10 * clash), textcoords="offset points")
+        ax.annotate(f"{v}, measured ({'fitted' if fitted else 'held out'})", (f["cores"], f["value"]),
+                    fontsize=7, xytext=(8, -3 - 10 * clash), textcoords="offset points")
         if v in variants and v != variants[0]:  # a measured change, when the base was measured beside it
             b = next((g for g in measured if g["variant"] == variants[0] and g["cores"] == f["cores"]
                       and g.get("source") == f.get("source")), None)
             if b is not None:
-                sx.scatter([f["cores"]], [(f["value"] / b["value"] - 1) * 100], s=70, zorder=20, marker="o",
+                sx.scatter([f["cores"]], [f["value"] / b["value"]], s=70, zorder=20, marker="o",
                            facecolors=col if fitted else "none", edgecolors="black", linewidths=1.2)
     if limit and cores[-1] > limit:
         for a in (ax, sx):
@@ -420,26 +493,33 @@ def _plot(path: str, args, variants, cores, points, cal, limit, band) -> None:
         a.set_xlabel(f"cores ({args.smt} thread(s) each; workers: {args.workers or 'one per core'})")
         a.grid(True, which="both", alpha=0.25)
     ax.set_yscale("log")
+    lo, hi = ax.get_ylim()
+    ax.set_ylim(lo, hi * 8)  # headroom above the curves for the bottleneck box
     ax.set_ylabel("ops/s (log scale)")
     ax.set_title(f"{w}: predicted ops/s; filled = fitted figure, hollow = held out", fontsize=9)
-    changes = [abs(p.ops_per_s / b.ops_per_s - 1) * 100 for v in variants[1:]
-               for p, b in zip(points[v], points[variants[0]])]
-    small = min((x for x in changes if x > 0), default=1.0)
-    # symlog: a 0.1% effect and a 150% one on one axis, each readable
-    sx.set_yscale("symlog", linthresh=max(1e-3, 10 ** math.floor(math.log10(small))))
-    sx.set_ylabel(f"change against {variants[0]}, % (symmetric log scale)")
-    signed = [p.ops_per_s / b.ops_per_s - 1 for v in variants[1:] for p, b in zip(points[v], points[variants[0]])]
-    if signed and min(signed) >= 0:
-        sx.set_ylim(bottom=0)
-    elif signed and max(signed) <= 0:
-        sx.set_ylim(top=0)
-    sx.axhline(0.0, color="0.5", linewidth=0.8)
+    # a linear axis: the speedups (x1.01 to x3 here) are read off it as they are, 1 the base's own line
+    sx.set_ylabel(f"speedup against {variants[0]} (x, linear)")
+    sx.axhline(1.0, color="0.5", linewidth=0.8)
     sx.set_title("speedup (shaded: every prior's range, everything re-fitted)" if band else "speedup", fontsize=9)
     ax.legend(fontsize=7, loc="lower right")
     sx.legend(fontsize=7, loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def coinciding(variants: tuple[str, ...], values: dict[str, list[float]], within: float = 0.005) -> list[list[str]]:
+    """The variants in groups whose curves coincide (every point within ``within``, relative, of the group's
+    first), in order: a plot draws each group once, its legend naming them all."""
+    groups: list[list[str]] = []
+    for v in variants:
+        home = next((g for g in groups if all(abs(a / b - 1) <= within
+                                               for a, b in zip(values[v], values[g[0]], strict=True))), None)
+        if home is None:
+            groups.append([v])
+        else:
+            home.append(v)
+    return groups
 
 
 def _plot_bars(plt, path, w, variants, cores, points, cal, band, measured) -> None:

@@ -55,8 +55,11 @@ def test_text_trace_and_reproduce_line(cli):
     assert r.returncode == 0
     lines = r.stdout.splitlines()
     i = lines.index(next(line for line in lines if line.startswith("eager_fold_gt.read_bound violated")))
-    assert lines[i + 2].split() == ["1", "cpu0", "add_fast(amount=-1)", "local[0]:", "0", "->", "-1,",
-                                    "ops_left[0]:", "3", "->", "2,", "exact:", "0", "->", "-1"]
+    assert lines[i + 2].split() == ["#", "cpu0", "cpu1", "source"]  # the trace in lanes, a column per CPU
+    step1 = [ln.split() for ln in lines[i + 4:i + 8]]
+    assert step1[0][:3] == ["1", "add_fast(amount=-1)", "|"] and step1[0][3].startswith("percpu_eager.py:")
+    assert step1[1:] == [["local[0]:", "0", "->", "-1,", "|"], ["ops_left[0]:", "3", "->", "2,", "|"],
+                         ["exact:", "0", "->", "-1", "|"]]
     assert any(line.strip().startswith("reproduce: python -m checker verify eager_fold_gt --set variant=B --set ncpus=2")
                for line in lines)
 

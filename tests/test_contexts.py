@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Context rules, as lockdep would: each a verdict (exit 1) with its shortest traces and both places named."""
+import re
+
 import pytest
 from conftest import FIXTURES
 
@@ -59,7 +61,8 @@ def test_a_return_path_that_leaves_interrupts_off_is_a_violation_with_its_trace(
     r = cli("verify", f"{F}:ForgetsIrqRestore")
     assert r.returncode == 1
     assert "forgets_irq_restore.context_restored violated after 3 steps (shortest)" in r.stdout
-    assert "1  cpu0  local_irq_save" in r.stdout
+    assert re.search(r"^  #  cpu0 +source$", r.stdout, re.M)  # a lane per actor, then each step's source line
+    assert re.search(r"^  1  local_irq_save +contexts\.py:\d+$", r.stdout, re.M)
 
 
 def test_interrupt_handlers_run_only_with_interrupts_on(cli):

@@ -60,8 +60,14 @@ def test_one_item_per_property_a_violation_fails_with_its_trace(specs):
     assert "tiny_spec.py::tiny::below_two FAILED" in out and "tiny_spec.py::tiny::counted PASSED" in out
     assert "tiny_spec.py::tiny_bug::below_two PASSED" in out  # the expected bug is found
     r.stdout.fnmatch_lines(["*tiny.below_two violated after 2 steps (shortest); ncpus=2",
-                            "  1  cpu0  add  total: 0 -> 1, left[0]: 1 -> 0",
-                            "  2  cpu1  add  total: 1 -> 2, left[1]: 1 -> 0",
+                            "  #  cpu0 * cpu1 * source",
+                            "  -  ---*",
+                            "  1  add * | * tiny_spec.py:*",
+                            "     total: 0 -> 1, * |",
+                            "     left[[]0[]]: 1 -> 0 * |",
+                            "  2  | * add * tiny_spec.py:*",
+                            "     | * total: 1 -> 2,",
+                            "     | * left[[]1[]]: 1 -> 0",
                             "  reproduce: python -m checker verify tiny_spec.py:Tiny --set ncpus=2"])
     r.stdout.fnmatch_lines(["*tiny_bug.counted [[]ncpus=2[]]: expected bug not found*"])
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The throughput model: MVA's limits, the calibration's honesty, and the command line."""
 import json
+import re
 
 import sys
 
@@ -64,7 +65,8 @@ def test_throughput_text_marks_extrapolations_and_calibration(capsys):
 
 
 def test_throughput_json_has_points_speedups_and_bottlenecks(capsys):
-    assert main(["throughput", "--workload", "doexec-shared", "--cores", "20,64", "--format", "json"]) == 0
+    assert main(["throughput", "--workload", "doexec-shared", "--cores", "20,64", "--format", "json",
+                 "--no-band"]) == 0
     doc = json.loads(capsys.readouterr().out)
     pts = {(p["variant"], p["cores"]): p for p in doc["points"]}
     assert pts[("batched", 20)]["speedup"] == pytest.approx(1.04, rel=1e-6)
@@ -73,7 +75,7 @@ def test_throughput_json_has_points_speedups_and_bottlenecks(capsys):
 
 
 def test_throughput_csv(capsys):
-    assert main(["throughput", "--workload", "clone", "--cores", "32", "--format", "csv"]) == 0
+    assert main(["throughput", "--workload", "clone", "--cores", "32", "--format", "csv", "--no-band"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("workload,variant,cores,smt,possible_cpus,workers,ops_per_s")
     assert lines[1].endswith("h_vmap=s003-after;Z[clone]=s003-before") and len(lines) == 3
@@ -150,7 +152,7 @@ def test_clone_figures_ran_100_workers_on_32_cores():
 
 def test_base_figure_solves_z_on_the_users_machine_and_leaves_the_seeds_alone(capsys):
     argv = ["throughput", "--workload", "doexec-shared", "--cores", "64", "--smt", "2", "--possible-cpus", "256",
-            "--base", "unbatched@64=80000", "--format", "json"]
+            "--base", "unbatched@64=80000", "--format", "json", "--no-band"]
     assert main(argv) == 0
     doc = json.loads(capsys.readouterr().out)
     pts = {(p["variant"], p["cores"]): p for p in doc["points"]}
@@ -174,9 +176,10 @@ def test_a_users_calibration_file_fits_what_it_names(tmp_path, capsys):
         "calibrate_on": ["mine-before"], "fits": {"Z[doexec-static]": "mine-before"}}
     path = tmp_path / "mine.json"
     path.write_text(json.dumps(user))
-    assert main(["throughput", "--cores", "48", "--smt", "2", "--calibration", str(path), "--no-band"]) == 0
+    assert main(["throughput", "--cores", "48", "--smt", "2", "--calibration", str(path), "--no-band",
+                 "--width", "250"]) == 0  # wide: the tmp path stays on its line
     out = capsys.readouterr().out
-    assert f"Z[doexec-static]     =" in out and f"fitted on mine-before ({path})" in out
+    assert "Z[doexec-static]     =" in out and f"fitted on mine-before ({path})" in out
     assert "mine grouped/per-counter" in out and "held out" in out
     cal = calibration(user=str(path))
     rows = {r.id: r for r in validation_of(cal)[0]}
@@ -262,7 +265,7 @@ def test_launch_without_contention_is_bounded_by_the_parent_or_by_the_children()
 # -- the new workloads and variants ------------------------------------------------------------------
 def test_fork_many_borrows_lmbench_forks_z_and_says_so(capsys):
     assert main(["throughput", "--workload", "fork-many", "--cores", "26,256", "--variant", "per-counter,grouped",
-                 "--format", "json"]) == 0
+                 "--format", "json", "--no-band"]) == 0
     doc = json.loads(capsys.readouterr().out)
     fits = {f["parameter"]: f for f in doc["fits"]}
     assert fits["Z[fork-many]"]["source"] == "borrowed from Z[lmbench-fork]"
@@ -386,3 +389,70 @@ def test_launch_names_what_limits_it_the_serial_parent_or_the_children():
     # a serial parent's fork walks every possible CPU: more of them, fewer launches per second
     big = solve("launch", "grouped", Machine(64, possible_cpus=512), cal.params, cal.priors)
     assert big.ops_per_s < many.ops_per_s
+
+
+# -- output people read and tools take (issue 30) ---------------------------------------------------
+def test_the_text_fits_the_width_asked_with_a_table_per_group_of_variants(capsys):
+    assert main(["throughput", "--workload", "doexec-static", "--cores", "1,26,64", "--no-band", "--width", "72"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(map(len, lines)) <= 72
+    heads = [ln.split() for ln in lines if ln.startswith(" cores")]
+    names = [v for h in heads for v in h[1:]]
+    variants = list(__import__("checker.models.workloads", fromlist=["WORKLOADS"]).WORKLOADS["doexec-static"].variants)
+    assert names == variants * 2  # ops/s and speedups, then the bottlenecks: each variant once in each
+    assert len(heads) > 2  # eight variants do not fit one 72-column table
+    row26 = " ".join(ln for ln in lines if ln.startswith("   26 "))
+    assert "133,543.6" in row26 and "186,061.8 x1.3933" in row26  # the seed's figures, the speedup beside
+    assert main(["throughput", "--workload", "doexec-static", "--cores", "26", "--no-band"]) == 0
+    assert max(map(len, capsys.readouterr().out.splitlines())) <= 100  # not a terminal: 100 columns
+    assert main(["throughput", "--width", "30", "--no-band"]) == 2
+    assert "draw at least 40 columns wide" in capsys.readouterr().err
+
+
+def _fake_bands(workload, variants, machines, *rest):
+    """A band with known ends (the real one re-fits twenty calibrations: see the test above)."""
+    from checker.models.throughput import Band
+    out = {}
+    for v in variants:
+        for m in machines:
+            out[(v, m.cores)] = {"ops": Band(1000.0 * m.cores, 2000.0 * m.cores, "t_cpu_line", {}),
+                                 "speedup": Band(1.0, 1.5 if v != variants[0] else 1.0, "t_lru_page", {})}
+    return out
+
+
+def test_json_and_csv_carry_the_sensitivity_band(capsys, monkeypatch):
+    import csv as _csv
+    import checker.throughput as tp
+    monkeypatch.setattr(tp, "bands", _fake_bands)
+    assert main(["throughput", "--workload", "doexec-shared", "--cores", "20,64", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    p = {(x["variant"], x["cores"]): x for x in doc["points"]}[("batched", 64)]
+    assert (p["ops_per_s_low"], p["ops_per_s_high"], p["ops_prior"]) == (64000.0, 128000.0, "t_cpu_line")
+    assert (p["speedup_low"], p["speedup_high"], p["speedup_prior"]) == (1.0, 1.5, "t_lru_page")
+    assert p["latency_us_low"] == pytest.approx(1e6 / 128000) and "t_cpu_line" in doc["band_prior_ranges"]
+    assert main(["throughput", "--workload", "doexec-shared", "--cores", "20", "--format", "csv"]) == 0
+    rows = list(_csv.DictReader(capsys.readouterr().out.splitlines()))
+    assert [(r["variant"], r["ops_per_s_low"], r["ops_per_s_high"], r["speedup_prior"]) for r in rows] == [
+        ("unbatched", "20000.0", "40000.0", "t_lru_page"), ("batched", "20000.0", "40000.0", "t_lru_page")]
+    assert main(["throughput", "--workload", "doexec-shared", "--cores", "20", "--format", "csv", "--no-band"]) == 0
+    (row,) = list(_csv.DictReader(capsys.readouterr().out.splitlines()))[1:]
+    assert row["ops_per_s_low"] == "" and row["fitted_on"]  # no band asked: empty, never made up
+
+
+def test_the_plot_merges_coinciding_variants_and_draws_speedup_on_a_linear_axis(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    import matplotlib.figure
+    from checker.throughput import coinciding
+    figs = []
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", lambda self, *a, **k: figs.append(self))
+    assert main(["throughput", "--workload", "doexec-static", "--cores", "1,26,64,256", "--no-band", "--plot",
+                 str(tmp_path / "p.png")]) == 0
+    ops, speed = figs[0].axes
+    legend = [t.get_text() for t in ops.get_legend().get_texts()]
+    assert "lazy = lazy-z = split = atomic" in legend and len(legend) == 5  # eight variants, five lines
+    assert [t.get_text() for t in speed.get_legend().get_texts()] == legend[1:]
+    assert speed.get_yscale() == "linear" and ops.get_yscale() == "log"
+    words = [t.get_text() for ax in figs[0].axes for t in ax.texts]
+    assert any("grouped, measured (fitted)" in w for w in words)
+    assert not any(re.search(r"\bs\d{3}-|\d{3}_[0-9a-f]{8}", w) for w in words + legend)  # no seed ids
+    assert coinciding(("a", "b", "c"), {"a": [1.0, 2.0], "b": [1.004, 2.0], "c": [1.0, 2.1]}) == [["a", "b"], ["c"]]

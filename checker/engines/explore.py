@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from checker.engines import Request, _load
 from checker.engines.common import DEADLOCK, build_check, property_meta, with_shown, with_sources
-from checker.report.trace import render_trace
+from checker.report.trace import list_lines, shown_trace
 from checker.result import INCONCLUSIVE, Check, Exploration, Outcome
 from checker.language.compile import Model
 from checker.language.lint import lint
@@ -140,16 +140,16 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
             symmetry=result.symmetry, states=result.states, transitions=result.transitions,
             depth=result.depth, seconds=result.seconds, run=run, initial_state=start,
             trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=symmetry,
-            trace_text=_trace_text(model, start, out), extra=extra, computed=params.computed,
+            trace_shown=(shown := _trace_shown(model, start, out)), trace_text=list_lines(shown), extra=extra, computed=params.computed,
             engine=result.engine, engine_note=result.engine_note))
     return checks + live
 
 
-def _trace_text(model: Model, start: dict | None, out: Outcome) -> list[str]:
+def _trace_shown(model: Model, start: dict | None, out: Outcome) -> list:
     """The trace for people; an inversion's second trace after it."""
     if not out.trace:
         return []
-    text = render_trace(model, start, out.trace)
+    shown = shown_trace(model, start, out.trace)
     if out.second_trace:
-        text += ["-- and, in the other order or context:"] + render_trace(model, start, out.second_trace)
-    return text
+        shown += ["-- and, in the other order or context:"] + shown_trace(model, start, out.second_trace)
+    return shown

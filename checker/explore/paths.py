@@ -63,4 +63,6 @@ def concrete_trace(model: Model, parents: dict[tuple, Any], end: tuple,
 def make_step(model: Model, label: tuple, before: tuple, after: tuple) -> Step:
     """The trace step of one transition: actor, action, choices and the variables it changed."""
     name, cpu, choices = model.label_parts(label)
-    return Step(cpu, model.role_of(cpu), name, choices, model.changes(before, after))
+    changes = model.changes(before, after)
+    same = tuple(k for k in model.written(before, label) if k not in changes)
+    return Step(cpu, model.role_of(cpu), name, choices, changes, unchanged=same)

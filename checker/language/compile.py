@@ -520,6 +520,34 @@ class Model:
             out.update((k, v) for k, v in now.items() if was[k] != v)
         return out
 
+    def written(self, s: tuple, label: Label) -> tuple[str, ...]:
+        """The slots a step stores to (``count``, ``local[2]``), from its action's effect dict: a store of
+        the value already there is one of them although ``changes`` cannot see it (the lost update's
+        store). Empty where the action cannot be run again here (an uninitialised read's flag step)."""
+        ai, cpu, ci = label
+        act = self.actions[ai]
+        args = act.choices[ci]
+        if s.__class__ is not self.state_cls:
+            s = self.state_cls(s)
+        try:
+            r = act.info.fn(s, cpu, *args) if cpu is not None else act.info.fn(s, *args)
+        except Exception:  # noqa: BLE001  (the step ran; only its description is lost)
+            return ()
+        if r is DISABLED or r.__class__ is not Step:
+            return ()
+        hidden = (*getattr(self.weak, "hidden", ()), *getattr(self, "_frozen", ()))
+        out: list[str] = []
+        for name, val in r.updates.items():
+            if name in hidden or name not in self.index:
+                continue
+            if name not in self.tupled:
+                out.append(name)
+            elif val.__class__ is Fill:
+                out += [f"{name}[{c}]" for c in range(len(s[self.index[name]]))]
+            elif isinstance(val, dict):
+                out += [f"{name}[{c}]" for c in val]
+        return tuple(out)
+
     def show_value(self, key: str, v: Any) -> str:
         return show_value(self.vars, key, v)
 

@@ -23,7 +23,7 @@ from checker.prove.encoding import AnyN, PerN
 from checker.prove.inductive import Proof, prove_invariants
 from checker.prove.solver import Solver
 from checker.prove.symstate import NotParametric
-from checker.report.trace import render_trace
+from checker.report.trace import list_lines, shown_trace
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Check
 from checker.language.compile import Model
 from checker.language.model import info, resolve_params
@@ -303,7 +303,8 @@ def _witness_checks(cls: type, wname: str, fn: Any, sets: dict[str, tuple], run:
                                   "final": {n: v for n, v in model.state_dict(r.final).items()
                                             if n not in model.tupled},
                                   "obligations": None, "solver_seconds": 0.0})
-            check.trace_text = render_trace(model, check.initial_state, r.trace)
+            check.trace_shown = shown_trace(model, check.initial_state, r.trace)
+            check.trace_text = list_lines(check.trace_shown)
             checks.append(check)
     return checks
 
@@ -336,6 +337,7 @@ def bmc_checks(cls: type, params: Any, k: int, *, smt_timeout: float | None = No
         if note and ((o.verdict == HOLDS and o.kind != "sometimes") or (o.verdict == "violated" and o.kind == "sometimes")):
             check.extra["bounded"] = note  # the runs of the task model's bounded scheduler only
         if o.trace:
-            check.trace_text = render_trace(model, start, o.trace)
+            check.trace_shown = shown_trace(model, start, o.trace)
+            check.trace_text = list_lines(check.trace_shown)
         out.append(check)
     return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 
+from checker.report.lanes import trace_lines
 from checker.report.trace import first_paragraph
 from checker.result import Check
 from checker.verify import Report
@@ -105,8 +106,9 @@ def reproduce(c: Check, spec_arg: str | None = None) -> str:
     return " ".join(shlex.quote(p) for p in parts)
 
 
-def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
-    """A check's trace as text lines, with its claim and the reproduce line."""
+def trace_block(c: Check, spec_arg: str | None = None, *, style: str = "lanes", width: int = 100) -> list[str]:
+    """A check's trace as text lines (``checker.report.lanes``: ``style`` and ``width``), with its claim and
+    the reproduce line."""
     n = len(c.trace)
     if c.kind == "build":
         return [f"{c.spec}: the build fails; {params_text(c.params)}"] + ["  " + t for t in c.trace_text]
@@ -142,7 +144,7 @@ def trace_block(c: Check, spec_arg: str | None = None) -> list[str]:
         lines.append(f"  claim: {first_paragraph(c.doc)}")
     if c.extra.get("finding"):
         lines.append(f"  found: {c.extra['finding']}")
-    lines += ["  " + t for t in c.trace_text] or ["  (the initial state)"]
+    lines += ["  " + t for t in trace_lines(c, style, width - 2)] or ["  (the initial state)"]
     again = (f"python -m checker verify {shlex.quote(spec_arg or c.spec)} --mode prove"
              if c.kind in ("lemma", "proof") else reproduce(c, spec_arg))
     lines.append(f"  reproduce: {again}")
@@ -169,7 +171,7 @@ def wants_trace(c: Check, traces: str) -> bool:
 
 
 def render(report: Report, *, traces: str = "bugs", spec_args: dict[str, str] | None = None,
-           errors: bool = True, check_lines: bool = True) -> str:
+           errors: bool = True, check_lines: bool = True, trace_style: str = "lanes", width: int = 100) -> str:
     """The whole human report; ``errors=False`` leaves the errors to stderr, ``check_lines=False``
     the lines of the checks (printed as each was decided) out."""
     spec_args = spec_args or {}
@@ -182,7 +184,7 @@ def render(report: Report, *, traces: str = "bugs", spec_args: dict[str, str] | 
     if shown:
         out.append("")
         for c in shown:
-            out += trace_block(c, spec_args.get(c.spec))
+            out += trace_block(c, spec_args.get(c.spec), style=trace_style, width=width)
             out.append("")
     for name, spec in report.specs.items():
         out.append(f"{name} models {spec['kernel']}, assuming:")

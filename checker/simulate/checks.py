@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from checker.engines.common import build_check, property_meta
-from checker.report.trace import render_trace
+from checker.report.trace import list_lines, shown_trace
 from checker.result import Check
 from checker.simulate import Simulation, simulate
 from checker.language.compile import Model
@@ -46,7 +46,8 @@ def simulate_checks(cls: type, params: Params, opts: SimulateOptions, *, timeout
             depth=sim.walks.max_depth, seconds=sim.seconds, run=run, initial_state=start,
             trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=False, computed=params.computed,
             extra=_extra(sim, opts, name),
-            trace_text=render_trace(model, start, out.trace) if out.trace else []))
+            trace_shown=(shown := shown_trace(model, start, out.trace) if out.trace else []),
+            trace_text=list_lines(shown)))
     return checks
 
 
