@@ -210,7 +210,7 @@ def test_a_lasso_is_a_mermaid_loop_and_a_blue_arrow_back_in_dot():
 
 
 def test_the_dot_chart_has_a_lifeline_per_actor_and_a_box_per_step(lost_inc):
-    pydot = pytest.importorskip("pydot")
+    pydot = pytest.importorskip("pydot", reason="pydot is not installed: pip install '.[graph]'")
     (g,) = pydot.graph_from_dot_data(to_dot(lost_inc.trace_shown, "this_cpu_inc.no_lost_inc"))
     nodes = {n.get_name(): n for n in g.get_nodes() if n.get_name() not in ("node", "edge", "graph")}
     heads = sorted(n.get("label").strip('"') for k, n in nodes.items() if k.startswith("h"))

@@ -440,7 +440,7 @@ def test_json_and_csv_carry_the_sensitivity_band(capsys, monkeypatch):
 
 
 def test_the_plot_merges_coinciding_variants_and_draws_speedup_on_a_linear_axis(tmp_path, monkeypatch):
-    pytest.importorskip("matplotlib")
+    pytest.importorskip("matplotlib", reason="matplotlib is not installed: pip install '.[plot]'")
     import matplotlib.figure
     from checker.throughput import coinciding
     figs = []

@@ -33,6 +33,7 @@ def render_lasso(model: Model, initial: dict[str, Any], steps: list[Step], loop_
 
 def shown_lasso(model: Model, initial: dict[str, Any], steps: list[Step], loop_start: int,
                 stops: bool) -> list[ShownStep | str]:
+    """A lasso's rows as shown: its steps, with a marker line where the loop starts (and whether it stops)."""
     rows = shown_trace(model, initial, steps)
     at = loop_start + (1 if model.uninit_any else 0)
     if stops:
@@ -80,6 +81,7 @@ def store_items(row: ShownStep) -> list[str]:
 
 
 def stores_text(row: ShownStep) -> str:
+    """A step's stores as one line of text: ``x = 1, count = -1 (same)``."""
     return ", ".join(store_items(row))
 
 
