@@ -1,0 +1,192 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Claims at one parameter point without hand-written lemmas: IC3/PDR, checked twice.
+
+Spacer (``checker.prove.horn``) is asked whether a state breaking a claim is
+reachable. Its answers are not verdicts until checked here:
+
+- an invariant it found is simplified, printed in the spec's words, and that
+  printed formula is proved again by the ordinary induction
+  (``checker.prove.inductive``: Init => I, I and Step => I', I => claim);
+  only then are the claims ``holds``;
+- a run it found is replayed step by step in the explorer (each next state
+  must be one of the explorer's successors), and the claims it breaks are
+  judged on the explorer's final state; only then are they ``violated``,
+  with the explorer's trace (of any depth; not necessarily the shortest);
+- anything else (its limit, ``unknown``, a failed re-check) is
+  ``inconclusive`` with the reason.
+
+All claims are asked at once; a run that breaks some of them removes those
+and the rest are asked again, so a correct spec costs one Spacer call.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import z3
+
+from checker.language.compile import Model
+from checker.language.declare import PropertyInfo
+from checker.prove.encoding import PerN
+from checker.prove.horn import HornSystem, flat, slot_names
+from checker.prove.inductive import prove_invariants
+from checker.prove.solver import Solver
+from checker.prove.vocabulary import Vocabulary
+from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Step
+
+#: The name the re-checked invariant carries in the induction's obligations.
+FOUND = "found_invariant"
+
+
+@dataclass
+class Verdict:
+    """One claim's answer at the point."""
+
+    name: str
+    verdict: str
+    reason: str | None = None
+    trace: list[Step] = field(default_factory=list)
+    invariant: list[str] = field(default_factory=list)  # the re-checked invariant, one conjunct a line
+    seconds: float = 0.0
+
+
+def claims_of(model: Model, *, lemmas: bool = False) -> list[PropertyInfo]:
+    """The invariants asked about: every one at the point, less the lemmas unless ``lemmas``."""
+    return [p for p in model.properties if p.kind == "invariant" and (lemmas or not getattr(p, "lemma", False))]
+
+
+#: Claims asked after the others, with what those proved: Spacer finds the type ranges of 64-bit
+#: variables hard (it approaches a bound one value at a time) and must not hold up the spec's own claims.
+LATE = ("no_overflow",)
+
+
+def check_point(model: Model, claims: list[PropertyInfo], timeout: float | None) -> dict[str, Verdict]:
+    """Each claim's verdict at ``model``'s point (``timeout``: seconds per Spacer call and per obligation)."""
+    enc = PerN(model)
+    horn = HornSystem(enc)
+    out: dict[str, Verdict] = {}
+    known: z3.ExprRef | None = None  # over Var(i): the conjunction of the re-checked invariants so far
+    groups = [[p for p in claims if p.name not in LATE], [p for p in claims if p.name in LATE]]
+    for group in groups:
+        open_claims = list(group)
+        while open_claims:
+            t0 = time.perf_counter()
+            bad = z3.Or([z3.Not(enc.holds(p, horn.state)) for p in open_claims])
+            hint = None if known is None else z3.substitute_vars(known, *horn.slots)
+            ans = horn.solve(bad, timeout, hint)
+            if ans.result == "unsat":
+                inv = ans.invariant if known is None else z3.And(known, ans.invariant)
+                inv, lines, why = _recheck(model, enc, horn, inv, open_claims, timeout)
+                for p in open_claims:
+                    reason = why if isinstance(why, str) else (why or {}).get(p.name)
+                    out[p.name] = Verdict(p.name, INCONCLUSIVE if reason else HOLDS, reason, invariant=lines,
+                                          seconds=time.perf_counter() - t0)
+                if why is None:
+                    known = inv
+                break
+            if ans.result == "unknown":
+                for p in open_claims:
+                    out[p.name] = Verdict(p.name, INCONCLUSIVE, f"solver_unknown: spacer: {ans.reason}",
+                                          seconds=time.perf_counter() - t0)
+                break
+            run = replay(model, ans.states)
+            broken = [p for p in open_claims if run is not None and not p.fn(run[1])]
+            if not broken:  # never trust the run alone: it did not replay, or breaks nothing in the explorer
+                why = ("pdr_trace_not_replayed: Spacer's run is not a run of the explorer" if run is None else
+                       "pdr_trace_not_replayed: the explorer's state at the end of Spacer's run breaks no claim")
+                for p in open_claims:
+                    out[p.name] = Verdict(p.name, INCONCLUSIVE, why, seconds=time.perf_counter() - t0)
+                break
+            for p in broken:
+                out[p.name] = Verdict(p.name, VIOLATED, trace=run[0], seconds=time.perf_counter() - t0)
+            open_claims = [p for p in open_claims if p not in broken]
+    return out
+
+
+def replay(model: Model, states: list[tuple[int, ...]]) -> tuple[list[Step], tuple] | None:
+    """The explorer's steps through ``states`` (flat slot values, initial first) and its final state,
+    or None when some state is not a successor of the one before (or the first is not initial)."""
+    if not states:
+        return None
+    s0 = model.initial_states()[0]
+    cur = _state(model, s0, states[0])
+    if cur not in model.initial_states():
+        return None
+    steps: list[Step] = []
+    for vals in states[1:]:
+        target = _state(model, s0, vals)
+        for label, t in model.successors(cur):
+            if t == target:
+                name, cpu, choices = model.label_parts(label)
+                steps.append(Step(cpu, model.role_of(cpu), name, choices, model.changes(cur, t)))
+                cur = t
+                break
+        else:
+            return None
+    return steps, cur
+
+
+def _state(model: Model, like: tuple, vals: tuple[int, ...]) -> tuple:
+    out: list[Any] = []
+    k = 0
+    for n, v in zip(model.var_names, like):
+        if n in model.tupled:
+            out.append(tuple(vals[k:k + len(v)]))
+            k += len(v)
+        else:
+            out.append(vals[k])
+            k += 1
+    return model.state_cls(out)
+
+
+def vocabulary(model: Model, enc: PerN) -> Vocabulary:
+    names = slot_names(enc)
+    types = [model.vars[n.split("[", 1)[0]].type for n in names]
+    return Vocabulary(names, types, model.cls.__module__)
+
+
+def _recheck(model: Model, enc: PerN, horn: HornSystem, inv: z3.ExprRef, claims: list[PropertyInfo],
+             timeout: float | None) -> tuple[z3.ExprRef, list[str], str | dict[str, str] | None]:
+    """Simplify Spacer's invariant, print it, and prove the printed formula again by induction.
+    The third value: None (all re-proved), a reason for all, or reasons by claim."""
+    simple = _simplify(inv, len(horn.slots), timeout)
+    lines = vocabulary(model, enc).conjuncts(simple)
+
+    def found(s: tuple) -> z3.BoolRef:
+        return z3.substitute_vars(simple, *flat(enc, s))
+
+    prop = PropertyInfo(FOUND, found, "invariant", "holds", None, "the invariant Spacer found", None, None,
+                        inductive=True)
+    solver = Solver(timeout)
+    proofs = prove_invariants(enc, [prop], solver, f"{model.name}.pdr")
+    bad = {n: pr for n, pr in proofs.items() if pr.verdict != HOLDS}
+    if bad:
+        n, pr = next(iter(bad.items()))
+        return simple, lines, f"pdr_recheck_failed: the found invariant's {n} obligation: {pr.reason or pr.verdict}"
+    s = enc.fresh("")
+    hyps = [enc.types(s), found(s)]
+    reasons: dict[str, str] = {}
+    for p in claims:
+        a = solver.obligation(f"{model.name}.pdr.{p.name}.implied", hyps, enc.holds(p, s))
+        if a.result != "unsat":
+            reasons[p.name] = (f"pdr_recheck_failed: the found invariant does not imply it ({a.result}"
+                               + (f": {a.reason}" if a.reason else "") + ")")
+    return simple, lines, reasons or None
+
+
+def _simplify(f: z3.ExprRef, n: int, timeout: float | None) -> z3.ExprRef:
+    """Fewer, plainer conjuncts: Z3's simplifier, then a contextual pass (kept only if it finishes).
+    ``f`` is over ``Var(0)`` .. ``Var(n - 1)``, and so is the answer."""
+    slots = [z3.Int(f"%slot{i}") for i in range(n)]
+    g = z3.simplify(z3.substitute_vars(f, *slots))
+    try:
+        tactic = z3.TryFor(z3.Tactic("ctx-solver-simplify"), max(1, int((timeout or 60) * 1000 / 4)))
+        goal = z3.Goal()
+        goal.add(g)
+        r = tactic(goal)
+        if len(r) == 1:
+            g = z3.simplify(r[0].as_expr())
+    except z3.Z3Exception:
+        pass  # over its budget: the plain simplification is still correct
+    return z3.substitute(g, *[(x, z3.Var(i, z3.IntSort())) for i, x in enumerate(slots)])
