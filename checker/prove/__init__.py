@@ -3,7 +3,8 @@
 
 ``prove_checks`` runs a spec's prove sweep: inductive proofs (any-N when the
 spec's code allows it, per-N otherwise), and its witnesses by construction.
-``bmc_checks`` runs bounded model checking at concrete points. Each returns
+``bmc_checks`` runs bounded model checking at concrete points, ``pdr_checks``
+IC3/PDR (Spacer) at one, with no lemmas from the spec. Each returns
 ``Check`` values like the explorer's, with ``backend="z3"``.
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ from checker.prove import sweep
 from checker.prove.bmc import bmc
 from checker.prove.construct import replay
 from checker.prove.encoding import AnyN, PerN
+from checker.prove.fixed import check_point, claims_of
 from checker.prove.inductive import Proof, prove_invariants
 from checker.prove.solver import Solver
 from checker.prove.symstate import NotParametric
@@ -337,5 +339,44 @@ def bmc_checks(cls: type, params: Any, k: int, *, smt_timeout: float | None = No
             check.extra["bounded"] = note  # the runs of the task model's bounded scheduler only
         if o.trace:
             check.trace_text = render_trace(model, start, o.trace)
+        out.append(check)
+    return out
+
+
+def pdr_checks(cls: type, params: Any, *, smt_timeout: float | None = None, run: int = 0) -> list[Check]:
+    """IC3/PDR of every invariant at one concrete point, lemmas left out (``checker.prove.fixed``)."""
+    model = Model(cls, params)
+    claims = claims_of(model)
+    lemmas = [p.name for p in model.properties if p.kind == "invariant" and p not in claims]
+    try:
+        verdicts = check_point(model, claims, smt_timeout)
+    except z3.Z3Exception as e:  # pragma: no cover - an encoding problem is our bug, with context
+        raise CheckerError(f"{cls.spec_name}: IC3/PDR failed: {e}") from None
+    si = info(cls)
+    start = model.state_dict(model.initial_states()[0])
+    out = []
+    held = [q.name for q in claims if verdicts[q.name].verdict == HOLDS]
+    # One invariant proves them all (the last is the largest: it includes the earlier ones): shown once.
+    shown = max(held, key=lambda n: len(verdicts[n].invariant), default=None)
+    for p in claims:
+        v = verdicts[p.name]
+        extra: dict[str, Any] = {"method": "pdr", "solver_seconds": round(v.seconds, 6)}
+        if lemmas:
+            extra["lemmas_left_out"] = lemmas
+        if v.invariant and v.verdict == HOLDS:
+            extra["invariant"] = v.invariant
+        check = Check(
+            spec=cls.spec_name, file=p.file or si.file, line=p.line or si.line, params=params.shown(),
+            property=p.name, kind="invariant", backend="z3", verdict=v.verdict, expected=p.expect, reason=v.reason,
+            seconds=v.seconds, run=run, depth=len(v.trace) if v.verdict == VIOLATED else None,
+            initial_state=start, trace=v.trace, doc=p.doc, bug=p.name in cls.expect_violated,
+            computed=params.computed, extra=extra)
+        if v.verdict == VIOLATED:
+            check.trace_text = render_trace(model, start, v.trace)
+        elif p.name == shown:
+            check.trace_text = ([f"an inductive invariant found by IC3/PDR and proved again by induction; it "
+                                 f"implies {', '.join(held)}" + (f" (lemmas left out: {', '.join(lemmas)})"
+                                                                 if lemmas else "")]
+                                + [f"  {line}" for line in v.invariant])
         out.append(check)
     return out

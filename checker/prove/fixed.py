@@ -70,6 +70,11 @@ def check_point(model: Model, claims: list[PropertyInfo], timeout: float | None)
     groups = [[p for p in claims if p.name not in LATE], [p for p in claims if p.name in LATE]]
     for group in groups:
         open_claims = list(group)
+        if known is not None:  # what the invariant proved so far already implies needs no Spacer call
+            implied = _implied(model, enc, horn, known, open_claims, timeout)
+            for p in implied:
+                out[p.name] = Verdict(p.name, HOLDS, invariant=vocabulary(model, enc).conjuncts(known))
+            open_claims = [p for p in open_claims if p not in implied]
         while open_claims:
             t0 = time.perf_counter()
             bad = z3.Or([z3.Not(enc.holds(p, horn.state)) for p in open_claims])
@@ -173,6 +178,16 @@ def _recheck(model: Model, enc: PerN, horn: HornSystem, inv: z3.ExprRef, claims:
             reasons[p.name] = (f"pdr_recheck_failed: the found invariant does not imply it ({a.result}"
                                + (f": {a.reason}" if a.reason else "") + ")")
     return simple, lines, reasons or None
+
+
+def _implied(model: Model, enc: PerN, horn: HornSystem, known: z3.ExprRef, claims: list[PropertyInfo],
+             timeout: float | None) -> list[PropertyInfo]:
+    """The claims that ``known`` (an invariant already proved by induction, over ``Var(i)``) implies."""
+    s = enc.fresh("")
+    hyps = [enc.types(s), z3.substitute_vars(known, *flat(enc, s))]
+    solver = Solver(timeout)
+    return [p for p in claims
+            if solver.obligation(f"{model.name}.pdr.{p.name}.implied", hyps, enc.holds(p, s)).result == "unsat"]
 
 
 def _simplify(f: z3.ExprRef, n: int, timeout: float | None) -> z3.ExprRef:
