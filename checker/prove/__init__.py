@@ -194,7 +194,7 @@ def _proof_checks(cls: type, proofs: dict[str, Proof], method: str, shown: dict[
                    **({"broken": cti["broken"]} if cti else {}), **({"notes": pr.notes} if pr.notes else {}),
                    **({"bounded": note} if note and pr.verdict == HOLDS else {})})
         if cti:
-            check.trace_text = _cti_text(cti)
+            check.trace_text = _cti_text(cti, cls)
         out.append(check)
     return out
 
@@ -205,8 +205,10 @@ _BUILTIN_DOC = {
 }
 
 
-def _cti_text(cti: dict[str, Any]) -> list[str]:
-    before = ", ".join(f"{k}={v}" for k, v in cti["initial_state"].items())
+def _cti_text(cti: dict[str, Any], cls: type | None = None) -> list[str]:
+    """The counterexample to induction, its values shown as the explorer's traces show them."""
+    show = _shower(cls)
+    before = ", ".join(f"{k}={show(k, v)}" for k, v in cti["initial_state"].items())
     if cti.get("initial"):
         return [f"violated in an initial state: {before}"]
     lines = [f"counterexample to induction (the state before may be unreachable); breaks {cti['broken']}",
@@ -214,9 +216,23 @@ def _cti_text(cti: dict[str, Any]) -> list[str]:
     for st in cti["trace"]:
         who = "-" if st.cpu is None else f"cpu{st.cpu}"
         args = ", ".join(f"{k}={v}" for k, v in st.choices.items())
-        ch = ", ".join(f"{k}: {cti['initial_state'].get(k)} -> {v}" for k, v in st.changes.items())
+        ch = ", ".join(f"{k}: {show(k, cti['initial_state'].get(k))} -> {show(k, v)}" for k, v in st.changes.items())
         lines.append(f"1  {who}  {st.action}({args})  {ch}")
     return lines
+
+
+def _shower(cls: type | None) -> Callable[[str, Any], str]:
+    """``show(key, value)``: an enum value by name, no CPU as ``-``, a CPU id as ``cpu1`` (``local[1]`` is
+    a slot of ``local``); a parameter or an unknown name as the number."""
+    variables = info(cls).vars if cls is not None else {}
+
+    def show(key: str, v: Any) -> str:
+        var = variables.get(key.split("[", 1)[0])
+        if var is None or not isinstance(v, int):
+            return str(v)
+        return var.type.show(v)
+
+    return show
 
 
 def _per_n_fallback(cls: type, choice: dict[str, Any], solver: Solver, tag: str, why: str,
