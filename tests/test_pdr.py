@@ -99,7 +99,7 @@ def test_percpu_eager_claims_prove_without_its_lemmas_at_one_cpu():
     assert any("ADD." in line for line in inv) and any("s.local[0]" in line for line in inv)
 
 
-SETTINGS = dict(deadline=None, derandomize=True, database=None, max_examples=12,
+SETTINGS = dict(deadline=None, derandomize=True, database=None, max_examples=8,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 

@@ -21,7 +21,7 @@ from checker.prove import sweep
 from checker.prove.bmc import bmc
 from checker.prove.construct import replay
 from checker.prove.encoding import AnyN, PerN
-from checker.prove.fixed import check_point, claims_of
+from checker.prove.fixed import check_ladder, claims_of
 from checker.prove.inductive import Proof, prove_invariants
 from checker.prove.solver import Solver
 from checker.prove.symstate import NotParametric
@@ -365,7 +365,7 @@ def pdr_checks(cls: type, params: Any, *, smt_timeout: float | None = None, run:
     claims = claims_of(model)
     lemmas = [p.name for p in model.properties if p.kind == "invariant" and p not in claims]
     try:
-        verdicts = check_point(model, claims, smt_timeout)
+        verdicts = check_ladder(model, claims, smt_timeout)
     except z3.Z3Exception as e:  # pragma: no cover - an encoding problem is our bug, with context
         raise CheckerError(f"{cls.spec_name}: IC3/PDR failed: {e}") from None
     si = info(cls)

@@ -26,10 +26,13 @@ from typing import Any
 
 import z3
 
+from checker.errors import CheckerError
 from checker.language.compile import Model
 from checker.language.declare import PropertyInfo
+from checker.language.model import resolve_params
 from checker.prove.encoding import PerN
 from checker.prove.horn import HornSystem, flat, slot_names
+from checker.prove.houdini import candidates, houdini, symmetric_role
 from checker.prove.inductive import prove_invariants
 from checker.prove.solver import Solver
 from checker.prove.vocabulary import Vocabulary
@@ -61,13 +64,23 @@ def claims_of(model: Model, *, lemmas: bool = False) -> list[PropertyInfo]:
 LATE = ("no_overflow",)
 
 
-def check_point(model: Model, claims: list[PropertyInfo], timeout: float | None) -> dict[str, Verdict]:
-    """Each claim's verdict at ``model``'s point (``timeout``: seconds per Spacer call and per obligation)."""
+def check_point(model: Model, claims: list[PropertyInfo], timeout: float | None,
+                seed: z3.ExprRef | None = None, late: bool = True) -> dict[str, Verdict]:
+    """Each claim's verdict at ``model``'s point (``timeout``: seconds per Spacer call and per obligation).
+    ``seed``: a formula over ``Var(i)`` proved inductive at this point (``checker.prove.houdini``)."""
+    return solve_point(model, claims, timeout, seed, late)[0]
+
+
+def solve_point(model: Model, claims: list[PropertyInfo], timeout: float | None, seed: z3.ExprRef | None = None,
+                late: bool = True) -> tuple[dict[str, Verdict], z3.ExprRef | None]:
+    """``check_point``, and the invariant proved (over ``Var(i)``), if any. ``late=False``: the ``LATE``
+    claims are not asked."""
     enc = PerN(model)
     horn = HornSystem(enc)
     out: dict[str, Verdict] = {}
-    known: z3.ExprRef | None = None  # over Var(i): the conjunction of the re-checked invariants so far
-    groups = [[p for p in claims if p.name not in LATE], [p for p in claims if p.name in LATE]]
+    known: z3.ExprRef | None = seed  # over Var(i): the conjunction of the re-checked invariants so far
+    proved_any = False
+    groups = [[p for p in claims if p.name not in LATE], [p for p in claims if p.name in LATE and late]]
     for group in groups:
         open_claims = list(group)
         if known is not None:  # what the invariant proved so far already implies needs no Spacer call
@@ -88,7 +101,7 @@ def check_point(model: Model, claims: list[PropertyInfo], timeout: float | None)
                     out[p.name] = Verdict(p.name, INCONCLUSIVE if reason else HOLDS, reason, invariant=lines,
                                           seconds=time.perf_counter() - t0)
                 if why is None:
-                    known = inv
+                    known, proved_any = inv, True
                 break
             if ans.result == "unknown":
                 for p in open_claims:
@@ -106,7 +119,40 @@ def check_point(model: Model, claims: list[PropertyInfo], timeout: float | None)
             for p in broken:
                 out[p.name] = Verdict(p.name, VIOLATED, trace=run[0], seconds=time.perf_counter() - t0)
             open_claims = [p for p in open_claims if p not in broken]
-    return out
+    return out, (known if proved_any else None)
+
+
+def check_ladder(model: Model, claims: list[PropertyInfo], timeout: float | None) -> dict[str, Verdict]:
+    """``check_point`` at ``model``'s point, seeded from the same point with 1, 2, ... CPUs of its symmetric
+    role: each smaller point's invariant, copied to the next size and kept where Houdini proves it, is what
+    Spacer starts from there. Spacer alone finds per-CPU facts at one CPU in seconds and often not at all at
+    three; the copies make most of them known."""
+    role = symmetric_role(model)
+    if role is None or len(model.roles[role]) <= 1:
+        return check_point(model, claims, timeout)
+    param = model.info.roles[role].count
+    given = {k: getattr(model.params, k) for k in model.info.params if k not in model.params.computed}
+    seed = None
+    prev: tuple[Model, z3.ExprRef] | None = None
+    for n in range(1, len(model.roles[role])):
+        try:
+            small = Model(model.cls, resolve_params(model.cls, {**given, param: n}))
+        except CheckerError:
+            prev = None
+            continue  # a size the spec does not allow with these values: the ladder starts again above it
+        seed = _seed(prev, small, role, timeout)
+        names = {p.name for p in claims}
+        _, inv = solve_point(small, [p for p in claims_of(small) if p.name in names and p.expect == "holds"],
+                             timeout, seed, late=False)
+        prev = (small, inv) if inv is not None else None
+    return check_point(model, claims, timeout, _seed(prev, model, role, timeout))
+
+
+def _seed(prev: tuple[Model, z3.ExprRef] | None, model: Model, role: str, timeout: float | None) -> z3.ExprRef | None:
+    if prev is None:
+        return None
+    kept = houdini(PerN(model), candidates(prev[0], prev[1], model, role), timeout)
+    return z3.And(kept) if kept else None
 
 
 def replay(model: Model, states: list[tuple[int, ...]]) -> tuple[list[Step], tuple] | None:
