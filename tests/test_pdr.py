@@ -117,3 +117,12 @@ def test_pdr_agrees_with_the_explorer_on_random_specs(model):
         assert v.verdict == full.verdicts[p.name], (p.name, v.reason, model.source)
         if v.verdict == "violated":  # replayed by the explorer: never shorter than its shortest
             assert len(v.trace) >= len(full.outcomes[p.name].trace), model.source
+
+
+def test_list_marks_lemmas_and_a_lemma_must_be_a_proved_claim():
+    from checker.report.listing import describe
+
+    text = describe(Tickets)
+    assert "done_after_taken  (lemma)" in text and "at_most_two_taken:" in text
+    with pytest.raises(ValueError, match="lemma"):
+        invariant(expect="violated", lemma=True)
