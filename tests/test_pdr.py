@@ -126,3 +126,27 @@ def test_list_marks_lemmas_and_a_lemma_must_be_a_proved_claim():
     assert "done_after_taken  (lemma)" in text and "at_most_two_taken:" in text
     with pytest.raises(ValueError, match="lemma"):
         invariant(expect="violated", lemma=True)
+
+
+class TicketsForEveryN(Tickets, name="tickets_for_every_n"):
+    ncpus = Param(2, domain=range(1, 100), explore=(2, 3), prove=range(1, 100))
+
+    @invariant(inductive=True)
+    def count_never_negative(s):
+        return s.count >= 0
+
+    @invariant
+    def every_cpu_has_a_state(s):
+        """A claim over all CPUs: the any-N encoding cannot state it."""
+        return AllOf(Or(s.pc[c] == PC.idle, s.pc[c] == PC.taken) for c in s.cpus)
+
+
+def test_a_claim_over_all_cpus_the_any_n_encoding_cannot_take_is_reported_not_dropped():
+    from checker.prove import prove_checks
+
+    told = []
+    checks = prove_checks(TicketsForEveryN, smt_timeout=30, warn=told.append)
+    assert not any(c.property == "every_cpu_has_a_state" for c in checks)
+    assert told == ["tickets_for_every_n.every_cpu_has_a_state is not proved for every CPU count (1 prove point): "
+                    "it iterates over the CPUs of role 'cpus', which the any-N encoding cannot state; the explorer "
+                    "checks it at its explore points"]

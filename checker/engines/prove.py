@@ -18,7 +18,7 @@ class ProveEngine:
         return prove_checks(request.cls, dict(request.sets), smt_timeout=request.limits.smt_timeout,
                             emit_dir=request.options.get("emit_smt"), run=request.run,
                             progress=request.progress.proving if request.progress else None,
-                            cluster=request.runner.cluster)
+                            cluster=request.runner.cluster, warn=request.warn)
 
 
 class BmcEngine:

@@ -103,11 +103,12 @@ def _bind(cls: type, choice: dict[str, Any]) -> tuple[dict[str, Any], dict[str, 
 def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout: float | None = None,
                  emit_dir: Path | None = None, run: int = 0,
                  progress: Callable[[str], Callable[[int, int], None] | None] | None = None,
-                 cluster: str | None = None) -> list[Check]:
+                 cluster: str | None = None, warn: Callable[[str], None] | None = None) -> list[Check]:
     """Inductive proofs over the prove sweep, and witnesses by construction.
 
     ``progress(label)`` gives a callback told the obligations done of total at each point.
-    With ``cluster``, the points of a per-N fallback are proved on Ray tasks."""
+    With ``cluster``, the points of a per-N fallback are proved on Ray tasks. ``warn`` is told each claim
+    the any-N encoding cannot state (it iterates over CPUs), so that none is left out silently."""
     sets = sets or {}
     si = info(cls)
     checks: list[Check] = []
@@ -119,6 +120,14 @@ def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout
         names = [n for n, _ in axes]
         for combo in itertools.product(*(v for _, v in axes)):
             checks += _prove_point(cls, dict(zip(names, combo)), smt_timeout, emit_dir, run, progress, cluster)
+    if warn is not None:
+        dropped: dict[str, tuple[str, int]] = {}
+        for c in checks:
+            for name, why in c.extra.get("not_parametric", {}).items():
+                dropped[name] = (why, dropped.get(name, (why, 0))[1] + 1)
+        for name, (why, n) in dropped.items():
+            warn(f"{cls.spec_name}.{name} is not proved for every CPU count ({n} prove point{'s' * (n != 1)}): "
+                 f"it {why}, which the any-N encoding cannot state; the explorer checks it at its explore points")
     for wname, fn in si.witnesses.items():
         checks += _witness_checks(cls, wname, fn, sets, run)
     if cls.lemmas is not None:  # lemmas the spec's abstraction rests on (bit-vector facts about a word)
@@ -192,7 +201,8 @@ def _proof_checks(cls: type, proofs: dict[str, Proof], method: str, shown: dict[
             doc=(p.doc if p else _BUILTIN_DOC.get(name, "")),
             extra={"obligations": pr.obligations, "solver_seconds": round(pr.seconds, 6), "method": method,
                    **({"broken": cti["broken"]} if cti else {}), **({"notes": pr.notes} if pr.notes else {}),
-                   **({"bounded": note} if note and pr.verdict == HOLDS else {})})
+                   **({"bounded": note} if note and pr.verdict == HOLDS else {}),
+                   **({"not_parametric": dict(pr.not_parametric)} if pr.not_parametric else {})})
         if cti:
             check.trace_text = _cti_text(cti, cls)
         out.append(check)

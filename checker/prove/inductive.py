@@ -37,6 +37,8 @@ class Proof:
     cti: dict[str, Any] | None = None  # initial_state, trace, broken conjunct
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    #: Claims the any-N encoding cannot state (they iterate over CPUs), with why: not proved here.
+    not_parametric: dict[str, str] = field(default_factory=dict)
 
     def record(self, answer: Any, cti: Any = None, initial: bool = False) -> None:
         self.obligations += 1
@@ -140,6 +142,7 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
             # Not expressible for any N (it iterates over CPUs): left to the explorer, and said so.
             del proofs[p.name]
             proofs["types"].notes.append(f"{p.name} is not proved here: it {e} (checked by the explorer)")
+            proofs["types"].not_parametric[p.name] = str(e)
             total -= 1
             continue
         proofs[p.name].record(ask(q(f"{p.name}.implied"), hyp, goal), _cti(enc, None, s, s, p.name))
