@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
-from checker import (AllOf, And, Bool, Enum, Or, Param, PerCpu, Role, Shared, Spec, action, explore, invariant,
+from checker import (S32, AllOf, And, Bool, Enum, Or, Param, PerCpu, Role, Shared, Spec, action, explore, invariant,
                      sometimes, terminal, when)
 from checker.language.compile import Model
 from checker.language.model import resolve_params
@@ -150,3 +150,36 @@ def test_a_claim_over_all_cpus_the_any_n_encoding_cannot_take_is_reported_not_dr
     assert told == ["tickets_for_every_n.every_cpu_has_a_state is not proved for every CPU count (1 prove point): "
                     "it iterates over the CPUs of role 'cpus', which the any-N encoding cannot state; the explorer "
                     "checks it at its explore points"]
+
+
+class SafeShift(Spec, name="safe_shift"):
+    """A word shifted by 16 per level, at most one level: never by the whole width."""
+
+    kernel = "a test of the engine's own lemmas"
+    word = Shared(-0x10000, type=S32)
+    level = Shared(0)
+    out = Shared(0, type=S32)
+
+    @action
+    def up(s):
+        return when(s.level < 1, level=s.level + 1)
+
+    @action
+    def read(s):
+        return when(s.level > 0, out=s.word >> (s.level * 16))
+
+    @invariant(inductive=True)
+    def level_small(s):
+        return And(s.level >= 0, s.level <= 1)
+
+    @terminal
+    def done(s):
+        return s.level == 1
+
+
+def test_the_undefined_shift_check_is_proved_without_naming_the_engines_flag():
+    from checker.prove import prove_checks
+
+    checks = {c.property: c for c in prove_checks(SafeShift, smt_timeout=30)}
+    assert checks["no_undefined_behaviour"].verdict == "holds", checks["no_undefined_behaviour"].reason
+    assert checks["level_small"].verdict == "holds"
