@@ -72,9 +72,10 @@ def check_point(model: Model, claims: list[PropertyInfo], timeout: float | None,
 
 
 def solve_point(model: Model, claims: list[PropertyInfo], timeout: float | None, seed: z3.ExprRef | None = None,
-                late: bool = True) -> tuple[dict[str, Verdict], z3.ExprRef | None]:
+                late: bool = True, split: bool = True) -> tuple[dict[str, Verdict], z3.ExprRef | None]:
     """``check_point``, and the invariant proved (over ``Var(i)``), if any. ``late=False``: the ``LATE``
-    claims are not asked."""
+    claims are not asked. With ``split``, claims Spacer could not decide together are asked one at a time,
+    sharing one more timeout: a false claim's run is found quickly alone, behind a hard true one it is not."""
     enc = PerN(model)
     horn = HornSystem(enc)
     out: dict[str, Verdict] = {}
@@ -109,6 +110,16 @@ def solve_point(model: Model, claims: list[PropertyInfo], timeout: float | None,
                                           seconds=time.perf_counter() - t0)
                 if why is None:
                     known, proved_any = inv, True
+                break
+            if ans.result == "unknown" and split and len(open_claims) > 1:
+                share = max(5.0, (timeout or 60.0) / len(open_claims))
+                for p in open_claims:
+                    alone = solve_point(model, [p], share, known, late=True, split=False)[0][p.name]
+                    if alone.verdict == INCONCLUSIVE:
+                        alone.reason = (f"solver_unknown: spacer: {ans.reason} (with the other claims), "
+                                        f"{alone.reason} (alone, {share:.0f}s)")
+                    alone.seconds += time.perf_counter() - t0
+                    out[p.name] = alone
                 break
             if ans.result == "unknown":
                 for p in open_claims:

@@ -119,7 +119,8 @@ class HornSystem:
         t0 = time.perf_counter()
         try:
             r = fp.query(err())
-        except z3.Z3Exception as e:  # Spacer's way of saying its timeout passed
+        except z3.Z3Exception as e:  # Spacer's way of saying its timeout passed (or that it was interrupted)
+            interrupts.check()
             return Answer("unknown", reason="timeout" if "canceled" in str(e) else str(e),
                           seconds=time.perf_counter() - t0)
         interrupts.check()  # an interrupt a destructor swallowed still ends the run
