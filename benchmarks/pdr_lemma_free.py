@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """IC3/PDR (--prover pdr) without lemmas: claims proved at fixed N, bug depths, the counter tree's bound.
 
-    python benchmarks/pdr_lemma_free.py [--section claims|bugs|tree|all] [--timeout S] [--out FILE]
+    python benchmarks/pdr_lemma_free.py [--section claims|bugs|tree|all] [--spec NAME] [--timeout S] [--out FILE]
 
 claims: for each built-in spec with a prove sweep, at N = 1..4 CPUs, every
   claim (lemmas left out) asked as --prover pdr asks it (seeded from the same
@@ -44,9 +44,11 @@ BUGS = ("eager_fold_gt", "eager_sub_count", "eager_sum_unlocked", "eager_irq_add
         "lazy_cmpxchg_stale_old")
 
 
-def claims(emit, timeout: float) -> None:
+def claims(emit, timeout: float, only: str | None = None) -> None:
     emit("## claims proved at fixed N with every lemma left out (Spacer timeout %gs per call)" % timeout)
     for name, point in CLAIM_POINTS.items():
+        if only and name != only:
+            continue
         cls = resolve([name])[0]
         for n in range(1, 5):
             model = Model(cls, resolve_params(cls, point(n)))
@@ -109,6 +111,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--section", choices=("claims", "bugs", "tree", "all"), default="all")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per Spacer call and per obligation")
+    ap.add_argument("--spec", help="claims: only this spec")
     ap.add_argument("--out")
     args = ap.parse_args()
     out = open(args.out, "w") if args.out else None
@@ -120,7 +123,9 @@ def main() -> None:
             out.flush()
 
     emit(f"# IC3/PDR without lemmas, z3 {z3.get_version_string()}, python {platform.python_version()}")
-    for sec, fn in (("claims", claims), ("bugs", bugs), ("tree", tree)):
+    if args.section in ("claims", "all"):
+        claims(emit, args.timeout, args.spec)
+    for sec, fn in (("bugs", bugs), ("tree", tree)):
         if args.section in (sec, "all"):
             fn(emit, args.timeout)
 
