@@ -14,7 +14,6 @@ is still proved again by induction before anything is reported.
 from __future__ import annotations
 
 import itertools
-from typing import Any
 
 import z3
 
