@@ -84,10 +84,16 @@ def solve_point(model: Model, claims: list[PropertyInfo], timeout: float | None,
     groups = [[p for p in claims if p.name not in LATE], [p for p in claims if p.name in LATE and late]]
     for group in groups:
         open_claims = list(group)
-        if known is not None:  # what the invariant proved so far already implies needs no Spacer call
-            implied = _implied(model, enc, horn, known, open_claims, timeout)
+        implied = _implied(model, enc, known, open_claims, timeout) if known is not None else []
+        if implied:  # what the invariant known so far implies needs no Spacer call, once it is re-proved
+            t0 = time.perf_counter()
+            inv, lines, why = _recheck(model, enc, horn, known, implied, timeout)
             for p in implied:
-                out[p.name] = Verdict(p.name, HOLDS, invariant=vocabulary(model, enc).conjuncts(known))
+                reason = why if isinstance(why, str) else (why or {}).get(p.name)
+                out[p.name] = Verdict(p.name, INCONCLUSIVE if reason else HOLDS, reason, invariant=lines,
+                                      seconds=time.perf_counter() - t0)
+            if why is None:
+                known, proved_any = inv, True
             open_claims = [p for p in open_claims if p not in implied]
         while open_claims:
             t0 = time.perf_counter()
@@ -244,7 +250,7 @@ def _recheck(model: Model, enc: PerN, horn: HornSystem, inv: z3.ExprRef, claims:
     return simple, lines, reasons or None
 
 
-def _implied(model: Model, enc: PerN, horn: HornSystem, known: z3.ExprRef, claims: list[PropertyInfo],
+def _implied(model: Model, enc: PerN, known: z3.ExprRef, claims: list[PropertyInfo],
              timeout: float | None) -> list[PropertyInfo]:
     """The claims that ``known`` (an invariant already proved by induction, over ``Var(i)``) implies."""
     s = enc.fresh("")
