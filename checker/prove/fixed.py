@@ -124,7 +124,7 @@ def solve_point(model: Model, claims: list[PropertyInfo], timeout: float | None,
                     if alone.verdict == INCONCLUSIVE:
                         alone.reason = (f"solver_unknown: spacer: {ans.reason} (with the other claims), "
                                         f"{alone.reason} (alone, {share:.0f}s)")
-                    alone.seconds += time.perf_counter() - t0
+                    alone.seconds += ans.seconds  # its share: the joint call, then its own
                     out[p.name] = alone
                 break
             if ans.result == "unknown":
