@@ -86,6 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="explore the explore sweeps, prove the prove sweeps with Z3, or both (default)")
     v.add_argument("--bmc", type=int, metavar="K", help="also bounded-model-check every property to depth K "
                    "at the explore points (with --mode prove or all)")
+    v.add_argument("--prover", choices=("induction", "pdr"), default="induction",
+                   help="with --mode prove or all: induction over the prove sweep from the spec's inductive "
+                        "invariants (default), or pdr: IC3/PDR at the explore points, which finds the "
+                        "invariant itself (no lemmas) or a run of any length")
     v.add_argument("--smt-timeout", type=float, metavar="S", default=60.0,
                    help="timeout of each Z3 query, in seconds (default 60; a timeout is inconclusive)")
     v.add_argument("--emit-smt", metavar="DIR", help="write every proof obligation as an SMT-LIB2 file to DIR")
@@ -220,6 +224,8 @@ def _check_verify_flags(args: argparse.Namespace) -> list[str]:
         raise CheckerError("--bmc must be at least 0")
     if args.bmc is not None and args.mode == "explore":
         raise CheckerError("--bmc runs Z3: use it with --mode prove or --mode all, not --mode explore")
+    if args.prover != "induction" and args.mode == "explore":
+        raise CheckerError("--prover picks the Z3 prover: use it with --mode prove or --mode all")
     if args.emit_smt is not None and args.mode == "explore":
         raise CheckerError("--emit-smt writes Z3's proof obligations: use it with --mode prove or --mode all")
     if args.simulate is None and args.mode == "prove":
@@ -298,7 +304,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                             coverage=args.coverage, cluster=args.cluster,
                             checkpoint=Path(args.checkpoint or args.resume) if (args.checkpoint or args.resume)
                             else None, resume=args.resume is not None, named=named, engine=args.engine,
-                            max_memory=args.max_memory, memory=args.memory,
+                            max_memory=args.max_memory, memory=args.memory, prover=args.prover,
                             on_check=on_check if stream else None,
                             on_note=lambda text: print(text, file=sys.stderr, flush=True))
     except CheckerError as e:

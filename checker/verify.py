@@ -220,8 +220,9 @@ class Task:
 
 
 def plan(cls: type, own: dict[str, tuple], *, mode: str, simulate: Any, bmc: int | None,
-         coverage: bool) -> list[Task]:
-    """The engine runs ``verify`` makes for one spec, in order (``coverage``: the check on their graphs)."""
+         coverage: bool, prover: str = "induction") -> list[Task]:
+    """The engine runs ``verify`` makes for one spec, in order (``coverage``: the check on their graphs;
+    ``prover="pdr"``: IC3/PDR at the explore points instead of induction over the prove sweep)."""
     points = param_points(cls, own, "explore")
     if simulate is not None:
         return [Task("simulate", p) for p in points]
@@ -231,7 +232,7 @@ def plan(cls: type, own: dict[str, tuple], *, mode: str, simulate: Any, bmc: int
         if coverage and points:
             tasks.append(Task("coverage"))
     if mode in ("prove", "all"):
-        tasks.append(Task("prove"))
+        tasks += [Task("pdr", p) for p in points] if prover == "pdr" else [Task("prove")]
         if bmc is not None:
             tasks += [Task("bmc", p) for p in points]
     return tasks
@@ -262,7 +263,7 @@ def interrupted_checks(cls: type, task: Task, run: int) -> list[Check]:
         return []
     si = info(cls)
     params = task.params.shown() if task.params is not None else {}
-    backend = {"prove": "z3", "bmc": "z3"}.get(task.engine, task.engine)
+    backend = {"prove": "z3", "bmc": "z3", "pdr": "z3"}.get(task.engine, task.engine)
     props = [p for p in si.properties.values()
              if task.params is None or p.applies is None or p.applies(task.params)]
     return [Check(spec=cls.spec_name, file=p.file, line=p.line, params=params, property=p.name, kind=p.kind,
@@ -308,7 +309,7 @@ def _sc_only_engines(cls: type, own: dict[str, tuple], tasks: list[Task]) -> tup
             left.add(t.engine)
     if not left and all(t.engine != "prove" for t in tasks):
         return kept, None
-    what = ", ".join(sorted({t.engine for t in tasks if t.engine in ("prove", "bmc")} |
+    what = ", ".join(sorted({t.engine for t in tasks if t.engine in ("prove", "bmc", "pdr")} |
                             ({"its liveness-abstraction points"} if "liveness" in left else set())))
     return kept, (f"{cls.spec_name}: {what} under sc only (the Z3 backend and the liveness abstraction do not "
                   f"model weak memory); the explorer checks --memory {','.join(info(cls).params['memory'].show(v) for v in own['memory'] if v)}")
@@ -335,7 +336,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
            fingerprint: bool = False, coverage: bool = False, cluster: str | None = None,
            checkpoint: Path | None = None, resume: bool = False, named: Iterable[str] = (),
            engine: str = "auto", max_memory: int | None = None, on_note: Callable[[str], None] | None = None,
-           memory: str | None = None) -> Report:
+           memory: str | None = None, prover: str = "induction") -> Report:
     """Run every selected spec: the explorer over its explore sweep, the Z3
     backend over its prove sweep (``mode``), BMC at the explore points when
     ``bmc`` is a depth. ``jobs`` processes explore each point (same results),
@@ -348,6 +349,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     each note and warning as it arises (a sweep wider than the values set, a point out of reach).
     ``memory`` (sc, tso, lkmm, or several joined by commas) is the memory model of every spec with
     ``access=`` annotations (``checker.ordering``): their ``memory`` parameter, as ``--set memory=...``.
+    ``prover="pdr"`` proves at the explore points with IC3/PDR (``checker.prove.fixed``), no lemmas needed.
 
     Nothing checked is never a pass: a spec in ``named`` (spec names the user
     asked for) that checks nothing is an error, any other a warning, and a
@@ -412,7 +414,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             report.specs[cls.spec_name] = {"file": info(cls).file, "kernel": cls.kernel, "assumptions": [
                 a for m in (shown or [None]) for a in all_assumptions(cls, m)]}
             report.specs[cls.spec_name]["assumptions"] = list(dict.fromkeys(report.specs[cls.spec_name]["assumptions"]))
-            tasks = plan(cls, own, mode=mode, simulate=simulate, bmc=bmc, coverage=coverage)
+            tasks = plan(cls, own, mode=mode, simulate=simulate, bmc=bmc, coverage=coverage, prover=prover)
             tasks, why = _sc_only_engines(cls, own, tasks)
             if why and on_note:
                 on_note(f"note: {why}")

@@ -403,7 +403,7 @@ class PercpuCounterTree(Spec):
         """Conservation: the precise sum is E in every state (each add lands in level 0 in one step)."""
         return Sum(s.level0) == s.exact
 
-    @invariant(inductive=True)
+    @invariant(lemma=True)
     def carries_conserved(s):
         """No carry lost or counted twice: the approximate sum, what every counter keeps below its
         carry bit (value mod mask) and the carries in flight add up to E."""
@@ -415,7 +415,7 @@ class PercpuCounterTree(Spec):
             kept = kept + Sum(s.item[sh.offset[level] + k] % sh.mask[level] for k in range(sh.items[level]))
         return s.approx + kept + Sum(s.carry[t] for t in s.task) == s.exact
 
-    @invariant(role="task", inductive=True)
+    @invariant(role="task", lemma=True)
     def carry_in_flight_is_whole(s, t):
         """A task is idle with no carry, or at a level of the walk with a nonzero carry that is a whole
         multiple of the carry bit below that level (what the level before it passes up)."""
@@ -426,7 +426,7 @@ class PercpuCounterTree(Spec):
             cases.append(And(s.at[t] == level, s.carry[t] != 0, s.carry[t] % below == 0))
         return And(Or(*cases), Implies(s.at[t] == 0, s.carry[t] == 0))
 
-    @invariant(inductive=True)
+    @invariant(lemma=True)
     def items_hold_whole_carries(s):
         """Each intermediate item holds a multiple of the carry bit below its level."""
         sh = _shape(s)

@@ -506,23 +506,23 @@ class PercpuEager(Spec):
         return s.exact <= s.limit + s.ncpus - 1
 
     # The strengthening that makes the bounds inductive (proved by the Z3 backend,
-    # checked in every state by the explorer).
-    @invariant(role="adders", inductive=True, applies=lambda p: p.variant != VARIANT.C or not p.migrations)
+    # checked in every state by the explorer): lemmas, not claims; --prover pdr needs none of them.
+    @invariant(role="adders", lemma=True, applies=lambda p: p.variant != VARIANT.C or not p.migrations)
     def task_stays_on_its_cpu(s, t):
         """Without migration, task t runs on CPU t."""
         return s.moved_to[t] == NOBODY
 
-    @invariant(role="adders", inductive=True)
+    @invariant(role="adders", lemma=True)
     def lock_held_in_critical_section(s, t):
         """A task holds fbc->lock exactly from its lock to its unlock."""
         return (s.lock == t) == _holds_lock(s, t)
 
-    @invariant(role="adders", inductive=True)
+    @invariant(role="adders", lemma=True)
     def interrupts_off_in_sections(s, t):
         """A task inside an irqs-off section has interrupts off on its CPU."""
         return Implies(_irqs_off_section(s, t), Select(s.irqs, _on(s, t)) == 1)
 
-    @invariant(role="adders", inductive=True)
+    @invariant(role="adders", lemma=True)
     def interrupts_off_only_in_sections(s, c):
         """Interrupts are off on a CPU only while its own task, or the task holding fbc->lock, is there
         inside an irqs-off section."""
@@ -530,19 +530,19 @@ class PercpuEager(Spec):
         holder = And(s.lock != NOBODY, _on(s, s.lock) == c)
         return Implies(s.irqs[c] == 1, Or(own, holder))
 
-    @invariant(role="adders", inductive=True, applies=lambda p: p.limited)
+    @invariant(role="adders", lemma=True, applies=lambda p: p.limited)
     def limited_fast_path_checked(s, t):
         """limited_add: between its check and its this_cpu_add, the local still passes the check (interrupts
         are off on its CPU, so nothing else writes it)."""
         return Implies(s.pc[t] == ADD.lim_add, abs(s.local[t] + 1) <= s.batch)
 
-    @invariant(role="adders", inductive=True, applies=lambda p: p.variant != VARIANT.A)
+    @invariant(role="adders", lemma=True, applies=lambda p: p.variant != VARIANT.A)
     def zero_subtracts_what_was_folded(s, t):
         """B, C: between the fold and the sub the local still holds what was folded (interrupts are off
         and no other task runs there)."""
         return Implies(s.pc[t] == ADD.zero, Select(s.local, _on(s, t)) == s.seen[t])
 
-    @invariant(inductive=True)
+    @invariant(lemma=True)
     def conservation_through_fold(s):
         """count + sum of locals == E, except between the holder's fold and its sub,
         when count already holds what it folded."""

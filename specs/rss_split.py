@@ -241,18 +241,18 @@ class RssSplit(Spec):
         This is what check_mm() tests when the mm is freed ("BUG: Bad rss-counter state")."""
         return Implies(AllOf(s.pc[t] == THREAD.exited for t in s.thread), s.count == s.exact)
 
-    @invariant(role="thread", inductive=True)
+    @invariant(role="thread", lemma=True)
     def exited_thread_holds_nothing(s, t):
         """exit_mm synced: an exited thread's cache and events are 0 (with conservation,
         the per-thread form of exact_after_exit)."""
         return Implies(s.pc[t] == THREAD.exited, And(s.cache[t] == 0, s.events[t] == 0))
 
-    @invariant(role="thread", inductive=True)
+    @invariant(role="thread", lemma=True)
     def events_bound(s, t):
         """check_sync_rss_stat keeps 0 <= events <= T + 1 (it increments only while events <= T)."""
         return And(s.events[t] >= 0, s.events[t] <= s.T + 1)
 
-    @invariant(role="thread", inductive=True)
+    @invariant(role="thread", lemma=True)
     def cache_tracks_events(s, t):
         """-(events + 1) <= cache <= (events + 1) * U, or events (times U) inside a fault before its
         accounting.
@@ -289,7 +289,7 @@ class RssSplit(Spec):
         """False on purpose: the per-thread bound one smaller. Violated, so (T + 2) * U is exact."""
         return Max(abs(s.cache[t]) for t in s.thread) <= (s.T + 2) * s.U - 1
 
-    @invariant(role="thread", inductive=True)
+    @invariant(role="thread", lemma=True)
     def first_window_bound(s, t):
         """A thread that has not synced yet holds at most (T + 1) * U: at most events * U,
         less one fault's worth inside a fault before its accounting.
@@ -302,7 +302,7 @@ class RssSplit(Spec):
                        And(s.cache[t] <= (s.events[t] - If(in_fault, 1, 0)) * s.U,
                            s.cache[t] <= (s.T + 1) * s.U))
 
-    @invariant(role="thread", inductive=True)
+    @invariant(role="thread", lemma=True)
     def events_count_started_faults(s, t):
         """events never exceeds the faults started (it is reset, never raised, elsewhere)."""
         return And(s.faults_left[t] >= 0, s.faults_left[t] <= s.faults,

@@ -84,6 +84,7 @@ ENGINES: dict[str, str] = {
     "explore": "checker.engines.explore:ExploreEngine",
     "prove": "checker.engines.prove:ProveEngine",
     "bmc": "checker.engines.prove:BmcEngine",
+    "pdr": "checker.engines.prove:PdrEngine",
     "simulate": "checker.engines.simulate:SimulateEngine",
 }
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The Z3 engines: induction over a spec's prove sweep, and bounded model checking at a point."""
+"""The Z3 engines: induction over a spec's prove sweep; bounded model checking and IC3/PDR at a point."""
 from __future__ import annotations
 
 from checker.engines import Request
@@ -18,7 +18,7 @@ class ProveEngine:
         return prove_checks(request.cls, dict(request.sets), smt_timeout=request.limits.smt_timeout,
                             emit_dir=request.options.get("emit_smt"), run=request.run,
                             progress=request.progress.proving if request.progress else None,
-                            cluster=request.runner.cluster)
+                            cluster=request.runner.cluster, warn=request.warn)
 
 
 class BmcEngine:
@@ -31,3 +31,14 @@ class BmcEngine:
 
         return bmc_checks(request.cls, request.params, request.options["depth"],
                           smt_timeout=request.limits.smt_timeout, run=request.run)
+
+
+class PdrEngine:
+    """IC3/PDR of every invariant at the request's point: the invariant found, or a replayed run."""
+
+    name = "pdr"
+
+    def run(self, request: Request) -> list[Check]:
+        from checker.prove import pdr_checks
+
+        return pdr_checks(request.cls, request.params, smt_timeout=request.limits.smt_timeout, run=request.run)

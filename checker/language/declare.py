@@ -332,6 +332,7 @@ class PropertyInfo:
     proof: bool = True  # False: the explorer checks it, the Z3 backend does not try
     always: bool = False  # liveness: from every reachable state (eventually), not only from the start
     fair: bool = True  # liveness: only runs that respect the actions' fairness count
+    lemma: bool = False  # there only to make induction go through, not a claim (IC3/PDR leaves it out)
 
 
 def _record(fn: Callable, attr: str, value: Any) -> Callable:
@@ -387,21 +388,26 @@ def action(fn: Callable | None = None, *, role: str | None = None,
 
 
 def _prop(kind: str, fn: Callable | None, expect: str, applies: Callable | None, role: str | None = None,
-          inductive: bool = False, proof: bool = True, always: bool = False, fair: bool = True) -> Any:
+          inductive: bool = False, proof: bool = True, always: bool = False, fair: bool = True,
+          lemma: bool = False) -> Any:
     if expect not in ("holds", "violated"):
         raise ValueError("expect must be 'holds' or 'violated'")
+    if lemma and (expect != "holds" or not proof):
+        raise ValueError("a lemma (lemma=True) is part of the inductive strengthening: it is expected to hold "
+                         "and is proved (drop expect= or proof=False)")
 
     def deco(f: Callable) -> Callable:
         return _record(f, "__countercheck_property__", {"kind": kind, "expect": expect, "applies": applies,
                                                          "role": role, "inductive": inductive, "proof": proof,
-                                                         "always": always, "fair": fair})
+                                                         "always": always, "fair": fair,
+                                                         **({"lemma": True} if lemma else {})})
 
     return deco(fn) if fn is not None else deco
 
 
 def invariant(fn: Callable | None = None, *, expect: str = "holds",
               applies: Callable[[Any], bool] | None = None, role: str | None = None,
-              inductive: bool = False, proof: bool = True) -> Any:
+              inductive: bool = False, proof: bool = True, lemma: bool = False) -> Any:
     """A predicate that must hold in every reachable state.
 
     ``expect="violated"`` ships a claim known to be false (a bug, or a
@@ -413,8 +419,11 @@ def invariant(fn: Callable | None = None, *, expect: str = "holds",
     preserved by every step, from which the others are proved. ``proof=False``
     leaves it to the explorer (the Z3 report says so): for a claim the
     strengthening does not imply and that is not worth strengthening for.
+    ``lemma=True`` (implies ``inductive=True``) says it is there only to make
+    induction go through, not a claim of its own: ``--prover pdr`` finds its
+    own strengthening and leaves lemmas out; ``list`` marks them.
     """
-    return _prop("invariant", fn, expect, applies, role, inductive, proof)
+    return _prop("invariant", fn, expect, applies, role, inductive or lemma, proof, lemma=lemma)
 
 
 def sometimes(fn: Callable | None = None, *, expect: str = "holds",

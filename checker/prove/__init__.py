@@ -3,7 +3,8 @@
 
 ``prove_checks`` runs a spec's prove sweep: inductive proofs (any-N when the
 spec's code allows it, per-N otherwise), and its witnesses by construction.
-``bmc_checks`` runs bounded model checking at concrete points. Each returns
+``bmc_checks`` runs bounded model checking at concrete points, ``pdr_checks``
+IC3/PDR (Spacer) at one, with no lemmas from the spec. Each returns
 ``Check`` values like the explorer's, with ``backend="z3"``.
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ from checker.prove import sweep
 from checker.prove.bmc import bmc
 from checker.prove.construct import replay
 from checker.prove.encoding import AnyN, PerN
+from checker.prove.fixed import check_ladder, claims_of
 from checker.prove.inductive import Proof, prove_invariants
 from checker.prove.solver import Solver
 from checker.prove.symstate import NotParametric
@@ -101,11 +103,12 @@ def _bind(cls: type, choice: dict[str, Any]) -> tuple[dict[str, Any], dict[str, 
 def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout: float | None = None,
                  emit_dir: Path | None = None, run: int = 0,
                  progress: Callable[[str], Callable[[int, int], None] | None] | None = None,
-                 cluster: str | None = None) -> list[Check]:
+                 cluster: str | None = None, warn: Callable[[str], None] | None = None) -> list[Check]:
     """Inductive proofs over the prove sweep, and witnesses by construction.
 
     ``progress(label)`` gives a callback told the obligations done of total at each point.
-    With ``cluster``, the points of a per-N fallback are proved on Ray tasks."""
+    With ``cluster``, the points of a per-N fallback are proved on Ray tasks. ``warn`` is told each claim
+    the any-N encoding cannot state (it iterates over CPUs), so that none is left out silently."""
     sets = sets or {}
     si = info(cls)
     checks: list[Check] = []
@@ -117,6 +120,14 @@ def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout
         names = [n for n, _ in axes]
         for combo in itertools.product(*(v for _, v in axes)):
             checks += _prove_point(cls, dict(zip(names, combo)), smt_timeout, emit_dir, run, progress, cluster)
+    if warn is not None:
+        dropped: dict[str, tuple[str, int]] = {}
+        for c in checks:
+            for name, why in c.extra.get("not_parametric", {}).items():
+                dropped[name] = (why, dropped.get(name, (why, 0))[1] + 1)
+        for name, (why, n) in dropped.items():
+            warn(f"{cls.spec_name}.{name} is not proved for every CPU count ({n} prove point{'s' * (n != 1)}): "
+                 f"it {why}, which the any-N encoding cannot state; the explorer checks it at its explore points")
     for wname, fn in si.witnesses.items():
         checks += _witness_checks(cls, wname, fn, sets, run)
     if cls.lemmas is not None:  # lemmas the spec's abstraction rests on (bit-vector facts about a word)
@@ -190,9 +201,10 @@ def _proof_checks(cls: type, proofs: dict[str, Proof], method: str, shown: dict[
             doc=(p.doc if p else _BUILTIN_DOC.get(name, "")),
             extra={"obligations": pr.obligations, "solver_seconds": round(pr.seconds, 6), "method": method,
                    **({"broken": cti["broken"]} if cti else {}), **({"notes": pr.notes} if pr.notes else {}),
-                   **({"bounded": note} if note and pr.verdict == HOLDS else {})})
+                   **({"bounded": note} if note and pr.verdict == HOLDS else {}),
+                   **({"not_parametric": dict(pr.not_parametric)} if pr.not_parametric else {})})
         if cti:
-            check.trace_text = _cti_text(cti)
+            check.trace_text = _cti_text(cti, cls)
         out.append(check)
     return out
 
@@ -203,8 +215,10 @@ _BUILTIN_DOC = {
 }
 
 
-def _cti_text(cti: dict[str, Any]) -> list[str]:
-    before = ", ".join(f"{k}={v}" for k, v in cti["initial_state"].items())
+def _cti_text(cti: dict[str, Any], cls: type | None = None) -> list[str]:
+    """The counterexample to induction, its values shown as the explorer's traces show them."""
+    show = _shower(cls)
+    before = ", ".join(f"{k}={show(k, v)}" for k, v in cti["initial_state"].items())
     if cti.get("initial"):
         return [f"violated in an initial state: {before}"]
     lines = [f"counterexample to induction (the state before may be unreachable); breaks {cti['broken']}",
@@ -212,9 +226,23 @@ def _cti_text(cti: dict[str, Any]) -> list[str]:
     for st in cti["trace"]:
         who = "-" if st.cpu is None else f"cpu{st.cpu}"
         args = ", ".join(f"{k}={v}" for k, v in st.choices.items())
-        ch = ", ".join(f"{k}: {cti['initial_state'].get(k)} -> {v}" for k, v in st.changes.items())
+        ch = ", ".join(f"{k}: {show(k, cti['initial_state'].get(k))} -> {show(k, v)}" for k, v in st.changes.items())
         lines.append(f"1  {who}  {st.action}({args})  {ch}")
     return lines
+
+
+def _shower(cls: type | None) -> Callable[[str, Any], str]:
+    """``show(key, value)``: an enum value by name, no CPU as ``-``, a CPU id as ``cpu1`` (``local[1]`` is
+    a slot of ``local``); a parameter or an unknown name as the number."""
+    variables = info(cls).vars if cls is not None else {}
+
+    def show(key: str, v: Any) -> str:
+        var = variables.get(key.split("[", 1)[0])
+        if var is None or not isinstance(v, int):
+            return str(v)
+        return var.type.show(v)
+
+    return show
 
 
 def _per_n_fallback(cls: type, choice: dict[str, Any], solver: Solver, tag: str, why: str,
@@ -339,5 +367,44 @@ def bmc_checks(cls: type, params: Any, k: int, *, smt_timeout: float | None = No
         if o.trace:
             check.trace_shown = shown_trace(model, start, o.trace)
             check.trace_text = list_lines(check.trace_shown)
+        out.append(check)
+    return out
+
+
+def pdr_checks(cls: type, params: Any, *, smt_timeout: float | None = None, run: int = 0) -> list[Check]:
+    """IC3/PDR of every invariant at one concrete point, lemmas left out (``checker.prove.fixed``)."""
+    model = Model(cls, params)
+    claims = claims_of(model)
+    lemmas = [p.name for p in model.properties if p.kind == "invariant" and p not in claims]
+    try:
+        verdicts = check_ladder(model, claims, smt_timeout)
+    except z3.Z3Exception as e:  # pragma: no cover - an encoding problem is our bug, with context
+        raise CheckerError(f"{cls.spec_name}: IC3/PDR failed: {e}") from None
+    si = info(cls)
+    start = model.state_dict(model.initial_states()[0])
+    out = []
+    held = [q.name for q in claims if verdicts[q.name].verdict == HOLDS]
+    # One invariant proves them all (the last is the largest: it includes the earlier ones): shown once.
+    shown = max(held, key=lambda n: len(verdicts[n].invariant), default=None)
+    for p in claims:
+        v = verdicts[p.name]
+        extra: dict[str, Any] = {"method": "pdr", "solver_seconds": round(v.seconds, 6)}
+        if lemmas:
+            extra["lemmas_left_out"] = lemmas
+        if v.invariant and v.verdict == HOLDS:
+            extra["invariant"] = v.invariant
+        check = Check(
+            spec=cls.spec_name, file=p.file or si.file, line=p.line or si.line, params=params.shown(),
+            property=p.name, kind="invariant", backend="z3", verdict=v.verdict, expected=p.expect, reason=v.reason,
+            seconds=v.seconds, run=run, depth=len(v.trace) if v.verdict == VIOLATED else None,
+            initial_state=start, trace=v.trace, doc=p.doc, bug=p.name in cls.expect_violated,
+            computed=params.computed, extra=extra)
+        if v.verdict == VIOLATED:
+            check.trace_text = render_trace(model, start, v.trace)
+        elif p.name == shown:
+            check.trace_text = ([f"an inductive invariant found by IC3/PDR and proved again by induction; it "
+                                 f"implies {', '.join(held)}" + (f" (lemmas left out: {', '.join(lemmas)})"
+                                                                 if lemmas else "")]
+                                + [f"  {line}" for line in v.invariant])
         out.append(check)
     return out

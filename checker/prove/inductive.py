@@ -15,7 +15,7 @@ spec declares in ``sum_bounds`` (each itself an obligation).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import z3
@@ -24,6 +24,15 @@ from checker.prove.encoding import AnyN, PerN, Transition
 from checker.prove.solver import Solver
 from checker.prove.symstate import NotParametric
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, StopReason, Step, flatten
+
+
+#: Built-in properties that say a flag only the engine writes is still clear: the first undefined shift
+#: (``ub``), the first misuse of memory, the first read of an uninitialised variable. They are part of
+#: the strengthening without the spec naming the flag: their step obligation (no step from a state of the
+#: invariant sets it) is the real question, asked in the spec's own variables.
+ENGINE_FLAGS = ("no_undefined_behaviour", "memory_safe", "no_uninit_read")
+#: Of those, the flags that stop a run: no step is enabled once set, so no other obligation needs them.
+STOPPING_FLAGS = ("no_undefined_behaviour",)
 
 
 @dataclass
@@ -37,6 +46,8 @@ class Proof:
     cti: dict[str, Any] | None = None  # initial_state, trace, broken conjunct
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    #: Claims the any-N encoding cannot state (they iterate over CPUs), with why: not proved here.
+    not_parametric: dict[str, str] = field(default_factory=dict)
 
     def record(self, answer: Any, cti: Any = None, initial: bool = False) -> None:
         self.obligations += 1
@@ -58,6 +69,8 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
     """Prove every inductive property and every other invariant expected to hold.
 
     ``progress(done, total)`` is told after each obligation."""
+    properties = [replace(p, inductive=True) if p.name in ENGINE_FLAGS and p.kind == "invariant"
+                  and p.expect == "holds" and p.proof else p for p in properties]
     inductive = [p for p in properties if p.kind == "invariant" and p.inductive]
     goals = [p for p in properties if p.kind == "invariant" and not p.inductive and p.expect == "holds"
              and p.name != "no_overflow" and p.proof]
@@ -140,13 +153,14 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
             # Not expressible for any N (it iterates over CPUs): left to the explorer, and said so.
             del proofs[p.name]
             proofs["types"].notes.append(f"{p.name} is not proved here: it {e} (checked by the explorer)")
+            proofs["types"].not_parametric[p.name] = str(e)
             total -= 1
             continue
         proofs[p.name].record(ask(q(f"{p.name}.implied"), hyp, goal), _cti(enc, None, s, s, p.name))
     # Every step obligation assumed the whole strengthening: with a part of it unproved,
     # what was "proved" from it is not proved either.
     support = [n for n in [p.name for p in inductive] + ["types", "sum_lemma"]
-               if n in proofs and proofs[n].verdict != HOLDS]
+               if n in proofs and proofs[n].verdict != HOLDS and n not in STOPPING_FLAGS]
     for name, pr in proofs.items():
         rest = [n for n in support if n != name]
         if pr.verdict == HOLDS and rest:

@@ -70,6 +70,8 @@ def describe(cls: type) -> str:
     lines.append("  properties:")
     for p in si.properties.values():
         exp = "" if p.expect == "holds" else "  (expected violated)"
+        if p.lemma:  # not a claim: there to make induction go through (--prover pdr needs none)
+            exp += "  (lemma)"
         if p.kind in ("eventually", "leads_to"):
             exp += ("  (always)" if p.always else "") + ("" if p.fair else "  (no fairness)")
         lines.append(f"    {p.kind:<10} {p.name}{exp}: {first_paragraph(p.doc)}")

@@ -76,6 +76,9 @@ def check_line(c: Check) -> str:
         stats = f"{c.extra.get('runs_done')} runs, {c.states} states"
     elif c.extra.get("method") == "bmc":
         stats = f"bmc k={c.depth}" + (" (all runs covered)" if c.extra.get("exhausted") else "")
+    elif c.extra.get("method") == "pdr":
+        stats = ("pdr, invariant re-proved by induction" if c.verdict == "holds" else
+                 f"pdr, a run of {c.depth} steps replayed" if c.verdict == "violated" else "pdr")
     elif c.extra.get("method") == "bit-vector":
         stats = (f"every {c.extra.get('width')}-bit word" if c.verdict == "holds"
                  else "a concrete word" if c.verdict == "violated" else "")
@@ -100,6 +103,8 @@ def reproduce(c: Check, spec_arg: str | None = None) -> str:
             parts += ["--set", f"{k}={v}"]
     if not c.requested_symmetry and c.backend == "explore":
         parts.append("--no-symmetry")
+    if c.extra.get("method") == "pdr":
+        parts += ["--mode", "prove", "--prover", "pdr"]
     if c.backend == "simulate":  # the same runs, so the same trace
         parts += ["--simulate", str(c.extra["runs"]), "--depth", str(c.extra["max_depth"]),
                   "--seed", str(c.extra["seed"])]
@@ -118,6 +123,8 @@ def trace_block(c: Check, spec_arg: str | None = None, *, style: str = "lanes", 
                 + ["  " + t for t in c.trace_text])
     if c.kind == "lemma":
         head = f"{c.spec}.{c.property} violated by a concrete word"
+    elif c.extra.get("method") == "pdr" and c.verdict == "holds":
+        head = f"{c.spec}.{c.property} proved by IC3/PDR"
     elif c.kind == "proof":
         head = f"{c.spec}.{c.property} not proved ({c.reason or c.verdict})"
     elif c.kind == "sometimes":
@@ -134,6 +141,8 @@ def trace_block(c: Check, spec_arg: str | None = None, *, style: str = "lanes", 
                 + " (shortest prefix)")
     else:
         head = f"{c.spec}.{c.property} violated after {n} steps (shortest)"
+    if c.extra.get("method") == "pdr":  # Spacer's run, replayed: any length, not necessarily the shortest
+        head = head.replace("(shortest)", "(IC3/PDR, replayed; not necessarily shortest)")
     if c.backend == "simulate":  # found at random, then shrunk: not a shortest trace
         head = head.replace("(shortest witness)", "(witness,").replace("(shortest)", "(")
         head += (f"shrunk from {c.extra['original_steps']}; simulation run {c.extra['found_in_run']}, "
@@ -153,6 +162,8 @@ def trace_block(c: Check, spec_arg: str | None = None, *, style: str = "lanes", 
 
 def wants_trace(c: Check, traces: str) -> bool:
     """Whether the report prints this check's trace, for a ``--traces`` setting."""
+    if c.extra.get("method") == "pdr" and c.verdict == "holds":  # the invariant found, to paste or read
+        return bool(c.trace_text) and traces != "none"
     if c.kind == "coverage":
         return c.verdict == "violated" or traces == "all"
     if c.kind == "proof":  # a counterexample to induction: what to strengthen, so shown unless asked not to
