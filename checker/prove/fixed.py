@@ -216,6 +216,7 @@ def _state(model: Model, like: tuple, vals: tuple[int, ...]) -> tuple:
 
 
 def vocabulary(model: Model, enc: PerN) -> Vocabulary:
+    """How the encoding's slots read in the spec's own words (``s.local[1]``, enum names), to print invariants."""
     names = slot_names(enc)
     types = [model.vars[n.split("[", 1)[0]].type for n in names]
     return Vocabulary(names, types, model.cls.__module__)
