@@ -266,7 +266,8 @@ class SpecNode(pytest.Collector):
                                   timeout=self.config.getoption("countercheck_timeout"))
             stray = sorted({c.property for c in self._report.checks} - set(self._names))
             if stray:
-                warnings.warn(pytest.PytestWarning(f"{self.cls.spec_name}: checks with no item: {', '.join(stray)}"))
+                warnings.warn(pytest.PytestWarning(f"{self.cls.spec_name}: checks with no item: {', '.join(stray)}"),
+                              stacklevel=2)
         return self._report
 
 

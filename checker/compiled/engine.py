@@ -17,7 +17,6 @@ caller runs the point on the interpreter and says so.
 """
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 from typing import Any

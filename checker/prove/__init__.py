@@ -267,8 +267,8 @@ def _per_n_fallback(cls: type, choice: dict[str, Any], solver: Solver, tag: str,
     last: dict[str, Any] = {}
     told = progress and progress(f"{tag}: per-N points")
     # In the points' order, here or on Ray tasks: the first point that fails gives the verdict.
-    for done, (proofs, last) in sweep.budgeted(sweep.answers(cls, points, solver.timeout, solver.emit_dir, tag,
-                                                             cluster), len(points), PER_N_BUDGET):
+    answers = sweep.answers(cls, points, solver.timeout, solver.emit_dir, tag, cluster)
+    for done, (proofs, last) in sweep.budgeted(answers, len(points), PER_N_BUDGET):  # noqa: B007 (last: read after)
         if told:
             told(done, len(points))
         for name, pr in proofs.items():
@@ -400,7 +400,8 @@ def pdr_checks(cls: type, params: Any, *, smt_timeout: float | None = None, run:
             initial_state=start, trace=v.trace, doc=p.doc, bug=p.name in cls.expect_violated,
             computed=params.computed, extra=extra)
         if v.verdict == VIOLATED:
-            check.trace_text = render_trace(model, start, v.trace)
+            check.trace_shown = shown_trace(model, start, v.trace)
+            check.trace_text = list_lines(check.trace_shown)
         elif p.name == shown:
             check.trace_text = ([f"an inductive invariant found by IC3/PDR and proved again by induction; it "
                                  f"implies {', '.join(held)}" + (f" (lemmas left out: {', '.join(lemmas)})"

@@ -68,7 +68,7 @@ class _Printer:
 
     def _cmp(self, op: str, a: z3.ExprRef, b: z3.ExprRef) -> tuple[str, int]:
         # A slot compared with a number: the number in the slot's type (enum name, NOBODY).
-        ia, ib = self._slot_of(a), self._slot_of(b)
+        ia = self._slot_of(a)
         if ia is not None and z3.is_int_value(b) and not _plain(self.v.types[ia]):
             return f"{self.v.slot(ia)} {op} {self.v.value(ia, b.as_long())}", _CMP
         if z3.is_int_value(a) and not z3.is_int_value(b):

@@ -98,7 +98,7 @@ def _dot(g: nx.MultiDiGraph) -> str:
     except ImportError:
         raise UsageError("--format dot needs pydot, which is not installed: pip install 'pydot>=1.4' (or, in the checkout, pip install '.[graph]') "
                          "(or use --format json or graphml, which need only networkx)") from None
-    for n, d in g.nodes(data=True):
+    for _n, d in g.nodes(data=True):
         d["shape"] = "box"
         d["tooltip"] = d.pop("state_text")
         if d["initial"]:
