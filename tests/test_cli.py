@@ -35,7 +35,7 @@ def test_json_validates_and_reports_every_property(cli):
 def test_output_file_gets_the_format_and_stdout_the_summary(cli, tmp_path):
     out = tmp_path / "r.json"
     r = cli("verify", "eager_fold_gt", "--set", "ncpus=2", "--set", "batch=2", "--format", "json",
-            "--output", str(out))
+            "--output", str(out), "--traces", "bugs")
     assert r.returncode == 0
     data = json.loads(out.read_text())
     validate(data)
@@ -50,7 +50,7 @@ def test_output_file_gets_the_format_and_stdout_the_summary(cli, tmp_path):
 
 
 def test_text_trace_and_reproduce_line(cli):
-    r = cli("verify", "eager_fold_gt", "--set", "ncpus=2", "--set", "batch=2")
+    r = cli("verify", "eager_fold_gt", "--set", "ncpus=2", "--set", "batch=2", "--traces", "read_bound")
     assert r.returncode == 0
     lines = r.stdout.splitlines()
     i = lines.index(next(line for line in lines if line.startswith("eager_fold_gt.read_bound violated")))
