@@ -477,6 +477,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     done: list[tuple[type, list[Task]]] = []  # tasks finished per spec, for the zero-check test
     try:
         for j, (cls, own, tasks) in enumerate(planned, 1):
+            if stop_early and first_unexpected:
+                raise _Stop
             done.append((cls, []))
             graphs: list | None = [] if coverage else None
             ran: set[tuple[str, str]] = set()  # a bug spec's overrides that ran while it was explored
@@ -517,8 +519,6 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             except CheckerError as e:
                 report.errors.append(ErrorInfo(e.message, e.file or info(cls).file, e.line))
                 errored.add(cls.spec_name)
-        if stop_early and first_unexpected:
-            raise _Stop
     except _Stop:
         c = first_unexpected[0]
         left = sum(len(tasks) for _cls, _own, tasks in planned) - sum(len(tasks) for _cls, tasks in done)

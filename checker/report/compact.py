@@ -5,7 +5,8 @@
     percpu_eager      prove    .               1 run, 24 checks, 0.4s
 
 A point's mark says the worst of its checks: ``F`` one failed (a violation, or a bug not found),
-``?`` one is inconclusive (a limit, Z3 unknown), ``x`` a bug found as expected, ``.`` all as expected.
+``?`` one is inconclusive (a limit, Z3 unknown), ``x`` a planted bug found (a bug spec's expected
+violation), ``.`` all as expected.
 ``-v`` prints a line per check instead (``checker.report.text.check_line``).
 """
 from __future__ import annotations
@@ -36,7 +37,7 @@ def mark(checks: Iterable[Check]) -> tuple[str, str]:
             seen.add("F")
         elif c.status == "inconclusive":
             seen.add("?")
-        elif c.verdict == VIOLATED and c.expected == VIOLATED and c.kind != "coverage":
+        elif c.verdict == VIOLATED and c.expected == VIOLATED and c.bug:
             seen.add("x")
     return next(((m, s) for m, s in MARKS if m in seen), (".", "ok"))
 

@@ -19,6 +19,7 @@ from checker.result import Check
 
 #: Reasons of an exploration stopped by a limit (the first word of an inconclusive check's reason).
 LIMITS = ("max_states", "timeout", "memory")
+LIMIT_FLAG = {"max_states": "--max-states", "timeout": "--timeout", "memory": "--max-memory"}
 
 
 @dataclass(frozen=True)
@@ -116,20 +117,30 @@ def _n(x: float) -> str:
 
 def _time(seconds: float) -> str:
     if seconds < 60:
-        return f"{seconds:.1f}s" if seconds >= 0.1 else "<0.1s"
+        return f"~{seconds:.1f}s" if seconds >= 0.1 else "under 0.1s"
     if seconds < 3600:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:,.1f} h"
+        return f"~{seconds / 60:.0f} min"
+    return f"~{seconds / 3600:,.1f} h"
 
 
-def describe(s: Series) -> str:
+def describe(s: Series, varying: set[str] | frozenset[str] = frozenset()) -> str:
+    """One fit in a line; ``varying``: the parameters worth naming (those the spec's points differ in)."""
     counts = ", ".join(f"{v:,}" for v in s.states)
-    rest = " ".join(f"{k}={v}" for k, v in s.fixed)
+    rest = " ".join(f"{k}={v}" for k, v in s.fixed if k in varying)
     nxt = s.values[-1] + 1
     states = s.predict(nxt)
     return (f"growth: {s.spec}: states x{s.factor:.1f} per {s.param} ({s.param}={','.join(map(str, s.values))}: "
-            f"{counts}; {len(s.values)} points, at {rest}); {s.param}={nxt} likely ~{_n(states)} states, "
-            f"~{_time(states * s.seconds_per_state)}")
+            f"{counts}{f' at {rest}' if rest else ''}); {s.param}={nxt} likely ~{_n(states)} states, "
+            f"{_time(states * s.seconds_per_state)}")
+
+
+def varying(pts: list[Point], spec: str) -> set[str]:
+    seen: dict[str, set] = {}
+    for p in pts:
+        if p.spec == spec:
+            for k, v in p.params:
+                seen.setdefault(k, set()).add(v)
+    return {k for k, vs in seen.items() if len(vs) > 1}
 
 
 def at_limit(p: Point, fits: list[Series]) -> str | None:
@@ -147,8 +158,8 @@ def at_limit(p: Point, fits: list[Series]) -> str | None:
         return (f"growth: {p.spec} at {s.param}={value} stopped at {p.limit} after {p.states:,} states; from "
                 f"{s.param}={','.join(map(str, s.values))} ({', '.join(f'{v:,}' for v in s.states)} states, "
                 f"x{s.factor:.1f} per {s.param}) it likely has ~{_n(states)} states "
-                f"(~{_time(states * s.seconds_per_state)}): raise --max-states/--timeout past that, or lower "
-                f"--set {s.param}")
+                f"({_time(states * s.seconds_per_state)}): raise {LIMIT_FLAG.get(p.limit, 'the limit')} past "
+                f"that, or lower --set {s.param}")
     return None
 
 
@@ -158,7 +169,7 @@ def report_lines(checks: Iterable[Check], *, everything: bool = False) -> list[s
     if not pts:
         return []
     fits = series(pts)
-    out = [describe(s) for s in fits] if everything else []
+    out = [describe(s, varying(pts, s.spec)) for s in fits] if everything else []
     for p in pts:
         if p.limit is not None:
             line = at_limit(p, fits)
