@@ -294,7 +294,9 @@ def not_as_expected(report: Report, style: Style = PLAIN, limit: int = 3) -> lis
 def summary_line(report: Report, style: Style = PLAIN) -> str:
     k = report.counts()
     runs = len({(c.spec, c.run) for c in report.checks})
-    line = (f"{len(report.checks)} checks in {runs} runs ({compact.total_states(report.checks):,} states): "
+    states = compact.total_states(report.checks)
+    explored = any(c.backend in ("explore", "simulate") for c in report.checks)
+    line = (f"{len(report.checks)} checks in {runs} runs{f' ({states:,} states)' if explored else ''}: "
             f"{k['holds']} holds, {k['violated']} violated, "
             f"{k['inconclusive']} inconclusive; {k['failed']} not as expected; "
             f"{len(report.errors)} errors; "
