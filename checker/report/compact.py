@@ -44,8 +44,11 @@ def mark(checks: Iterable[Check]) -> tuple[str, str]:
 
 def run_states(checks: Iterable[Check]) -> int | None:
     """Distinct states of one exploration or simulation: the reduced search's count, not the unreduced graph's."""
+    checks = list(checks)
     counts = [c.states for c in checks if c.states is not None and c.kind not in ("coverage", "build")
               and c.extra.get("graph") != "unreduced"]
+    # a liveness-only point explores the unreduced graph alone: its states are those
+    counts = counts or [c.states for c in checks if c.states is not None and c.kind not in ("coverage", "build")]
     return max(counts) if counts else None
 
 

@@ -255,7 +255,10 @@ def render(report: Report, *, traces: str | Iterable[str] = "failed", spec_args:
         out.append(style.status(f"error: {where}{e.message}", "failed"))
     if report.stopped:
         out.append(report.stopped)
-    out += not_as_expected(report, style)
+    listed = not_as_expected(report, style)
+    if listed and out and out[-1] != "":
+        out.append("")
+    out += listed
     out.append(summary_line(report, style))
     return "\n".join(out) + "\n"
 
@@ -288,7 +291,7 @@ def not_as_expected(report: Report, style: Style = PLAIN, limit: int = 3) -> lis
         runs = len({c.run for c in cs})
         out.append(f"{style.status('??', 'inconclusive')}    {spec}: {len(cs)} check{'s' if len(cs) != 1 else ''} "
                    f"inconclusive ({why}) in {runs} run{'s' if runs != 1 else ''}")
-    return [""] + out if out else []
+    return out
 
 
 def summary_line(report: Report, style: Style = PLAIN) -> str:
