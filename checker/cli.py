@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from checker.errors import CheckerError
 from checker.invocation import invoked_as
@@ -19,6 +19,7 @@ from checker.verify import ErrorInfo, Report
 from checker.version import version
 
 if TYPE_CHECKING:
+    from checker.report.style import Style
     from checker.result import Check
     from checker.simulate.checks import SimulateOptions
 
@@ -27,7 +28,7 @@ FORMATS = ("text", "json", "junit", "sarif")
 
 
 class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args, **kw) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args: Any, **kw: Any) -> None:
         kw.setdefault("allow_abbrev", False)  # --max-st 10 is an error, never --max-states
         super().__init__(*args, **kw)
 
@@ -414,13 +415,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
-def _keyword_matcher(expr: str | None):  # type: ignore[no-untyped-def]
+def _keyword_matcher(expr: str | None) -> Callable[[str], bool] | None:
     from checker.select import compile_keywords
 
     return compile_keywords(expr) if expr is not None else None
 
 
-def _selected(classes: list[type], select, expr: str | None) -> list[type]:  # type: ignore[no-untyped-def]
+def _selected(classes: list[type], select: Callable[[str], bool] | None, expr: str | None) -> list[type]:
     """-k: the specs with a check id (spec.property) it may keep; the checks themselves are filtered as decided."""
     if select is None:
         return classes
@@ -438,16 +439,14 @@ def _selected(classes: list[type], select, expr: str | None) -> list[type]:  # t
 
 
 def _emit_verify(args: argparse.Namespace, report: Report, spec_args: dict[str, str], *, streamed: bool,
-                 verbose: int = 0, style=None) -> None:  # type: ignore[no-untyped-def]
-    """Every output the user asked for: the files first (they are what CI keeps), then stdout."""
+                 verbose: int = 0, style: "Style | None" = None) -> None:
+    """Every output the user asked for: the files first (they are what CI keeps), then stdout. ``streamed``:
+    the report's body (its spec or check lines) is on stdout already."""
     from checker.report import text
     from checker.report.style import PLAIN
 
-    traces = args.traces or ["failed"]
-    to_file = dict(traces=traces, spec_args=spec_args, errors=args.output is not None, verbose=max(verbose, 0))
-    human = text.render(report, **to_file)
-    rest = text.render(report, traces=traces, spec_args=spec_args, errors=args.output is not None,
-                       check_lines=False, verbose=verbose, style=style or PLAIN)
+    style = style or PLAIN
+    shape = dict(traces=args.traces or ["failed"], spec_args=spec_args)
     for fmt in ("junit", "sarif", "json"):
         if getattr(args, fmt):
             _write(getattr(args, fmt), render_as(fmt, report, spec_args))
@@ -455,22 +454,22 @@ def _emit_verify(args: argparse.Namespace, report: Report, spec_args: dict[str, 
         payload = render_as(args.format, report, spec_args)
         if args.output:
             _write(args.output, payload)
-            sys.stdout.write(rest)
+            sys.stdout.write(text.render(report, **shape, check_lines=False, verbose=verbose, style=style))
         else:
             sys.stdout.write(payload)
             for w in report.warnings:  # stdout is the payload: the human lines go to stderr
                 print(f"warning: {w}", file=sys.stderr)
             for e in report.errors:
                 print(f"error: {_where(e)}{e.message}", file=sys.stderr)
+        return
+    if args.output:  # the whole report, plain, in the file; the summary on stdout
+        _write(args.output, text.render(report, **shape, errors=True, verbose=max(verbose, 0)))
+        sys.stdout.write(text.summary_line(report, style) + "\n")
     else:
-        if args.output:
-            _write(args.output, human)
-            sys.stdout.write(text.summary_line(report, style or PLAIN) + "\n")
-        else:
-            sys.stdout.write(rest if streamed else text.render(report, traces=traces, spec_args=spec_args,
-                                                               errors=False, verbose=verbose, style=style or PLAIN))
-        for e in report.errors:
-            print(f"error: {_where(e)}{e.message}", file=sys.stderr)
+        sys.stdout.write(text.render(report, **shape, errors=False, check_lines=not streamed, verbose=verbose,
+                                     style=style))
+    for e in report.errors:
+        print(f"error: {_where(e)}{e.message}", file=sys.stderr)
 
 
 def render_as(fmt: str, report: Report, spec_args: dict[str, str]) -> str:

@@ -19,6 +19,7 @@ from checker.engines.explore import explore_checks  # noqa: F401  (re-exported: 
 from checker.errors import CheckerError, SpecError, UsageError
 from checker.result import INCONCLUSIVE, VERDICTS, Check
 from checker.overrides import never_ran, warning as override_warning
+from checker.report import growth
 from checker.report.progress import Progress
 from checker.language.model import Params, all_assumptions, info, resolve_params
 from checker.language.vacuity import vacuous_invariants
@@ -359,6 +360,14 @@ def _memory_models(memory: str | None) -> tuple[str, ...]:
     return names
 
 
+def _likely(checks: list[Check], cls: type, task: Task, progress: Progress) -> str:
+    """``, likely ~5,900 states``: what the spec's decided points say this exploration will take."""
+    if task.engine != "explore" or task.params is None or not progress.enabled:
+        return ""
+    states = growth.likely_states(checks, cls.spec_name, task.params.shown(), task.params.computed)
+    return f", likely ~{growth.rounded(states)} states" if states is not None else ""
+
+
 def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = None, symmetry: bool = True,
            max_states: int | None = None, timeout: float | None = None, mode: str = "all",
            bmc: int | None = None, smt_timeout: float | None = DEFAULT_SMT_TIMEOUT, emit_smt: Path | None = None,
@@ -488,7 +497,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                     if stop_early and first_unexpected:
                         raise _Stop
                     if progress is not None:
-                        progress.at(f"spec {j} of {len(planned)}, point {k} of {len(tasks)}")
+                        progress.at(f"spec {j} of {len(planned)}, point {k} of {len(tasks)}"
+                                    + _likely(report.checks, cls, task, progress))
                     if on_start is not None:
                         on_start(cls.spec_name, TASK_MODE[task.engine])
                     run = next(ids)

@@ -107,7 +107,7 @@ def series(pts: list[Point]) -> list[Series]:
     return list(best.values())
 
 
-def _n(x: float) -> str:
+def rounded(x: float) -> str:
     """Two significant figures: ~5,900 rather than a false 5,873."""
     if x < 100:
         return f"{x:,.0f}"
@@ -130,7 +130,7 @@ def describe(s: Series, varying: set[str] | frozenset[str] = frozenset()) -> str
     nxt = s.values[-1] + 1
     states = s.predict(nxt)
     return (f"growth: {s.spec}: states x{s.factor:.1f} per {s.param} ({s.param}={','.join(map(str, s.values))}: "
-            f"{counts}{f' at {rest}' if rest else ''}); {s.param}={nxt} likely ~{_n(states)} states, "
+            f"{counts}{f' at {rest}' if rest else ''}); {s.param}={nxt} likely ~{rounded(states)} states, "
             f"{_time(states * s.seconds_per_state)}")
 
 
@@ -157,9 +157,25 @@ def at_limit(p: Point, fits: list[Series]) -> str | None:
         states = s.predict(value)
         return (f"growth: {p.spec} at {s.param}={value} stopped at {p.limit} after {p.states:,} states; from "
                 f"{s.param}={','.join(map(str, s.values))} ({', '.join(f'{v:,}' for v in s.states)} states, "
-                f"x{s.factor:.1f} per {s.param}) it likely has ~{_n(states)} states "
+                f"x{s.factor:.1f} per {s.param}) it likely has ~{rounded(states)} states "
                 f"({_time(states * s.seconds_per_state)}): raise {LIMIT_FLAG.get(p.limit, 'the limit')} past "
                 f"that, or lower --set {s.param}")
+    return None
+
+
+def likely_states(checks: Iterable[Check], spec: str, params: dict, computed: Iterable[str] = ()) -> int | None:
+    """The states a point about to be explored likely has, from the fits of the spec's decided points
+    along one of its parameters (the point past their largest value), else None."""
+    pts = [p for p in points(checks) if p.spec == spec]
+    if len(pts) < 2:
+        return None
+    skip = set(computed)
+    for s in series(pts):
+        value = params.get(s.param)
+        if not isinstance(value, int) or value <= s.values[-1]:
+            continue
+        if tuple((k, v) for k, v in params.items() if k != s.param and k not in skip) == s.fixed:
+            return s.predict(value)
     return None
 
 
