@@ -57,3 +57,10 @@ def test_the_cli_sizes_a_point_that_hit_max_states(capsys):
     assert re.fullmatch(r"growth: eager_fold_gt at ncpus=4 stopped at max_states after 3,000 states; from "
                         r"ncpus=1,2,3 \(18, 149, 820 states, x6\.7 per ncpus\) it likely has ~5,900 states "
                         r"\(.*\): raise --max-states past that, or lower --set ncpus", line), line
+
+
+def test_the_point_about_to_run_is_sized_from_the_decided_ones():
+    checks = [check(i, 10 * 4 ** i, n=i, b=2) for i in (1, 2)]
+    assert growth.likely_states(checks, "s", {"n": 3, "b": 2}) == 640
+    assert growth.likely_states(checks, "s", {"n": 3, "b": 3}) is None  # another point of b: no series
+    assert growth.likely_states(checks[:1], "s", {"n": 2, "b": 2}) is None  # one point fits nothing
