@@ -56,15 +56,15 @@ VERIFY_EXAMPLES = """examples:
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     prog = prog or invoked_as()
     p = _Parser(prog=prog, description="countercheck: a model checker for the Linux kernel's concurrent "
-                "counters.", epilog=f"{EXIT_CODES}\n\nrun `{prog} COMMAND --help` for a command's options; "
+                "counters.", epilog=f"{EXIT_CODES}\n\nrun `{prog} COMMAND --help` for a command's options;\n"
                 f"`{prog} man` prints the manual page.", formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"countercheck-kernel {version()}",
                    help="print the version and exit")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
 
     v = sub.add_parser("verify", help="check specs (all built-in specs by default)",
-                       description="Explore each spec's parameter sweep, prove its prove sweep with Z3, and "
-                                   "report a line per spec, the failures, and a summary.",
+                       description="Explore each spec's parameter sweep, prove its prove sweep with Z3, and\n"
+                                   "report a line per spec, then the failures, the list of what failed and a summary.",
                        epilog=f"{EXIT_CODES}\n\n{VERIFY_EXAMPLES.format(prog=prog)}",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     _verify_arguments(v)
