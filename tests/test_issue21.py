@@ -150,7 +150,7 @@ def test_an_unreached_sometimes_says_how_hard_it_was_looked_for(tmp_path):
     r = run_cli("verify", path, "--set", "ncpus=2", "--mode", "explore")
     assert r.returncode == 1
     assert "small.never (sometimes)" in r.stdout and "never reached in 3 states (exhaustive)" in r.stdout
-    r = run_cli("verify", path, "--set", "ncpus=3", "--mode", "explore", "--max-states", "2")
+    r = run_cli("verify", path, "--set", "ncpus=3", "--mode", "explore", "--max-states", "2", "-v")
     assert r.returncode == 3 and "never reached in 2 states (limit hit)" in r.stdout
 
 
