@@ -97,8 +97,9 @@ class SpecLines:
     def line(self, key: tuple[str, str], runs: list[list[Check]]) -> str:
         spec, mode = key
         st = self._style
-        marks = "".join(st.status(m, colour) for m, colour in (mark(cs) for cs in runs))
         checks = [c for cs in runs for c in cs]
+        runs = [cs for cs in runs if any(c.kind != "coverage" for c in cs)]  # --coverage's check is no point
+        marks = "".join(st.status(m, colour) for m, colour in (mark(cs) for cs in runs))
         n = len(runs)
         unit = "point" if mode in ("explore", "simulate", "bmc") else "run"
         parts = [f"{n} {unit}{'s' if n != 1 else ''}", f"{len(checks)} check{'s' if len(checks) != 1 else ''}"]
