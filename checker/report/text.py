@@ -209,32 +209,11 @@ def render(report: Report, *, traces: str | Iterable[str] = "failed", spec_args:
     the body (the spec or check lines, printed as each was decided) out. ``verbose`` below 0 leaves
     the body out too; 1 or more gives a line per check, every spec's assumptions and the growth of
     its state counts."""
-    spec_args = spec_args or {}
     out: list[str] = []
     if check_lines and verbose >= 0:
         out += ([style_check_line(c, style) for c in report.checks] if verbose > 0
                 else compact.render(report.checks, style=style))
-    shown, seen = [], set()
-    for c in report.checks:  # one trace per spec and property: the first parameter point's
-        if wants_trace(c, traces) and (c.spec, c.property, c.status) not in seen:
-            seen.add((c.spec, c.property, c.status))
-            shown.append(c)
-    # A failure with no trace to show (a sometimes never reached, a bug not found): its line and claim.
-    for c in report.checks:
-        if c.status == "failed" and (c.spec, c.property, c.status) not in seen and traces_allowed(traces):
-            seen.add((c.spec, c.property, c.status))
-            shown.append(c)
-    # Traces asked for first; the failures' last, just above the list of what failed and the summary.
-    shown.sort(key=lambda c: c.status == "failed")
-    if shown:
-        out.append("")
-        for c in shown:
-            if wants_trace(c, traces):
-                block = trace_block(c, spec_args.get(c.spec), prog)
-                out += [style.status(block[0], c.status) if c.status != "ok" else block[0], *block[1:]]
-            else:
-                out += [style_check_line(c, style)] + ([f"  claim: {first_paragraph(c.doc)}"] if c.doc else [])
-            out.append("")
+    out += _details(report, traces, spec_args or {}, style, prog)
     failing = {c.spec for c in report.checks if c.status == "failed"}
     for name, spec in report.specs.items():
         if verbose > 0 or name in failing:
@@ -243,13 +222,7 @@ def render(report: Report, *, traces: str | Iterable[str] = "failed", spec_args:
     out += [f"warning: {w}" for w in report.warnings]
     out += [f"warning: --traces {w} names no check of this run" for w in unmatched_trace_words(report, traces)]
     out += growth.report_lines(report.checks, everything=verbose > 0)
-    if report.interrupted:
-        left: dict[str, int] = {}
-        for c in report.checks:
-            if c.reason == "interrupted":
-                left[c.spec] = left.get(c.spec, 0) + 1
-        if left:
-            out.append("interrupted, not decided: " + ", ".join(f"{n} checks of {s}" for s, n in left.items()))
+    out += _interrupted(report)
     for e in report.errors if errors else ():
         where = f"{e.file}:{e.line}: " if e.file and e.line else (f"{e.file}: " if e.file else "")
         out.append(style.status(f"error: {where}{e.message}", "failed"))
@@ -261,6 +234,41 @@ def render(report: Report, *, traces: str | Iterable[str] = "failed", spec_args:
     out += listed
     out.append(summary_line(report, style))
     return "\n".join(out) + "\n"
+
+
+def _details(report: Report, traces: str | Iterable[str], spec_args: dict[str, str], style: Style,
+             prog: str | None) -> list[str]:
+    """The traces asked for, then each failure's: its trace, or its line and claim when it has none
+    (a sometimes never reached, a bug not found). One per spec and property: the first point's."""
+    shown, seen = [], set()
+    for c in report.checks:
+        if wants_trace(c, traces) and (c.spec, c.property, c.status) not in seen:
+            seen.add((c.spec, c.property, c.status))
+            shown.append(c)
+    for c in report.checks:
+        if c.status == "failed" and (c.spec, c.property, c.status) not in seen and traces_allowed(traces):
+            seen.add((c.spec, c.property, c.status))
+            shown.append(c)
+    shown.sort(key=lambda c: c.status == "failed")  # the failures last: just above the list and the summary
+    out = [""] if shown else []
+    for c in shown:
+        if wants_trace(c, traces):
+            block = trace_block(c, spec_args.get(c.spec), prog)
+            out += [style.status(block[0], c.status) if c.status != "ok" else block[0], *block[1:]]
+        else:
+            out += [style_check_line(c, style)] + ([f"  claim: {first_paragraph(c.doc)}"] if c.doc else [])
+        out.append("")
+    return out
+
+
+def _interrupted(report: Report) -> list[str]:
+    if not report.interrupted:
+        return []
+    left: dict[str, int] = {}
+    for c in report.checks:
+        if c.reason == "interrupted":
+            left[c.spec] = left.get(c.spec, 0) + 1
+    return ["interrupted, not decided: " + ", ".join(f"{n} checks of {s}" for s, n in left.items())] if left else []
 
 
 def style_check_line(c: Check, style: Style = PLAIN) -> str:
