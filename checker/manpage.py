@@ -59,7 +59,9 @@ def _block(text: str) -> list[str]:
 def render(parser: argparse.ArgumentParser) -> str:
     subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     helps = {c.dest: c.help for c in subs._choices_actions}
-    out = [f'.TH {NAME.upper()} 1 "" "{NAME} {version()}" "User Commands"',
+    out = ['.\\" SPDX-License-Identifier: GPL-2.0-only',
+           '.\\" Generated from the argument parser by `countercheck-kernel man`: do not edit.',
+           f'.TH {NAME.upper()} 1 "" "{NAME} {version()}" "User Commands"',
            ".SH NAME", f"{NAME} \\- a model checker for the Linux kernel's concurrent counters",
            ".SH SYNOPSIS", f".B {NAME}", f"[\\fB\\-\\-version\\fR] \\fICOMMAND\\fR [\\fIOPTIONS\\fR]",
            ".SH DESCRIPTION", _roff(parser.description or ""),
