@@ -167,7 +167,7 @@ def param_points(cls: type, sets: dict[str, tuple[int, ...]], mode: str = "explo
     si = info(cls)
     entries = cls.explore_sweeps if mode == "explore" else ({},)
     points = []
-    refused: list[tuple[dict, UsageError]] = []
+    refused: list[tuple[dict, UsageError, str]] = []  # (entry, its first invalid point's error, why)
     for entry in entries:
         unknown = [k for k in entry if k not in si.params]
         if unknown:
@@ -186,32 +186,32 @@ def param_points(cls: type, sets: dict[str, tuple[int, ...]], mode: str = "explo
                 if sweep is not None:
                     axes.append((name, sweep))
         names = [n for n, _ in axes]
-        left_out: UsageError | None = None
+        left_out: tuple[dict, UsageError, str] | None = None
         for combo in itertools.product(*(vals for _, vals in axes)):
             if "symbolic" in combo:
                 raise UsageError(f"{cls.spec_name}: 'symbolic' is a value for --mode prove only")
             try:
                 point = resolve_params(cls, {n: v for n, v in zip(names, combo) if v != "default"})
-                why = si.abstraction.refusal(point) if si.abstraction is not None else None
-                if why is not None:
-                    refusal = UsageError(f"{cls.spec_name} at {point}: {why}")
-                    refusal.reason = why  # type: ignore[attr-defined]  (the note gives the reason alone)
-                    raise refusal
             except UsageError as e:
-                if not sets:  # the spec's own sweep is wrong: that is the spec's error, not a note
-                    raise
-                left_out = left_out or e
-                continue
-            points.append(point)
+                error, why = e, e.message.removeprefix(f"{cls.spec_name}: ")
+            else:
+                why = si.abstraction.refusal(point) if si.abstraction is not None else None
+                if why is None:
+                    points.append(point)
+                    continue
+                error = UsageError(f"{cls.spec_name} at {point}: {why}")
+            if not sets:  # the spec's own sweep is wrong: that is the spec's error, not a note
+                raise error
+            left_out = left_out or (entry, error, why)
         if left_out is not None:
-            refused.append((entry, left_out))
+            refused.append(left_out)
     if refused and not points:
         raise refused[0][1]
-    for entry, e in refused if notes is not None else ():
+    for entry, _error, why in refused if notes is not None else ():
         what = " ".join(f"{k}={_values_text(si.params[k], v)}" for k, v in entry.items()) or "its parameters' sweeps"
         set_text = " ".join(f"{k}={_values_text(si.params[k], v)}" for k, v in sets.items())
         notes.append(f"{cls.spec_name}: left out the explore sweep entry {what}, which --set {set_text} makes "
-                     f"invalid: {getattr(e, 'reason', None) or str(e.message).removeprefix(cls.spec_name + ': ')}")
+                     f"invalid: {why}")
     return list(dict.fromkeys(points))
 
 
@@ -235,11 +235,12 @@ MODES = ("explore", "prove", "all")
 #: The mode an engine run belongs to, as the report's spec lines group them.
 TASK_MODE = {"explore": "explore", "coverage": "explore", "simulate": "simulate", "prove": "prove", "bmc": "bmc"}
 
+#: Seconds per Z3 query unless --smt-timeout says otherwise: every query has one.
+DEFAULT_SMT_TIMEOUT = 60.0
+
 
 class _Stop(Exception):
     """``stop_early``: a result not as expected ends the run (never an interrupt: what ran is decided)."""
-#: Seconds per Z3 query unless --smt-timeout says otherwise: every query has one.
-DEFAULT_SMT_TIMEOUT = 60.0
 
 
 @dataclass
