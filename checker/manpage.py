@@ -63,9 +63,9 @@ def render(parser: argparse.ArgumentParser) -> str:
            '.\\" Generated from the argument parser by `countercheck-kernel man`: do not edit.',
            f'.TH {NAME.upper()} 1 "" "{NAME} {version()}" "User Commands"',
            ".SH NAME", f"{NAME} \\- a model checker for the Linux kernel's concurrent counters",
-           ".SH SYNOPSIS", f".B {NAME}", f"[\\fB\\-\\-version\\fR] \\fICOMMAND\\fR [\\fIOPTIONS\\fR]",
+           ".SH SYNOPSIS", f".B {NAME}", "[\\fB\\-\\-version\\fR] \\fICOMMAND\\fR [\\fIOPTIONS\\fR]",
            ".SH DESCRIPTION", _roff(parser.description or ""),
-           ".PP", f"Also run as \\fBpython \\-m checker\\fR from a checkout or an installed package.",
+           ".PP", "Also run as \\fBpython \\-m checker\\fR from a checkout or an installed package.",
            ".SH COMMANDS"]
     for name, sub in subs.choices.items():
         out += [f'.SS "{name}"', _roff(helps.get(name) or "")]
