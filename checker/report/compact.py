@@ -20,6 +20,8 @@ from checker.result import VIOLATED, Check
 MARKS = (("F", "failed"), ("?", "inconclusive"), ("x", "bug"), (".", "ok"))
 #: The marks' column is this wide unless a spec has more points.
 MARK_COLUMN = 12
+#: Marks per line: a spec with more points continues its marks on the next lines, as pytest wraps.
+MARKS_PER_LINE = 40
 
 
 def mode_of(c: Check) -> str:
@@ -99,10 +101,10 @@ class SpecLines:
         st = self._style
         checks = [c for cs in runs for c in cs]
         runs = [cs for cs in runs if any(c.kind != "coverage" for c in cs)]  # --coverage's check is no point
-        marks = "".join(st.status(m, colour) for m, colour in (mark(cs) for cs in runs))
+        marks = [st.status(m, colour) for m, colour in (mark(cs) for cs in runs)]
         n = len(runs)
         unit = "point" if mode in ("explore", "simulate", "bmc") else "run"
-        parts = [f"{n} {unit}{'s' if n != 1 else ''}", f"{len(checks)} check{'s' if len(checks) != 1 else ''}"]
+        parts = [f"{n} {unit}{'s' if n != 1 else ''}", f"{len(checks):,} check{'s' if len(checks) != 1 else ''}"]
         if mode in ("explore", "simulate"):
             parts.append(f"{sum(run_states(cs) or 0 for cs in runs):,} states")
         # A run's checks share its time: count each run once.
@@ -116,8 +118,13 @@ class SpecLines:
             parts.append(st.status(f"{undecided} inconclusive", "inconclusive"))
         if failed:
             parts.append(st.status(f"{failed} failed", "failed"))
-        pad = " " * max(0, MARK_COLUMN - n)  # the counts start in one column while the marks are few
-        return f"{spec:<{self._width}}  {mode:<8} {marks}{pad}  {', '.join(parts)}"
+        rows = ["".join(marks[i:i + MARKS_PER_LINE]) for i in range(0, n, MARKS_PER_LINE)] or [""]
+        last = n - MARKS_PER_LINE * (len(rows) - 1)
+        pad = " " * max(0, MARK_COLUMN - last)  # the counts start in one column while the marks are few
+        indent = " " * (self._width + 11)
+        head = f"{spec:<{self._width}}  {mode:<8} "
+        return "\n".join((head if i == 0 else indent) + row for i, row in enumerate(rows)) + \
+            f"{pad}  {', '.join(parts)}"
 
 
 def render(checks: list[Check], *, style: Style = PLAIN, width: int | None = None) -> list[str]:
