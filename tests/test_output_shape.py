@@ -171,3 +171,19 @@ def test_usage_and_reproduce_lines_name_the_command_typed(capsys, tmp_path, monk
     with pytest.raises(SystemExit):
         main(["verify", "--mode", "nosuch"])
     assert capsys.readouterr().err.startswith(f"usage: {prog} verify ")
+
+
+def test_a_spec_with_many_points_wraps_its_marks_as_pytest_does():
+    from checker.report.compact import SpecLines
+    from checker.result import Check
+
+    out = []
+    lines = SpecLines(out.append, width=4)
+    for run in range(45):
+        lines.add(Check(spec="many", file=None, line=None, params={"n": run}, property="p", kind="invariant",
+                        backend="explore", verdict="violated" if run == 41 else "holds", expected="holds",
+                        states=10, seconds=0.5, run=run))
+    lines.finish()
+    first, second = out[0].split("\n")
+    assert first == "many  explore  " + "." * 40
+    assert second == " " * 15 + ".F..." + " " * 7 + "  45 points, 45 checks, 450 states, 22.5s, 1 failed"
