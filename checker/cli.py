@@ -10,12 +10,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from checker.errors import CheckerError
+from checker.invocation import invoked_as
+from checker.report.style import COLOR_CHOICES
 from checker.verify import ErrorInfo, Report
+from checker.version import version
 
 if TYPE_CHECKING:
+    from checker.report.style import Style
     from checker.result import Check
     from checker.simulate.checks import SimulateOptions
 
@@ -24,84 +28,46 @@ FORMATS = ("text", "json", "junit", "sarif", "ktap")
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        kw.setdefault("allow_abbrev", False)  # --max-st 10 is an error, never --max-states
+        super().__init__(*args, **kw)
+
     def error(self, message: str) -> None:  # argparse's own errors are usage errors: exit 2
         self.print_usage(sys.stderr)
         print(f"error: {message}", file=sys.stderr)
         raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argparse parser of ``python -m checker`` and its subcommands."""
-    p = _Parser(prog="python -m checker", description="countercheck: a model checker for the Linux "
-                "kernel's concurrent counters.")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+EXIT_CODES = """exit codes:
+  0  everything as expected (every property as declared, every planted bug found)
+  1  a property violated, or an expected bug not found
+  2  bad usage, a malformed spec, or nothing checked
+  3  inconclusive: a limit, Z3 unknown, an interrupt, out of memory (never a pass)"""
 
-    v = sub.add_parser("verify", help="check specs (all built-in specs by default)")
-    v.add_argument("specs", nargs="*", metavar="SPEC",
-                   help="a built-in spec name, a spec file, or FILE.py:ClassName")
-    v.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                   help="set a parameter: NAME=V, NAME=LO..HI (inclusive) or NAME=A,B; several form a "
-                        "cross product")
-    v.add_argument("--format", choices=FORMATS, default="text")
-    v.add_argument("--output", metavar="FILE", help="write the --format output to FILE; stdout keeps the "
-                   "human summary")
-    for fmt, what in (("junit", "JUnit XML"), ("sarif", "SARIF 2.1.0"), ("json", "JSON")):
-        # CI artifacts beside the log: --format text --junit F --sarif F
-        v.add_argument(f"--{fmt}", metavar="FILE", help=f"also write the {what} report to FILE")
-    v.add_argument("--kernel-tree", metavar="DIR", help="a kernel source tree: SARIF and GitHub annotations place "
-                   "built-in specs' findings at the kernel functions they model (default: the current directory "
-                   "when it holds Makefile, kernel/ and mm/)")
-    v.add_argument("--no-symmetry", action="store_true", help="turn CPU-symmetry reduction off")
-    v.add_argument("--max-states", type=int, metavar="N", help="stop each exploration after N distinct states")
-    v.add_argument("--timeout", type=float, metavar="S", help="stop each exploration after S seconds")
-    v.add_argument("--jobs", type=int, metavar="N",
-                   help="explore each point on N processes (the same states, verdicts and traces as 1); with "
-                        "--cluster, N Ray workers (default: the cluster's CPUs)")
-    v.add_argument("--cluster", metavar="ray[://HOST:PORT]",
-                   help="explore on Ray: 'ray' starts a local Ray here, ray://HOST:PORT joins a running cluster "
-                        "(needs Ray: pip install 'ray>=2.9')")
-    ck = v.add_mutually_exclusive_group()
-    ck.add_argument("--checkpoint", metavar="DIR", help="save every whole BFS level of each exploration in DIR")
-    ck.add_argument("--resume", metavar="DIR", help="continue the explorations saved in DIR (and keep saving "
-                    "there): the same counts, verdicts and traces as an uninterrupted run")
-    v.add_argument("--fingerprint", action="store_true",
-                   help="keep 64-bit hashes of visited states, not the states: less memory, and the report gives "
-                        "the probability that a hash collision left a state unexplored")
-    v.add_argument("--engine", choices=("auto", "compiled", "interpreted"), default="auto",
-                   help="the explorer: generated C (compiled), the Python interpreter, or auto (default: compiled "
-                        "once a point outgrows the interpreter and a C compiler, $CC or cc, is found)")
-    v.add_argument("--memory", metavar="MODEL", help="the memory model of specs with access= annotations: sc "
-                   "(default), tso (x86-TSO store buffers) or lkmm (the kernel memory model, approximated; "
-                   "docs/weak-memory.md), or several, e.g. sc,tso,lkmm; as --set memory=MODEL")
-    v.add_argument("--max-memory", metavar="SIZE", type=_size,
-                   help="memory budget of each compiled exploration, e.g. 4G or 512M (default: half the memory "
-                        "available); reaching it is inconclusive")
-    v.add_argument("--traces", choices=("none", "failed", "bugs", "all"), default="bugs",
-                   help="which traces the text report prints (default: failures and bugs found)")
-    v.add_argument("--trace-style", choices=("lanes", "list"), default="lanes",
-                   help="draw a trace as a column per actor (lanes, default) or one line per step (list, unwrapped)")
-    v.add_argument("--width", type=int, metavar="N", help="draw traces at most N columns wide (default: the "
-                   "terminal's width, 100 when not a terminal; 75 fits an email)")
-    v.add_argument("--mode", choices=("explore", "prove", "all"), default="all",
-                   help="explore the explore sweeps, prove the prove sweeps with Z3, or both (default)")
-    v.add_argument("--bmc", type=int, metavar="K", help="also bounded-model-check every property to depth K "
-                   "at the explore points (with --mode prove or all)")
-    v.add_argument("--prover", choices=("induction", "pdr"), default="induction",
-                   help="with --mode prove or all: induction over the prove sweep from the spec's inductive "
-                        "invariants (default), or pdr: IC3/PDR at the explore points, which finds the "
-                        "invariant itself (no lemmas) or a run of any length")
-    v.add_argument("--smt-timeout", type=float, metavar="S", default=60.0,
-                   help="timeout of each Z3 query, in seconds (default 60; a timeout is inconclusive)")
-    v.add_argument("--emit-smt", metavar="DIR", help="write every proof obligation as an SMT-LIB2 file to DIR")
-    v.add_argument("--simulate", type=int, metavar="RUNS", help="instead of exploring and proving, take RUNS "
-                   "seeded random walks at the explore points (--set); a violation is a real, shrunk trace, "
-                   "anything not found is inconclusive, never holds")
-    v.add_argument("--depth", type=int, metavar="D", help="with --simulate: steps per walk (default 1000)")
-    v.add_argument("--seed", type=int, metavar="S", help="with --simulate: the seed (default 0; the same seed "
-                   "gives the same runs and traces)")
-    v.add_argument("--quiet", action="store_true", help="no live progress on stderr (shown only on a terminal)")
-    v.add_argument("--coverage", action="store_true", help="count transitions per action (without reductions) "
-                   "and flag actions that never fire")
+VERIFY_EXAMPLES = """examples:
+  {prog} verify                                   every built-in spec
+  {prog} verify percpu_eager --set ncpus=2 -v     one spec at 2 CPUs, a line per check
+  {prog} verify my_spec.py --mode explore -x      explore only, stop at the first failure
+  {prog} verify -k "eager and not fold"           the checks whose id (spec.property) matches
+  {prog} verify eager_fold_gt --traces bugs       also the traces of the bugs found as expected
+  {prog} verify --junit junit.xml --sarif r.sarif CI: the log on stdout, the reports as files"""
+
+
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    prog = prog or invoked_as()
+    p = _Parser(prog=prog, description="countercheck: a model checker for the Linux kernel's concurrent "
+                "counters.", epilog=f"{EXIT_CODES}\n\nrun `{prog} COMMAND --help` for a command's options;\n"
+                f"`{prog} man` prints the manual page.", formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"countercheck-kernel {version()}",
+                   help="print the version and exit")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="COMMAND")
+
+    v = sub.add_parser("verify", help="check specs (all built-in specs by default)",
+                       description="Explore each spec's parameter sweep, prove its prove sweep with Z3, and\n"
+                                   "report a line per spec, then the failures, the list of what failed and a summary.",
+                       epilog=f"{EXIT_CODES}\n\n{VERIFY_EXAMPLES.format(prog=prog)}",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    _verify_arguments(v)
 
     ls = sub.add_parser("list", help="show specs, parameters, properties and assumptions")
     ls.add_argument("specs", nargs="*", metavar="SPEC")
@@ -120,7 +86,108 @@ def build_parser() -> argparse.ArgumentParser:
     from checker.litmus import command as litmus_command
     litmus_command.add_arguments(sub.add_parser("litmus", help="herd7 C litmus tests (the kernel's, by default) "
                                                 "under sc, tso and lkmm, against LKMM's results"))
+    comp = sub.add_parser("completion", help="print a shell completion script (bash, zsh or tcsh)",
+                          description="Print a static completion script: e.g. "
+                                      f"`{prog} completion bash > ~/.local/share/bash-completion/completions/"
+                                      "countercheck-kernel`. Needs shtab: pip install 'countercheck-kernel[completion]'.")
+    comp.add_argument("shell", choices=("bash", "zsh", "tcsh"))
+    mp = sub.add_parser("man", help="print the manual page (roff), generated from these options")
+    mp.add_argument("--output", metavar="FILE", help="write it to FILE (e.g. docs/countercheck-kernel.1)")
     return p
+
+
+def _verify_arguments(v: argparse.ArgumentParser) -> None:
+    """verify's options, in groups: what to check, output, limits, how to explore, proofs, simulation."""
+    what = v.add_argument_group("what to check")
+    what.add_argument("specs", nargs="*", metavar="SPEC",
+                      help="a built-in spec name, a spec file, or FILE.py:ClassName")
+    what.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                      help="set a parameter: NAME=V, NAME=LO..HI (inclusive) or NAME=A,B; several form a "
+                           "cross product")
+    what.add_argument("--mode", choices=("explore", "prove", "all"), default="all",
+                      help="explore the explore sweeps, prove the prove sweeps with Z3, or both (default)")
+    what.add_argument("-k", metavar="EXPR", dest="keyword",
+                      help="only the checks whose id (spec.property) matches EXPR: substrings joined by and, "
+                           "or, not and parentheses, as pytest -k")
+    what.add_argument("--memory", metavar="MODEL", help="the memory model of specs with access= annotations: sc "
+                      "(default), tso (x86-TSO store buffers) or lkmm (the kernel memory model, approximated; "
+                      "docs/weak-memory.md), or several, e.g. sc,tso,lkmm; as --set memory=MODEL")
+    what.add_argument("--coverage", action="store_true", help="count transitions per action (without "
+                      "reductions) and flag actions that never fire")
+
+    out = v.add_argument_group("output")
+    out.add_argument("-v", "--verbose", action="count", default=0,
+                     help="a line per check (not per spec), every spec's assumptions, and how its state "
+                          "counts grow with its parameters")
+    out.add_argument("-q", "--quiet", action="store_true",
+                     help="no line per spec and no progress on stderr: the failures and the summary")
+    out.add_argument("-x", "--exitfirst", action="store_true",
+                     help="stop at the first result not as expected (a failure or an inconclusive check)")
+    out.add_argument("--traces", action="append", metavar="WHICH",
+                     help="which traces to print: failed (the default), bugs (also bugs found as expected), "
+                          "all, none, or check names (read_bound, spec.read_bound, globs), comma-separated")
+    out.add_argument("--color", choices=COLOR_CHOICES, default="auto",
+                     help="colour the report: auto (a terminal, unless NO_COLOR is set or FORCE_COLOR "
+                          "forces it), always or never")
+    out.add_argument("--format", choices=FORMATS, default="text")
+    out.add_argument("--output", metavar="FILE", help="write the --format output to FILE; stdout keeps the "
+                     "human summary")
+    for fmt, desc in (("junit", "JUnit XML"), ("sarif", "SARIF 2.1.0"), ("json", "JSON")):
+        # CI artifacts beside the log: --format text --junit F --sarif F
+        out.add_argument(f"--{fmt}", metavar="FILE", help=f"also write the {desc} report to FILE")
+    out.add_argument("--kernel-tree", metavar="DIR", help="a kernel source tree: SARIF and GitHub annotations "
+                     "place built-in specs' findings at the kernel functions they model (default: the current "
+                     "directory when it holds Makefile, kernel/ and mm/)")
+    out.add_argument("--trace-style", choices=("lanes", "list"), default="lanes",
+                     help="draw a trace as a column per actor (lanes, default) or one line per step (list, "
+                          "unwrapped)")
+    out.add_argument("--width", type=int, metavar="N", help="draw traces at most N columns wide (default: the "
+                     "terminal's width, 100 when not a terminal; 75 fits an email)")
+
+    lim = v.add_argument_group("limits (reaching one is inconclusive, exit 3)")
+    lim.add_argument("--max-states", type=int, metavar="N", help="stop each exploration after N distinct states")
+    lim.add_argument("--timeout", type=float, metavar="S", help="stop each exploration after S seconds")
+    lim.add_argument("--max-memory", metavar="SIZE", type=_size,
+                     help="memory budget of each compiled exploration, e.g. 4G or 512M (default: half the memory "
+                          "available)")
+
+    how = v.add_argument_group("how to explore")
+    how.add_argument("--engine", choices=("auto", "compiled", "interpreted"), default="auto",
+                     help="the explorer: generated C (compiled), the Python interpreter, or auto (default: compiled "
+                          "once a point outgrows the interpreter and a C compiler, $CC or cc, is found)")
+    how.add_argument("--no-symmetry", action="store_true", help="turn CPU-symmetry reduction off")
+    how.add_argument("--jobs", type=int, metavar="N",
+                     help="explore each point on N processes (the same states, verdicts and traces as 1); with "
+                          "--cluster, N Ray workers (default: the cluster's CPUs)")
+    how.add_argument("--cluster", metavar="ray[://HOST:PORT]",
+                     help="explore on Ray: 'ray' starts a local Ray here, ray://HOST:PORT joins a running cluster "
+                          "(needs Ray: pip install 'ray>=2.9')")
+    ck = how.add_mutually_exclusive_group()
+    ck.add_argument("--checkpoint", metavar="DIR", help="save every whole BFS level of each exploration in DIR")
+    ck.add_argument("--resume", metavar="DIR", help="continue the explorations saved in DIR (and keep saving "
+                    "there): the same counts, verdicts and traces as an uninterrupted run")
+    how.add_argument("--fingerprint", action="store_true",
+                     help="keep 64-bit hashes of visited states, not the states: less memory, and the report "
+                          "gives the probability that a hash collision left a state unexplored")
+
+    pr = v.add_argument_group("proofs (Z3)")
+    pr.add_argument("--bmc", type=int, metavar="K", help="also bounded-model-check every property to depth K "
+                    "at the explore points (with --mode prove or all)")
+    pr.add_argument("--prover", choices=("induction", "pdr"), default="induction",
+                    help="with --mode prove or all: induction over the prove sweep from the spec's inductive "
+                         "invariants (default), or pdr: IC3/PDR at the explore points, which finds the "
+                         "invariant itself (no lemmas) or a run of any length")
+    pr.add_argument("--smt-timeout", type=float, metavar="S", default=60.0,
+                    help="timeout of each Z3 query, in seconds (default 60; a timeout is inconclusive)")
+    pr.add_argument("--emit-smt", metavar="DIR", help="write every proof obligation as an SMT-LIB2 file to DIR")
+
+    sim = v.add_argument_group("simulation")
+    sim.add_argument("--simulate", type=int, metavar="RUNS", help="instead of exploring and proving, take RUNS "
+                     "seeded random walks at the explore points (--set); a violation is a real, shrunk trace, "
+                     "anything not found is inconclusive, never holds")
+    sim.add_argument("--depth", type=int, metavar="D", help="with --simulate: steps per walk (default 1000)")
+    sim.add_argument("--seed", type=int, metavar="S", help="with --simulate: the seed (default 0; the same seed "
+                     "gives the same runs and traces)")
 
 
 def _size(text: str) -> int:
@@ -140,11 +207,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The console script's entry point: parse ``argv``, run the command, return the exit code."""
     from checker.interrupts import interruptible
 
-    args = build_parser().parse_args(argv)
-    args.argv = list(sys.argv[1:] if argv is None else argv)  # the reports repeat the command line
-    # SIGTERM and SIGHUP end every command as Ctrl-C does; Z3's queries stop at once.
-    with interruptible(uses_z3=_uses_z3(args)):
-        return _dispatch(args)
+    try:
+        args = build_parser().parse_args(argv)
+        args.argv = list(sys.argv[1:] if argv is None else argv)  # the reports repeat the command line
+        # SIGTERM and SIGHUP end every command as Ctrl-C does; Z3's queries stop at once.
+        with interruptible(uses_z3=_uses_z3(args)):
+            code = _dispatch(args)
+        sys.stdout.flush()  # here, not at exit: a closed pipe is then one more case below
+        return code
+    except BrokenPipeError:
+        return _stdout_closed()
+
+
+#: The exit code when the reader of stdout went away (`list | head -1`): a shell's for SIGPIPE.
+EXIT_BROKEN_PIPE = 141
+
+
+def _stdout_closed() -> int:
+    """The reader of stdout left: no traceback, and nothing more for Python to flush at exit."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return EXIT_BROKEN_PIPE
 
 
 def _uses_z3(args: argparse.Namespace) -> bool:
@@ -198,6 +286,18 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "litmus":
         from checker.litmus.command import main as litmus_main
         return litmus_main(args)
+    if args.command == "completion":
+        from checker.completion import script
+        sys.stdout.write(script(build_parser("countercheck-kernel"), args.shell))
+        return 0
+    if args.command == "man":
+        from checker.manpage import render as man_page
+        page = man_page(build_parser("countercheck-kernel"))
+        if args.output:
+            _write(args.output, page)
+        else:
+            sys.stdout.write(page)
+        return 0
     return cmd_verify(args)
 
 
@@ -268,7 +368,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from checker import loader
     from checker.interrupts import as_interrupt
     from checker.report import text
+    from checker.report.compact import SpecLines
     from checker.report.progress import Progress
+    from checker.report.style import Style, wants_color
     from checker.verify import parse_set, verify
 
     for note in _check_verify_flags(args):
@@ -276,19 +378,30 @@ def cmd_verify(args: argparse.Namespace) -> int:
     report = Report()
     spec_args: dict[str, str] = {}
     progress = Progress(sys.stderr, quiet=args.quiet)
-    # The human report goes to stdout unless stdout carries --format's payload: then each check's
-    # line is printed as soon as it is decided, and the rest (traces, summary) at the end.
-    stream = args.format == "text" or args.output is not None
+    style = Style(wants_color(args.color, sys.stdout))
+    verbose = -1 if args.quiet else args.verbose
+    # The human report goes to stdout unless stdout carries --format's payload: then the body (a line per
+    # spec, or per check with -v) is printed as it is decided, and the rest (traces, summary) at the end.
+    stream = (args.format == "text" or args.output is not None) and verbose >= 0
+
+    def write(line: str) -> None:
+        progress.clear()
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    lines: SpecLines | None = None
 
     def on_check(c: "Check") -> None:
-        progress.clear()
-        sys.stdout.write(text.check_line(c) + "\n")
-        sys.stdout.flush()
+        if lines is not None:
+            lines.add(c)
+        else:
+            write(text.style_check_line(c, style))
 
     # main() made SIGINT, SIGTERM and SIGHUP raise KeyboardInterrupt: the run ends with what it decided.
     try:
         sets = parse_set(args.set)
-        classes = loader.resolve(args.specs)
+        select = _keyword_matcher(args.keyword)
+        classes = _selected(loader.resolve(args.specs), select, args.keyword)
         named = []  # specs the user named one by one: checking nothing there is an error, not a warning
         for name in args.specs:
             resolved = loader.resolve([name])
@@ -296,6 +409,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 spec_args[cls.spec_name] = name
             if len(resolved) == 1:
                 named.append(resolved[0].spec_name)
+        if stream and verbose == 0:
+            lines = SpecLines(write, style=style, width=max((len(c.spec_name) for c in classes), default=0))
         with as_interrupt():  # an interrupt wrapped in another exception (ctypes) is still one
             report = verify(classes, sets=sets, symmetry=not args.no_symmetry, max_states=args.max_states,
                             timeout=args.timeout, mode=args.mode, bmc=args.bmc, smt_timeout=args.smt_timeout,
@@ -306,30 +421,61 @@ def cmd_verify(args: argparse.Namespace) -> int:
                             else None, resume=args.resume is not None, named=named, engine=args.engine,
                             max_memory=args.max_memory, memory=args.memory, prover=args.prover,
                             on_check=on_check if stream else None,
+                            on_start=lines.start if lines is not None else None,
+                            select=select, stop_early=args.exitfirst,
                             on_note=lambda text: print(text, file=sys.stderr, flush=True))
     except CheckerError as e:
         report.errors.append(ErrorInfo(e.message, e.file, e.line))
     except KeyboardInterrupt:  # before the run started (loading the specs): nothing decided
         report.interrupted = True
     finally:
+        if lines is not None:
+            lines.finish()
+        progress.close()
         progress.clear()
     if report.interrupted:
         saved = args.checkpoint or args.resume
         print("interrupted: what was not decided is inconclusive (interrupted)"
               + (f"; continue with --resume {saved}" if saved else ""), file=sys.stderr)
     report.arguments = args.argv
-    _emit_verify(args, report, spec_args, streamed=stream)
+    _emit_verify(args, report, spec_args, streamed=stream, verbose=verbose, style=style)
     return report.exit_code
 
 
-def _emit_verify(args: argparse.Namespace, report: Report, spec_args: dict[str, str], *, streamed: bool) -> None:
-    """Every output the user asked for: the files first (they are what CI keeps), then stdout."""
-    from checker.report import text
+def _keyword_matcher(expr: str | None) -> Callable[[str], bool] | None:
+    from checker.select import compile_keywords
 
-    look = {"trace_style": args.trace_style, "width": args.width}  # (the width was resolved by the flag check)
-    human = text.render(report, traces=args.traces, spec_args=spec_args, errors=args.output is not None, **look)
-    rest = text.render(report, traces=args.traces, spec_args=spec_args, errors=args.output is not None,
-                       check_lines=False, **look)
+    return compile_keywords(expr) if expr is not None else None
+
+
+def _selected(classes: list[type], select: Callable[[str], bool] | None, expr: str | None) -> list[type]:
+    """-k: the specs with a check id (spec.property) it may keep; the checks themselves are filtered as decided."""
+    if select is None:
+        return classes
+    from checker.language.model import info
+
+    def ids(cls: type) -> list[str]:
+        si = info(cls)
+        names = [*si.properties, *si.builtin_expect, "no_deadlock", "no_overflow", "coverage"]
+        return [f"{cls.spec_name}.{n}" for n in names]
+
+    kept = [c for c in classes if any(select(i) for i in ids(c))]
+    if not kept:
+        raise CheckerError(f"-k {expr!r} matches no check of the {len(classes)} specs selected")
+    return kept
+
+
+def _emit_verify(args: argparse.Namespace, report: Report, spec_args: dict[str, str], *, streamed: bool,
+                 verbose: int = 0, style: "Style | None" = None) -> None:
+    """Every output the user asked for: the files first (they are what CI keeps), then stdout. ``streamed``:
+    the report's body (its spec or check lines) is on stdout already."""
+    from checker.report import text
+    from checker.report.style import PLAIN
+
+    style = style or PLAIN
+    # (the width was resolved by the flag check)
+    shape = dict(traces=args.traces or ["failed"], spec_args=spec_args, trace_style=args.trace_style,
+                 width=args.width)
     for fmt in ("junit", "sarif", "json"):
         if getattr(args, fmt):
             _write(getattr(args, fmt), render_as(fmt, report, spec_args, args.kernel_tree))
@@ -337,21 +483,23 @@ def _emit_verify(args: argparse.Namespace, report: Report, spec_args: dict[str, 
         payload = render_as(args.format, report, spec_args, args.kernel_tree)
         if args.output:
             _write(args.output, payload)
-            sys.stdout.write(rest)
+            sys.stdout.write(text.render(report, **shape, check_lines=False, verbose=verbose, style=style))
         else:
             sys.stdout.write(payload)
             for w in report.warnings:  # stdout is the payload: the human lines go to stderr
                 print(f"warning: {w}", file=sys.stderr)
             for e in report.errors:
                 print(f"error: {_where(e)}{e.message}", file=sys.stderr)
+        _github_actions(args, report, spec_args)
+        return
+    if args.output:  # the whole report, plain, in the file; the summary on stdout
+        _write(args.output, text.render(report, **shape, errors=True, verbose=max(verbose, 0)))
+        sys.stdout.write(text.summary_line(report, style) + "\n")
     else:
-        if args.output:
-            _write(args.output, human)
-            sys.stdout.write(text.summary_line(report) + "\n")
-        else:
-            sys.stdout.write(rest if streamed else human)
-        for e in report.errors:
-            print(f"error: {_where(e)}{e.message}", file=sys.stderr)
+        sys.stdout.write(text.render(report, **shape, errors=False, check_lines=not streamed, verbose=verbose,
+                                     style=style))
+    for e in report.errors:
+        print(f"error: {_where(e)}{e.message}", file=sys.stderr)
     _github_actions(args, report, spec_args)
 
 

@@ -2,6 +2,7 @@
 """Finding specs: built-in names, spec files, ``file.py:ClassName``."""
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.util
 import os
@@ -91,6 +92,9 @@ def resolve(names: list[str]) -> list[type]:
                 specs = match
             out.extend(specs)
             continue
-        raise UsageError(f"no spec {name!r}; built-in specs are: {', '.join(builtins)} "
-                         f"(or give a path to a spec file, optionally as FILE.py:ClassName)")
+        close = difflib.get_close_matches(name, list(builtins), n=3, cutoff=0.6)
+        hint = (f"did you mean {' or '.join(close)}?" if close else
+                "`list` shows the built-in specs")
+        raise UsageError(f"no spec {name!r}: {hint} (or give a path to a spec file, optionally as "
+                         f"FILE.py:ClassName)")
     return out

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from checker.errors import UsageError
+from checker.invocation import invoked_as
 
 #: A spec name is snake_case: the class name is its CamelCase, and back again.
 NAME_RE = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
@@ -160,5 +161,5 @@ def main(args: argparse.Namespace) -> int:
     except OSError as e:
         raise UsageError(f"cannot write {path}: {e.strerror}") from None
     print(f"wrote {path}: the spec {args.name} ({class_name(args.name)}). Check it with\n"
-          f"    python -m checker verify {path}")
+          f"    {invoked_as()} verify {path}")
     return 0

@@ -5,6 +5,7 @@ Library calls return results; only the command line prints.
 """
 from __future__ import annotations
 
+import difflib
 import itertools
 import time
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from checker.errors import CheckerError, SpecError, UsageError
 from checker.explore.checkpoint import bind_run
 from checker.result import INCONCLUSIVE, VERDICTS, Check
 from checker.overrides import never_ran, warning as override_warning
+from checker.report import growth
 from checker.report.progress import Progress
 from checker.provenance import NAME as TOOL_NAME, command_line, version
 from checker.language.model import Params, all_assumptions, info, resolve_params
@@ -60,6 +62,10 @@ class Report:
     #: What ran: ``explore``, ``prove``, ``all`` or ``simulate``, under which memory models (``sc``, ``sc,tso``).
     mode: str = "all"
     memory: str = "sc"
+    #: ``stop_early`` ended the run at the first result not as expected: what was left out, in words.
+    stopped: str | None = None
+    #: Checks decided and left out of the report by ``select`` (``-k``).
+    deselected: int = 0
 
     @property
     def exit_code(self) -> int:
@@ -108,6 +114,8 @@ class Report:
             "specs": self.specs,
             **({"warnings": list(self.warnings)} if self.warnings else {}),
             **({"interrupted": True} if self.interrupted else {}),
+            **({"stopped": self.stopped} if self.stopped else {}),
+            **({"deselected": self.deselected} if self.deselected else {}),
         }
 
 
@@ -163,14 +171,21 @@ def own_sets(cls: type, sets: dict[str, tuple[int | str, ...]]) -> dict[str, tup
     return out
 
 
-def param_points(cls: type, sets: dict[str, tuple[int, ...]], mode: str = "explore") -> list[Params]:
+def param_points(cls: type, sets: dict[str, tuple[int, ...]], mode: str = "explore",
+                 notes: list[str] | None = None) -> list[Params]:
     """The default sweep: for each entry of the spec's ``explore_sweeps`` (one
     entry, the parameters' own sweeps, for ``prove``), the cross product of
     the values set on the command line, else the entry's values, else the
-    parameter's sweep for ``mode``, else its (possibly derived) default."""
+    parameter's sweep for ``mode``, else its (possibly derived) default.
+
+    A point that the values set make invalid (outside a domain, or refused by
+    the spec's liveness abstraction) is left out, with one note per entry in
+    ``notes``: the user asked for their values, not for that entry. Only when
+    nothing is left is it an error, the first point's."""
     si = info(cls)
     entries = cls.explore_sweeps if mode == "explore" else ({},)
     points = []
+    refused: list[tuple[dict, UsageError, str]] = []  # (entry, its first invalid point's error, why)
     for entry in entries:
         unknown = [k for k in entry if k not in si.params]
         if unknown:
@@ -189,11 +204,38 @@ def param_points(cls: type, sets: dict[str, tuple[int, ...]], mode: str = "explo
                 if sweep is not None:
                     axes.append((name, sweep))
         names = [n for n, _ in axes]
+        left_out: tuple[dict, UsageError, str] | None = None
         for combo in itertools.product(*(vals for _, vals in axes)):
             if "symbolic" in combo:
                 raise UsageError(f"{cls.spec_name}: 'symbolic' is a value for --mode prove only")
-            points.append(resolve_params(cls, {n: v for n, v in zip(names, combo) if v != "default"}))
+            try:
+                point = resolve_params(cls, {n: v for n, v in zip(names, combo) if v != "default"})
+            except UsageError as e:
+                error, why = e, e.message.removeprefix(f"{cls.spec_name}: ")
+            else:
+                why = si.abstraction.refusal(point) if si.abstraction is not None else None
+                if why is None:
+                    points.append(point)
+                    continue
+                error = UsageError(f"{cls.spec_name} at {point}: {why}")
+            if not sets:  # the spec's own sweep is wrong: that is the spec's error, not a note
+                raise error
+            left_out = left_out or (entry, error, why)
+        if left_out is not None:
+            refused.append(left_out)
+    if refused and not points:
+        raise refused[0][1]
+    for entry, _error, why in refused if notes is not None else ():
+        what = " ".join(f"{k}={_values_text(si.params[k], v)}" for k, v in entry.items()) or "its parameters' sweeps"
+        set_text = " ".join(f"{k}={_values_text(si.params[k], v)}" for k, v in sets.items())
+        notes.append(f"{cls.spec_name}: left out the explore sweep entry {what}, which --set {set_text} makes "
+                     f"invalid: {why}")
     return list(dict.fromkeys(points))
+
+
+def _values_text(param: Any, v: Any) -> str:
+    vals = tuple(v) if isinstance(v, (tuple, list, range)) else (v,)
+    return ",".join(str(param.show(x)) if isinstance(x, int) else str(x) for x in vals)
 
 
 def check_sets_apply(classes: list[type], sets: dict[str, Any]) -> None:
@@ -201,13 +243,23 @@ def check_sets_apply(classes: list[type], sets: dict[str, Any]) -> None:
     for name in sets:
         if not any(name in info(c).params for c in classes):
             known = sorted({p for c in classes for p in info(c).params})
-            raise UsageError(f"no selected spec has a parameter {name!r}; their parameters are: "
-                             f"{', '.join(known)}")
+            close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+            hint = (f"did you mean {' or '.join(close)}?" if close else
+                    f"their parameters are: {', '.join(known)}" if len(known) <= 20 else
+                    "`list SPEC` shows a spec's parameters")
+            raise UsageError(f"no selected spec has a parameter {name!r}; {hint}")
 
 
 MODES = ("explore", "prove", "all")
+#: The mode an engine run belongs to, as the report's spec lines group them.
+TASK_MODE = {"explore": "explore", "coverage": "explore", "simulate": "simulate", "prove": "prove", "bmc": "bmc"}
+
 #: Seconds per Z3 query unless --smt-timeout says otherwise: every query has one.
 DEFAULT_SMT_TIMEOUT = 60.0
+
+
+class _Stop(Exception):
+    """``stop_early``: a result not as expected ends the run (never an interrupt: what ran is decided)."""
 
 
 @dataclass
@@ -220,10 +272,11 @@ class Task:
 
 
 def plan(cls: type, own: dict[str, tuple], *, mode: str, simulate: Any, bmc: int | None,
-         coverage: bool, prover: str = "induction") -> list[Task]:
+         coverage: bool, prover: str = "induction", notes: list[str] | None = None) -> list[Task]:
     """The engine runs ``verify`` makes for one spec, in order (``coverage``: the check on their graphs;
-    ``prover="pdr"``: IC3/PDR at the explore points instead of induction over the prove sweep)."""
-    points = param_points(cls, own, "explore")
+    ``prover="pdr"``: IC3/PDR at the explore points instead of induction over the prove sweep; ``notes``:
+    sweep entries the values set leave out)."""
+    points = param_points(cls, own, "explore", notes)
     if simulate is not None:
         return [Task("simulate", p) for p in points]
     tasks: list[Task] = []
@@ -328,6 +381,14 @@ def _memory_models(memory: str | None) -> tuple[str, ...]:
     return names
 
 
+def _likely(checks: list[Check], cls: type, task: Task, progress: Progress) -> str:
+    """``, likely ~5,900 states``: what the spec's decided points say this exploration will take."""
+    if task.engine != "explore" or task.params is None or not progress.enabled:
+        return ""
+    states = growth.likely_states(checks, cls.spec_name, task.params.shown(), task.params.computed)
+    return f", likely ~{growth.rounded(states)} states" if states is not None else ""
+
+
 def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = None, symmetry: bool = True,
            max_states: int | None = None, timeout: float | None = None, mode: str = "all",
            bmc: int | None = None, smt_timeout: float | None = DEFAULT_SMT_TIMEOUT, emit_smt: Path | None = None,
@@ -336,7 +397,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
            fingerprint: bool = False, coverage: bool = False, cluster: str | None = None,
            checkpoint: Path | None = None, resume: bool = False, named: Iterable[str] = (),
            engine: str = "auto", max_memory: int | None = None, on_note: Callable[[str], None] | None = None,
-           memory: str | None = None, prover: str = "induction") -> Report:
+           memory: str | None = None, prover: str = "induction", on_start: Callable[[str, str], None] | None = None,
+           select: Callable[[str], bool] | None = None, stop_early: bool = False) -> Report:
     """Run every selected spec: the explorer over its explore sweep, the Z3
     backend over its prove sweep (``mode``), BMC at the explore points when
     ``bmc`` is a depth. ``jobs`` processes explore each point (same results),
@@ -350,6 +412,10 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     ``memory`` (sc, tso, lkmm, or several joined by commas) is the memory model of every spec with
     ``access=`` annotations (``checker.ordering``): their ``memory`` parameter, as ``--set memory=...``.
     ``prover="pdr"`` proves at the explore points with IC3/PDR (``checker.prove.fixed``), no lemmas needed.
+    ``on_start`` is told (spec name, mode) as each engine run begins (mode: explore, simulate, prove
+    or bmc). ``select`` (``-k``) keeps the checks whose id (``spec.property``) it accepts; the others
+    are counted in ``Report.deselected``. ``stop_early`` (``-x``) ends the run after the first engine
+    run with a result not as expected; ``Report.stopped`` says what was not run.
 
     Nothing checked is never a pass: a spec in ``named`` (spec names the user
     asked for) that checks nothing is an error, any other a warning, and a
@@ -380,8 +446,19 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     options["memory"] = ",".join(models) if models else "sc"
     report.mode, report.memory = ("simulate" if simulate is not None else mode), options["memory"]
 
+    first_unexpected: list[Check] = []
+    deselected_specs: set[str] = set()
+
     def add(cls: type, checks: list[Check]) -> None:
+        if select is not None:
+            kept = [c for c in checks if select(f"{c.spec}.{c.property}")]
+            report.deselected += len(checks) - len(kept)
+            if len(kept) < len(checks):
+                deselected_specs.add(cls.spec_name)
+            checks = kept
         for c in checks:
+            if c.status != "ok" and c.reason != "interrupted" and not first_unexpected:
+                first_unexpected.append(c)
             if c.trace:
                 c.trace = with_shown(with_sources(c.trace, info(cls).actions), info(cls).vars)
             c.initial_shown = shown_state(c.initial_state, info(cls).vars)
@@ -414,7 +491,11 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             report.specs[cls.spec_name] = {"file": info(cls).file, "kernel": cls.kernel, "assumptions": [
                 a for m in (shown or [None]) for a in all_assumptions(cls, m)]}
             report.specs[cls.spec_name]["assumptions"] = list(dict.fromkeys(report.specs[cls.spec_name]["assumptions"]))
-            tasks = plan(cls, own, mode=mode, simulate=simulate, bmc=bmc, coverage=coverage, prover=prover)
+            left_out: list[str] = []
+            tasks = plan(cls, own, mode=mode, simulate=simulate, bmc=bmc, coverage=coverage, prover=prover,
+                         notes=left_out)
+            for text in left_out if on_note else ():
+                on_note(f"note: {text}")
             tasks, why = _sc_only_engines(cls, own, tasks)
             if why and on_note:
                 on_note(f"note: {why}")
@@ -432,14 +513,21 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     done: list[tuple[type, list[Task]]] = []  # tasks finished per spec, for the zero-check test
     try:
         for j, (cls, own, tasks) in enumerate(planned, 1):
+            if stop_early and first_unexpected:
+                raise _Stop
             done.append((cls, []))
             graphs: list | None = [] if coverage else None
             ran: set[tuple[str, str]] = set()  # a bug spec's overrides that ran while it was explored
             try:
                 for k, task in enumerate(tasks, 1):
                     interrupts.check()  # an interrupt a destructor swallowed ends the run here
+                    if stop_early and first_unexpected:
+                        raise _Stop
                     if progress is not None:
-                        progress.at(f"spec {j} of {len(planned)}, point {k} of {len(tasks)}")
+                        progress.at(f"spec {j} of {len(planned)}, point {k} of {len(tasks)}"
+                                    + _likely(report.checks, cls, task, progress))
+                    if on_start is not None:
+                        on_start(cls.spec_name, TASK_MODE[task.engine])
                     run = next(ids)
                     try:
                         if task.engine == "coverage":
@@ -468,6 +556,15 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             except CheckerError as e:
                 report.errors.append(ErrorInfo(e.message, e.file or info(cls).file, e.line))
                 errored.add(cls.spec_name)
+    except _Stop:
+        c = first_unexpected[0]
+        left = sum(len(tasks) for _cls, _own, tasks in planned) - sum(len(tasks) for _cls, tasks in done)
+        specs_left = len(planned) - len(done)
+        report.stopped = (f"stopped at the first result not as expected (-x): {c.spec}.{c.property} "
+                          f"{c.verdict}; {left} engine run{'s' if left != 1 else ''} not run"
+                          + (f", {specs_left} spec{'s' if specs_left != 1 else ''} not started" if specs_left else ""))
+        report.seconds = time.perf_counter() - t0
+        return report
     except KeyboardInterrupt:
         report.interrupted = True
         for cls, _own, tasks in planned[len(done):]:
@@ -478,13 +575,15 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
         return report
     checked = {c.spec for c in report.checks}
     for cls, own, tasks in planned:
-        if cls.spec_name in checked or cls.spec_name in errored:
+        if cls.spec_name in checked or cls.spec_name in errored or cls.spec_name in deselected_specs:
             continue
         why = nothing_checked(cls, own, tasks, mode, simulate)
         if cls.spec_name in named:
             report.errors.append(ErrorInfo(why, info(cls).file, None))
         else:
             report.warnings.append(why)
+    if not report.checks and not report.errors and report.deselected:
+        report.errors.append(ErrorInfo(f"-k kept none of the {report.deselected} checks decided"))
     if not report.checks and not report.errors:
         names = ", ".join(c.spec_name for c in classes) or "no spec"
         report.errors.append(ErrorInfo(f"nothing was checked: selected {names}; " + "; ".join(report.warnings)))

@@ -35,7 +35,7 @@ def test_json_validates_and_reports_every_property(cli):
 def test_output_file_gets_the_format_and_stdout_the_summary(cli, tmp_path):
     out = tmp_path / "r.json"
     r = cli("verify", "eager_fold_gt", "--set", "ncpus=2", "--set", "batch=2", "--format", "json",
-            "--output", str(out))
+            "--output", str(out), "--traces", "bugs")
     assert r.returncode == 0
     data = json.loads(out.read_text())
     validate(data)
@@ -51,7 +51,7 @@ def test_output_file_gets_the_format_and_stdout_the_summary(cli, tmp_path):
 
 
 def test_text_trace_and_reproduce_line(cli):
-    r = cli("verify", "eager_fold_gt", "--set", "ncpus=2", "--set", "batch=2")
+    r = cli("verify", "eager_fold_gt", "--set", "ncpus=2", "--set", "batch=2", "--traces", "read_bound")
     assert r.returncode == 0
     lines = r.stdout.splitlines()
     i = lines.index(next(line for line in lines if line.startswith("eager_fold_gt.read_bound violated")))
@@ -136,3 +136,23 @@ def test_a_deep_sweep_runs_only_when_named():
     assert [c.spec_name for c in resolve(["percpu_counter_tree_deep"])] == ["percpu_counter_tree_deep"]
     listed = run_cli("list")
     assert "percpu_counter_tree_deep" in listed.stdout and "on demand" in listed.stdout
+
+
+def test_a_sweep_entry_the_set_values_make_invalid_is_left_out_with_one_note(capsys):
+    """Issue 30, item 7: readers=1 summers=1 make percpu_eager's liveness entry (forever=1) invalid; the
+    run leaves that entry out with one note, and the values set name a single point, which runs alone."""
+    from checker.cli import main
+
+    code = main(["verify", "percpu_eager", "--mode", "explore", "--set", "readers=1", "--set", "summers=1",
+                 "--set", "ncpus=1", "--set", "batch=2", "--set", "variant=B", "--set", "irq=0",
+                 "--set", "migrations=0", "--set", "limited=0"])
+    out = capsys.readouterr()
+    assert code == 0, out.out + out.err
+    notes = out.err.splitlines()
+    assert len(notes) == 1 and notes[0].startswith("note: percpu_eager: left out the explore sweep entry forever=1 ")
+    assert notes[0].endswith("makes invalid: its liveness abstraction (unbounded) needs limited=0, readers=0 and "
+                             "summers=0 (they read the dropped fbc->count)")
+    assert out.out.startswith("percpu_eager  explore  .  ") and " 1 point, " in out.out.splitlines()[0]
+    # the same values on the entry the user asked for are still an error
+    assert main(["verify", "percpu_eager", "--mode", "explore", "--set", "forever=1", "--set", "readers=1"]) == 2
+    assert "its liveness abstraction (unbounded) needs limited=0" in capsys.readouterr().err

@@ -242,7 +242,7 @@ def test_the_build_cache_is_private_and_reused(monkeypatch, fresh_programs, tmp_
 def test_cli_names_the_engine_in_text_and_json(cli, tmp_path):
     out = tmp_path / "r.json"
     r = cli("verify", "percpu_eager", "--mode", "explore", "--engine", "compiled", "--set", "ncpus=2",
-            "--set", "readers=0", "--set", "summers=0", "--json", str(out))
+            "--set", "readers=0", "--set", "summers=0", "--json", str(out), "-v")
     assert r.returncode == 0, r.stderr
     assert "(compiled)" in r.stdout
     data = json.loads(out.read_text())

@@ -135,7 +135,7 @@ def test_a_bug_spec_can_expect_a_context_rule_violated(cli, tmp_path):
     spec.write_text(f"import sys\nsys.path.insert(0, {str(FIXTURES)!r})\nfrom contexts import AbbaLocks\n\n\n"
                     "class AbbaBug(AbbaLocks, expect_violated=('lock_order', 'no_deadlock', 'no_lock_deadlock')):\n"
                     "    \"\"\"ABBA, shipped as a bug.\"\"\"\n")
-    r = cli("verify", f"{spec}:AbbaBug")
+    r = cli("verify", f"{spec}:AbbaBug", "-v")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "[expected violated; bug found]" in next(x for x in r.stdout.splitlines() if ".lock_order" in x)
 

@@ -29,7 +29,7 @@ def test_the_report_gives_the_omission_probability(cli):
     checks = json.loads(r.stdout)["checks"]
     assert all(c["fingerprint"] and 0 < c["omission_probability"] < 1e-12 for c in checks if c["kind"] != "build")
     text = cli("verify", "eager_fold_gt", "--set", "variant=B", "--set", "ncpus=2", "--set", "batch=2",
-               "--set", "ops=3", "--mode", "explore", "--fingerprint").stdout
+               "--set", "ops=3", "--mode", "explore", "--fingerprint", "-v").stdout
     assert "149 states (fingerprints: P(a state missed) <= 6.0e-16)" in text
 
 

@@ -103,7 +103,7 @@ def test_a_spec_checking_nothing_inside_a_larger_run_is_a_warning_line(tmp_path)
     other = text.split("class Small(Spec):", 1)[1].replace("ncpus = Param(2, domain=range(1, 4), explore=())",
                                                            "ncpus = Param(2, domain=range(1, 4))")
     path.write_text(text + "\n\nclass Other(Spec):" + other)
-    r = run_cli("verify", str(path), "--mode", "explore")
+    r = run_cli("verify", str(path), "--mode", "explore", "-v")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "warning: small checks nothing with --mode explore" in r.stdout
     assert "other.counted" in r.stdout
@@ -150,7 +150,7 @@ def test_an_unreached_sometimes_says_how_hard_it_was_looked_for(tmp_path):
     r = run_cli("verify", path, "--set", "ncpus=2", "--mode", "explore")
     assert r.returncode == 1
     assert "small.never (sometimes)" in r.stdout and "never reached in 3 states (exhaustive)" in r.stdout
-    r = run_cli("verify", path, "--set", "ncpus=3", "--mode", "explore", "--max-states", "2")
+    r = run_cli("verify", path, "--set", "ncpus=3", "--mode", "explore", "--max-states", "2", "-v")
     assert r.returncode == 3 and "never reached in 2 states (limit hit)" in r.stdout
 
 
@@ -180,7 +180,7 @@ def _has(module: str) -> bool:
 
 LONG = ("verify", "percpu_eager", "--set", "ncpus=1,4", "--set", "batch=3", "--set", "ops=3", "--set", "readers=1",
         "--set", "summers=1", "--set", "variant=B", "--set", "irq=0", "--set", "migrations=0", "--set", "limited=0",
-        "--set", "forever=0", "--mode", "explore", "--engine", "interpreted")  # minutes interpreted; compiled, a second
+        "--set", "forever=0", "--mode", "explore", "--engine", "interpreted", "-v")  # minutes interpreted; compiled, a second
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
@@ -278,7 +278,7 @@ def _documented_mistakes(tmp_path: Path) -> list[tuple[tuple[str, ...], str]]:
         (("verify", small, "--simulate", "2", "--bmc", "3"), "--bmc is for exploring and proving"),
         (("verify", small, "--set", "nosuch=1"), "no selected spec has a parameter 'nosuch'"),
         (("verify", small, "--set", "ncpus"), "write NAME=VALUE"),
-        (("verify", "no_such_spec"), "no spec 'no_such_spec'; built-in specs are"),
+        (("verify", "no_such_spec"), "no spec 'no_such_spec':"),
         (("verify", str(bad_param)), "Param(domain=5): domain is a collection of values"),
         (("verify", spec(tmp_path, "div.py", op="/")), "`/` is true division"),
         (("verify", spec(tmp_path, "ret.py", counted="s.total >= 0")), "a property returns a truth value"),

@@ -42,7 +42,7 @@ def test_posted_switch_loser_returns_with_preemption_off():
 
 
 def test_posted_switch_is_a_bug_spec_not_a_rejection(cli):
-    r = cli("verify", "lazy_switch_loser_preempt", "--mode", "explore")
+    r = cli("verify", "lazy_switch_loser_preempt", "--mode", "explore", "--traces", "bugs")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "preempt_balanced_on_return violated after 24 steps (shortest)" in r.stdout
 
@@ -101,7 +101,7 @@ def test_word_lemmas_can_fail_and_the_logical_shift_breaks_exactly_the_sign_lemm
 
 
 def test_lemmas_appear_in_the_verify_report(cli):
-    r = cli("verify", "percpu_lazy", "--mode", "prove")
+    r = cli("verify", "percpu_lazy", "--mode", "prove", "-v")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "percpu_lazy.sign_extension (lemma)" in r.stdout and "every 64-bit word" in r.stdout
 
@@ -147,7 +147,7 @@ def test_lz_read_positive_returns_a_negative_value():
 
 def test_lz_on_preempt_rt_sleeps_in_atomic_context(cli):
     r = cli("verify", "percpu_lazy_rfc", "--set", "preempt_rt=1", "--set", "ncpus=2", "--set", "mod_bits=0",
-            "--mode", "explore")
+            "--mode", "explore", "-v")
     assert r.returncode == 1
     assert "FAIL  violated                percpu_lazy_rfc.no_sleep_in_atomic" in r.stdout
     assert "PercpuLazyRfc.register_lock" in r.stdout and "has interrupts off" in r.stdout
@@ -195,7 +195,7 @@ def test_mmdrop_uninit_index_found_by_z3_with_a_concrete_index():
 
 
 def test_mmdrop_bugs_are_found_by_both_backends_in_the_default_run(cli):
-    r = cli("verify", "lazy_mmdrop_uninit_index")
+    r = cli("verify", "lazy_mmdrop_uninit_index", "-v", "--traces", "bugs")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "bmc k=13 (all runs covered)" in r.stdout and "(never assigned)" in r.stdout
 

@@ -2,6 +2,7 @@
 """Live progress: one refreshing stderr line on a terminal, nothing otherwise."""
 import io
 import itertools
+import time
 
 from checker import Param, PerCpu, Role, Spec, action, explore, invariant, terminal, when
 from checker.report.progress import Progress
@@ -57,9 +58,29 @@ def test_proof_progress_counts_obligations_to_the_total(tmp_path):
     assert f"proof obligations {proved}/{proved}" in out.getvalue()
 
 
-def test_silent_without_a_terminal_or_with_quiet():
-    assert Progress(io.StringIO()).exploring("x") is None  # StringIO is not a terminal
+def test_silent_with_quiet_or_without_a_terminal_and_interval():
+    assert Progress(io.StringIO(), interval=0).exploring("x") is None  # StringIO is not a terminal
     assert Progress(io.StringIO(), tty=True, quiet=True).proving("x") is None
+    assert Progress(io.StringIO(), quiet=True).exploring("x") is None  # --quiet: no plain lines either
+
+
+def test_off_a_terminal_a_plain_line_every_interval_with_the_latest_figures():
+    out = io.StringIO()
+    progress = Progress(out, interval=0.05)
+    progress.at("spec 1 of 2, point 3 of 4")
+    show = progress.exploring("wide [ncpus=3]")
+    r = explore(Wide(), symmetry=False, progress=show)
+    time.sleep(0.3)
+    progress.close()
+    lines = out.getvalue().splitlines()
+    assert lines and all(line.startswith("progress: 0:00:0") for line in lines), lines  # h:mm:ss elapsed
+    assert "\r" not in out.getvalue()  # plain lines: a CI log shows each
+    assert r.states == 8000  # reported every 4,096 states: the line has the last report's figures
+    assert lines[-1].split("elapsed; ")[1].startswith("spec 1 of 2, point 3 of 4: 4,")
+    assert " states/s " in lines[-1] and lines[-1].endswith("wide [ncpus=3]")
+    n = len(lines)
+    time.sleep(0.15)
+    assert len(out.getvalue().splitlines()) == n  # close() stops them
 
 
 def test_cli_writes_nothing_to_stderr_when_it_is_not_a_terminal(cli, tmp_path):
@@ -70,5 +91,5 @@ def test_cli_writes_nothing_to_stderr_when_it_is_not_a_terminal(cli, tmp_path):
         "        return when(s.x[cpu] < 69, x={cpu: s.x[cpu] + 1})\n\n    @terminal\n    def done(s):\n"
         "        return True\n")
     r = cli("verify", str(tmp_path / "wide.py"))  # 4,900 states: past the first progress report
-    assert r.returncode == 0 and "4900 states" in r.stdout, r.stdout + r.stderr
-    assert r.stderr == ""
+    assert r.returncode == 0 and "4,900 states" in r.stdout, r.stdout + r.stderr
+    assert r.stderr == ""  # a run shorter than a minute: no plain progress line either

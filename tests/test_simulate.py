@@ -102,7 +102,7 @@ def test_same_seed_same_report_other_seed_other_runs():
 
 def test_the_reproduce_line_repeats_the_simulation(capsys):
     code, out, err = run_cli(capsys, "eager_fold_gt", "--set", "variant=B", "--set", "ncpus=3", "--set", "batch=2",
-                             "--simulate", "2", "--depth", "20", "--seed", "1")
+                             "--simulate", "2", "--depth", "20", "--seed", "1", "--traces", "bugs")
     assert code == 3, out + err  # the bug found; the other invariants not decided
     lines = out.splitlines()
     at = next(i for i, x in enumerate(lines) if "local_bound violated after" in x)
@@ -111,7 +111,7 @@ def test_the_reproduce_line_repeats_the_simulation(capsys):
     command = shlex.split(lines[end].split("reproduce:", 1)[1])
     assert command[:4] == ["python", "-m", "checker", "verify"] and command[-6:] == [
         "--simulate", "2", "--depth", "20", "--seed", "1"]
-    code, again, err = run_cli(capsys, *command[4:])
+    code, again, err = run_cli(capsys, *command[4:], "--traces", "bugs")
     block = lines[at:end + 1]
     assert code == 3 and again.splitlines()[again.splitlines().index(block[0]):][:len(block)] == block
 

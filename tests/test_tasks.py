@@ -112,11 +112,12 @@ def test_a_pinned_task_never_migrates():
 
 
 def test_a_bounded_holds_says_its_bounds(cli):
-    r = cli("verify", f"{F}:ThisCpuInc", "--set", "section=preempt", "--set", "ncpus=2", "--set", "migrations=1")
+    r = cli("verify", f"{F}:ThisCpuInc", "--set", "section=preempt", "--set", "ncpus=2", "--set", "migrations=1",
+            "-v")
     assert r.returncode == 0, r.stdout + r.stderr
     line = next(x for x in r.stdout.splitlines() if ".no_lost_inc" in x)
     assert "holds (for <= 1 preemption, <= 1 migration)" in line
-    unbounded = cli("verify", f"{F}:ThisCpuInc", "--set", "section=preempt", "--set", "preemptions=-1")
+    unbounded = cli("verify", f"{F}:ThisCpuInc", "--set", "section=preempt", "--set", "preemptions=-1", "-v")
     line = next(x for x in unbounded.stdout.splitlines() if ".no_lost_inc" in x)
     assert "holds " in line and "<=" not in line
 

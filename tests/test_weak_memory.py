@@ -594,7 +594,7 @@ def test_cli_memory_flag_names_the_model_in_the_assumptions(tmp_path):
     spec = tmp_path / "sb.py"
     spec.write_text(SB_SOURCE)
     out = subprocess.run([sys.executable, "-m", "checker", "verify", str(spec), "--memory", "tso", "--mode",
-                          "explore"], capture_output=True, text=True)
+                          "explore", "-v"], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "memory=tso" in out.stdout and "x86-TSO" in out.stdout
     bad = subprocess.run([sys.executable, "-m", "checker", "verify", str(spec), "--memory", "arm"],

@@ -114,11 +114,10 @@ class Model:
         #: The spec's Abstraction where it applies at these parameters (unbounded runs, liveness only).
         self.abstraction = ab if ab is not None and ab.when(params) else None
         if self.abstraction is not None:
-            req = self.abstraction.requires
-            if req is not None and not req[0](params):
+            refused = self.abstraction.refusal(params)
+            if refused is not None:
                 from checker.errors import UsageError
-                raise UsageError(f"{self.name} at {params}: its liveness abstraction "
-                                 f"({self.abstraction.name}) needs {req[1]}")
+                raise UsageError(f"{self.name} at {params}: {refused}")
             self._frozen = frozenset(self.abstraction.freeze)
             self._modulo = [(self.index[n], f(params), n in self.tupled) for n, f in self.abstraction.modulo.items()]
             self.apply = self._abstract_apply  # type: ignore[method-assign]

@@ -246,6 +246,12 @@ class Abstraction(Declaration):
         self.modulo = dict(modulo or {})
         self.doc = doc
 
+    def refusal(self, params: Any) -> str | None:
+        """Why the abstraction refuses the point ``params`` (it applies there and ``requires`` fails), else None."""
+        if not self.when(params) or self.requires is None or self.requires[0](params):
+            return None
+        return f"its liveness abstraction ({self.name}) needs {self.requires[1]}"
+
 
 class Role(Declaration):
     """A group of CPUs doing one kind of work, sized by a parameter.

@@ -1,9 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The human report: a line per check, then the traces worth reading."""
+"""The human report: a line per spec (or, with -v, per check), then what needs reading, ending
+on what failed and the summary, as pytest and cargo test end."""
 from __future__ import annotations
 
+import fnmatch
 import shlex
+from typing import Iterable
 
+from checker.invocation import invoked_as
+from checker.report import compact, growth
+from checker.report.style import PLAIN, Style
 from checker.report.lanes import trace_lines
 from checker.report.trace import first_paragraph
 from checker.result import Check
@@ -95,9 +101,9 @@ def check_line(c: Check) -> str:
             f"{stats}  {c.seconds:.2f}s{note}")
 
 
-def reproduce(c: Check, spec_arg: str | None = None) -> str:
-    """The command line that reruns a check at its point."""
-    parts = ["python", "-m", "checker", "verify", spec_arg or c.spec]
+def reproduce(c: Check, spec_arg: str | None = None, prog: str | None = None) -> str:
+    """The command that runs this check's point again; ``prog`` is how countercheck was invoked."""
+    parts = [*(prog or invoked_as()).split(), "verify", spec_arg or c.spec]
     for k, v in c.params.items():
         if k not in c.computed:  # derived again from the rest when the line is rerun
             parts += ["--set", f"{k}={v}"]
@@ -111,9 +117,10 @@ def reproduce(c: Check, spec_arg: str | None = None) -> str:
     return " ".join(shlex.quote(p) for p in parts)
 
 
-def trace_block(c: Check, spec_arg: str | None = None, *, style: str = "lanes", width: int = 100) -> list[str]:
+def trace_block(c: Check, spec_arg: str | None = None, prog: str | None = None, *, style: str = "lanes",
+                width: int = 100) -> list[str]:
     """A check's trace as text lines (``checker.report.lanes``: ``style`` and ``width``), with its claim and
-    the reproduce line."""
+    the reproduce line; ``prog`` is how countercheck was invoked."""
     n = len(c.trace)
     if c.kind == "build":
         return [f"{c.spec}: the build fails; {params_text(c.params)}"] + ["  " + t for t in c.trace_text]
@@ -154,72 +161,174 @@ def trace_block(c: Check, spec_arg: str | None = None, *, style: str = "lanes", 
     if c.extra.get("finding"):
         lines.append(f"  found: {c.extra['finding']}")
     lines += ["  " + t for t in trace_lines(c, style, width - 2)] or ["  (the initial state)"]
-    again = (f"python -m checker verify {shlex.quote(spec_arg or c.spec)} --mode prove"
-             if c.kind in ("lemma", "proof") else reproduce(c, spec_arg))
+    again = (f"{prog or invoked_as()} verify {shlex.quote(spec_arg or c.spec)} --mode prove"
+             if c.kind in ("lemma", "proof") else reproduce(c, spec_arg, prog))
     lines.append(f"  reproduce: {again}")
     return lines
 
 
-def wants_trace(c: Check, traces: str) -> bool:
-    """Whether the report prints this check's trace, for a ``--traces`` setting."""
+#: --traces keywords, least to most; any other word names checks (``read_bound``, ``spec.read_bound``, globs).
+TRACE_LEVELS = ("none", "failed", "bugs", "all")
+
+
+def trace_words(traces: str | Iterable[str]) -> list[str]:
+    """``--traces`` values as words: ``bugs``, ``read_bound,percpu_eager.sum_*`` and the like."""
+    items = [traces] if isinstance(traces, str) else list(traces)
+    return [w.strip() for item in items for w in item.split(",") if w.strip()]
+
+
+def names_check(word: str, c: Check) -> bool:
+    return any(fnmatch.fnmatchcase(n, word) for n in (c.property, f"{c.spec}.{c.property}", c.spec))
+
+
+def wants_trace(c: Check, traces: str | Iterable[str] = "failed") -> bool:
+    """Whether the report prints ``c``'s trace: failures always (unless ``none``), bugs found as expected
+    with ``bugs``, every trace with ``all``, and the checks a word names."""
+    words = trace_words(traces)
     if c.extra.get("method") == "pdr" and c.verdict == "holds":  # the invariant found, to paste or read
-        return bool(c.trace_text) and traces != "none"
+        return bool(c.trace_text) and words != ["none"]
+    levels = [w for w in words if w in TRACE_LEVELS]
+    level = max(levels, key=TRACE_LEVELS.index) if levels else "failed"
+    if any(names_check(w, c) for w in words if w not in TRACE_LEVELS):
+        level = "all"
     if c.kind == "coverage":
-        return c.verdict == "violated" or traces == "all"
+        return c.verdict == "violated" or level == "all"
     if c.kind == "proof":  # a counterexample to induction: what to strengthen, so shown unless asked not to
-        return bool(c.trace_text) and c.verdict != "holds" and traces != "none"
+        return bool(c.trace_text) and c.verdict != "holds" and level != "none"
     if c.kind == "build":
-        return c.verdict == "violated" and (c.status == "failed" or traces in ("bugs", "all"))
+        return c.verdict == "violated" and ((c.status == "failed" and level != "none") or level in ("bugs", "all"))
     if not c.trace and not (c.verdict == "violated" and c.kind != "sometimes"):
         return False
     if c.kind == "sometimes" and c.verdict != "holds":
         return False
-    if traces == "all":
+    if level == "all":
         return True
     if c.status == "failed":
-        return True
-    return traces == "bugs" and c.bug and c.verdict == "violated"
+        return level != "none"
+    return level == "bugs" and c.bug and c.verdict == "violated"
 
 
-def render(report: Report, *, traces: str = "bugs", spec_args: dict[str, str] | None = None,
-           errors: bool = True, check_lines: bool = True, trace_style: str = "lanes", width: int = 100) -> str:
+def traces_allowed(traces: str | Iterable[str]) -> bool:
+    """``--traces none`` alone: no trace, and no failure's details either (the list and summary say enough)."""
+    return trace_words(traces) != ["none"]
+
+
+def unmatched_trace_words(report: Report, traces: str | Iterable[str]) -> list[str]:
+    """``--traces`` words that name no check of the run (a typo, or a check -k left out)."""
+    return [w for w in trace_words(traces)
+            if w not in TRACE_LEVELS and not any(names_check(w, c) for c in report.checks)]
+
+
+def render(report: Report, *, traces: str | Iterable[str] = "failed", spec_args: dict[str, str] | None = None,
+           errors: bool = True, check_lines: bool = True, verbose: int = 0, style: Style = PLAIN,
+           prog: str | None = None, trace_style: str = "lanes", width: int = 100) -> str:
     """The whole human report; ``errors=False`` leaves the errors to stderr, ``check_lines=False``
-    the lines of the checks (printed as each was decided) out."""
-    spec_args = spec_args or {}
-    out = [check_line(c) for c in report.checks] if check_lines else []
-    shown, seen = [], set()
-    for c in report.checks:  # one trace per spec and property: the first parameter point's
-        if wants_trace(c, traces) and (c.spec, c.property, c.status) not in seen:
-            seen.add((c.spec, c.property, c.status))
-            shown.append(c)
-    if shown:
-        out.append("")
-        for c in shown:
-            out += trace_block(c, spec_args.get(c.spec), style=trace_style, width=width)
-            out.append("")
+    the body (the spec or check lines, printed as each was decided) out. ``verbose`` below 0 leaves
+    the body out too; 1 or more gives a line per check, every spec's assumptions and the growth of
+    its state counts. ``trace_style`` and ``width`` draw the traces (``checker.report.lanes``)."""
+    out: list[str] = []
+    if check_lines and verbose >= 0:
+        out += ([style_check_line(c, style) for c in report.checks] if verbose > 0
+                else compact.render(report.checks, style=style))
+    out += _details(report, traces, spec_args or {}, style, prog, trace_style, width)
+    failing = {c.spec for c in report.checks if c.status == "failed"}
     for name, spec in report.specs.items():
-        out.append(f"{name} models {spec['kernel']}, assuming:")
-        out += [f"  - {a}" for a in spec["assumptions"]]
+        if verbose > 0 or name in failing:
+            out.append(f"{name} models {spec['kernel']}, assuming:")
+            out += [f"  - {a}" for a in spec["assumptions"]]
     out += [f"warning: {w}" for w in report.warnings]
-    if report.interrupted:
-        left: dict[str, int] = {}
-        for c in report.checks:
-            if c.reason == "interrupted":
-                left[c.spec] = left.get(c.spec, 0) + 1
-        if left:
-            out.append("interrupted, not decided: " + ", ".join(f"{n} checks of {s}" for s, n in left.items()))
+    out += [f"warning: --traces {w} names no check of this run" for w in unmatched_trace_words(report, traces)]
+    out += growth.report_lines(report.checks, everything=verbose > 0)
+    out += _interrupted(report)
     for e in report.errors if errors else ():
         where = f"{e.file}:{e.line}: " if e.file and e.line else (f"{e.file}: " if e.file else "")
-        out.append(f"error: {where}{e.message}")
-    out.append(summary_line(report))
+        out.append(style.status(f"error: {where}{e.message}", "failed"))
+    if report.stopped:
+        out.append(report.stopped)
+    listed = not_as_expected(report, style)
+    if listed and out and out[-1] != "":
+        out.append("")
+    out += listed
+    out.append(summary_line(report, style))
     return "\n".join(out) + "\n"
 
 
-def summary_line(report: Report) -> str:
-    """The last line of a report: counts, time and the exit code with its meaning."""
+def _details(report: Report, traces: str | Iterable[str], spec_args: dict[str, str], style: Style,
+             prog: str | None, trace_style: str = "lanes", width: int = 100) -> list[str]:
+    """The traces asked for, then each failure's: its trace, or its line and claim when it has none
+    (a sometimes never reached, a bug not found). One per spec and property: the first point's."""
+    shown, seen = [], set()
+    for c in report.checks:
+        if wants_trace(c, traces) and (c.spec, c.property, c.status) not in seen:
+            seen.add((c.spec, c.property, c.status))
+            shown.append(c)
+    for c in report.checks:
+        if c.status == "failed" and (c.spec, c.property, c.status) not in seen and traces_allowed(traces):
+            seen.add((c.spec, c.property, c.status))
+            shown.append(c)
+    shown.sort(key=lambda c: c.status == "failed")  # the failures last: just above the list and the summary
+    out = [""] if shown else []
+    for c in shown:
+        if wants_trace(c, traces):
+            block = trace_block(c, spec_args.get(c.spec), prog, style=trace_style, width=width)
+            out += [style.status(block[0], c.status) if c.status != "ok" else block[0], *block[1:]]
+        else:
+            out += [style_check_line(c, style)] + ([f"  claim: {first_paragraph(c.doc)}"] if c.doc else [])
+        out.append("")
+    return out
+
+
+def _interrupted(report: Report) -> list[str]:
+    if not report.interrupted:
+        return []
+    left: dict[str, int] = {}
+    for c in report.checks:
+        if c.reason == "interrupted":
+            left[c.spec] = left.get(c.spec, 0) + 1
+    return ["interrupted, not decided: " + ", ".join(f"{n} checks of {s}" for s, n in left.items())] if left else []
+
+
+def style_check_line(c: Check, style: Style = PLAIN) -> str:
+    """``check_line`` with its status word coloured."""
+    line = check_line(c)
+    word = line[:4].rstrip()
+    return style.status(word, c.status) + line[len(word):]
+
+
+def not_as_expected(report: Report, style: Style = PLAIN, limit: int = 3) -> list[str]:
+    """The checks that decide the exit code, as pytest's short summary lists failed tests: a line per
+    failed property (its points), a line per spec and reason left inconclusive."""
+    failed: dict[tuple[str, str], list[Check]] = {}
+    undecided: dict[tuple[str, str], list[Check]] = {}
+    for c in report.checks:
+        if c.status == "failed":
+            failed.setdefault((c.spec, c.property), []).append(c)
+        elif c.status == "inconclusive" and c.reason != "interrupted":
+            undecided.setdefault((c.spec, (c.reason or "inconclusive").split(":")[0]), []).append(c)
+    out = []
+    for (spec, prop), cs in failed.items():
+        what = ("expected bug not found" if cs[0].expected == "violated" else
+                "never reached" if cs[0].kind == "sometimes" else cs[0].verdict)
+        points = "; ".join(f"[{params_text(c.params)}]" for c in cs[:limit]) + (" ..." if len(cs) > limit else "")
+        out.append(f"{style.status('FAIL', 'failed')}  {spec}.{prop}: {what} at {len(cs)} "
+                   f"point{'s' if len(cs) != 1 else ''}: {points}")
+    for (spec, why), cs in undecided.items():
+        runs = len({c.run for c in cs})
+        out.append(f"{style.status('??', 'inconclusive')}    {spec}: {len(cs)} check{'s' if len(cs) != 1 else ''} "
+                   f"inconclusive ({why}) in {runs} run{'s' if runs != 1 else ''}")
+    return out
+
+
+def summary_line(report: Report, style: Style = PLAIN) -> str:
     k = report.counts()
     runs = len({(c.spec, c.run) for c in report.checks})
-    return (f"{len(report.checks)} checks in {runs} runs: {k['holds']} holds, {k['violated']} violated, "
+    states = compact.total_states(report.checks)
+    explored = any(c.backend in ("explore", "simulate") for c in report.checks)
+    line = (f"{len(report.checks)} checks in {runs} runs{f' ({states:,} states)' if explored else ''}: "
+            f"{k['holds']} holds, {k['violated']} violated, "
             f"{k['inconclusive']} inconclusive; {k['failed']} not as expected; "
-            f"{len(report.errors)} errors; {report.seconds:.1f}s; exit {report.exit_code} "
+            f"{len(report.errors)} errors; "
+            + (f"{report.deselected} deselected by -k; " if report.deselected else "")
+            + f"{report.seconds:.1f}s; exit {report.exit_code} "
             f"({exit_meaning(report)})")
+    return style.status(line, {0: "ok", 1: "failed", 2: "failed", 3: "inconclusive"}[report.exit_code])
