@@ -142,3 +142,8 @@ def interruptible(uses_z3: bool = False) -> Iterator[None]:
             signal.signal(s, h)
         w.close()
         r.close()
+
+
+def pending() -> bool:
+    """A signal arrived in this run (its interrupt may still be on its way up)."""
+    return _pending

@@ -51,12 +51,12 @@ def test_broken_symmetry_is_refused(cli):
 def test_spec_without_actions_is_rejected_at_class_creation(cli):
     r = cli("verify", str(FIXTURES / "no_actions.py"))
     assert r.returncode == 2
-    assert "no_actions.py:4: NoActions: declares no actions" in r.stderr
+    assert "no_actions.py:5: NoActions: declares no actions" in r.stderr
 
 
 def test_syntax_error_names_line(cli):
     r = cli("verify", str(FIXTURES / "syntax_error.py"))
-    assert r.returncode == 2 and "syntax_error.py:3: syntax error" in r.stderr
+    assert r.returncode == 2 and "syntax_error.py:4: syntax error" in r.stderr
 
 
 def test_unknown_spec_lists_the_valid_ones(cli):
