@@ -20,6 +20,7 @@ from checker.result import INCONCLUSIVE, VERDICTS, Check
 from checker.overrides import never_ran, warning as override_warning
 from checker.report.progress import Progress
 from checker.language.model import Params, all_assumptions, info, resolve_params
+from checker.language.usercode import running_spec_code, spec_error
 from checker.language.vacuity import vacuous_invariants
 
 if TYPE_CHECKING:
@@ -399,7 +400,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                 on_note(f"note: {note}")
             points = [t.params for t in tasks if t.params is not None] or [resolve_params(cls, {})]
             report.warnings += vacuous_invariants(cls, list(dict.fromkeys(points)))
-        except CheckerError as e:
+        except BaseException as e:  # a CheckerError, or spec code (a parameter's lambda) that ended the run
+            e = spec_error(e, cls.__name__, {info(cls).file})
             report.specs.setdefault(cls.spec_name, {"file": info(cls).file, "kernel": cls.kernel,
                                                     "assumptions": list(all_assumptions(cls))})
             report.errors.append(ErrorInfo(e.message, e.file or info(cls).file, e.line))
@@ -422,7 +424,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                                 from checker.live import coverage_check
                                 add(cls, [coverage_check(cls, graphs, run=run)])
                         else:
-                            with interrupts.as_interrupt():
+                            with interrupts.as_interrupt(), running_spec_code(cls.__name__, {info(cls).file}):
                                 checks = engines.run(task.engine, Request(
                                     cls, task.params, sets=own if task.sets is None else task.sets, limits=limits,
                                     runner=runner, options=options, run=run, progress=progress,

@@ -29,7 +29,7 @@ from types import TracebackType
 from typing import Any, Callable, Iterator
 
 from checker import interrupts
-from checker.errors import SpecError
+from checker.errors import CheckerError, SpecError
 
 _CHECKER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the checker package
 
@@ -92,6 +92,17 @@ def guard(fn: Callable[..., Any], where: str) -> Callable[..., Any]:
 
     guarded.__countercheck_guarded__ = True  # type: ignore[attr-defined]
     return guarded
+
+
+def spec_error(e: BaseException, where: str, files: set[str] = frozenset()) -> CheckerError:
+    """``e`` as the error it is, when spec code raised it: a ``CheckerError`` as it is, a ``BaseException``
+    that is no real interrupt as a ``SpecError``; anything else (an ``Exception``, an interrupt) is raised
+    again from here."""
+    if isinstance(e, CheckerError):
+        return e
+    if isinstance(e, Exception) or _escapes(e):
+        raise e
+    return as_spec_error(e, where, files)
 
 
 @contextmanager
