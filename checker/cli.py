@@ -190,6 +190,8 @@ def _command(args: argparse.Namespace) -> int:
 def _check_verify_flags(args: argparse.Namespace) -> list[str]:
     """Refuse, before any work, every flag value or combination that cannot mean anything; the notes to print."""
     from checker import preflight
+    from checker.loader import input_files
+    from checker.report.write import refuse_clashes
 
     def positive(flag: str, v: float | None) -> None:
         if v is not None and not v > 0:  # `not >` is also true of nan
@@ -217,6 +219,7 @@ def _check_verify_flags(args: argparse.Namespace) -> list[str]:
     for flag in ("output", "json", "junit", "sarif"):
         if getattr(args, flag):
             preflight.writable_file(f"--{flag}", getattr(args, flag))
+    refuse_clashes(_report_paths(args), input_files(args.specs))
     for flag in ("checkpoint", "emit_smt"):
         if getattr(args, flag):
             preflight.directory(f"--{flag.replace('_', '-')}", getattr(args, flag))
@@ -238,8 +241,14 @@ def _check_verify_flags(args: argparse.Namespace) -> list[str]:
     return [n for n in notes if n]
 
 
+def _report_paths(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(flag, path) of every report file the run writes."""
+    return [(f"--{f}", getattr(args, f)) for f in ("output", "json", "junit", "sarif") if getattr(args, f)]
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from checker import loader
+    from checker.report.write import remove_stale
     from checker.interrupts import as_interrupt
     from checker.report import text
     from checker.report.progress import Progress
@@ -247,6 +256,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     for note in _check_verify_flags(args):
         print(note, file=sys.stderr)
+    remove_stale(p for _, p in _report_paths(args))  # a run that dies before writing leaves no old report
     report = Report()
     spec_args: dict[str, str] = {}
     progress = Progress(sys.stderr, quiet=args.quiet)
@@ -291,39 +301,43 @@ def cmd_verify(args: argparse.Namespace) -> int:
         saved = args.checkpoint or args.resume
         print("interrupted: what was not decided is inconclusive (interrupted)"
               + (f"; continue with --resume {saved}" if saved else ""), file=sys.stderr)
-    _emit_verify(args, report, spec_args, streamed=stream)
-    return report.exit_code
+    failed = _emit_verify(args, report, spec_args, streamed=stream)
+    return 2 if failed else report.exit_code  # a requested report lost is an error, whatever the verdicts
 
 
-def _emit_verify(args: argparse.Namespace, report: Report, spec_args: dict[str, str], *, streamed: bool) -> None:
-    """Every output the user asked for: the files first (they are what CI keeps), then stdout."""
+def _emit_verify(args: argparse.Namespace, report: Report, spec_args: dict[str, str], *,
+                 streamed: bool) -> list[str]:
+    """Every output the user asked for: the files first (they are what CI keeps), then stdout. The files
+    that could not be written, one line each (every other file is written all the same)."""
     from checker.report import text
+    from checker.report.write import write_all
 
     human = text.render(report, traces=args.traces, spec_args=spec_args, errors=args.output is not None)
     rest = text.render(report, traces=args.traces, spec_args=spec_args, errors=args.output is not None,
                        check_lines=False)
-    for fmt in ("junit", "sarif", "json"):
-        if getattr(args, fmt):
-            _write(getattr(args, fmt), render_as(fmt, report, spec_args))
+    files = [(f"--{fmt}", getattr(args, fmt), render_as(fmt, report, spec_args))
+             for fmt in ("junit", "sarif", "json") if getattr(args, fmt)]
+    errors = [f"error: {_where(e)}{e.message}" for e in report.errors]
     if args.format != "text":
         payload = render_as(args.format, report, spec_args)
         if args.output:
-            _write(args.output, payload)
-            sys.stdout.write(rest)
+            files.append(("--output", args.output, payload))
+            out = rest
         else:
-            sys.stdout.write(payload)
-            for w in report.warnings:  # stdout is the payload: the human lines go to stderr
-                print(f"warning: {w}", file=sys.stderr)
-            for e in report.errors:
-                print(f"error: {_where(e)}{e.message}", file=sys.stderr)
+            out = payload
+            # stdout is the payload: the human lines go to stderr
+            errors = [f"warning: {w}" for w in report.warnings] + errors
+    elif args.output:
+        files.append(("--output", args.output, human))
+        out = text.summary_line(report) + "\n"
     else:
-        if args.output:
-            _write(args.output, human)
-            sys.stdout.write(text.summary_line(report) + "\n")
-        else:
-            sys.stdout.write(rest if streamed else human)
-        for e in report.errors:
-            print(f"error: {_where(e)}{e.message}", file=sys.stderr)
+        out = rest if streamed else human
+    failed = write_all(files)
+    sys.stdout.write(out)
+    sys.stdout.flush()
+    for line in errors + [f"error: {f}" for f in failed]:
+        print(line, file=sys.stderr)
+    return failed
 
 
 def render_as(fmt: str, report: Report, spec_args: dict[str, str]) -> str:
@@ -362,14 +376,6 @@ def _simulate_options(args: argparse.Namespace) -> "SimulateOptions | None":
 
 def _where(e: ErrorInfo) -> str:
     return f"{e.file}:{e.line}: " if e.file and e.line else (f"{e.file}: " if e.file else "")
-
-
-def _write(path: str, payload: str) -> None:
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(payload)
-    except OSError as e:
-        raise CheckerError(f"cannot write {path}: {e.strerror}") from None
 
 
 def cmd_list(args: argparse.Namespace) -> int:

@@ -66,9 +66,10 @@ def main(args: argparse.Namespace) -> int:
                              f"{', '.join(sorted(n for n in known_names(sg) if '[' not in n))}")
     text = export_graph(sg, args.format, edges, loop_start, show)
     if args.output:
+        from checker.report.write import write_atomic
+
         try:
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(text)
+            write_atomic(args.output, text)
         except OSError as e:
             raise UsageError(f"cannot write {args.output}: {e.strerror}") from None
     else:

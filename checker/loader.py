@@ -137,3 +137,13 @@ def resolve(names: list[str]) -> list[type]:
         raise UsageError(f"no spec {name!r}; built-in specs are: {', '.join(builtins)} "
                          f"(or give a path to a spec file, optionally as FILE.py:ClassName)")
     return out
+
+
+def input_files(names: list[str]) -> list[str]:
+    """The spec files among command-line spec names (``FILE.py:Class`` names its file)."""
+    out = []
+    for name in names:
+        path = name if os.path.lexists(name) else name.partition(":")[0]
+        if os.path.lexists(path):
+            out.append(path)
+    return out
