@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--no-symmetry", action="store_true", help="turn CPU-symmetry reduction off")
     v.add_argument("--max-states", type=int, metavar="N", help="stop each exploration after N distinct states")
     v.add_argument("--timeout", type=float, metavar="S", help="stop each exploration after S seconds")
+    v.add_argument("--deadline", type=float, metavar="S",
+                   help="end the whole command after S seconds (default: $COUNTERCHECK_DEADLINE, else none): "
+                        "what was not decided is inconclusive (timeout), every report is written, exit 3")
     v.add_argument("--jobs", type=int, metavar="N",
                    help="explore each point on N processes (the same states, verdicts and traces as 1); with "
                         "--cluster, N Ray workers (default: the cluster's CPUs)")
@@ -142,17 +145,21 @@ def _uses_z3(args: argparse.Namespace) -> bool:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    from checker import deadline, interrupts
     from checker.interrupts import as_interrupt
 
     try:
-        with as_interrupt():
+        with as_interrupt(), deadline.armed(deadline.seconds(getattr(args, "deadline", None)),
+                                            fallback=lambda: _killed_report(args)):
+            if args.command != "verify":
+                interrupts.check()  # a signal while importing (checker.early); verify reports what it skips
             return _command(args)
     except CheckerError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # an interrupted run: inconclusive, never a pass
         saved = getattr(args, "checkpoint", None) or getattr(args, "resume", None)
-        print("interrupted" + (f"; continue with --resume {saved}" if saved else ""), file=sys.stderr)
+        print(_stopped() + (f"; continue with --resume {saved}" if saved else ""), file=sys.stderr)
         return 3
     except MemoryError:  # outside the explorer (which reports its own as a limit): still no traceback
         print("error: out of memory; lower --set values or --max-states, or use --mode prove or --simulate",
@@ -246,8 +253,23 @@ def _report_paths(args: argparse.Namespace) -> list[tuple[str, str]]:
     return [(f"--{f}", getattr(args, f)) for f in ("output", "json", "junit", "sarif") if getattr(args, f)]
 
 
+def _stopped() -> str:
+    from checker import interrupts
+
+    return "deadline reached" if interrupts.cause() == interrupts.DEADLINE else "interrupted"
+
+
+def _killed_report(args: argparse.Namespace) -> None:
+    """The watchdog's reports (``checker.deadline``), for a command stuck past its deadline: every requested
+    file, with nothing decided."""
+    if args.command == "verify":
+        report = Report(interrupted=True, warnings=["the run did not stop at its deadline (stuck in a C call?) and "
+                                                    "was killed: nothing it decided is known"])
+        _emit_verify(args, report, {}, streamed=False)
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
-    from checker import loader
+    from checker import interrupts, loader
     from checker.report.write import remove_stale
     from checker.interrupts import as_interrupt
     from checker.report import text
@@ -297,11 +319,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
         report.interrupted = True
     finally:
         progress.clear()
+    if interrupts.pending():  # a signal the run noted and did not raise (checker.early): still not a pass
+        report.interrupted = True
     if report.interrupted:
         saved = args.checkpoint or args.resume
-        print("interrupted: what was not decided is inconclusive (interrupted)"
+        print(f"{_stopped()}: what was not decided is inconclusive ({interrupts.cause()})"
               + (f"; continue with --resume {saved}" if saved else ""), file=sys.stderr)
-    failed = _emit_verify(args, report, spec_args, streamed=stream)
+    with interrupts.shielded():  # a second Ctrl-C, or the deadline, does not cut a report in half
+        failed = _emit_verify(args, report, spec_args, streamed=stream)
     return 2 if failed else report.exit_code  # a requested report lost is an error, whatever the verdicts
 
 

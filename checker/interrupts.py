@@ -35,16 +35,51 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator
 
+from checker import early
+
 _SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
 _active = False
 _fork_hook = False
 _pending = False  # an interrupt arrived (it may have been raised where Python swallows it)
+_shielded = False  # the run is over and its reports are being written: an interrupt waits
+#: Why the run stops: a signal ("interrupted") or the whole command's deadline (``checker.deadline``).
+INTERRUPTED = "interrupted"
+DEADLINE = "timeout: deadline"
+#: The reasons of the checks a stopped run did not decide.
+STOPPED = (INTERRUPTED, DEADLINE)
+_cause = INTERRUPTED
 
 
 def _raise(signum: int, frame: object) -> None:
-    global _pending
+    stop(INTERRUPTED)
+
+
+def stop(cause: str) -> None:
+    """End the run now as an interrupt, for ``cause`` (``INTERRUPTED`` or ``DEADLINE``); a first cause
+    stays the run's. While reports are written (``shielded``) only noted."""
+    global _pending, _cause
+    if not _pending:
+        _cause = cause
     _pending = True
-    raise KeyboardInterrupt
+    if not _shielded:
+        raise KeyboardInterrupt
+
+
+def cause() -> str:
+    """Why the run was stopped: ``INTERRUPTED`` (a signal) or ``DEADLINE``."""
+    return _cause
+
+
+@contextmanager
+def shielded() -> Iterator[None]:
+    """Run the body (the reports of a finished run being written) to its end: a signal or the deadline
+    in it is noted, not raised, so no report is cut in half."""
+    global _shielded
+    outer, _shielded = _shielded, True
+    try:
+        yield
+    finally:
+        _shielded = outer
 
 
 def _unraisable(hook: object) -> object:
@@ -98,7 +133,7 @@ def _interrupt_z3() -> None:
 def interruptible(uses_z3: bool = False) -> Iterator[None]:
     """Run the body so that SIGINT, SIGTERM and SIGHUP raise ``KeyboardInterrupt`` promptly.
     ``uses_z3``: the body asks Z3 (so its own SIGINT handling is turned off first)."""
-    global _active, _fork_hook, _pending
+    global _active, _fork_hook, _pending, _cause
     if threading.current_thread() is not threading.main_thread():
         yield  # signals reach the main thread only
         return
@@ -107,7 +142,10 @@ def interruptible(uses_z3: bool = False) -> Iterator[None]:
 
         z3.set_param("ctrl_c", False)
     _pending = False
+    _cause = INTERRUPTED
     old = {s: signal.signal(s, _raise) for s in (signal.SIGINT, *_SIGNALS)}
+    if early.received():  # Ctrl-C or SIGTERM while the command was still importing: the run stops at once
+        _pending = True
     old_hook = sys.unraisablehook
     sys.unraisablehook = _unraisable(old_hook)
     r, w = socket.socketpair()

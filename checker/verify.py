@@ -248,7 +248,7 @@ def interrupted_checks(cls: type, task: Task, run: int) -> list[Check]:
     props = [p for p in si.properties.values()
              if task.params is None or p.applies is None or p.applies(task.params)]
     return [Check(spec=cls.spec_name, file=p.file, line=p.line, params=params, property=p.name, kind=p.kind,
-                  backend=backend, verdict=INCONCLUSIVE, expected=p.expect, reason="interrupted", run=run,
+                  backend=backend, verdict=INCONCLUSIVE, expected=p.expect, reason=interrupts.cause(), run=run,
                   doc=p.doc, bug=p.name in cls.expect_violated) for p in props]
 
 
@@ -362,7 +362,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             if c.trace:
                 c.trace = with_sources(c.trace, info(cls).actions)
             report.checks.append(c)
-            if on_check and c.reason != "interrupted":  # what an interrupt left undecided is summed up once
+            if on_check and c.reason not in interrupts.STOPPED:  # what an interrupt left undecided is summed up once
                 on_check(c)
 
     planned: list[tuple[type, dict, list[Task]]] = []
@@ -414,11 +414,13 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             ran: set[tuple[str, str]] = set()  # a bug spec's overrides that ran while it was explored
             try:
                 for k, task in enumerate(tasks, 1):
-                    interrupts.check()  # an interrupt a destructor swallowed ends the run here
                     if progress is not None:
                         progress.at(f"spec {j} of {len(planned)}, point {k} of {len(tasks)}")
                     run = next(ids)
                     try:
+                        # an interrupt a destructor swallowed, or one noted while importing, ends the run
+                        # here, with this task's checks and the rest listed as not decided
+                        interrupts.check()
                         if task.engine == "coverage":
                             if graphs:
                                 from checker.live import coverage_check

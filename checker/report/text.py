@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 
+from checker.interrupts import INTERRUPTED, STOPPED, cause
 from checker.report.trace import first_paragraph
 from checker.result import Check
 from checker.verify import Report
@@ -25,7 +26,7 @@ def exit_meaning(report: Report) -> str:
         return EXIT_MEANING[code]
     why: list[str] = []
     if report.interrupted:
-        why.append("interrupted")
+        why.append("interrupted" if cause() == INTERRUPTED else "timeout (--deadline)")
     for c in report.checks:
         if c.verdict == "inconclusive":
             key = (c.reason or "").split(":")[0].split(" ")[0]
@@ -57,7 +58,7 @@ def check_line(c: Check) -> str:
         fair = c.extra.get("fairness")
         stats = f"{c.states} states (unreduced graph{'' if fair != 'none' else ', no fairness'}" + (
             f"; abstraction: {c.extra['abstraction']}" if c.extra.get("abstraction") else "") + ")"
-    elif c.reason == "interrupted":
+    elif c.reason in STOPPED:
         stats = "not decided"
     elif c.extra.get("unreached"):
         stats = c.extra["unreached"]
@@ -186,7 +187,7 @@ def render(report: Report, *, traces: str = "bugs", spec_args: dict[str, str] | 
     if report.interrupted:
         left: dict[str, int] = {}
         for c in report.checks:
-            if c.reason == "interrupted":
+            if c.reason in STOPPED:
                 left[c.spec] = left.get(c.spec, 0) + 1
         if left:
             out.append("interrupted, not decided: " + ", ".join(f"{n} checks of {s}" for s, n in left.items()))

@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""One deadline for the whole command: unattended CI always ends.
+
+``--timeout`` bounds each exploration; nothing bounded the rest (importing a
+spec that loops, an action that loops when it is first run on symbols at
+load, a compiler that never returns, a search process that was stopped).
+``--deadline S`` (or ``$COUNTERCHECK_DEADLINE``, for CI) arms a real-time
+timer when the command starts. When it fires, the run stops through the
+interrupt machinery (``checker.interrupts``: a Z3 query is interrupted, a
+search process or a compiler is killed by the code that started it): what
+was not decided is inconclusive (``timeout: deadline``), every requested
+report is written, exit 3.
+
+Python acts on the timer's signal between bytecodes, so code stuck inside
+one long C call (a huge integer power in a spec) is reached only when that
+call returns: if the process is still running ``GRACE`` seconds after the
+deadline, a watchdog process started with the timer writes an
+inconclusive report to every requested path, says so on stderr, and kills
+the command (which then ends by SIGKILL, never 0).
+"""
+from __future__ import annotations
+
+import math
+import os
+import signal
+import sys
+import time
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+from checker import interrupts
+from checker.errors import UsageError
+
+ENV = "COUNTERCHECK_DEADLINE"
+#: Seconds past the deadline before the watchdog kills a command that did not stop.
+GRACE = 10.0
+_end: float | None = None
+
+
+def seconds(flag: float | None) -> float | None:
+    """The deadline in seconds from ``--deadline`` or else ``$COUNTERCHECK_DEADLINE``; None: none."""
+    if flag is None:
+        text = os.environ.get(ENV, "").strip()
+        if not text:
+            return None
+        try:
+            flag = float(text)
+        except ValueError:
+            raise UsageError(f"${ENV}={text!r}: write a number of seconds, e.g. {ENV}=3600") from None
+        what = f"${ENV}={text}"
+    else:
+        what = f"--deadline {flag:g}"
+    if not (flag > 0 and math.isfinite(flag)):
+        raise UsageError(f"{what}: the deadline is a positive number of seconds")
+    return flag
+
+
+def remaining() -> float | None:
+    """Seconds left before the deadline (None: no deadline): a timeout for a subprocess to wait."""
+    return None if _end is None else max(0.0, _end - time.monotonic())
+
+
+def _fire(signum: int, frame: object) -> None:
+    interrupts.stop(interrupts.DEADLINE)
+
+
+@contextmanager
+def armed(limit: float | None, fallback: Callable[[], None] | None = None) -> Iterator[None]:
+    """Run the body under a deadline of ``limit`` seconds (None: none). ``fallback`` is what the
+    watchdog does, in its own process, if the command still runs ``GRACE`` seconds after the deadline
+    (write the reports), before it kills the command."""
+    global _end
+    if limit is None or not hasattr(signal, "setitimer"):
+        yield
+        return
+    old = signal.signal(signal.SIGALRM, _fire)
+    _end = time.monotonic() + limit
+    watchdog = _watchdog(limit + GRACE, fallback)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+        _end = None
+        if watchdog:
+            try:
+                os.kill(watchdog, signal.SIGKILL)
+                os.waitpid(watchdog, 0)
+            except OSError:
+                pass
+
+
+def _watchdog(after: float, fallback: Callable[[], None] | None) -> int | None:
+    """A process that kills this one ``after`` seconds from now, unless this one kills it first (or
+    exits: it then notices its parent changed and ends)."""
+    parent = os.getpid()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        pid = os.fork()
+    except OSError:
+        return None  # no watchdog: the deadline still works for everything but a stuck C call
+    if pid:
+        return pid
+    code = 0
+    try:
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGALRM):
+            signal.signal(sig, signal.SIG_IGN)  # the terminal's Ctrl-C is the command's to handle
+        end = time.monotonic() + after
+        while time.monotonic() < end:
+            time.sleep(min(0.5, max(0.0, end - time.monotonic())))
+            if os.getppid() != parent:
+                os._exit(0)
+        if fallback is not None:
+            fallback()
+        print(f"error: the run did not stop within {GRACE:g}s of its deadline (stuck in a C call?); "
+              f"killed: inconclusive (timeout: deadline)", file=sys.stderr, flush=True)
+        os.kill(parent, signal.SIGKILL)
+    except BaseException:
+        code = 1
+    os._exit(code)
