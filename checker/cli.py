@@ -7,6 +7,7 @@ Exit codes: 0 all as expected, 1 a violation (or an expected bug not found),
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -286,11 +287,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
     # line is printed as soon as it is decided, and the rest (traces, summary) at the end.
     stream = args.format == "text" or args.output is not None
 
+    stdout = sys.stdout
+
     def on_check(c: "Check") -> None:
         progress.clear()
-        sys.stdout.write(text.check_line(c) + "\n")
-        sys.stdout.flush()
+        stdout.write(text.check_line(c) + "\n")
+        stdout.flush()
 
+    # While specs load and run, a print() in spec code goes to stderr: stdout may be --format's payload.
+    spec_output = contextlib.ExitStack()
+    spec_output.enter_context(contextlib.redirect_stdout(sys.stderr))
     # main() made SIGINT, SIGTERM and SIGHUP raise KeyboardInterrupt: the run ends with what it decided.
     try:
         sets = parse_set(args.set)
@@ -318,6 +324,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # before the run started (loading the specs): nothing decided
         report.interrupted = True
     finally:
+        spec_output.close()
         progress.clear()
     if interrupts.pending():  # a signal the run noted and did not raise (checker.early): still not a pass
         report.interrupted = True
@@ -384,6 +391,9 @@ def _simulate_options(args: argparse.Namespace) -> "SimulateOptions | None":
         return None
     if args.simulate < 1:
         raise CheckerError("--simulate must be at least 1 (the number of random walks)")
+    if args.mode == "prove":
+        raise CheckerError("--simulate takes random walks instead of exploring and proving: it cannot prove; drop "
+                           "--mode prove, or --simulate")
     for flag, value in (("--bmc", args.bmc), ("--max-states", args.max_states), ("--emit-smt", args.emit_smt),
                         ("--jobs", args.jobs if args.jobs != 1 else None), ("--cluster", args.cluster),
                         ("--checkpoint", args.checkpoint), ("--resume", args.resume),

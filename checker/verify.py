@@ -6,6 +6,7 @@ Library calls return results; only the command line prints.
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from checker import engines, interrupts
 from checker.engines import Limits, Request, Runner
 from checker.engines.common import build_check, property_meta, with_sources  # noqa: F401  (re-exported)
-from checker.engines.explore import explore_checks  # noqa: F401  (re-exported: bounds, tests)
+from checker.engines.explore import explore_checks, undecided_checks  # noqa: F401  (explore_checks re-exported: bounds, tests)
 from checker.errors import CheckerError, SpecError, UsageError
 from checker.result import INCONCLUSIVE, VERDICTS, Check
 from checker.overrides import never_ran, warning as override_warning
@@ -146,6 +147,27 @@ def own_sets(cls: type, sets: dict[str, tuple[int | str, ...]]) -> dict[str, tup
     return out
 
 
+#: The most parameter points one command explores, simulates or model-checks (a mistyped range
+#: otherwise starts 100,000 explorations without a question).
+MAX_POINTS = 4096
+
+
+def values_text(vals: Iterable[Any], most: int = 8) -> str:
+    """``1..8192`` for a run of consecutive integers, ``A,B,C`` otherwise; at most ``most`` items shown."""
+    vals = list(vals)
+    parts: list[str] = []
+    i = 0
+    while i < len(vals):
+        j = i
+        while (j + 1 < len(vals) and isinstance(vals[j], int) and isinstance(vals[j + 1], int)
+               and vals[j + 1] == vals[j] + 1):
+            j += 1
+        parts.append(f"{vals[i]}..{vals[j]}" if j > i + 1 else ",".join(map(str, vals[i:j + 1])))
+        i = j + 1
+    items = ",".join(parts).split(",")
+    return ",".join(items) if len(items) <= most else ",".join(items[:most]) + f",... ({len(vals):,} values)"
+
+
 def param_points(cls: type, sets: dict[str, tuple[int, ...]], mode: str = "explore") -> list[Params]:
     """The default sweep: for each entry of the spec's ``explore_sweeps`` (one
     entry, the parameters' own sweeps, for ``prove``), the cross product of
@@ -172,6 +194,15 @@ def param_points(cls: type, sets: dict[str, tuple[int, ...]], mode: str = "explo
                 if sweep is not None:
                     axes.append((name, sweep))
         names = [n for n, _ in axes]
+        count = math.prod(len(vals) for _, vals in axes)
+        if count > MAX_POINTS:  # before enumerating: a cross product can be any size
+            widest = max(axes, key=lambda a: len(a[1]))
+            raise UsageError(
+                f"{cls.spec_name}: the sweep is a cross product of {count:,} points ("
+                + " x ".join(f"{n} {len(v):,}" for n, v in axes if len(v) > 1)
+                + f"); at most {MAX_POINTS:,} run in one command. Narrow it, e.g. --set {widest[0]}="
+                + f"{values_text(widest[1][:4])}"
+                + (", or prove every value at once with --mode prove" if mode == "explore" else ""))
         for combo in itertools.product(*(vals for _, vals in axes)):
             if "symbolic" in combo:
                 raise UsageError(f"{cls.spec_name}: 'symbolic' is a value for --mode prove only")
@@ -204,7 +235,8 @@ class Task:
 def plan(cls: type, own: dict[str, tuple], *, mode: str, simulate: Any, bmc: int | None,
          coverage: bool) -> list[Task]:
     """The engine runs ``verify`` makes for one spec, in order (``coverage``: the check on their graphs)."""
-    points = param_points(cls, own, "explore")
+    # the explore points run only when they are explored, simulated or model-checked
+    points = param_points(cls, own, "explore") if simulate is not None or mode != "prove" or bmc is not None else []
     if simulate is not None:
         return [Task("simulate", p) for p in points]
     tasks: list[Task] = []
@@ -232,17 +264,24 @@ def sweep_note(cls: type, own: dict[str, tuple], points: list[Params]) -> str | 
              if k not in own and (params[k].explore is not None or k in swept or not params[k].derived)}
     if not extra:
         return None
-    set_text = " ".join(f"{k}={','.join(map(str, dict.fromkeys(d[k] for d in shown)))}" for k in own)
-    vary = ", ".join(f"{k} {','.join(map(str, v))}" for k, v in extra.items())
+    set_text = " ".join(f"{k}={values_text(dict.fromkeys(d[k] for d in shown))}" for k in own)
+    vary = ", ".join(f"{k} {values_text(v)}" for k, v in extra.items())
     return (f"{cls.spec_name}: {len(points)} points: {set_text} as set, crossed with its explore sweeps of "
             f"{vary}; --set those to run fewer")
 
 
 def interrupted_checks(cls: type, task: Task, run: int) -> list[Check]:
     """What a task cut short by an interrupt decided: nothing, one inconclusive check per property."""
-    if task.engine == "coverage":
-        return []
     si = info(cls)
+    if task.engine == "coverage":  # the one check checker.live.coverage_check makes
+        return [Check(spec=cls.spec_name, file=si.file, line=si.line, params={}, property="coverage",
+                      kind="coverage", backend="explore", verdict=INCONCLUSIVE, expected="holds",
+                      reason=interrupts.cause(), run=run)]
+    if task.engine == "explore" and task.params is not None:  # the very checks a complete exploration makes
+        try:
+            return undecided_checks(cls, task.params, run, interrupts.cause())
+        except Exception:  # spec code that fails at this point: the spec's own properties, as below
+            pass
     params = task.params.shown() if task.params is not None else {}
     backend = {"prove": "z3", "bmc": "z3"}.get(task.engine, task.engine)
     props = [p for p in si.properties.values()
@@ -250,6 +289,13 @@ def interrupted_checks(cls: type, task: Task, run: int) -> list[Check]:
     return [Check(spec=cls.spec_name, file=p.file, line=p.line, params=params, property=p.name, kind=p.kind,
                   backend=backend, verdict=INCONCLUSIVE, expected=p.expect, reason=interrupts.cause(), run=run,
                   doc=p.doc, bug=p.name in cls.expect_violated) for p in props]
+
+
+def _has_points(cls: type, own: dict[str, tuple]) -> bool:
+    try:
+        return bool(param_points(cls, own))
+    except UsageError:  # more than MAX_POINTS: points all the same
+        return True
 
 
 def nothing_checked(cls: type, own: dict[str, tuple], tasks: list[Task], mode: str, simulate: Any) -> str:
@@ -264,7 +310,7 @@ def nothing_checked(cls: type, own: dict[str, tuple], tasks: list[Task], mode: s
                    "does not check")
     if any(t.engine == "prove" for t in tasks):
         why.append("it has no prove sweep (no inductive invariant, witness, lemma or bmc)"
-                   + ("; run it with --mode explore" if mode == "prove" and param_points(cls, own) else ""))
+                   + ("; run it with --mode explore" if mode == "prove" and _has_points(cls, own) else ""))
     if not why:
         why.append(f"its {len(tasks)} runs ({', '.join(sorted({t.engine for t in tasks}))}) made no check")
     return f"{cls.spec_name} checks nothing with {what}: " + "; and ".join(why)
@@ -453,6 +499,11 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             for task in tasks:
                 add(cls, interrupted_checks(cls, task, next(ids)))
     report.seconds = time.perf_counter() - t0
+    unbounded = sum(1 for c in report.checks if c.backend == "explore" and c.engine not in (None, "compiled"))
+    if max_memory is not None and unbounded:
+        warn(f"--max-memory bounds the compiled explorer only: {unbounded} checks were explored by the "
+             f"interpreter, which it does not bound (running out of memory there is reported as inconclusive, "
+             f"memory); --engine compiled enforces it")
     if report.interrupted:
         return report
     checked = {c.spec for c in report.checks}

@@ -46,6 +46,25 @@ def out_of_memory(model: Model, symmetry: bool, seconds: float) -> Exploration:
                        model.state_dict(model.initial_states()[0]))
 
 
+def undecided_checks(cls: type, params: Params, run: int, reason: str) -> list[Check]:
+    """The checks an exploration of ``cls`` at ``params`` makes, each inconclusive for ``reason``, without
+    exploring: a run stopped before or during this point lists the same checks (the same JUnit cases
+    and SARIF results) as a complete one."""
+    model = Model(cls, params)
+    si = model.info
+    checks = [] if si.api is None or model.abstraction is not None else [build_check(cls, model, run)]
+    for c in checks:
+        c.verdict, c.reason, c.trace_text, c.extra = INCONCLUSIVE, reason, [], {}
+    safety = [] if model.abstraction is not None else [(p.name, p.kind) for p in model.properties] + [
+        (DEADLOCK, "deadlock")]
+    for name, kind in safety + [(p.name, p.kind) for p in model.liveness]:
+        expected, file, line, doc = property_meta(model, name)
+        checks.append(Check(spec=model.name, file=file, line=line, params=params.shown(), property=name,
+                            kind=kind, backend="explore", verdict=INCONCLUSIVE, expected=expected, reason=reason,
+                            run=run, doc=doc, bug=name in cls.expect_violated))
+    return checks
+
+
 def never_reached(states: int, complete: bool) -> str:
     """The reason of a ``sometimes`` that no explored state satisfies."""
     return f"never reached in {states:,} states ({'exhaustive' if complete else 'limit hit'})"

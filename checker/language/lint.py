@@ -18,7 +18,7 @@ import linecache
 import re
 from typing import Any, Callable
 
-from checker.cint import WordRuleError
+from checker.cint import TRUEDIV, WordRuleError
 from checker.errors import SpecError, innermost_frame_in
 from checker.language.compile import Model
 from checker.language.declare import Fill, StateMutated, Step
