@@ -13,8 +13,8 @@ report is written, exit 3.
 
 Python acts on the timer's signal between bytecodes, so code stuck inside
 one long C call (a huge integer power in a spec) is reached only when that
-call returns: if the process is still running ``GRACE`` seconds after the
-deadline, a watchdog process started with the timer writes an
+call returns: if the process is still running a few seconds after the
+deadline (``grace``), a watchdog process started with the timer writes an
 inconclusive report to every requested path, says so on stderr, and kills
 the command (which then ends by SIGKILL, never 0).
 """
@@ -32,8 +32,12 @@ from checker import interrupts
 from checker.errors import UsageError
 
 ENV = "COUNTERCHECK_DEADLINE"
-#: Seconds past the deadline before the watchdog kills a command that did not stop.
-GRACE = 10.0
+#: Seconds past the deadline before the watchdog kills a command that did not stop: the deadline itself,
+#: between 2 and 10 s (time to list what was not decided and write the reports).
+def grace(limit: float) -> float:
+    return min(10.0, max(2.0, limit))
+
+
 _end: float | None = None
 
 
@@ -67,7 +71,7 @@ def _fire(signum: int, frame: object) -> None:
 @contextmanager
 def armed(limit: float | None, fallback: Callable[[], None] | None = None) -> Iterator[None]:
     """Run the body under a deadline of ``limit`` seconds (None: none). ``fallback`` is what the
-    watchdog does, in its own process, if the command still runs ``GRACE`` seconds after the deadline
+    watchdog does, in its own process, if the command still runs ``grace`` seconds after the deadline
     (write the reports), before it kills the command."""
     global _end
     if limit is None or not hasattr(signal, "setitimer"):
@@ -75,7 +79,7 @@ def armed(limit: float | None, fallback: Callable[[], None] | None = None) -> It
         return
     old = signal.signal(signal.SIGALRM, _fire)
     _end = time.monotonic() + limit
-    watchdog = _watchdog(limit + GRACE, fallback)
+    watchdog = _watchdog(limit + grace(limit), fallback, grace(limit))
     signal.setitimer(signal.ITIMER_REAL, limit)
     try:
         yield
@@ -91,7 +95,7 @@ def armed(limit: float | None, fallback: Callable[[], None] | None = None) -> It
                 pass
 
 
-def _watchdog(after: float, fallback: Callable[[], None] | None) -> int | None:
+def _watchdog(after: float, fallback: Callable[[], None] | None, late: float) -> int | None:
     """A process that kills this one ``after`` seconds from now, unless this one kills it first (or
     exits: it then notices its parent changed and ends)."""
     parent = os.getpid()
@@ -114,7 +118,7 @@ def _watchdog(after: float, fallback: Callable[[], None] | None) -> int | None:
                 os._exit(0)
         if fallback is not None:
             fallback()
-        print(f"error: the run did not stop within {GRACE:g}s of its deadline (stuck in a C call?); "
+        print(f"error: the run did not stop within {late:g}s of its deadline (stuck in a C call?); "
               f"killed: inconclusive (timeout: deadline)", file=sys.stderr, flush=True)
         os.kill(parent, signal.SIGKILL)
     except BaseException:

@@ -115,7 +115,10 @@ def not_a_file(path: str) -> str | None:
 
 def resolve(names: list[str]) -> list[type]:
     """Spec classes for command-line names; all built-ins when none are given."""
-    builtins = builtin_specs()
+    # A name ending in .py (FILE.py, FILE.py:Class) is a file, never a built-in spec: importing every
+    # built-in (most of a second) is left to the names that may be one.
+    maybe_builtin = not names or any(not n.partition(":")[0].endswith(".py") for n in names)
+    builtins = builtin_specs() if maybe_builtin else {}
     if not names:  # every built-in spec but the deep sweeps, which run when named
         return [c for c in builtins.values() if not c.on_demand]
     out: list[type] = []
