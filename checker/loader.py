@@ -139,7 +139,7 @@ def resolve(names: list[str]) -> list[type]:
             continue
         raise UsageError(f"no spec {name!r}; built-in specs are: {', '.join(builtins)} "
                          f"(or give a path to a spec file, optionally as FILE.py:ClassName)")
-    return out
+    return list(dict.fromkeys(out))  # a spec named twice (two names of one file) is checked once
 
 
 def input_files(names: list[str]) -> list[str]:

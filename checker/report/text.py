@@ -28,7 +28,7 @@ def exit_meaning(report: Report) -> str:
     if report.interrupted:
         why.append("interrupted" if cause() == INTERRUPTED else "timeout (--deadline)")
     for c in report.checks:
-        if c.verdict == "inconclusive":
+        if c.verdict == "inconclusive" and not (report.interrupted and c.reason in STOPPED):
             key = (c.reason or "").split(":")[0].split(" ")[0]
             text = _UNDECIDED.get(key, "a limit was reached" if key in ("", "max_states") else "undecided: "
                                   + (c.reason or "")[:60])
@@ -190,7 +190,8 @@ def render(report: Report, *, traces: str = "bugs", spec_args: dict[str, str] | 
             if c.reason in STOPPED:
                 left[c.spec] = left.get(c.spec, 0) + 1
         if left:
-            out.append("interrupted, not decided: " + ", ".join(f"{n} checks of {s}" for s, n in left.items()))
+            out.append(("interrupted" if cause() == INTERRUPTED else "deadline reached")
+                       + ", not decided: " + ", ".join(f"{n} checks of {s}" for s, n in left.items()))
     for e in report.errors if errors else ():
         where = f"{e.file}:{e.line}: " if e.file and e.line else (f"{e.file}: " if e.file else "")
         out.append(f"error: {where}{e.message}")
