@@ -118,9 +118,37 @@ def _watchdog(after: float, fallback: Callable[[], None] | None, late: float) ->
                 os._exit(0)
         if fallback is not None:
             fallback()
+        for pid in _descendants(parent):  # its workers and compilers first: nothing outlives the command
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
         print(f"error: the run did not stop within {late:g}s of its deadline (stuck in a C call?); "
               f"killed: inconclusive (timeout: deadline)", file=sys.stderr, flush=True)
         os.kill(parent, signal.SIGKILL)
     except BaseException:
         code = 1
     os._exit(code)
+
+
+def _descendants(root: int) -> list[int]:
+    """The processes below ``root`` (Linux /proc; none elsewhere), this watchdog left out."""
+    children: dict[int, list[int]] = {}
+    try:
+        pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(pid)
+    out, todo = [], [root]
+    while todo:
+        for c in children.get(todo.pop(), ()):
+            if c != os.getpid():
+                out.append(c)
+                todo.append(c)
+    return out
