@@ -309,6 +309,34 @@ def test_a_previous_runs_report_is_replaced_whole_and_never_read_as_this_ones(tm
     valid_reports(tmp_path, 0)
 
 
+@pytest.mark.parametrize("where", ["under_a_file", "a_directory"])
+def test_a_report_path_that_cannot_be_a_file_is_refused_before_the_run(tmp_path, capsys, where):
+    path = tiny(tmp_path)
+    target = tmp_path / "tiny.py" / "r.json" if where == "under_a_file" else tmp_path
+    code, _out, err = main(capsys, "verify", path, "--mode", "explore", "--json", target)
+    assert code == 2
+    one_error(err, "--json")
+
+
+def test_a_signal_while_the_reports_are_written_cuts_none_of_them(tmp_path, capsys, monkeypatch):
+    """Ctrl-C (or the deadline) while the finished run writes its reports: each is written whole."""
+    from checker.report import write
+
+    atomic = write.write_atomic
+    calls = []
+
+    def interrupted_write(path, payload):
+        calls.append(path)
+        if len(calls) == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # the handler runs here, between two reports
+        atomic(path, payload)
+
+    monkeypatch.setattr(write, "write_atomic", interrupted_write)
+    code, _out, err = main(capsys, "verify", tiny(tmp_path), "--mode", "explore", *reports(tmp_path))
+    assert len(calls) == 3 and code == 0 and "Traceback" not in err
+    valid_reports(tmp_path, 0)
+
+
 # == one deadline for the whole command (item 12) =====================================================
 
 @pytest.mark.parametrize("where", ["import", "action_at_load"])
