@@ -354,7 +354,7 @@ def _emit_verify(args: argparse.Namespace, report: Report, spec_args: dict[str, 
         payload = render_as(args.format, report, spec_args)
         if args.output:
             files.append(("--output", args.output, payload))
-            out = rest
+            out, errors = rest, []  # the errors are in the human summary on stdout
         else:
             out = payload
             # stdout is the payload: the human lines go to stderr

@@ -32,9 +32,14 @@ def received() -> bool:
 
 
 def _is_command() -> bool:
-    # `python -m checker`: runpy imports the package while argv[0] is still "-m"
     argv0 = sys.argv[0] if sys.argv else ""
-    return argv0 == "-m" or os.path.basename(argv0) in COMMANDS
+    if os.path.basename(argv0) in COMMANDS:
+        return True
+    # `python -m checker`: runpy imports the package while argv[0] is still "-m" (not `-m checker.x`)
+    orig = list(getattr(sys, "orig_argv", ()))
+    run = next((orig[i + 1] for i, a in enumerate(orig[:-1]) if a == "-m"),
+               next((a[2:] for a in orig if a.startswith("-m") and len(a) > 2), None))
+    return argv0 == "-m" and run == "checker"
 
 
 def install() -> None:
