@@ -24,6 +24,7 @@ import math
 import os
 import signal
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from typing import Callable, Iterator
@@ -74,8 +75,8 @@ def armed(limit: float | None, fallback: Callable[[], None] | None = None) -> It
     watchdog does, in its own process, if the command still runs ``grace`` seconds after the deadline
     (write the reports), before it kills the command."""
     global _end
-    if limit is None or not hasattr(signal, "setitimer"):
-        yield
+    if limit is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield  # (signals reach the main thread only)
         return
     old = signal.signal(signal.SIGALRM, _fire)
     _end = time.monotonic() + limit
