@@ -452,6 +452,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                                                     "assumptions": list(all_assumptions(cls))})
             report.errors.append(ErrorInfo(e.message, e.file or info(cls).file, e.line))
             errored.add(cls.spec_name)
+            if planned and planned[-1][0] is cls:  # it failed after its runs were planned: none of them run
+                planned.pop()
     done: list[tuple[type, list[Task]]] = []  # tasks finished per spec, for the zero-check test
     try:
         for j, (cls, own, tasks) in enumerate(planned, 1):

@@ -6,7 +6,7 @@ Each test drives the command line as a user would (``main([...])`` in this proce
 code, one error line and no traceback, every requested report present and valid (JSON against the
 report schema, JUnit against junit-10.xsd, SARIF against 2.1.0), and no process left behind.
 
-Families (cases): spec code ending the run (10), a name bound twice in a spec class (5), report paths
+Families (cases): spec code ending the run or failing outside an action (12), a name bound twice in a spec class (5), report paths
 (11), the deadline (5), signals at other moments (4), interrupted reports list the checks a complete run
 lists (1), spec output and imports (2), messages (9).
 """
@@ -198,6 +198,23 @@ def test_spec_code_that_exits_is_exit_2_with_its_line_and_every_report(tmp_path,
     assert code == 2, err
     line = one_error(err, path)
     assert re.search(r"tiny\.py:\d+: ", line)
+    valid_reports(tmp_path, 2)
+
+
+@pytest.mark.parametrize("where", ["parameter", "choose"])
+def test_an_exception_in_spec_code_outside_an_action_is_exit_2_with_its_line(tmp_path, capsys, where):
+    """A parameter's function or a choose= function that fails: a traceback before."""
+    path = tmp_path / "tiny.py"
+    src = TINY.format(top="", body="pass", prop=HOLDS, extra="")
+    if where == "parameter":
+        src = src.replace("    cpus = Role(", "    batch = Param(lambda p: 1 // 0)\n    cpus = Role(")
+    else:
+        src = src.replace('@action(role="cpus")', '@action(role="cpus", choose={"k": lambda p: 1 // 0})').replace(
+            "def add(s, cpu):", "def add(s, cpu, k):")
+    path.write_text(src)
+    code, _out, err = main(capsys, "verify", path, "--mode", "explore", *reports(tmp_path))
+    assert code == 2
+    one_error(err, "raised ZeroDivisionError", f"{path}:")
     valid_reports(tmp_path, 2)
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import sysconfig
 import traceback
 from contextlib import contextmanager
 from types import TracebackType
@@ -32,20 +33,29 @@ from checker import interrupts
 from checker.errors import CheckerError, SpecError
 
 _CHECKER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the checker package
+#: Code that is neither the spec's nor the checker's: Python's library and installed packages.
+_LIBRARY = tuple(os.path.realpath(p) + os.sep for p in {sysconfig.get_paths()[k] for k in
+                                                         ("stdlib", "platstdlib", "purelib", "platlib")})
+
+
+def _is_user(filename: str) -> bool:
+    if filename.startswith("<"):
+        return False
+    real = os.path.realpath(filename)
+    return not real.startswith(_CHECKER + os.sep) and not real.startswith(_LIBRARY)
 
 
 def user_frame(tb: TracebackType | None, files: set[str] = frozenset()) -> tuple[str | None, int | None]:
     """The spec line a traceback came from: its deepest frame in one of ``files``, else its deepest
-    frame outside the checker package."""
+    frame in neither the checker nor Python's library (None, None: the traceback never ran spec code)."""
     want = {os.path.realpath(f) for f in files if f}
     in_files: tuple[str | None, int | None] = (None, None)
     outside: tuple[str | None, int | None] = (None, None)
     for frame, lineno in traceback.walk_tb(tb):
         name = frame.f_code.co_filename
-        real = os.path.realpath(name)
-        if real in want:
+        if os.path.realpath(name) in want:
             in_files = (name, lineno)
-        if not real.startswith(_CHECKER + os.sep) and not name.startswith("<"):
+        if _is_user(name):
             outside = (name, lineno)
     return in_files if in_files[0] else outside
 
@@ -95,25 +105,31 @@ def guard(fn: Callable[..., Any], where: str) -> Callable[..., Any]:
 
 
 def spec_error(e: BaseException, where: str, files: set[str] = frozenset()) -> CheckerError:
-    """``e`` as the error it is, when spec code raised it: a ``CheckerError`` as it is, a ``BaseException``
-    that is no real interrupt as a ``SpecError``; anything else (an ``Exception``, an interrupt) is raised
-    again from here."""
+    """``e`` as the error it is: a ``CheckerError`` as it is; raised in spec code (a frame of its
+    traceback is the spec's), a ``SpecError`` naming the line; anything else (an interrupt, out of memory,
+    the checker's own bug) is raised again from here."""
     if isinstance(e, CheckerError):
         return e
-    if isinstance(e, Exception) or _escapes(e):
+    if _escapes(e) or isinstance(e, MemoryError) or (isinstance(e, Exception) and interrupts.pending()):
         raise e
-    return as_spec_error(e, where, files)
+    if not isinstance(e, Exception):
+        return as_spec_error(e, where, files)
+    f, ln = user_frame(e.__traceback__, files)
+    if f is None:
+        raise e
+    return SpecError(f"{where} raised {type(e).__name__}: {e}", file=f, line=ln)
 
 
 @contextmanager
 def running_spec_code(where: str, files: set[str] = frozenset()) -> Iterator[None]:
-    """Run the body, which runs spec code, so that a ``BaseException`` that is not an interrupt ends it
-    as a ``SpecError`` (an ``Exception`` goes on as it is: the caller reports it)."""
+    """Run the body, which runs spec code (its load, its symbolic runs, a search): whatever spec code
+    raises that the engines did not already report (a ``SystemExit``, a parameter's function failing)
+    ends it as a ``SpecError`` naming the line; an interrupt, out of memory and the checker's own errors
+    go on as they are."""
     try:
         yield
-    except Exception:
-        raise
     except BaseException as e:
-        if _escapes(e):
+        err = spec_error(e, where, files)
+        if err is e:
             raise
-        raise as_spec_error(e, where, files) from None
+        raise err from None
