@@ -199,7 +199,7 @@ def _check_verify_flags(args: argparse.Namespace) -> list[str]:
     """Refuse, before any work, every flag value or combination that cannot mean anything; the notes to print."""
     from checker import preflight
     from checker.loader import input_files
-    from checker.report.write import refuse_clashes
+    from checker.report.write import refuse_clashes, remove_stale
 
     def positive(flag: str, v: float | None) -> None:
         if v is not None and not v > 0:  # `not >` is also true of nan
@@ -228,6 +228,7 @@ def _check_verify_flags(args: argparse.Namespace) -> list[str]:
         if getattr(args, flag):
             preflight.writable_file(f"--{flag}", getattr(args, flag))
     refuse_clashes(_report_paths(args), input_files(args.specs))
+    remove_stale(p for _, p in _report_paths(args))  # no old report is read as this run's, whatever happens next
     for flag in ("checkpoint", "emit_smt"):
         if getattr(args, flag):
             preflight.directory(f"--{flag.replace('_', '-')}", getattr(args, flag))
@@ -271,7 +272,6 @@ def _killed_report(args: argparse.Namespace) -> None:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from checker import interrupts, loader
-    from checker.report.write import remove_stale
     from checker.interrupts import as_interrupt
     from checker.report import text
     from checker.report.progress import Progress
@@ -279,7 +279,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     for note in _check_verify_flags(args):
         print(note, file=sys.stderr)
-    remove_stale(p for _, p in _report_paths(args))  # a run that dies before writing leaves no old report
     report = Report()
     spec_args: dict[str, str] = {}
     progress = Progress(sys.stderr, quiet=args.quiet)
