@@ -6,9 +6,11 @@ Each test drives the command line as a user would (``main([...])`` in this proce
 code, one error line and no traceback, every requested report present and valid (JSON against the
 report schema, JUnit against junit-10.xsd, SARIF against 2.1.0), and no process left behind.
 
-Families (cases): spec code ending the run or failing outside an action (12), a name bound twice in a spec class (5), report paths
-(11), the deadline (5), signals at other moments (4), interrupted reports list the checks a complete run
-lists (1), spec output and imports (2), messages (9).
+Families (cases): spec code ending the run or failing outside an action (12), a name bound twice in a
+spec class (5), report paths: clashes, inputs, full and impossible paths, stale and half-written
+reports (12 cases in 10 tests), the deadline and its watchdog (6), signals while importing and
+mid-run, the interrupted run listing the complete run's checks (3), spec output and imports (2),
+messages (9).
 """
 from __future__ import annotations
 
