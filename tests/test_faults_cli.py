@@ -421,15 +421,20 @@ def test_a_signal_while_the_command_imports_ends_it_with_every_report(tmp_path, 
 
 def test_an_interrupted_run_lists_the_checks_a_complete_run_lists(tmp_path, capsys):
     """SIGHUP in the middle of the exploration: the JUnit cases and SARIF rules are the complete run's."""
-    path = tiny(tmp_path, top="DELAY = float(os.environ.get('TINY_DELAY', '0'))", body="time.sleep(DELAY)")
+    top = ("DELAY = float(os.environ.get('TINY_DELAY', '0'))\n"
+           "def exploring(s):  # the explorer runs the action on states of numbers: say so once\n"
+           "    if DELAY and isinstance(s.total, int) and not os.path.exists('exploring'):\n"
+           "        open('exploring', 'w').close()\n")
+    path = tiny(tmp_path, top=top, body="time.sleep(DELAY)\n        exploring(s)")
     flags = ["--mode", "explore", "--set", "ncpus=1,2", "--coverage", "--engine", "interpreted"]
     (tmp_path / "whole").mkdir()
     assert main(capsys, "verify", path, *flags, *reports(tmp_path / "whole"))[0] == 0
     complete = junit_ids(tmp_path / "whole")
     p = Proc("verify", path, *flags, *reports(tmp_path), cwd=tmp_path, env={"TINY_DELAY": "0.2"})
-    p.wait_until(lambda threads, caught: threads >= 2)  # interrupts took over: the run is under way
-    time.sleep(0.5)
-    p.p.send_signal(signal.SIGHUP)
+    end = time.monotonic() + 120
+    while not (tmp_path / "exploring").exists() and time.monotonic() < end:
+        time.sleep(0.01)
+    p.p.send_signal(signal.SIGHUP)  # in the middle of the first exploration
     code, _out, err = p.finish()
     assert code == 3, err
     valid_reports(tmp_path, 3)
