@@ -8,7 +8,7 @@ report schema, JUnit against junit-10.xsd, SARIF against 2.1.0), and no process 
 
 Families (cases): spec code ending the run or failing outside an action (12), a name bound twice in a
 spec class (5), report paths: clashes, inputs, full and impossible paths, stale and half-written
-reports (12 cases in 10 tests), the deadline and its watchdog (6), signals while importing and
+reports, devices (13 cases in 11 tests), the deadline and its watchdog (6), signals while importing and
 mid-run, the interrupted run listing the complete run's checks (3), spec output and imports (2),
 messages (9).
 """
@@ -308,6 +308,11 @@ def test_one_failed_write_loses_no_other_report(tmp_path, capsys):
     one_error(err, "cannot write --junit /dev/full: No space left on device")
     jsonschema.validate(json.loads((tmp_path / "r.json").read_text()), REPORT_SCHEMA)
     assert json.loads((tmp_path / "r.sarif").read_text())["version"] == "2.1.0"
+
+
+def test_a_report_to_a_device_is_written_into_it_never_renamed_over_it(tmp_path, capsys):
+    code, _out, err = main(capsys, "verify", tiny(tmp_path), "--mode", "explore", "--json", "/dev/null")
+    assert code == 0 and os.path.exists("/dev/null") and not Path("/dev/null").is_file(), err
 
 
 def test_a_previous_runs_report_is_replaced_whole_and_never_read_as_this_ones(tmp_path, capsys, monkeypatch):

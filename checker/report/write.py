@@ -27,12 +27,12 @@ from checker.errors import UsageError
 
 
 def _identity(path: str) -> tuple:
-    """What names one file: its device and inode when it exists, else its resolved path."""
-    real = os.path.realpath(path)
+    """What names one file: its device and inode when it exists (the kernel follows the links, /dev/stdout's
+    included), else its resolved path."""
     try:
-        st = os.stat(real)
+        st = os.stat(path)
     except OSError:
-        return ("path", real)
+        return ("path", os.path.realpath(path))
     return ("inode", st.st_dev, st.st_ino)
 
 
@@ -65,7 +65,7 @@ def remove_stale(paths: Iterable[str]) -> None:
     write at the end to report."""
     for p in paths:
         real = os.path.realpath(p)
-        if os.path.lexists(real) and not _in_place(real):
+        if os.path.lexists(p) and not _in_place(p) and os.path.lexists(real):
             try:
                 os.unlink(real)
             except OSError:
@@ -76,12 +76,12 @@ def write_atomic(path: str, payload: str | bytes) -> None:
     """Write ``payload`` to ``path``: a temporary file in its directory, fsynced, renamed over it. A symlink
     is followed (the file it names is replaced, the link kept). Raises ``OSError``."""
     data = payload.encode("utf-8") if isinstance(payload, str) else payload
-    real = os.path.realpath(path)
-    if _in_place(real):
-        with open(real, "wb") as f:
+    if _in_place(path):  # by the name given: /dev/stdout resolves to no file, but opens
+        with open(path, "wb") as f:
             f.write(data)
             f.flush()
         return
+    real = os.path.realpath(path)
     folder = os.path.dirname(real) or "."
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(real) + ".", suffix=".tmp", dir=folder)
     try:
