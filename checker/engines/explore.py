@@ -49,20 +49,47 @@ def out_of_memory(model: Model, symmetry: bool, seconds: float) -> Exploration:
 def undecided_checks(cls: type, params: Params, run: int, reason: str) -> list[Check]:
     """The checks an exploration of ``cls`` at ``params`` makes, each inconclusive for ``reason``, without
     exploring: a run stopped before or during this point lists the same checks (the same JUnit cases
-    and SARIF results) as a complete one."""
-    model = Model(cls, params)
-    si = model.info
-    checks = [] if si.api is None or model.abstraction is not None else [build_check(cls, model, run)]
-    for c in checks:
-        c.verdict, c.reason, c.trace_text, c.extra = INCONCLUSIVE, reason, [], {}
-    safety = [] if model.abstraction is not None else [(p.name, p.kind) for p in model.properties] + [
-        (DEADLOCK, "deadlock")]
-    for name, kind in safety + [(p.name, p.kind) for p in model.liveness]:
-        expected, file, line, doc = property_meta(model, name)
-        checks.append(Check(spec=model.name, file=file, line=line, params=params.shown(), property=name,
-                            kind=kind, backend="explore", verdict=INCONCLUSIVE, expected=expected, reason=reason,
-                            run=run, doc=doc, bug=name in cls.expect_violated))
+    and SARIF results) as a complete one. Quick after a spec's first point (a Ctrl-C before thousands
+    of points must end at once): the properties the model adds to the spec's own are taken from it."""
+    from checker.language.compile import LIVENESS
+
+    si = cls.__countercheck_info__
+    added = _added_properties(cls, params)
+    abstraction = si.abstraction is not None and si.abstraction.when(params)
+    props = [(p.name, p.kind) for p in si.properties.values() if p.applies is None or p.applies(params)]
+    props += [(name, kind) for name, kind in added if name != DEADLOCK]
+    safety = [] if abstraction else [(n, k) for n, k in props if k not in LIVENESS] + [(DEADLOCK, "deadlock")]
+    checks = []
+    if si.api is not None and not abstraction:
+        checks.append(Check(spec=cls.spec_name, file=si.file, line=si.line, params=params.shown(),
+                            property="builds", kind="build", backend="explore", verdict=INCONCLUSIVE,
+                            expected=si.builtin_expect.get("builds", "holds"), reason=reason, run=run,
+                            doc="every symbol a caller uses exists in this configuration",
+                            bug="builds" in cls.expect_violated))
+    docs = {p.name: p for p in si.properties.values()}
+    for name, kind in safety + [(n, k) for n, k in props if k in LIVENESS]:
+        p = docs.get(name)
+        checks.append(Check(spec=cls.spec_name, file=p.file if p else si.file, line=p.line if p else si.line,
+                            params=params.shown(), property=name, kind=kind, backend="explore",
+                            verdict=INCONCLUSIVE, expected=p.expect if p else si.builtin_expect.get(name, "holds"),
+                            reason=reason, run=run, doc=p.doc if p else "", bug=name in cls.expect_violated))
     return checks
+
+
+_ADDED: dict[type, tuple[tuple[str, str], ...]] = {}
+
+
+def _added_properties(cls: type, params: Params) -> tuple[tuple[str, str], ...]:
+    """(name, kind) of the checks an exploration of ``cls`` makes that the spec does not declare (the
+    overflow check, the kernel's context rules), from its first point."""
+    if cls not in _ADDED:
+        model = Model(cls, params)
+        own = cls.__countercheck_info__.properties
+        added = [(p.name, p.kind) for p in (*model.properties, *model.liveness) if p.name not in own]
+        if model.rules.active:  # nothing found yet: every rule that applies, undecided
+            added += [(o.name, o.kind) for o in model.rules.outcomes(None, False, None).values()]
+        _ADDED[cls] = tuple(added)
+    return _ADDED[cls]
 
 
 def never_reached(states: int, complete: bool) -> str:
