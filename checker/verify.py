@@ -277,9 +277,9 @@ def interrupted_checks(cls: type, task: Task, run: int) -> list[Check]:
         return [Check(spec=cls.spec_name, file=si.file, line=si.line, params={}, property="coverage",
                       kind="coverage", backend="explore", verdict=INCONCLUSIVE, expected="holds",
                       reason=interrupts.cause(), run=run)]
-    if task.engine == "explore" and task.params is not None:  # the very checks a complete exploration makes
+    if task.engine in ("explore", "simulate") and task.params is not None:  # the very checks a complete run makes
         try:
-            return undecided_checks(cls, task.params, run, interrupts.cause())
+            return undecided_checks(cls, task.params, run, interrupts.cause(), task.engine)
         except Exception:  # spec code that fails at this point: the spec's own properties, as below
             pass
     params = task.params.shown() if task.params is not None else {}
