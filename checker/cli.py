@@ -265,8 +265,8 @@ def _killed_report(args: argparse.Namespace) -> None:
     """The watchdog's reports (``checker.deadline``), for a command stuck past its deadline: every requested
     file, with nothing decided."""
     if args.command == "verify":
-        report = Report(interrupted=True, warnings=["the run did not stop at its deadline (stuck in a C call?) and "
-                                                    "was killed: nothing it decided is known"])
+        why = "the run did not stop at its deadline (stuck in a C call?) and was killed: nothing it decided is known"
+        report = Report(interrupted=True, warnings=[why])
         _emit_verify(args, report, {}, streamed=False)
 
 

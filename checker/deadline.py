@@ -26,8 +26,8 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 from checker import interrupts
 from checker.errors import UsageError
@@ -127,7 +127,7 @@ def _watchdog(after: float, fallback: Callable[[], None] | None, late: float) ->
         print(f"error: the run did not stop within {late:g}s of its deadline (stuck in a C call?); "
               f"killed: inconclusive (timeout: deadline)", file=sys.stderr, flush=True)
         os.kill(parent, signal.SIGKILL)
-    except BaseException:
+    except BaseException:  # noqa: BLE001 - a forked child never returns into the command's code
         code = 1
     os._exit(code)
 

@@ -280,7 +280,7 @@ def interrupted_checks(cls: type, task: Task, run: int) -> list[Check]:
     if task.engine in ("explore", "simulate") and task.params is not None:  # the very checks a complete run makes
         try:
             return undecided_checks(cls, task.params, run, interrupts.cause(), task.engine)
-        except Exception:  # spec code that fails at this point: the spec's own properties, as below
+        except Exception:  # noqa: BLE001, S110 - spec code failing at this point: its own properties, below
             pass
     params = task.params.shown() if task.params is not None else {}
     backend = {"prove": "z3", "bmc": "z3"}.get(task.engine, task.engine)
@@ -446,7 +446,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                 on_note(f"note: {note}")
             points = [t.params for t in tasks if t.params is not None] or [resolve_params(cls, {})]
             report.warnings += vacuous_invariants(cls, list(dict.fromkeys(points)))
-        except BaseException as e:  # a CheckerError, or spec code (a parameter's lambda) that ended the run
+        except BaseException as e:  # noqa: BLE001 - a CheckerError, or spec code that failed (spec_error decides)
             e = spec_error(e, cls.__name__, {info(cls).file})
             report.specs.setdefault(cls.spec_name, {"file": info(cls).file, "kernel": cls.kernel,
                                                     "assumptions": list(all_assumptions(cls))})

@@ -28,7 +28,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 import xmlschema
-
 from conftest import FIXTURES, ROOT
 
 JUNIT_XSD = xmlschema.XMLSchema(str(FIXTURES / "junit-10.xsd"))
@@ -137,7 +136,8 @@ class Proc:
     def __init__(self, *args: str, cwd: Path, env: dict | None = None):
         self.tag = uuid.uuid4().hex
         self.p = subprocess.Popen([sys.executable, "-m", "checker", *map(str, args)], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True, cwd=cwd, preexec_fn=_sigint_default,
+                                  stderr=subprocess.PIPE, text=True, cwd=cwd,
+                                  preexec_fn=_sigint_default,  # noqa: PLW1509 - no threads started yet
                                   env={**os.environ, "PYTHONPATH": str(ROOT), "FAULTS_TAG": self.tag,
                                        **(env or {})})
 
@@ -181,14 +181,14 @@ class Proc:
 # == spec code cannot end the run (item 2) ==========================================================
 
 EXITS = {
-    "sys_exit_in_action": dict(body="sys.exit(0)"),
-    "system_exit_on_concrete_states": dict(body=f"if {CONCRETE}:\n            raise SystemExit(0)"),
-    "sys_exit_in_invariant": dict(prop=f"if {CONCRETE}:\n            sys.exit(0)\n        " + HOLDS),
-    "keyboard_interrupt_no_signal_raised": dict(body=f"if {CONCRETE}:\n            raise KeyboardInterrupt"),
-    "generator_exit_in_terminal": dict(extra="    @terminal\n    def done(s):\n        raise GeneratorExit\n"),
-    "sys_exit_in_a_parameter": dict(extra="    batch = Param(lambda p: sys.exit(0))\n"),
-    "sys_exit_at_import": dict(top="sys.exit(0)"),
-    "generator_exit_at_import": dict(top="raise GeneratorExit"),
+    "sys_exit_in_action": {"body": "sys.exit(0)"},
+    "system_exit_on_concrete_states": {"body": f"if {CONCRETE}:\n            raise SystemExit(0)"},
+    "sys_exit_in_invariant": {"prop": f"if {CONCRETE}:\n            sys.exit(0)\n        " + HOLDS},
+    "keyboard_interrupt_no_signal_raised": {"body": f"if {CONCRETE}:\n            raise KeyboardInterrupt"},
+    "generator_exit_in_terminal": {"extra": "    @terminal\n    def done(s):\n        raise GeneratorExit\n"},
+    "sys_exit_in_a_parameter": {"extra": "    batch = Param(lambda p: sys.exit(0))\n"},
+    "sys_exit_at_import": {"top": "sys.exit(0)"},
+    "generator_exit_at_import": {"top": "raise GeneratorExit"},
 }
 
 
@@ -196,7 +196,7 @@ EXITS = {
 def test_spec_code_that_exits_is_exit_2_with_its_line_and_every_report(tmp_path, capsys, fault):
     """Without the boundary, sys.exit(0) in an action ended the run with exit 0, no output, no report."""
     path = tiny(tmp_path, **EXITS[fault])
-    code, out, err = main(capsys, "verify", path, "--mode", "explore", *reports(tmp_path))
+    code, _out, err = main(capsys, "verify", path, "--mode", "explore", *reports(tmp_path))
     assert code == 2, err
     line = one_error(err, path)
     assert re.search(r"tiny\.py:\d+: ", line)
@@ -365,8 +365,8 @@ def test_a_signal_while_the_reports_are_written_cuts_none_of_them(tmp_path, caps
 
 @pytest.mark.parametrize("where", ["import", "action_at_load"])
 def test_an_endless_loop_ends_at_the_deadline_inconclusive_with_every_report(tmp_path, where):
-    fault = dict(top="while True:\n    time.sleep(0.01)") if where == "import" else dict(
-        body="while True:\n            time.sleep(0.01)")
+    fault = {"top": "while True:\n    time.sleep(0.01)"} if where == "import" else {
+        "body": "while True:\n            time.sleep(0.01)"}
     path = tiny(tmp_path, **fault)
     args = ["verify", path, "--mode", "explore", *reports(tmp_path)]
     if where == "import":  # CI's way: the environment
@@ -414,7 +414,7 @@ def test_a_signal_while_the_command_imports_ends_it_with_every_report(tmp_path, 
     p = Proc("verify", path, "--mode", "explore", *reports(tmp_path), cwd=tmp_path)
     p.wait_until(lambda threads, caught: signal.SIGTERM in caught and threads == 1)
     p.p.send_signal(sig)
-    code, out, err = p.finish()
+    code, _out, err = p.finish()
     assert code == 3, err
     assert "Traceback" not in err and "interrupted: what was not decided is inconclusive (interrupted)" in err
     data = valid_reports(tmp_path, 3)

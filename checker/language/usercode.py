@@ -25,9 +25,10 @@ import inspect
 import os
 import sysconfig
 import traceback
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import TracebackType
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from checker import interrupts
 from checker.errors import CheckerError, SpecError

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from typing import Iterable
+from collections.abc import Iterable
 
 from checker.errors import UsageError
 
