@@ -123,10 +123,29 @@ def _in_child() -> None:
             pass
 
 
+_z3_interrupted = False
+
+
 def _interrupt_z3() -> None:
+    global _z3_interrupted
     z3 = sys.modules.get("z3")
-    if z3 is not None:
+    if z3 is not None and not _shielded:  # a finished run's reports ask nothing of Z3
         z3.main_ctx().interrupt()
+        _z3_interrupted = True
+
+
+def _resume_z3() -> None:
+    """Z3's interrupt stays set (``simplify`` then returns terms unsimplified, and the load-time checks
+    would miss what they look for) until a solver runs: after the run, one empty check clears it for
+    whatever runs next in this process."""
+    global _z3_interrupted
+    z3 = sys.modules.get("z3")
+    if _z3_interrupted and z3 is not None:
+        try:
+            z3.Solver().check()
+        except Exception:  # noqa: BLE001 - nothing left to interrupt
+            pass
+    _z3_interrupted = False
 
 
 @contextmanager
@@ -178,8 +197,10 @@ def interruptible(uses_z3: bool = False) -> Iterator[None]:
         signal.set_wakeup_fd(old_fd)
         for s, h in old.items():
             signal.signal(s, h)
-        w.close()
+        w.close()  # the watcher reads the end of its socket and stops: no interrupt after the next line
+        t.join(1.0)
         r.close()
+        _resume_z3()
 
 
 def pending() -> bool:

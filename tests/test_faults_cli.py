@@ -9,7 +9,7 @@ report schema, JUnit against junit-10.xsd, SARIF against 2.1.0), and no process 
 Families (cases): spec code ending the run or failing outside an action (12), a name bound twice in a
 spec class (5), report paths: clashes, inputs, full and impossible paths, stale and half-written
 reports, devices (13 cases in 11 tests), the deadline and its watchdog (6), signals while importing and
-mid-run, the interrupted run listing the complete run's checks (6), spec output and imports (2),
+mid-run, Z3 after an interrupt, the interrupted run listing the complete run's checks (7), spec output and imports (2),
 messages (9).
 """
 from __future__ import annotations
@@ -359,6 +359,20 @@ def test_a_signal_while_the_reports_are_written_cuts_none_of_them(tmp_path, caps
     code, _out, err = main(capsys, "verify", tiny(tmp_path), "--mode", "explore", *reports(tmp_path))
     assert len(calls) == 3 and code == 0 and "Traceback" not in err
     valid_reports(tmp_path, 0)
+
+
+def test_z3_answers_again_after_an_interrupted_run():
+    """An interrupt stops Z3 by cancelling its context, which stayed cancelled: simplify() then returned
+    terms unsimplified, and a later run in the process missed a forgotten guard (an endless search)."""
+    import z3
+
+    from checker import interrupts
+
+    with pytest.raises(KeyboardInterrupt), interrupts.interruptible(uses_z3=True):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)  # the handler raises here; the watcher thread has interrupted Z3
+    x = z3.Int("x")
+    assert z3.is_int_value(z3.simplify(x + 1 - x))
 
 
 # == one deadline for the whole command (item 12) =====================================================
