@@ -143,7 +143,7 @@ def _resume_z3() -> None:
     if _z3_interrupted and z3 is not None:
         try:
             z3.Solver().check()
-        except Exception:  # noqa: BLE001 - nothing left to interrupt
+        except Exception:  # noqa: BLE001, S110 - nothing left to interrupt
             pass
     _z3_interrupted = False
 
