@@ -4,6 +4,10 @@
 The public surface is the spec vocabulary and a few entry points; the
 modules behind them may change.
 """
+from checker import early as _early
+
+_early.install()  # run as the command: a signal while importing is noted (checker.early), not a traceback
+
 from checker import layout as _layout
 
 _layout.install()  # checker.specs and checker.models in a checkout (installed, they are subpackages)

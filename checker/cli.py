@@ -7,6 +7,7 @@ Exit codes: 0 all as expected, 1 a violation (or an expected bug not found),
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -147,6 +148,9 @@ def _verify_arguments(v: argparse.ArgumentParser) -> None:
     lim = v.add_argument_group("limits (reaching one is inconclusive, exit 3)")
     lim.add_argument("--max-states", type=int, metavar="N", help="stop each exploration after N distinct states")
     lim.add_argument("--timeout", type=float, metavar="S", help="stop each exploration after S seconds")
+    lim.add_argument("--deadline", type=float, metavar="S",
+                     help="end the whole command after S seconds (default: $COUNTERCHECK_DEADLINE, else none): "
+                          "what was not decided is inconclusive (timeout), every report is written, exit 3")
     lim.add_argument("--max-memory", metavar="SIZE", type=_size,
                      help="memory budget of each compiled exploration, e.g. 4G or 512M (default: half the memory "
                           "available)")
@@ -244,17 +248,21 @@ def _uses_z3(args: argparse.Namespace) -> bool:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    from checker import deadline, interrupts
     from checker.interrupts import as_interrupt
 
     try:
-        with as_interrupt():
+        with as_interrupt(), deadline.armed(deadline.seconds(getattr(args, "deadline", None)),
+                                            fallback=lambda: _killed_report(args)):
+            if args.command != "verify":
+                interrupts.check()  # a signal while importing (checker.early); verify reports what it skips
             return _command(args)
     except CheckerError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # an interrupted run: inconclusive, never a pass
         saved = getattr(args, "checkpoint", None) or getattr(args, "resume", None)
-        print("interrupted" + (f"; continue with --resume {saved}" if saved else ""), file=sys.stderr)
+        print(_stopped() + (f"; continue with --resume {saved}" if saved else ""), file=sys.stderr)
         return 3
     except MemoryError:  # outside the explorer (which reports its own as a limit): still no traceback
         print("error: out of memory; lower --set values or --max-states, or use --mode prove or --simulate",
@@ -294,7 +302,12 @@ def _command(args: argparse.Namespace) -> int:
         from checker.manpage import render as man_page
         page = man_page(build_parser("countercheck-kernel"))
         if args.output:
-            _write(args.output, page)
+            from checker.report.write import write_atomic
+
+            try:
+                write_atomic(args.output, page)
+            except OSError as e:
+                raise CheckerError(f"cannot write {args.output}: {e.strerror}") from None
         else:
             sys.stdout.write(page)
         return 0
@@ -304,6 +317,8 @@ def _command(args: argparse.Namespace) -> int:
 def _check_verify_flags(args: argparse.Namespace) -> list[str]:
     """Refuse, before any work, every flag value or combination that cannot mean anything; the notes to print."""
     from checker import preflight
+    from checker.loader import input_files
+    from checker.report.write import refuse_clashes, remove_stale
 
     def positive(flag: str, v: float | None) -> None:
         if v is not None and not v > 0:  # `not >` is also true of nan
@@ -336,6 +351,8 @@ def _check_verify_flags(args: argparse.Namespace) -> list[str]:
     for flag in ("output", "json", "junit", "sarif"):
         if getattr(args, flag):
             preflight.writable_file(f"--{flag}", getattr(args, flag))
+    refuse_clashes(_report_paths(args), input_files(args.specs))
+    remove_stale(p for _, p in _report_paths(args))  # no old report is read as this run's, whatever happens next
     for flag in ("checkpoint", "emit_smt"):
         if getattr(args, flag):
             preflight.directory(f"--{flag.replace('_', '-')}", getattr(args, flag))
@@ -363,9 +380,29 @@ def _check_verify_flags(args: argparse.Namespace) -> list[str]:
     return [n for n in notes if n]
 
 
+def _report_paths(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(flag, path) of every report file the run writes."""
+    return [(f"--{f}", getattr(args, f)) for f in ("output", "json", "junit", "sarif") if getattr(args, f)]
+
+
+def _stopped() -> str:
+    from checker import interrupts
+
+    return "deadline reached" if interrupts.cause() == interrupts.DEADLINE else "interrupted"
+
+
+def _killed_report(args: argparse.Namespace) -> None:
+    """The watchdog's reports (``checker.deadline``), for a command stuck past its deadline: every requested
+    file, with nothing decided."""
+    if args.command == "verify":
+        why = "the run did not stop at its deadline (stuck in a C call?) and was killed: nothing it decided is known"
+        report = Report(interrupted=True, warnings=[why])
+        _emit_verify(args, report, {}, streamed=False)
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     """``verify``: check the specs named (every built-in spec by default), print or write the report; the exit code."""
-    from checker import loader
+    from checker import interrupts, loader
     from checker.interrupts import as_interrupt
     from checker.report import text
     from checker.report.compact import SpecLines
@@ -383,11 +420,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     # The human report goes to stdout unless stdout carries --format's payload: then the body (a line per
     # spec, or per check with -v) is printed as it is decided, and the rest (traces, summary) at the end.
     stream = (args.format == "text" or args.output is not None) and verbose >= 0
+    stdout = sys.stdout  # the real one: spec code's print() is sent to stderr below
 
     def write(line: str) -> None:
         progress.clear()
-        sys.stdout.write(line + "\n")
-        sys.stdout.flush()
+        stdout.write(line + "\n")
+        stdout.flush()
 
     lines: SpecLines | None = None
 
@@ -397,6 +435,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         else:
             write(text.style_check_line(c, style))
 
+    # While specs load and run, a print() in spec code goes to stderr: stdout may be --format's payload.
+    spec_output = contextlib.ExitStack()
+    spec_output.enter_context(contextlib.redirect_stdout(sys.stderr))
     # main() made SIGINT, SIGTERM and SIGHUP raise KeyboardInterrupt: the run ends with what it decided.
     try:
         sets = parse_set(args.set)
@@ -429,17 +470,21 @@ def cmd_verify(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # before the run started (loading the specs): nothing decided
         report.interrupted = True
     finally:
+        spec_output.close()
         if lines is not None:
             lines.finish()
         progress.close()
         progress.clear()
+    if interrupts.pending():  # a signal the run noted and did not raise (checker.early): still not a pass
+        report.interrupted = True
     if report.interrupted:
         saved = args.checkpoint or args.resume
-        print("interrupted: what was not decided is inconclusive (interrupted)"
+        print(f"{_stopped()}: what was not decided is inconclusive ({interrupts.cause()})"
               + (f"; continue with --resume {saved}" if saved else ""), file=sys.stderr)
     report.arguments = args.argv
-    _emit_verify(args, report, spec_args, streamed=stream, verbose=verbose, style=style)
-    return report.exit_code
+    with interrupts.shielded():  # a second Ctrl-C, or the deadline, does not cut a report in half
+        failed = _emit_verify(args, report, spec_args, streamed=stream, verbose=verbose, style=style)
+    return 2 if failed else report.exit_code  # a requested report lost is an error, whatever the verdicts
 
 
 def _keyword_matcher(expr: str | None) -> Callable[[str], bool] | None:
@@ -466,41 +511,43 @@ def _selected(classes: list[type], select: Callable[[str], bool] | None, expr: s
 
 
 def _emit_verify(args: argparse.Namespace, report: Report, spec_args: dict[str, str], *, streamed: bool,
-                 verbose: int = 0, style: "Style | None" = None) -> None:
+                 verbose: int = 0, style: "Style | None" = None) -> list[str]:
     """Every output the user asked for: the files first (they are what CI keeps), then stdout. ``streamed``:
-    the report's body (its spec or check lines) is on stdout already."""
+    the report's body (its spec or check lines) is on stdout already. The files that could not be
+    written, one line each (every other file is written all the same)."""
     from checker.report import text
     from checker.report.style import PLAIN
+    from checker.report.write import write_all
 
     style = style or PLAIN
     # (the width was resolved by the flag check)
     shape = dict(traces=args.traces or ["failed"], spec_args=spec_args, trace_style=args.trace_style,
                  width=args.width)
-    for fmt in ("junit", "sarif", "json"):
-        if getattr(args, fmt):
-            _write(getattr(args, fmt), render_as(fmt, report, spec_args, args.kernel_tree))
+    files = [(f"--{fmt}", getattr(args, fmt), render_as(fmt, report, spec_args, args.kernel_tree))
+             for fmt in ("junit", "sarif", "json") if getattr(args, fmt)]
+    errors = [f"error: {_where(e)}{e.message}" for e in report.errors]
     if args.format != "text":
         payload = render_as(args.format, report, spec_args, args.kernel_tree)
         if args.output:
-            _write(args.output, payload)
-            sys.stdout.write(text.render(report, **shape, check_lines=False, verbose=verbose, style=style))
+            files.append(("--output", args.output, payload))
+            out = text.render(report, **shape, check_lines=False, verbose=verbose, style=style)
+            errors = []  # the errors are in the human summary on stdout
         else:
-            sys.stdout.write(payload)
-            for w in report.warnings:  # stdout is the payload: the human lines go to stderr
-                print(f"warning: {w}", file=sys.stderr)
-            for e in report.errors:
-                print(f"error: {_where(e)}{e.message}", file=sys.stderr)
-        _github_actions(args, report, spec_args)
-        return
-    if args.output:  # the whole report, plain, in the file; the summary on stdout
-        _write(args.output, text.render(report, **shape, errors=True, verbose=max(verbose, 0)))
-        sys.stdout.write(text.summary_line(report, style) + "\n")
+            out = payload
+            # stdout is the payload: the human lines go to stderr
+            errors = [f"warning: {w}" for w in report.warnings] + errors
+    elif args.output:  # the whole report, plain, in the file; the summary on stdout
+        files.append(("--output", args.output, text.render(report, **shape, errors=True, verbose=max(verbose, 0))))
+        out = text.summary_line(report, style) + "\n"
     else:
-        sys.stdout.write(text.render(report, **shape, errors=False, check_lines=not streamed, verbose=verbose,
-                                     style=style))
-    for e in report.errors:
-        print(f"error: {_where(e)}{e.message}", file=sys.stderr)
+        out = text.render(report, **shape, errors=False, check_lines=not streamed, verbose=verbose, style=style)
+    failed = write_all(files)
+    sys.stdout.write(out)
+    sys.stdout.flush()
+    for line in errors + [f"error: {f}" for f in failed]:
+        print(line, file=sys.stderr)
     _github_actions(args, report, spec_args)
+    return failed
 
 
 def _github_actions(args: argparse.Namespace, report: Report, spec_args: dict[str, str]) -> None:
@@ -534,6 +581,9 @@ def _simulate_options(args: argparse.Namespace) -> "SimulateOptions | None":
         return None
     if args.simulate < 1:
         raise CheckerError("--simulate must be at least 1 (the number of random walks)")
+    if args.mode == "prove":
+        raise CheckerError("--simulate takes random walks instead of exploring and proving: it cannot prove; drop "
+                           "--mode prove, or --simulate")
     for flag, value in (("--bmc", args.bmc), ("--max-states", args.max_states), ("--emit-smt", args.emit_smt),
                         ("--jobs", args.jobs if args.jobs != 1 else None), ("--cluster", args.cluster),
                         ("--checkpoint", args.checkpoint), ("--resume", args.resume),
@@ -551,14 +601,6 @@ def _simulate_options(args: argparse.Namespace) -> "SimulateOptions | None":
 
 def _where(e: ErrorInfo) -> str:
     return f"{e.file}:{e.line}: " if e.file and e.line else (f"{e.file}: " if e.file else "")
-
-
-def _write(path: str, payload: str) -> None:
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(payload)
-    except OSError as e:
-        raise CheckerError(f"cannot write {path}: {e.strerror}") from None
 
 
 def cmd_list(args: argparse.Namespace) -> int:

@@ -86,10 +86,12 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _emit(path: str | None, text: str) -> None:
+    """``text`` to ``path`` (whole or not at all: ``checker.report.write``), or to stdout."""
     if path:
+        from checker.report.write import write_atomic
+
         try:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
+            write_atomic(path, text)
         except OSError as e:
             raise UsageError(f"cannot write {path}: {e.strerror}") from None
     else:

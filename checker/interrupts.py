@@ -35,16 +35,51 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator
 
+from checker import early
+
 _SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
 _active = False
 _fork_hook = False
 _pending = False  # an interrupt arrived (it may have been raised where Python swallows it)
+_shielded = False  # the run is over and its reports are being written: an interrupt waits
+#: Why the run stops: a signal ("interrupted") or the whole command's deadline (``checker.deadline``).
+INTERRUPTED = "interrupted"
+DEADLINE = "timeout: deadline"
+#: The reasons of the checks a stopped run did not decide.
+STOPPED = (INTERRUPTED, DEADLINE)
+_cause = INTERRUPTED
 
 
 def _raise(signum: int, frame: object) -> None:
-    global _pending
+    stop(INTERRUPTED)
+
+
+def stop(cause: str) -> None:
+    """End the run now as an interrupt, for ``cause`` (``INTERRUPTED`` or ``DEADLINE``); a first cause
+    stays the run's. While reports are written (``shielded``) only noted."""
+    global _pending, _cause
+    if not _pending:
+        _cause = cause
     _pending = True
-    raise KeyboardInterrupt
+    if not _shielded:
+        raise KeyboardInterrupt
+
+
+def cause() -> str:
+    """Why the run was stopped: ``INTERRUPTED`` (a signal) or ``DEADLINE``."""
+    return _cause
+
+
+@contextmanager
+def shielded() -> Iterator[None]:
+    """Run the body (the reports of a finished run being written) to its end: a signal or the deadline
+    in it is noted, not raised, so no report is cut in half."""
+    global _shielded
+    outer, _shielded = _shielded, True
+    try:
+        yield
+    finally:
+        _shielded = outer
 
 
 def _unraisable(hook: object) -> object:
@@ -88,17 +123,36 @@ def _in_child() -> None:
             pass
 
 
+_z3_interrupted = False
+
+
 def _interrupt_z3() -> None:
+    global _z3_interrupted
     z3 = sys.modules.get("z3")
-    if z3 is not None:
+    if z3 is not None and not _shielded:  # a finished run's reports ask nothing of Z3
         z3.main_ctx().interrupt()
+        _z3_interrupted = True
+
+
+def _resume_z3() -> None:
+    """Z3's interrupt stays set (``simplify`` then returns terms unsimplified, and the load-time checks
+    would miss what they look for) until a solver runs: after the run, one empty check clears it for
+    whatever runs next in this process."""
+    global _z3_interrupted
+    z3 = sys.modules.get("z3")
+    if _z3_interrupted and z3 is not None:
+        try:
+            z3.Solver().check()
+        except Exception:  # noqa: BLE001, S110 - nothing left to interrupt
+            pass
+    _z3_interrupted = False
 
 
 @contextmanager
 def interruptible(uses_z3: bool = False) -> Iterator[None]:
     """Run the body so that SIGINT, SIGTERM and SIGHUP raise ``KeyboardInterrupt`` promptly.
     ``uses_z3``: the body asks Z3 (so its own SIGINT handling is turned off first)."""
-    global _active, _fork_hook, _pending
+    global _active, _fork_hook, _pending, _cause
     if threading.current_thread() is not threading.main_thread():
         yield  # signals reach the main thread only
         return
@@ -107,7 +161,10 @@ def interruptible(uses_z3: bool = False) -> Iterator[None]:
 
         z3.set_param("ctrl_c", False)
     _pending = False
+    _cause = INTERRUPTED
     old = {s: signal.signal(s, _raise) for s in (signal.SIGINT, *_SIGNALS)}
+    if early.received():  # Ctrl-C or SIGTERM while the command was still importing: the run stops at once
+        _pending = True
     old_hook = sys.unraisablehook
     sys.unraisablehook = _unraisable(old_hook)
     r, w = socket.socketpair()
@@ -140,5 +197,12 @@ def interruptible(uses_z3: bool = False) -> Iterator[None]:
         signal.set_wakeup_fd(old_fd)
         for s, h in old.items():
             signal.signal(s, h)
-        w.close()
+        w.close()  # the watcher reads the end of its socket and stops: no interrupt after the next line
+        t.join(1.0)
         r.close()
+        _resume_z3()
+
+
+def pending() -> bool:
+    """A signal arrived in this run (its interrupt may still be on its way up)."""
+    return _pending

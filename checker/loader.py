@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import difflib
+import errno
+import hashlib
 import importlib
 import importlib.util
 import os
 import pkgutil
+import stat
 import sys
 from pathlib import Path
 
+from checker import interrupts
 from checker.errors import CheckerError, SpecError, UsageError, innermost_frame_in
 from checker.language.model import iter_specs
+from checker.language.usercode import as_spec_error
 
 BUILTIN_PACKAGE = "checker.specs"
 
@@ -39,11 +44,23 @@ def load_file(path: str) -> list[type]:
     return specs
 
 
+#: Spec files imported in this process, by resolved path and content: a file named twice (or resolved
+#: again to name its specs) is imported once, so its top-level code runs once.
+_imported: dict[tuple[str, bytes], list[type]] = {}
+
+
 def specs_in_file(path: str) -> list[type]:
     """Import a Python file by path and return the specs it defines, none if it defines none."""
     p = Path(path)
-    if not p.is_file():
-        raise UsageError(f"no spec file {path!r}")
+    what = not_a_file(path)
+    if what:
+        raise UsageError(f"{path}: {what}; give a spec file (FILE.py) or a built-in spec name")
+    try:
+        key = (str(p.resolve()), hashlib.sha256(p.read_bytes()).digest())
+    except OSError as e:
+        raise UsageError(f"cannot read the spec file {path}: {e.strerror}") from None
+    if key in _imported:
+        return list(_imported[key])
     modname = "countercheck_user_" + "".join(ch if ch.isalnum() else "_" for ch in str(p.resolve()))
     spec = importlib.util.spec_from_file_location(modname, p)
     if spec is None or spec.loader is None:
@@ -66,14 +83,43 @@ def specs_in_file(path: str) -> list[type]:
         file, line = innermost_frame_in(e.__traceback__, {str(p)})
         raise SpecError(f"importing the spec raised {type(e).__name__}: {e}", file=file or str(p),
                         line=line) from None
+    except BaseException as e:  # GeneratorExit, a KeyboardInterrupt no signal raised: the spec's, not the run's
+        if isinstance(e, KeyboardInterrupt) and interrupts.pending():
+            raise
+        raise as_spec_error(e, f"importing {path}", {str(p)}, file=str(p)) from None
     finally:
         sys.path.remove(str(p.parent.resolve()))
-    return list(iter_specs(mod))
+    _imported[key] = list(iter_specs(mod))
+    return list(_imported[key])
+
+
+def not_a_file(path: str) -> str | None:
+    """Why ``path`` cannot be read as a spec file (what it is instead), or None for a regular file.
+    Never opens it: a FIFO would block."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return "is a symlink loop"
+        if os.path.islink(path):
+            return f"is a symlink to {os.readlink(path)!r}, which does not exist"
+        if e.errno == errno.ENOENT:
+            return "no such file"
+        return f"cannot be read ({e.strerror})"
+    for test, what in ((stat.S_ISDIR, "is a directory"), (stat.S_ISFIFO, "is a FIFO (a named pipe)"),
+                       (stat.S_ISSOCK, "is a socket"), (stat.S_ISCHR, "is a character device"),
+                       (stat.S_ISBLK, "is a block device")):
+        if test(st.st_mode):
+            return what
+    return None if stat.S_ISREG(st.st_mode) else "is not a regular file"
 
 
 def resolve(names: list[str]) -> list[type]:
     """Spec classes for command-line names; all built-ins when none are given."""
-    builtins = builtin_specs()
+    # A name ending in .py (FILE.py, FILE.py:Class) is a file, never a built-in spec: importing every
+    # built-in (most of a second) is left to the names that may be one.
+    maybe_builtin = not names or any(not n.partition(":")[0].endswith(".py") for n in names)
+    builtins = builtin_specs() if maybe_builtin else {}
     if not names:  # every built-in spec but the deep sweeps, which run when named
         return [c for c in builtins.values() if not c.on_demand]
     out: list[type] = []
@@ -81,8 +127,8 @@ def resolve(names: list[str]) -> list[type]:
         if name in builtins:
             out.append(builtins[name])
             continue
-        path, _, cls_name = name.partition(":") if not os.path.exists(name) else (name, "", "")
-        if path.endswith(".py") or os.path.exists(path):
+        path, _, cls_name = name.partition(":") if not os.path.lexists(name) else (name, "", "")
+        if path.endswith(".py") or os.path.lexists(path):
             specs = load_file(path)
             if cls_name:
                 match = [c for c in specs if c.__name__ == cls_name or c.spec_name == cls_name]
@@ -97,4 +143,14 @@ def resolve(names: list[str]) -> list[type]:
                 "`list` shows the built-in specs")
         raise UsageError(f"no spec {name!r}: {hint} (or give a path to a spec file, optionally as "
                          f"FILE.py:ClassName)")
+    return list(dict.fromkeys(out))  # a spec named twice (two names of one file) is checked once
+
+
+def input_files(names: list[str]) -> list[str]:
+    """The spec files among command-line spec names (``FILE.py:Class`` names its file)."""
+    out = []
+    for name in names:
+        path = name if os.path.lexists(name) else name.partition(":")[0]
+        if os.path.lexists(path):
+            out.append(path)
     return out

@@ -504,7 +504,7 @@ def _plot(path: str, args, variants, cores, points, cal, limit, band) -> None:
     ax.legend(fontsize=7, loc="lower right")
     sx.legend(fontsize=7, loc="best")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    _save(fig, path)
     plt.close(fig)
 
 
@@ -564,5 +564,14 @@ def _plot_bars(plt, path, w, variants, cores, points, cal, band, measured) -> No
     sx.set_ylabel(f"speedup against {variants[0]}, % (diamonds: measured)")
     sx.set_title("predicted change, with every prior's band", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    _save(fig, path)
     plt.close(fig)
+
+
+def _save(fig: object, path: str) -> None:
+    """The figure written whole, as every report is (checker.report.write): rendered, then renamed into place."""
+    from checker.report.write import write_atomic
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format=Path(path).suffix[1:] or None, dpi=110)  # type: ignore[attr-defined]
+    write_atomic(str(path), buf.getvalue())

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from checker import engines, interrupts
 from checker.engines import Limits, Request, Runner
 from checker.engines.common import build_check, property_meta, shown_state, with_shown, with_sources  # noqa: F401
-from checker.engines.explore import explore_checks  # noqa: F401  (re-exported: bounds, tests)
+from checker.engines.explore import explore_checks, undecided_checks  # noqa: F401  (explore_checks re-exported)
 from checker.errors import CheckerError, SpecError, UsageError
 from checker.explore.checkpoint import bind_run
 from checker.result import INCONCLUSIVE, VERDICTS, Check
@@ -24,6 +25,7 @@ from checker.report import growth
 from checker.report.progress import Progress
 from checker.provenance import NAME as TOOL_NAME, command_line, version
 from checker.language.model import Params, all_assumptions, info, resolve_params
+from checker.language.usercode import running_spec_code, spec_error
 from checker.language.vacuity import vacuous_invariants
 
 if TYPE_CHECKING:
@@ -171,6 +173,27 @@ def own_sets(cls: type, sets: dict[str, tuple[int | str, ...]]) -> dict[str, tup
     return out
 
 
+#: The most parameter points one command explores, simulates or model-checks (a mistyped range
+#: otherwise starts 100,000 explorations without a question).
+MAX_POINTS = 4096
+
+
+def values_text(vals: Iterable[Any], most: int = 8) -> str:
+    """``1..8192`` for a run of consecutive integers, ``A,B,C`` otherwise; at most ``most`` items shown."""
+    vals = list(vals)
+    parts: list[str] = []
+    i = 0
+    while i < len(vals):
+        j = i
+        while (j + 1 < len(vals) and isinstance(vals[j], int) and isinstance(vals[j + 1], int)
+               and vals[j + 1] == vals[j] + 1):
+            j += 1
+        parts.append(f"{vals[i]}..{vals[j]}" if j > i + 1 else ",".join(map(str, vals[i:j + 1])))
+        i = j + 1
+    items = ",".join(parts).split(",")
+    return ",".join(items) if len(items) <= most else ",".join(items[:most]) + f",... ({len(vals):,} values)"
+
+
 def param_points(cls: type, sets: dict[str, tuple[int, ...]], mode: str = "explore",
                  notes: list[str] | None = None) -> list[Params]:
     """The default sweep: for each entry of the spec's ``explore_sweeps`` (one
@@ -204,6 +227,15 @@ def param_points(cls: type, sets: dict[str, tuple[int, ...]], mode: str = "explo
                 if sweep is not None:
                     axes.append((name, sweep))
         names = [n for n, _ in axes]
+        count = math.prod(len(vals) for _, vals in axes)
+        if count > MAX_POINTS:  # before enumerating: a cross product can be any size
+            widest = max(axes, key=lambda a: len(a[1]))
+            raise UsageError(
+                f"{cls.spec_name}: the sweep is a cross product of {count:,} points ("
+                + " x ".join(f"{n} {len(v):,}" for n, v in axes if len(v) > 1)
+                + f"); at most {MAX_POINTS:,} run in one command. Narrow it, e.g. --set {widest[0]}="
+                + f"{values_text(widest[1][:4])}"
+                + (", or prove every value at once with --mode prove" if mode == "explore" else ""))
         left_out: tuple[dict, UsageError, str] | None = None
         for combo in itertools.product(*(vals for _, vals in axes)):
             if "symbolic" in combo:
@@ -276,7 +308,9 @@ def plan(cls: type, own: dict[str, tuple], *, mode: str, simulate: Any, bmc: int
     """The engine runs ``verify`` makes for one spec, in order (``coverage``: the check on their graphs;
     ``prover="pdr"``: IC3/PDR at the explore points instead of induction over the prove sweep; ``notes``:
     sweep entries the values set leave out)."""
-    points = param_points(cls, own, "explore", notes)
+    # the explore points run only when they are explored, simulated, model-checked or proved by pdr
+    needed = simulate is not None or mode != "prove" or bmc is not None or prover == "pdr"
+    points = param_points(cls, own, "explore", notes) if needed else []
     if simulate is not None:
         return [Task("simulate", p) for p in points]
     tasks: list[Task] = []
@@ -304,24 +338,38 @@ def sweep_note(cls: type, own: dict[str, tuple], points: list[Params]) -> str | 
              if k not in own and (params[k].explore is not None or k in swept or not params[k].derived)}
     if not extra:
         return None
-    set_text = " ".join(f"{k}={','.join(map(str, dict.fromkeys(d[k] for d in shown)))}" for k in own)
-    vary = ", ".join(f"{k} {','.join(map(str, v))}" for k, v in extra.items())
+    set_text = " ".join(f"{k}={values_text(dict.fromkeys(d[k] for d in shown))}" for k in own)
+    vary = ", ".join(f"{k} {values_text(v)}" for k, v in extra.items())
     return (f"{cls.spec_name}: {len(points)} points: {set_text} as set, crossed with its explore sweeps of "
             f"{vary}; --set those to run fewer")
 
 
 def interrupted_checks(cls: type, task: Task, run: int) -> list[Check]:
     """What a task cut short by an interrupt decided: nothing, one inconclusive check per property."""
-    if task.engine == "coverage":
-        return []
     si = info(cls)
+    if task.engine == "coverage":  # the one check checker.live.coverage_check makes
+        return [Check(spec=cls.spec_name, file=si.file, line=si.line, params={}, property="coverage",
+                      kind="coverage", backend="explore", verdict=INCONCLUSIVE, expected="holds",
+                      reason=interrupts.cause(), run=run)]
+    if task.engine in ("explore", "simulate") and task.params is not None:  # the very checks a complete run makes
+        try:
+            return undecided_checks(cls, task.params, run, interrupts.cause(), task.engine)
+        except Exception:  # noqa: BLE001, S110 - spec code failing at this point: its own properties, below
+            pass
     params = task.params.shown() if task.params is not None else {}
     backend = {"prove": "z3", "bmc": "z3", "pdr": "z3"}.get(task.engine, task.engine)
     props = [p for p in si.properties.values()
              if task.params is None or p.applies is None or p.applies(task.params)]
     return [Check(spec=cls.spec_name, file=p.file, line=p.line, params=params, property=p.name, kind=p.kind,
-                  backend=backend, verdict=INCONCLUSIVE, expected=p.expect, reason="interrupted", run=run,
+                  backend=backend, verdict=INCONCLUSIVE, expected=p.expect, reason=interrupts.cause(), run=run,
                   doc=p.doc, bug=p.name in cls.expect_violated) for p in props]
+
+
+def _has_points(cls: type, own: dict[str, tuple]) -> bool:
+    try:
+        return bool(param_points(cls, own))
+    except UsageError:  # more than MAX_POINTS: points all the same
+        return True
 
 
 def nothing_checked(cls: type, own: dict[str, tuple], tasks: list[Task], mode: str, simulate: Any) -> str:
@@ -336,7 +384,7 @@ def nothing_checked(cls: type, own: dict[str, tuple], tasks: list[Task], mode: s
                    "does not check")
     if any(t.engine == "prove" for t in tasks):
         why.append("it has no prove sweep (no inductive invariant, witness, lemma or bmc)"
-                   + ("; run it with --mode explore" if mode == "prove" and param_points(cls, own) else ""))
+                   + ("; run it with --mode explore" if mode == "prove" and _has_points(cls, own) else ""))
     if not why:
         why.append(f"its {len(tasks)} runs ({', '.join(sorted({t.engine for t in tasks}))}) made no check")
     return f"{cls.spec_name} checks nothing with {what}: " + "; and ".join(why)
@@ -463,7 +511,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                 c.trace = with_shown(with_sources(c.trace, info(cls).actions), info(cls).vars)
             c.initial_shown = shown_state(c.initial_state, info(cls).vars)
             report.checks.append(c)
-            if on_check and c.reason != "interrupted":  # what an interrupt left undecided is summed up once
+            if on_check and c.reason not in interrupts.STOPPED:  # what an interrupt left undecided is summed up once
                 on_check(c)
 
     planned: list[tuple[type, dict, list[Task]]] = []
@@ -505,11 +553,14 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                 on_note(f"note: {note}")
             points = [t.params for t in tasks if t.params is not None] or [resolve_params(cls, {})]
             report.warnings += vacuous_invariants(cls, list(dict.fromkeys(points)))
-        except CheckerError as e:
+        except BaseException as e:  # noqa: BLE001 - a CheckerError, or spec code that failed (spec_error decides)
+            e = spec_error(e, cls.__name__, {info(cls).file})
             report.specs.setdefault(cls.spec_name, {"file": info(cls).file, "kernel": cls.kernel,
                                                     "assumptions": list(all_assumptions(cls))})
             report.errors.append(ErrorInfo(e.message, e.file or info(cls).file, e.line))
             errored.add(cls.spec_name)
+            if planned and planned[-1][0] is cls:  # it failed after its runs were planned: none of them run
+                planned.pop()
     done: list[tuple[type, list[Task]]] = []  # tasks finished per spec, for the zero-check test
     try:
         for j, (cls, own, tasks) in enumerate(planned, 1):
@@ -520,7 +571,6 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             ran: set[tuple[str, str]] = set()  # a bug spec's overrides that ran while it was explored
             try:
                 for k, task in enumerate(tasks, 1):
-                    interrupts.check()  # an interrupt a destructor swallowed ends the run here
                     if stop_early and first_unexpected:
                         raise _Stop
                     if progress is not None:
@@ -530,12 +580,15 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                         on_start(cls.spec_name, TASK_MODE[task.engine])
                     run = next(ids)
                     try:
+                        # an interrupt a destructor swallowed, or one noted while importing, ends the run
+                        # here, with this task's checks and the rest listed as not decided
+                        interrupts.check()
                         if task.engine == "coverage":
                             if graphs:
                                 from checker.live import coverage_check
                                 add(cls, [coverage_check(cls, graphs, run=run)])
                         else:
-                            with interrupts.as_interrupt():
+                            with interrupts.as_interrupt(), running_spec_code(cls.__name__, {info(cls).file}):
                                 checks = engines.run(task.engine, Request(
                                     cls, task.params, sets=own if task.sets is None else task.sets, limits=limits,
                                     runner=runner, options=options, run=run, progress=progress,
@@ -571,6 +624,11 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             for task in tasks:
                 add(cls, interrupted_checks(cls, task, next(ids)))
     report.seconds = time.perf_counter() - t0
+    unbounded = sum(1 for c in report.checks if c.backend == "explore" and c.engine not in (None, "compiled"))
+    if max_memory is not None and unbounded:
+        warn(f"--max-memory bounds the compiled explorer only: {unbounded} checks were explored by the "
+             f"interpreter, which it does not bound (running out of memory there is reported as inconclusive, "
+             f"memory); --engine compiled enforces it")
     if report.interrupted:
         return report
     checked = {c.spec for c in report.checks}

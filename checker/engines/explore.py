@@ -47,6 +47,57 @@ def out_of_memory(model: Model, symmetry: bool, seconds: float) -> Exploration:
                        model.state_dict(model.initial_states()[0]))
 
 
+def undecided_checks(cls: type, params: Params, run: int, reason: str, backend: str = "explore") -> list[Check]:
+    """The checks an exploration of ``cls`` at ``params`` makes, each inconclusive for ``reason``, without
+    exploring: a run stopped before or during this point lists the same checks (the same JUnit cases
+    and SARIF results) as a complete one. Quick after a spec's first point (a Ctrl-C before thousands
+    of points must end at once): the properties the model adds to the spec's own are taken from it."""
+    from checker.kernel.context import RULE_DOCS
+    from checker.language.compile import LIVENESS
+
+    si = cls.__countercheck_info__
+    added = _added_properties(cls, params)
+    if backend == "simulate":  # random walks judge the safety properties and deadlock, not the context rules
+        added = tuple((n, k) for n, k in added if n not in RULE_DOCS and k not in LIVENESS)
+    abstraction = si.abstraction is not None and si.abstraction.when(params)
+    props = [(p.name, p.kind) for p in si.properties.values() if p.applies is None or p.applies(params)]
+    props += [(name, kind) for name, kind in added if name != DEADLOCK]
+    safety = [] if abstraction else [(n, k) for n, k in props if k not in LIVENESS] + [(DEADLOCK, "deadlock")]
+    if backend == "simulate":
+        props = [(n, k) for n, k in props if k not in LIVENESS]
+    checks = []
+    if si.api is not None and not abstraction and backend == "explore":
+        checks.append(Check(spec=cls.spec_name, file=si.file, line=si.line, params=params.shown(),
+                            property="builds", kind="build", backend=backend, verdict=INCONCLUSIVE,
+                            expected=si.builtin_expect.get("builds", "holds"), reason=reason, run=run,
+                            doc="every symbol a caller uses exists in this configuration",
+                            bug="builds" in cls.expect_violated))
+    docs = {p.name: p for p in si.properties.values()}
+    for name, kind in safety + [(n, k) for n, k in props if k in LIVENESS]:
+        p = docs.get(name)
+        checks.append(Check(spec=cls.spec_name, file=p.file if p else si.file, line=p.line if p else si.line,
+                            params=params.shown(), property=name, kind=kind, backend=backend,
+                            verdict=INCONCLUSIVE, expected=p.expect if p else si.builtin_expect.get(name, "holds"),
+                            reason=reason, run=run, doc=p.doc if p else "", bug=name in cls.expect_violated))
+    return checks
+
+
+_ADDED: dict[type, tuple[tuple[str, str], ...]] = {}
+
+
+def _added_properties(cls: type, params: Params) -> tuple[tuple[str, str], ...]:
+    """(name, kind) of the checks an exploration of ``cls`` makes that the spec does not declare (the
+    overflow check, the kernel's context rules), from its first point."""
+    if cls not in _ADDED:
+        model = Model(cls, params)
+        own = cls.__countercheck_info__.properties
+        added = [(p.name, p.kind) for p in (*model.properties, *model.liveness) if p.name not in own]
+        if model.rules.active:  # nothing found yet: every rule that applies, undecided
+            added += [(o.name, o.kind) for o in model.rules.outcomes(None, False, None).values()]
+        _ADDED[cls] = tuple(added)
+    return _ADDED[cls]
+
+
 def never_reached(states: int, complete: bool) -> str:
     """The reason of a ``sometimes`` that no explored state satisfies."""
     return f"never reached in {states:,} states ({'exhaustive' if complete else 'limit hit'})"

@@ -52,9 +52,10 @@ def main(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(exported.text)
         return 0
+    from checker.report.write import write_atomic
+
     try:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(exported.text)
+        write_atomic(args.output, exported.text)
     except OSError as e:
         raise CheckerError(f"cannot write {args.output}: {e.strerror}") from None
     left_out = sum(1 for p in model.invariants if p.expect == "violated") if not args.expected_violations else 0

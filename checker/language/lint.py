@@ -18,7 +18,7 @@ import linecache
 import re
 from typing import Any, Callable
 
-from checker.cint import WordRuleError
+from checker.cint import TRUEDIV, WordRuleError
 from checker.errors import SpecError, innermost_frame_in
 from checker.language.compile import Model
 from checker.language.declare import Fill, StateMutated, Step
@@ -90,7 +90,8 @@ def lint(model: Model) -> None:
         for cpu in act.cpus:
             for args in act.choices:
                 what = f"{name}.{act.info.name}"
-                r = _run(model, what, lambda: act.info.fn(s, cpu, *args) if cpu is not None else act.info.fn(s, *args),
+                r = _run(model, what, lambda act=act, cpu=cpu, args=args: act.info.fn(s, cpu, *args) if cpu is not None
+                         else act.info.fn(s, *args),
                          SymbolicBranch, SymbolicIndex, act.info.file, act.info.line)
                 if not isinstance(r, Step):
                     raise model._bad_return(act, r)
@@ -116,18 +117,18 @@ def lint(model: Model) -> None:
     for p in model.properties:
         if p.name == "no_overflow" or getattr(p.fn, "__countercheck_engine__", False):
             continue  # the engine's own properties (checker.ordering): they read its hidden state concretely
-        r = _run(model, f"{name}.{p.name}", lambda: p.fn(s), SymbolicBranch, SymbolicIndex, p.file, p.line)
+        r = _run(model, f"{name}.{p.name}", lambda p=p: p.fn(s), SymbolicBranch, SymbolicIndex, p.file, p.line)
         _truth_value(f"{name}.{p.name}", r, p)
     t = symbolic_state(model, "'")
     for p in model.liveness:  # a pair for leads_to; a goal may be a step predicate (s, t)
-        r = _run(model, f"{name}.{p.name}", lambda: p.fn(s), SymbolicBranch, SymbolicIndex, p.file, p.line)
+        r = _run(model, f"{name}.{p.name}", lambda p=p: p.fn(s), SymbolicBranch, SymbolicIndex, p.file, p.line)
         if p.kind == "leads_to" and not (isinstance(r, tuple) and len(r) == 2):
             raise SpecError(f"{name}.{p.name} is a @leads_to property and returned {r!r}; it returns the pair "
                             f"(P, Q), e.g.\n    return s.pc[0] == PC.wait, s.pc[0] == PC.held",
                             file=p.file, line=p.line)
         goal = r[1] if p.kind == "leads_to" else r
         if callable(goal):
-            _run(model, f"{name}.{p.name}", lambda: goal(s, t), SymbolicBranch, SymbolicIndex, p.file, p.line)
+            _run(model, f"{name}.{p.name}", lambda goal=goal: goal(s, t), SymbolicBranch, SymbolicIndex, p.file, p.line)
     if model.terminal is not None:
         _run(model, f"{name}.{model.terminal.__name__}", lambda: model.terminal(s), SymbolicBranch,
              SymbolicIndex, model.info.file, model.info.line)

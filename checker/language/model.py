@@ -21,6 +21,8 @@ from checker.errors import SpecError, UsageError, source_of
 from checker.kernel.config import Api
 from checker.kernel.memory import Heap
 from checker.language.declare import Abstraction, ActionInfo, Param, PropertyInfo, Role, Task, Var
+from checker.language.namespace import SpecMeta
+from checker.language.usercode import guard
 from checker.types import IntType
 
 DEFAULT_ASSUMPTIONS = (
@@ -132,7 +134,7 @@ class SpecInfo:
         self.shift_lines: tuple[int, ...] = ()
 
 
-class Spec:
+class Spec(metaclass=SpecMeta):
     """Base of every spec. See ``docs/spec-authoring.md``.
 
     Class keywords: ``name`` (the spec's command-line name, default the
@@ -260,22 +262,22 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
                 fair = meta.get("fair")
                 if fair is None and attr in si.actions:
                     fair = si.actions[attr].fair
-                si.actions[attr] = ActionInfo(attr, val, meta["role"], tuple(meta["choose"].items()),
+                si.actions[attr] = ActionInfo(attr, guard(val, f"{cls.__name__}.{attr}"), meta["role"], tuple(meta["choose"].items()),
                                               inspect.getdoc(val) or "", f, ln, tuple(meta["uses"].items()),
                                               meta["sleeps"], meta["irq"], meta["applies"], fair or None,
                                               meta.get("softirq", False), access=meta.get("access", ()))
             elif callable(val) and hasattr(val, "__countercheck_property__"):
                 meta = val.__countercheck_property__
                 f, ln = source_of(val)
-                si.properties[attr] = PropertyInfo(attr, val, meta["kind"], meta["expect"], meta["applies"],
+                si.properties[attr] = PropertyInfo(attr, guard(val, f"{cls.__name__}.{attr}"), meta["kind"], meta["expect"], meta["applies"],
                                                    inspect.getdoc(val) or "", f, ln, meta["role"],
                                                    meta["inductive"], proof=meta.get("proof", True),
                                                    always=meta.get("always", False), fair=meta.get("fair", True),
                                                    lemma=meta.get("lemma", False))
             elif callable(val) and hasattr(val, "__countercheck_witness__"):
-                si.witnesses[attr] = val
+                si.witnesses[attr] = guard(val, f"{cls.__name__}.{attr}")
             elif callable(val) and hasattr(val, "__countercheck_terminal__"):
-                si.terminal = val
+                si.terminal = guard(val, f"{cls.__name__}.{attr}")
             elif attr in si.actions or attr in si.properties:
                 # A subclass that redefines a name without the decorator.
                 what = "action" if attr in si.actions else "property"

@@ -87,8 +87,10 @@ def main(args: argparse.Namespace) -> int:
     if args.table:
         path = Path(args.table)
         text = R.update_document(path, table)
+        from checker.report.write import write_atomic
+
         try:
-            path.write_text(text, encoding="utf-8")
+            write_atomic(str(path), text)
         except OSError as e:
             raise UsageError(f"cannot write {path}: {e.strerror}") from None
     verdicts = [o.verdict for r in rows for o in r.outcomes.values()]

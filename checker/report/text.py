@@ -11,6 +11,7 @@ from checker.invocation import invoked_as
 from checker.report import compact, growth
 from checker.report.style import PLAIN, Style
 from checker.report.lanes import trace_lines
+from checker.interrupts import INTERRUPTED, STOPPED, cause
 from checker.report.trace import first_paragraph
 from checker.result import Check
 from checker.verify import Report
@@ -32,9 +33,9 @@ def exit_meaning(report: Report) -> str:
         return EXIT_MEANING[code]
     why: list[str] = []
     if report.interrupted:
-        why.append("interrupted")
+        why.append("interrupted" if cause() == INTERRUPTED else "timeout (--deadline)")
     for c in report.checks:
-        if c.verdict == "inconclusive":
+        if c.verdict == "inconclusive" and not (report.interrupted and c.reason in STOPPED):
             key = (c.reason or "").split(":")[0].split(" ")[0]
             text = _UNDECIDED.get(key, "a limit was reached" if key in ("", "max_states") else "undecided: "
                                   + (c.reason or "")[:60])
@@ -66,7 +67,7 @@ def check_line(c: Check) -> str:
         fair = c.extra.get("fairness")
         stats = f"{c.states} states (unreduced graph{'' if fair != 'none' else ', no fairness'}" + (
             f"; abstraction: {c.extra['abstraction']}" if c.extra.get("abstraction") else "") + ")"
-    elif c.reason == "interrupted":
+    elif c.reason in STOPPED:
         stats = "not decided"
     elif c.extra.get("unreached"):
         stats = c.extra["unreached"]
@@ -239,7 +240,14 @@ def render(report: Report, *, traces: str | Iterable[str] = "failed", spec_args:
     out += [f"warning: {w}" for w in report.warnings]
     out += [f"warning: --traces {w} names no check of this run" for w in unmatched_trace_words(report, traces)]
     out += growth.report_lines(report.checks, everything=verbose > 0)
-    out += _interrupted(report)
+    if report.interrupted:
+        left: dict[str, int] = {}
+        for c in report.checks:
+            if c.reason in STOPPED:
+                left[c.spec] = left.get(c.spec, 0) + 1
+        if left:
+            out.append(("interrupted" if cause() == INTERRUPTED else "deadline reached")
+                       + ", not decided: " + ", ".join(f"{n} checks of {s}" for s, n in left.items()))
     for e in report.errors if errors else ():
         where = f"{e.file}:{e.line}: " if e.file and e.line else (f"{e.file}: " if e.file else "")
         out.append(style.status(f"error: {where}{e.message}", "failed"))
@@ -276,16 +284,6 @@ def _details(report: Report, traces: str | Iterable[str], spec_args: dict[str, s
             out += [style_check_line(c, style)] + ([f"  claim: {first_paragraph(c.doc)}"] if c.doc else [])
         out.append("")
     return out
-
-
-def _interrupted(report: Report) -> list[str]:
-    if not report.interrupted:
-        return []
-    left: dict[str, int] = {}
-    for c in report.checks:
-        if c.reason == "interrupted":
-            left[c.spec] = left.get(c.spec, 0) + 1
-    return ["interrupted, not decided: " + ", ".join(f"{n} checks of {s}" for s, n in left.items())] if left else []
 
 
 def style_check_line(c: Check, style: Style = PLAIN) -> str:
