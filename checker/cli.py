@@ -55,6 +55,7 @@ VERIFY_EXAMPLES = """examples:
 
 
 def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    """The argparse parser of the command and its subcommands; ``prog`` is the name usage lines show."""
     prog = prog or invoked_as()
     p = _Parser(prog=prog, description="countercheck: a model checker for the Linux kernel's concurrent "
                 "counters.", epilog=f"{EXIT_CODES}\n\nrun `{prog} COMMAND --help` for a command's options;\n"

@@ -15,6 +15,7 @@ PROG = "countercheck-kernel"
 
 
 def script(parser: argparse.ArgumentParser, shell: str) -> str:
+    """A static completion script for ``shell`` (bash, zsh or tcsh), written by shtab."""
     try:
         import shtab
     except ImportError:

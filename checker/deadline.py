@@ -36,6 +36,7 @@ ENV = "COUNTERCHECK_DEADLINE"
 #: Seconds past the deadline before the watchdog kills a command that did not stop: the deadline itself,
 #: between 2 and 10 s (time to list what was not decided and write the reports).
 def grace(limit: float) -> float:
+    """How long the watchdog waits past the deadline for the signal path to end the run (2 to 10 s)."""
     return min(10.0, max(2.0, limit))
 
 

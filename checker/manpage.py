@@ -57,6 +57,7 @@ def _block(text: str) -> list[str]:
 
 
 def render(parser: argparse.ArgumentParser) -> str:
+    """The manual page (roff) of ``parser`` and its subcommands."""
     subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     helps = {c.dest: c.help for c in subs._choices_actions}
     out = ['.\\" SPDX-License-Identifier: GPL-2.0-only',

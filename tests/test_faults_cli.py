@@ -262,7 +262,7 @@ def test_a_name_bound_twice_in_a_spec_class_is_exit_2_naming_both_lines(tmp_path
 def test_redefining_a_base_specs_property_in_a_subclass_is_still_overriding(tmp_path, capsys):
     path = tiny(tmp_path, extra="\n\nclass Broken(TinyCounter):\n    @invariant\n    def nothing_lost(s):\n"
                                 "        return s.total < 0\n")
-    code, out, _err = main(capsys, "verify", f"{path}:Broken", "--mode", "explore", "--set", "ncpus=1")
+    code, out, _err = main(capsys, "verify", f"{path}:Broken", "--mode", "explore", "--set", "ncpus=1", "-v")
     assert code == 1 and "FAIL  violated                broken.nothing_lost" in out
 
 

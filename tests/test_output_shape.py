@@ -74,7 +74,8 @@ def test_default_is_a_line_per_spec_then_the_failure_the_list_and_the_summary(ca
     assert not any(line.startswith(("ok ", "FAIL  holds", "FAIL  violated")) for line in lines)  # no check lines
     # the failure's trace, its spec's assumptions (not the others'), the list of what failed, the summary
     trace = lines.index("wrong.below_two violated after 2 steps (shortest); ncpus=2")
-    assert lines[trace + 4].strip().startswith("reproduce: python -m checker verify")
+    assert next(line for line in lines[trace:] if "reproduce:" in line).strip().startswith(
+        "reproduce: python -m checker verify")
     assert "wrong models a test spec, assuming:" in lines and "adds models a test spec, assuming:" not in lines
     assert "planted.below_two violated" not in out  # a bug found as expected: its trace only when asked
     assert lines[-2] == "FAIL  wrong.below_two: violated at 1 point: [ncpus=2]"

@@ -135,6 +135,7 @@ def describe(s: Series, varying: set[str] | frozenset[str] = frozenset()) -> str
 
 
 def varying(pts: list[Point], spec: str) -> set[str]:
+    """The parameters of ``spec`` that take more than one value among the decided points."""
     seen: dict[str, set] = {}
     for p in pts:
         if p.spec == spec:

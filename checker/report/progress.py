@@ -28,6 +28,7 @@ INTERVAL_ENV = "COUNTERCHECK_PROGRESS_INTERVAL"
 
 
 def interval_from_env() -> float:
+    """Seconds between plain progress lines off a terminal: ``$COUNTERCHECK_PROGRESS_INTERVAL``, else 60."""
     try:
         return float(os.environ.get(INTERVAL_ENV, INTERVAL))
     except ValueError:

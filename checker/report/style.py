@@ -16,6 +16,7 @@ _CODES = {"green": "32", "red": "31", "yellow": "33", "bold": "1", "dim": "2", "
 
 
 def wants_color(choice: str, stream: TextIO, environ: Mapping[str, str] | None = None) -> bool:
+    """Colour for ``--color``: always/never, or auto: ``NO_COLOR`` off, ``FORCE_COLOR`` on, else a terminal."""
     env = os.environ if environ is None else environ
     if choice != "auto":
         return choice == "always"

@@ -179,6 +179,7 @@ def trace_words(traces: str | Iterable[str]) -> list[str]:
 
 
 def names_check(word: str, c: Check) -> bool:
+    """Does a ``--traces`` word (a property, ``spec.property``, a spec or a glob) name check ``c``?"""
     return any(fnmatch.fnmatchcase(n, word) for n in (c.property, f"{c.spec}.{c.property}", c.spec))
 
 
@@ -318,6 +319,7 @@ def not_as_expected(report: Report, style: Style = PLAIN, limit: int = 3) -> lis
 
 
 def summary_line(report: Report, style: Style = PLAIN) -> str:
+    """The last line of a report: counts, states, time and the exit code with its meaning."""
     k = report.counts()
     runs = len({(c.spec, c.run) for c in report.checks})
     states = compact.total_states(report.checks)
