@@ -158,9 +158,13 @@ class PercpuEagerCalls(Spec):
     vm.overcommit_memory to OVERCOMMIT_NEVER with each CPU's kworker.
     """
 
-    kernel = ("lib/percpu_counter.c (v6.6, c439d5e8a0de; __percpu_counter_limited_add as in Dennis Zhou's percpu "
-              "tree at d24c23304103, extended to negative amounts, whose positive path refuses early where v6.6's "
-              "beb986862844 sums first, to the same answer): "
+    kernel = ("lib/percpu_counter.c (v6.6, c439d5e8a0de; __percpu_counter_limited_add as mainline has it since "
+              "v6.7, extended to negative amounts, whose positive path refuses early where v6.6's beb986862844 sums "
+              "first, to the same answer; read in the kernelorg-mirror/linux_kernel_git_dennis_percpu mirror at "
+              "commit d24c23304103, the unmerged 2024-01 'lib/percpu_counter: Fix CPU hotplug handling' patch, "
+              "whose hash is also the prefix of its Message-ID "
+              "d24c233041035d90c0c2c3685badbcccac57ba2c.1705101789.git.dennis@kernel.org; its limited_add is "
+              "mainline's): "
               "percpu_counter_add_batch (B), __percpu_counter_limited_add, __percpu_counter_compare, "
               "__percpu_counter_sum, percpu_counter_set, percpu_counter_sync; include/linux/percpu_counter.h: "
               "percpu_counter_read, percpu_counter_read_positive, percpu_counter_add_local; mm/util.c: "

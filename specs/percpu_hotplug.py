@@ -4,11 +4,18 @@
 Four hotplug designs, chosen with ``design``, each with the add that shipped
 with it (``add``):
 
-- N: the pre-4.10 notifier, ``percpu_counter_hotcpu_callback`` (v3.14:
-  ``compute_batch_value()`` on every event; the fold on ``CPU_DEAD`` and
-  ``CPU_DEAD_FROZEN``, the suspend path's CPU_DEAD), ``__percpu_counter_sum``
-  over ``for_each_online_cpu``; ``suspend=1`` lets a CPU go down the suspend
-  path (``disable_nonboot_cpus``, the ``CPU_TASKS_FROZEN`` events);
+- N: the pre-4.10 notifier, ``percpu_counter_hotcpu_callback``, as it was
+  from v4.1 to v4.9: ``compute_batch_value()`` on every event; the fold on
+  ``CPU_DEAD`` and ``CPU_DEAD_FROZEN`` (the suspend path's CPU_DEAD);
+  ``__percpu_counter_sum`` over ``for_each_online_cpu``. ``suspend=1`` lets
+  a CPU go down the suspend path (``disable_nonboot_cpus``, the
+  ``CPU_TASKS_FROZEN`` events). Before v4.1 (v3.14 among them) the callback
+  folded on ``CPU_DEAD`` only (``if (action != CPU_DEAD) return NOTIFY_OK;``,
+  read in a v3.13/v3.14-era lib/percpu_counter.c in the index); Jens Axboe's
+  2015 "lib/percpu_counter.c: fix bad percpu counter state during suspend"
+  (e39435ce68bb as recalled, merged for v4.1, Cc stable; found after
+  blk-mq's queue-usage counter hung a virtio-blk guest's suspend) added
+  ``CPU_DEAD_FROZEN``. That shipped bug is ``bugs/hotplug_notifier_dead_only.py``;
 - H1: the fold in ``percpu_counter_cpu_dead`` (CPUHP_PERCPU_CNT_DEAD, on a
   control CPU after the CPU is dead) and ``__percpu_counter_sum`` over
   ``cpu_online_mask``: the v6.2 code that made check_mm print "BUG: Bad
@@ -138,7 +145,8 @@ class PercpuHotplug(Spec):
     """percpu_counter_add_batch (B or C), limited_add, __percpu_counter_sum and check_mm while CPUs go down and
     up under N, H1, H2 or H3."""
 
-    kernel = ("lib/percpu_counter.c: compute_batch_value, percpu_counter_hotcpu_callback (N: v3.14), "
+    kernel = ("lib/percpu_counter.c: compute_batch_value, percpu_counter_hotcpu_callback (N: v4.1 to v4.9, after "
+              "the 2015 CPU_DEAD_FROZEN fix; v3.14 to v4.0 folded on CPU_DEAD only), "
               "percpu_counter_cpu_dead (H1: v6.2 f1a7941243c1 era; H2: 8b57b11cca88, v6.3-rc3 to today), "
               "percpu_counter_cpu_dying (H3: 'lib/percpu_counter: Fix CPU hotplug handling', 2024-01), "
               "percpu_counter_add_batch (B: 805afd830099; C: v6.11 this_cpu_try_cmpxchg), __percpu_counter_sum, "
