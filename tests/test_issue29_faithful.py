@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Issue 29, faithful to the kernel (round three): the verdicts its items changed, pinned with their traces' shapes.
+
+The check_mm / exit_mm barrier items are pinned in tests/test_weak_seeds.py beside the other ordering seeds.
+"""
+from checker.explore import explore
+from checker.language.compile import Model
+from checker.specs.stack_cache_2019 import StackCache2019
+
+
+# -- item 7: stack_cache_2019 releases as the 2019 kernel/fork.c did ----------------------------------------------
+
+def test_2019_stack_release_paths_are_finish_task_switch_holders_and_hardirq_not_softirq():
+    """No delayed_put_task_struct() release (free_task() only warns with THREAD_INFO_IN_TASK); a preemptible
+    try_get_task_stack() holder and a hard-irq sched_show_task() release instead; no irqs-off get_wchan()."""
+    m = Model(StackCache2019)
+    names = {a.info.name for a in m.actions}
+    assert "free_thread_stack_softirq" not in names
+    assert {"put_task_stack_holder", "put_task_stack_hardirq", "this_cpu_cmpxchg"} <= names
+
+
+def test_2019_preemptible_holder_release_migrates_between_its_cmpxchgs():
+    e = explore(StackCache2019(ncpus=2, ntasks=1, nr_cached=2, migrations=1, failures=0))
+    assert e.complete and e.states == 25
+    o = e.outcomes["a_preemptible_release_migrates"]
+    assert o.verdict == "holds"
+    assert [s.action for s in o.trace][-2:] == ["put_task_stack_holder", "migrate"]
+    for prop in ("memory_safe", "stack_in_one_place", "memcg_charge_balanced", "freed_never_handed_out"):
+        assert e.verdicts[prop] == "holds", prop
