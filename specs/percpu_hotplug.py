@@ -190,6 +190,9 @@ class PercpuHotplug(Spec):
         {"design": DESIGN.H3, "ncpus": 2},
         {"design": DESIGN.H3, "ncpus": 2, "ops": 2, "reonline": 1, "batch_floor": "default"},
         {"design": DESIGN.H3, "ncpus": 3, "ops": 2, "batch_floor": "default"},
+        # mainline: H2 with C adds and a summer, each local filled to batch - 1 (93562 states; issue 29 moved it
+        # here from the deep sweep), and the same without the summer and with one add each
+        {"design": DESIGN.H2, "ncpus": 2, "batch_floor": "default"},
         {"design": DESIGN.H2, "ncpus": 2, "summers": 0, "batch_floor": "default"},
         {"design": DESIGN.H2, "ncpus": 2, "ops": 1, "batch_floor": "default"},
         {"design": DESIGN.H2, "add": ADDV.B, "ncpus": 2, "batch_floor": "default"},
@@ -233,6 +236,8 @@ class PercpuHotplug(Spec):
     pending = PerCpu(0, type=Int, role="adders", doc="the amount of the task's add in flight")
     seen = PerCpu(0, type=Int, role="adders", doc="C: the task's `count` (the local it read, or folds)")
     tbatch = PerCpu(0, type=Int, role="adders", doc="the batch argument of the task's add in flight")
+    unknown = PerCpu(0, type=Int, role="adders", doc="limited_add's local unknown = batch * num_online_cpus(), "
+                     "computed at its entry")
     moved_to = PerCpu(NOBODY, type=CpuId, role="adders", doc="C: the CPU the task was pushed to, if any")
     ops_left = PerCpu(lambda p: p.ops, role="adders")
     slack = PerCpu(0, type=Int, role="adders", doc="ghost: the largest batch - 1 (limited_add: batch) an add used "
@@ -343,23 +348,25 @@ class PercpuHotplug(Spec):
 
     @action(role="adders", applies=lambda p: p.limited)
     def limited_slow(s, t):
-        """limited_add: the fast-path test fails: on to raw_spin_lock (interrupts stay off)."""
+        """limited_add: local_irq_save(); unknown = batch * num_online_cpus();  (at entry, as the kernel does: the
+        mask may change before the lock is taken, e.g. a CPU coming online) the fast-path test fails: on to
+        raw_spin_lock (interrupts stay off)."""
         unknown = s.batch * _online(s)
         return when(And(s.hp[t] == HP.online, s.pc[t] == ADD.idle, s.ops_left[t] > 0,
                         Or(abs(s.local[t] + 1) > s.batch, s.count + unknown > s.limit), _mm_alive(s)),
-                    pc={t: ADD.acquire}, tbatch={t: s.batch}, ops_left={t: s.ops_left[t] - 1})
+                    pc={t: ADD.acquire}, unknown={t: unknown}, ops_left={t: s.ops_left[t] - 1})
 
     @action(role="adders", applies=lambda p: p.limited)
     def limited_lock(s, t):
         """limited_add: raw_spin_lock(); count = fbc->count + amount; count - unknown > limit: refuse; count +
-        unknown <= limit: good without a sum; else sum the CPUs (unknown computed at entry, with batch)."""
+        unknown <= limit: good without a sum; else sum the CPUs (unknown as computed at entry)."""
         acc = s.count + 1
-        unknown = s.tbatch[t] * _online(s)
+        unknown = s.unknown[t]
         refuse = acc - unknown > s.limit
         good = And(Not(refuse), acc + unknown <= s.limit)
         return when(And(s.pc[t] == ADD.acquire, s.lock == NOBODY),
                     lock=If(refuse, NOBODY, t), lim_acc=If(refuse, 0, acc),
-                    lim_refused=If(refuse, 1, s.lim_refused), tbatch={t: If(refuse, 0, s.tbatch[t])},
+                    lim_refused=If(refuse, 1, s.lim_refused), unknown={t: If(refuse, 0, s.unknown[t])},
                     lim_over=If(And(good, s.exact + 1 > s.limit), 1, s.lim_over),
                     pc={t: If(refuse, ADD.idle, If(good, ADD.lim_fold, ADD.lim_scan))})
 
@@ -375,7 +382,7 @@ class PercpuHotplug(Spec):
         """limited_add: count > limit: refuse (unlock, return false); else good."""
         refuse = s.lim_acc > s.limit
         return when(And(s.pc[t] == ADD.lim_scan, Sum(s.summed) == s.ncpus),
-                    summed=Fill(0), lim_acc=0, lock=If(refuse, NOBODY, t), tbatch={t: If(refuse, 0, s.tbatch[t])},
+                    summed=Fill(0), lim_acc=0, lock=If(refuse, NOBODY, t), unknown={t: If(refuse, 0, s.unknown[t])},
                     lim_refused=If(refuse, 1, s.lim_refused), pc={t: If(refuse, ADD.idle, ADD.lim_fold)})
 
     @action(role="adders", applies=lambda p: p.limited)
@@ -383,7 +390,7 @@ class PercpuHotplug(Spec):
         """limited_add: count = __this_cpu_read(); fbc->count += count + amount; __this_cpu_sub(count);
         raw_spin_unlock(); local_irq_restore(); return true."""
         return when(s.pc[t] == ADD.lim_fold, count=s.count + s.local[t] + 1, local={t: 0}, exact=s.exact + 1,
-                    slack={t: 0}, lim_acc=0, lock=NOBODY, tbatch={t: 0}, pc={t: ADD.idle})
+                    slack={t: 0}, lim_acc=0, lock=NOBODY, unknown={t: 0}, pc={t: ADD.idle})
 
     # -- CPU hotplug ----------------------------------------------------------------------------
     # Which CPU_DEAD events the N notifier folds on; a bug spec overrides it.

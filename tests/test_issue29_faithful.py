@@ -27,3 +27,22 @@ def test_2019_preemptible_holder_release_migrates_between_its_cmpxchgs():
     assert [s.action for s in o.trace][-2:] == ["put_task_stack_holder", "migrate"]
     for prop in ("memory_safe", "stack_in_one_place", "memcg_charge_balanced", "freed_never_handed_out"):
         assert e.verdicts[prop] == "holds", prop
+
+
+# -- item 8: limited_add's unknown is computed at entry -------------------------------------------------------------
+
+def test_limited_add_unknown_at_entry_misses_a_cpu_onlined_during_the_add():
+    """unknown = batch * num_online_cpus() at entry, as the kernel: a CPU onlined before the lock fills its local
+    and the add accepts without a sum past the limit (H3 too). With unknown at the lock (before issue 29) this
+    point held (1323 states)."""
+    from checker.specs.bugs.hotplug_limited_online_during_add import HotplugLimitedOnlineDuringAdd
+
+    r = explore(HotplugLimitedOnlineDuringAdd(ncpus=2))
+    assert r.complete and r.states == 1439
+    out = r.outcomes["limited_add_keeps_the_limit"]
+    assert out.verdict == "violated"
+    acts = [s.action for s in out.trace]
+    assert acts == ["limited_fast"] * 4 + ["take_cpu_down", "limited_slow", "cpu_up_start", "cpu_online"] + \
+        ["limited_fast"] * 4 + ["limited_lock"]
+    assert out.trace[5].changes["unknown[0]"] == 4  # batch * one online CPU, at entry
+    assert out.trace[-1].changes["lim_over"] == 1
