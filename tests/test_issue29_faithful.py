@@ -46,3 +46,21 @@ def test_limited_add_unknown_at_entry_misses_a_cpu_onlined_during_the_add():
         ["limited_fast"] * 4 + ["limited_lock"]
     assert out.trace[5].changes["unknown[0]"] == 4  # batch * one online CPU, at entry
     assert out.trace[-1].changes["lim_over"] == 1
+
+
+# -- item 9: properties state the callers' promise ----------------------------------------------------------------
+
+def test_set_promise_catches_a_set_that_leaves_a_local_behind():
+    """After a set no add raced, the counter reads the value set: a walk that misses a CPU's local is caught (E
+    was the value set plus the model's leftover locals before issue 29, which a skipped local satisfied)."""
+    from checker.specs.bugs.eager_set_skips_a_cpu import EagerSetSkipsACpu
+    from checker.specs.percpu_eager_calls import PercpuEagerCalls
+
+    ok = explore(PercpuEagerCalls(setters=1, ncpus=2))
+    assert ok.verdicts["set_then_sum_reads_the_value_set"] == "holds" and ok.verdicts["conservation"] == "holds"
+    r = explore(EagerSetSkipsACpu(ncpus=2))
+    assert r.complete and r.states == 1630
+    for prop in ("set_then_sum_reads_the_value_set", "conservation"):
+        t = r.outcomes[prop].trace
+        assert [s.action for s in t] == ["add_fast", "set_lock", "set_zero", "set_store"]
+        assert t[2].choices["other"] != t[0].cpu  # the walk zeroed the other CPU's local, not the one added to
