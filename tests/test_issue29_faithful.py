@@ -64,3 +64,26 @@ def test_set_promise_catches_a_set_that_leaves_a_local_behind():
         t = r.outcomes[prop].trace
         assert [s.action for s in t] == ["add_fast", "set_lock", "set_zero", "set_store"]
         assert t[2].choices["other"] != t[0].cpu  # the walk zeroed the other CPU's local, not the one added to
+
+
+# -- item 2: RFC v2's plain publish of fbc->counters after pcpu_alloc's memset -----------------------------------
+
+def test_rfc_v2_plain_publish_loses_an_add_to_the_memset_under_lkmm_only():
+    """The posted v2 stores fbc->counters plain after pcpu_alloc's memset: under lkmm a reader that sees the
+    pointer adds to the slot's old contents (local_age=1) and the memset wipes it: 3 steps. One adder, one add.
+    Release/acquire publishing holds."""
+    from checker.ordering.declare import MEMORY
+    from checker.specs.percpu_atomic_mode_rfc import FOLD, PUBLISH, PercpuAtomicModeRfc
+
+    point = dict(ncpus=1, ops=1, fold=FOLD.atomic, garbage=1)
+    sc = explore(PercpuAtomicModeRfc(**point))
+    assert sc.states == 32 and set(sc.verdicts.values()) == {"holds"}
+    fixed = explore(PercpuAtomicModeRfc(**point, publish=PUBLISH.release, memory=MEMORY.lkmm))
+    assert fixed.complete and set(fixed.verdicts.values()) == {"holds"}
+    r = explore(PercpuAtomicModeRfc(**point, memory=MEMORY.lkmm))
+    assert r.states == 40
+    out = r.outcomes["posted_publish_unordered_after_zeroing"]
+    assert out.verdict == "violated"
+    assert [s.action for s in out.trace] == ["switch_to_pcpu", "add_mm_counter", "add_batch_fast"]
+    assert out.trace[-1].choices["local_age"] == 1  # the slot's store before the memset
+    assert {k for k, v in r.verdicts.items() if v != "holds"} == {"posted_publish_unordered_after_zeroing"}
