@@ -87,3 +87,38 @@ def test_rfc_v2_plain_publish_loses_an_add_to_the_memset_under_lkmm_only():
     assert [s.action for s in out.trace] == ["switch_to_pcpu", "add_mm_counter", "add_batch_fast"]
     assert out.trace[-1].choices["local_age"] == 1  # the slot's store before the memset
     assert {k for k, v in r.verdicts.items() if v != "holds"} == {"posted_publish_unordered_after_zeroing"}
+
+
+# -- SC-only properties: declared, not checked under tso/lkmm, reported not_applicable (not a pass, no failure) ------
+
+def test_sc_only_property_is_not_applicable_under_lkmm_with_its_weak_counterpart_named():
+    from checker.engines.explore import not_applicable_checks
+    from checker.ordering.declare import MEMORY
+    from checker.result import NOT_APPLICABLE
+    from checker.specs.percpu_lazy import PercpuLazy
+    from checker.verify import Report
+
+    sc = Model(PercpuLazy(ncpus=2, readers=1))
+    assert sc.not_applicable == () and "read_exact_at_quiescence" in {p.name for p in sc.properties}
+    m = Model(PercpuLazy(ncpus=2, readers=1, memory=MEMORY.lkmm))
+    assert [p.name for p in m.not_applicable] == ["read_exact_at_quiescence"]
+    assert "read_exact_at_quiescence" not in {p.name for p in m.properties}
+    assert "read_within_adds" in {p.name for p in m.properties}  # the weak-memory claim, checked there
+    (c,) = not_applicable_checks(PercpuLazy, m, 0, "explore")
+    assert c.verdict == NOT_APPLICABLE and c.verdict != "holds" and c.status == "ok"
+    assert "lkmm" in c.reason and "read_within_adds" in c.reason
+    report = Report(checks=[c])
+    assert report.exit_code == 0 and report.counts()["not_applicable"] == 1 and report.counts()["holds"] == 0
+
+
+def test_sc_only_declarations_of_the_eager_counter_name_their_counterparts():
+    from checker.language.model import info
+    from checker.specs.percpu_eager import PercpuEager
+
+    props = info(PercpuEager).properties
+    assert {n: props[n].weak_counterpart for n in ("sum_exact_without_overlap", "read_within_bound",
+                                                  "read_positive_within_bound")} == {
+        "sum_exact_without_overlap": "sum_within_bound", "read_within_bound": "read_bound",
+        "read_positive_within_bound": "read_bound"}
+    assert all(props[n].sc_only for n in ("sum_exact_without_overlap", "read_within_bound"))
+    assert not props["sum_within_bound"].sc_only

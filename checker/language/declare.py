@@ -332,6 +332,10 @@ class PropertyInfo:
     proof: bool = True  # False: the explorer checks it, the Z3 backend does not try
     always: bool = False  # liveness: from every reachable state (eventually), not only from the start
     fair: bool = True  # liveness: only runs that respect the actions' fairness count
+    #: Its meaning needs sequential consistency (an order of steps is the claim): at a tso or lkmm point it is
+    #: not checked and reported "not_applicable", with the name of the weak-memory property stated beside it.
+    sc_only: bool = False
+    weak_counterpart: str | None = None
 
 
 def _record(fn: Callable, attr: str, value: Any) -> Callable:
@@ -387,21 +391,25 @@ def action(fn: Callable | None = None, *, role: str | None = None,
 
 
 def _prop(kind: str, fn: Callable | None, expect: str, applies: Callable | None, role: str | None = None,
-          inductive: bool = False, proof: bool = True, always: bool = False, fair: bool = True) -> Any:
+          inductive: bool = False, proof: bool = True, always: bool = False, fair: bool = True,
+          sc_only: bool | str = False) -> Any:
     if expect not in ("holds", "violated"):
         raise ValueError("expect must be 'holds' or 'violated'")
+    if not (isinstance(sc_only, bool) or (isinstance(sc_only, str) and sc_only.isidentifier())):
+        raise ValueError("sc_only is True or the name of the weak-memory property stated beside it, e.g. "
+                         "sc_only=\"read_within_adds\"")
 
     def deco(f: Callable) -> Callable:
         return _record(f, "__countercheck_property__", {"kind": kind, "expect": expect, "applies": applies,
                                                          "role": role, "inductive": inductive, "proof": proof,
-                                                         "always": always, "fair": fair})
+                                                         "always": always, "fair": fair, "sc_only": sc_only})
 
     return deco(fn) if fn is not None else deco
 
 
 def invariant(fn: Callable | None = None, *, expect: str = "holds",
               applies: Callable[[Any], bool] | None = None, role: str | None = None,
-              inductive: bool = False, proof: bool = True) -> Any:
+              inductive: bool = False, proof: bool = True, sc_only: bool | str = False) -> Any:
     """A predicate that must hold in every reachable state.
 
     ``expect="violated"`` ships a claim known to be false (a bug, or a
@@ -413,8 +421,13 @@ def invariant(fn: Callable | None = None, *, expect: str = "holds",
     preserved by every step, from which the others are proved. ``proof=False``
     leaves it to the explorer (the Z3 report says so): for a claim the
     strengthening does not imply and that is not worth strengthening for.
+    ``sc_only=True`` (or the name of the property that states the claim under
+    weak memory, beside it): its meaning needs sequential consistency ("no add
+    overlapped the sum" is an order of steps); under ``--memory tso|lkmm`` it is
+    not checked and each point reports it ``not_applicable``, neither a pass
+    nor a failure.
     """
-    return _prop("invariant", fn, expect, applies, role, inductive, proof)
+    return _prop("invariant", fn, expect, applies, role, inductive, proof, sc_only=sc_only)
 
 
 def sometimes(fn: Callable | None = None, *, expect: str = "holds",
