@@ -122,3 +122,29 @@ def test_sc_only_declarations_of_the_eager_counter_name_their_counterparts():
         "read_positive_within_bound": "read_bound"}
     assert all(props[n].sc_only for n in ("sum_exact_without_overlap", "read_within_bound"))
     assert not props["sum_within_bound"].sc_only
+
+
+# -- item 3: weak memory where specs were not annotated -----------------------------------------------------------
+
+def test_counter_tree_relaxed_carries_keep_every_property_under_tso_and_lkmm():
+    """this_cpu_add_return on level 0, atomic_long_add_return_relaxed on the items, atomic_long_add on the
+    approximate sum: all atomic read-modify-writes, so relaxed ordering changes no verdict (states pinned)."""
+    from checker.ordering.declare import MEMORY
+    from checker.specs.percpu_counter_tree import PercpuCounterTree
+
+    for memory, states in ((MEMORY.sc, 151), (MEMORY.tso, 279), (MEMORY.lkmm, 289)):
+        r = explore(PercpuCounterTree(ncpus=2, ops=1, memory=memory))
+        assert r.complete and r.states == states and set(r.verdicts.values()) == {"holds"}, memory
+
+
+def test_rss_split_under_weak_memory_read_bound_holds_and_the_read_at_a_moment_is_sc_only():
+    from checker.ordering.declare import MEMORY
+    from checker.specs.rss_split import RssSplit
+
+    point = dict(threads=2, T=0, U=1, faults=2, readers=1, cow=0)
+    assert explore(RssSplit(**point)).verdicts["read_within_bound"] == "holds"
+    for memory, states in ((MEMORY.tso, 973), (MEMORY.lkmm, 4196)):
+        r = explore(RssSplit(**point, memory=memory))
+        assert r.complete and r.states == states and set(r.verdicts.values()) == {"holds"}, memory
+        assert "read_within_bound" not in r.verdicts and r.verdicts["read_bound"] == "holds"
+        assert "store_buffer_fills" not in r.verdicts  # nothing rss_split does is buffered on x86
