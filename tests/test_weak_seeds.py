@@ -168,8 +168,8 @@ def test_relaxed_publish_is_found_under_lkmm_with_the_stale_slot_read_through_th
     the next one, finds the publisher's slot one store old (the zeroed storage): message passing with no
     order on the writer's side, which the fully ordered cmpxchg forbids (MP+mb+addr: Never)."""
     r = explore(LazyPublishRelaxed(**LAZY, memory=LKMM))
-    assert r.verdicts["read_sees_the_published_copy"] == "violated"
-    trace = r.outcomes["read_sees_the_published_copy"].trace
+    assert r.verdicts["relaxed_publish_misorders_the_copy"] == "violated"  # read_sees_the_published_copy at lkmm
+    trace = r.outcomes["relaxed_publish_misorders_the_copy"].trace
     assert len(trace) == 13
     publish, read, load = trace[-3], trace[-2], trace[-1]
     assert publish.action == "switch_cmpxchg" and publish.cpu == 1
