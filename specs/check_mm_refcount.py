@@ -44,22 +44,60 @@ path) and exits through ``exit_mm()`` -> ``mmput()``. The thread whose
 loads.
 
 The fast path's ``this_cpu_add`` is no LOCKed instruction on x86 and orders
-nothing for other CPUs: that the summer sees every thread's last local store
-is owed to the refcount drop alone. Each thread's fully ordered
-``atomic_dec_and_test`` (a value-returning atomic: ``smp_mb()`` before and
-after) orders its adds before its decrement, and the last decrement, which
-reads from all the others, orders them before the sum's loads. Under ``sc``
-(``--memory sc``) that is invisible; under ``tso`` and ``lkmm`` it is what
-the property ``check_mm_sum_exact`` rests on, and
-``specs/bugs/check_mm_mmput_relaxed.py`` makes mmput's decrement relaxed.
+nothing for other CPUs. Two full barriers order a thread's adds before the
+sum's loads. ``exit_mm()`` (kernel/exit.c, since v5.10: torvalds/linux
+5bc78502322a "sched: fix exit_mm vs membarrier (v4)", posted as
+20200924172508.8724-2-mathieu.desnoyers@efficios.com; unchanged to today)
+runs, before ``mmput()``::
+
+    mmap_read_lock(mm);
+    ...
+    /* more a memory barrier than a real lock */
+    task_lock(current);
+    /*
+     * When a thread stops operating on an address space, the loop
+     * in membarrier_private_expedited() may not observe that
+     * tsk->mm, ... Membarrier requires a memory barrier after
+     * accessing user-space memory, before clearing tsk->mm ...
+     */
+    smp_mb__after_spinlock();
+    local_irq_disable();
+    current->mm = NULL;
+    ...
+    task_unlock(current);
+    mmap_read_unlock(mm);
+    mm_update_next_owner(mm);
+    mmput(mm);
+
+so an exiting thread's adds are ordered before its decrement by that
+``smp_mb()`` (the step ``exit_mm_barrier``) as well as by the decrement's own
+full ordering. The fully ordered ``atomic_dec_and_test`` (a value-returning
+atomic: ``smp_mb()`` before and after) of the last decrement reads from all
+the others and orders them before the sum's loads. Under ``sc``
+(``--memory sc``) that is invisible; under ``tso`` and ``lkmm`` it is what the
+property ``check_mm_sum_exact`` rests on.
+
+Not every last ``mmput()`` is an exiting thread's: a task that took a
+reference with ``get_task_mm()``/``mm_access()`` (``process_madvise()``,
+mm/madvise.c since v5.10, ecb8ac8b1f14: ``mm = mm_access(task, ...); ...
+do_madvise(mm, ...) ...; mmput(mm);``) updates the target's rss counters
+(``MADV_PAGEOUT``'s reclaim unmaps pages: ``dec_mm_counter()``) and drops
+its reference with no full barrier before ``mmput()`` (``mmap_read_unlock()``
+is a release, which orders nothing after it): for it the refcount drop's own
+full ordering is the only order. ``specs/bugs/check_mm_mmput_relaxed.py``
+makes thread 0 such a caller and the drop relaxed: a hazard only for that
+caller, as ``exit_mm()``'s barrier covers the exiting threads (with
+``madvisers=0`` the relaxed drop holds under every model).
 The per-CPU counter's own spec (``percpu_eager``) has no refcount: its
 ``sum_exact_without_overlap`` says "no add overlapped the sum" by the SC
 interleaving, which under a weak model no longer means the adds are visible.
 """
 from checker import (NOBODY, S32, S64, And, Bool, Enum, Ghost, If, Implies, Int, Lock, Or, Load, Param, PerCpu,
-                     Rmw, Role, Shared, Spec, Store, Sum, action, invariant, sometimes, terminal, when)
+                     Rmw, Role, Shared, Spec, Store, Sum, action, invariant, smp_mb__after_spinlock, sometimes,
+                     terminal, when)
 
-#: Where a thread is: adding (idle, its slow path), then exit_mm's mmput, __mmdrop, check_mm's sum.
+#: Where a thread is: adding (idle, its slow path), then exit_mm's barrier (mmput: past it), __mmdrop,
+#: check_mm's sum.
 PC = Enum("idle", "fold", "zero", "unlock", "mmput", "mmdrop", "sum_lock", "sum_scan", "done", "gone",
           name="mm_pc")
 
@@ -71,7 +109,9 @@ def _amounts(p):
 class CheckMmRefcount(Spec):
     """Threads add to an rss percpu_counter and mmput(); the last one's __mmdrop() runs check_mm()'s sum."""
 
-    kernel = ("kernel/fork.c mmput, __mmput, __mmdrop, check_mm and include/linux/sched/mm.h mmdrop (v6.2 to "
+    kernel = ("kernel/exit.c exit_mm (v5.10 to today: task_lock; smp_mb__after_spinlock; ... mmput), "
+              "mm/madvise.c process_madvise (mm_access ... mmput, no full barrier), "
+              "kernel/fork.c mmput, __mmput, __mmdrop, check_mm and include/linux/sched/mm.h mmdrop (v6.2 to "
               "v6.12: atomic_dec_and_test on mm_users and mm_count); lib/percpu_counter.c "
               "percpu_counter_add_batch (B, as in v6.6 c439d5e8a0de) and __percpu_counter_sum")
     assumptions = (
@@ -141,12 +181,17 @@ class CheckMmRefcount(Spec):
         return when(s.pc[t] == PC.unlock, lock=NOBODY, pc={t: PC.idle})
 
     # -- exit_mm() -> mmput() -> __mmput() -> mmdrop() -> __mmdrop() -----------------------------
+    @action(role="threads", access=smp_mb__after_spinlock())
+    def exit_mm_barrier(s, t):
+        """exit_mm(): task_lock(current); smp_mb__after_spinlock();  (a full barrier; kernel/exit.c since v5.10)
+        ... task_unlock(current); mmap_read_unlock(mm); mm_update_next_owner(mm);"""
+        return when(And(s.pc[t] == PC.idle, s.ops_left[t] == 0), pc={t: PC.mmput})
+
     @action(role="threads", access=Rmw("mm_users", "mb"))
     def mmput(s, t):
         """exit_mm() -> mmput(): if (atomic_dec_and_test(&mm->mm_users)) __mmput(mm);  (fully ordered)"""
         last = s.mm_users == 1
-        return when(And(s.pc[t] == PC.idle, s.ops_left[t] == 0), mm_users=s.mm_users - 1,
-                    pc={t: If(last, PC.mmdrop, PC.gone)})
+        return when(s.pc[t] == PC.mmput, mm_users=s.mm_users - 1, pc={t: If(last, PC.mmdrop, PC.gone)})
 
     @action(role="threads", access=Rmw("mm_count", "mb"))
     def mmdrop(s, t):

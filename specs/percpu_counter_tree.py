@@ -61,8 +61,14 @@ make this shorter.
 """
 import functools
 
-from checker import (AllOf, And, AnyOf, Array, Bool, CpuId, Enum, Ghost, If, Implies, Int, Or, Param, PerCpu, Role,
-                     Shared, Spec, Sum, action, invariant, sometimes, terminal, when, witness)
+from checker import (AllOf, And, AnyOf, Array, Bool, CpuId, Enum, Ghost, If, Implies, Int, Or, Param, PerCpu, Rmw,
+                     Role, Shared, Spec, Sum, action, invariant, sometimes, terminal, when, witness)
+
+def _runs_on(s, t):
+    """The CPU task t's step runs on: its home CPU (t mod ncpus), or in its slow path the CPU it read."""
+    home = s.cpu.start + (t - s.task.start) % s.ncpus
+    return If(s.at[t] != 0, s.via[t], home)
+
 
 #: Which version of the code (see the module docstring).
 DESIGN = Enum("latest", "noskip", "v6", name="design")
@@ -300,7 +306,8 @@ class PercpuCounterTree(Spec):
                    doc="intermediate tree items (derived)")
 
     cpu = Role("ncpus", doc="CPUs, each with its level-0 counter")
-    task = Role("ntasks", doc="tasks adding to the counter; task t runs on CPU t mod ncpus")
+    task = Role("ntasks", cpu=lambda s, t: _runs_on(s, t), cpus="cpu",
+                doc="tasks adding to the counter; task t runs on CPU t mod ncpus (its slow path: on via[t])")
 
     level0 = PerCpu(0, type=Int, role="cpu", doc="*per_cpu_ptr(counter->level0, cpu)")
     item = Array("nitems", 0, type=Int, doc="counter->items[i].count, levels 1 .. nr_levels-1")
@@ -333,7 +340,11 @@ class PercpuCounterTree(Spec):
         return min(after + 1, sh.nr_levels)
 
     # -- percpu_counter_tree_add(): the fast path --------------------------------------------
-    @action(role="task", choose={"amount": _amounts})
+    # Under --memory tso|lkmm (issue 29): the fast path is a this_cpu read-modify-write of the task's CPU's
+    # level-0 counter; each level is atomic_long_add_return_relaxed() (relaxed: it orders nothing); the end is
+    # atomic_long_add() (unordered). Every access is an atomic RMW, and the properties are predicates on the
+    # state (the sums are read at an instant), so no verdict can depend on a load's age.
+    @action(role="task", choose={"amount": _amounts}, access=Rmw("level0", "this_cpu"))
     def this_cpu_add_return(s, t, amount):
         """percpu_counter_tree_add(): res = this_cpu_add_return(*counter->level0, inc); orig = res - inc;
         inc = percpu_counter_tree_carry(orig, res, inc, bit_mask); if (!inc) return; else the slow path."""
@@ -356,7 +367,8 @@ class PercpuCounterTree(Spec):
                     via={t: to}, moves=s.moves + 1)
 
     # -- percpu_counter_tree_add_slowpath(): one level ----------------------------------------
-    @action(role="task", choose={"level": _levels, "cpu": _cpus}, applies=lambda p: _shape(p).nr_levels > 1)
+    @action(role="task", choose={"level": _levels, "cpu": _cpus}, applies=lambda p: _shape(p).nr_levels > 1,
+            access=Rmw("item", "relaxed", slot=lambda s, t, level, cpu: _shape(s).item(level, cpu)))
     def atomic_long_add_return(s, t, level, cpu):
         """The slow path at ``level``: res = atomic_long_add_return_relaxed(inc, &item[cpu & (level_items - 1)]
         .count); orig = res - inc; inc = percpu_counter_tree_carry(orig, res, inc, bit_mask); if (!inc) return."""
@@ -370,7 +382,7 @@ class PercpuCounterTree(Spec):
                     item={i: res}, carry={t: out}, at={t: If(out == 0, 0, s.spec.next_level(s, out, level))},
                     via={t: If(out == 0, 0, cpu)}, fresh={t: 0})
 
-    @action(role="task", applies=_smp)
+    @action(role="task", applies=_smp, access=Rmw("approx", "unordered"))
     def atomic_long_add(s, t):
         """The slow path's end: atomic_long_add(inc, counter->approx_sum.a)."""
         return when(s.at[t] == _shape(s).nr_levels, approx=s.approx + s.carry[t], carry={t: 0}, at={t: 0},

@@ -2,13 +2,20 @@
 """The percpu_counters list under percpu_counters_lock, from task and interrupt context (CONFIG_HOTPLUG_CPU).
 
 lib/percpu_counter.c keeps every counter on ``percpu_counters`` for the
-hotplug fold. In v3.14 ``__percpu_counter_init`` and
+hotplug fold. From v3.14 to v3.17 ``__percpu_counter_init`` and
 ``percpu_counter_destroy`` take ``spin_lock(&percpu_counters_lock)``, with
-interrupts on. Tejun Heo's "percpu_counter: make percpu_counters_lock
-irq-safe" (v3.18, 2014, in the series that gave percpu_counter_init a
-``@gfp`` so counters can be initialised from atomic context; its commit id
-was not found in the index) made them ``spin_lock_irqsave``, and the hotplug
-callback ``spin_lock_irq``; the 2025 tree read has the same
+interrupts on (read in a v3.13/v3.14-era lib/percpu_counter.c in the index),
+and no caller initialises a counter from interrupt context: there was no
+``gfp`` argument, ``alloc_percpu()`` may sleep. Tejun Heo's v3.18 series
+(2014) added ``@gfp`` to ``percpu_counter_init()`` ("percpu_counter: add
+@gfp to percpu_counter_init()", 908c7f1949cb as recalled) so counters can be
+initialised from atomic context, and in the same merge window made the lock
+irq-safe ("percpu_counter: make percpu_counters_lock irq-safe", 1a4d76076cda
+as recalled; neither id is in the index): ``spin_lock_irqsave``, and the
+hotplug callback ``spin_lock_irq``. So no released kernel deadlocks: the
+combination that does is v3.14-v3.17's locking with a v3.18+ caller that
+initialises or destroys a counter from a hard interrupt (a backport of such
+a caller to a 3.17 tree, say). The 2025 tree read has the irq-safe locking
 (``__percpu_counter_init_many``, ``percpu_counter_destroy_many``,
 ``percpu_counter_cpu_dead``). ``irqsafe=0`` is the v3.14 locking with an
 interrupt-context user: a task holding the lock is interrupted on its CPU

@@ -584,13 +584,16 @@ class PercpuEager(Spec):
                      And(s.pc[t] == ADD.read, s.spec.folds(s, s.seen[t] + s.pending[t])))
         return waiting, s.pc[t] == ADD.idle
 
-    @invariant(applies=lambda p: p.readers > 0)
+    # SC-only: "E at that moment" is the SC order of steps; under tso and lkmm the read may return a store of
+    # fbc->count that E has moved past. The weak-memory claim beside it: read_bound, of every store of
+    # fbc->count at the moment it is made (a read returns one of them).
+    @invariant(applies=lambda p: p.readers > 0, sc_only="read_bound")
     def read_within_bound(s):
         """What percpu_counter_read returned is within the bound of E at that moment."""
         r = s.reader[0]
         return Or(s.read_pc[r] == READ.idle, s.read_ok[r] == 1)
 
-    @invariant(applies=lambda p: p.readers > 0)
+    @invariant(applies=lambda p: p.readers > 0, sc_only="read_bound")
     def read_positive_within_bound(s):
         """percpu_counter_read_positive (ret < 0 ? 0 : ret) is within the bound of max(E, 0)."""
         r = s.reader[0]
@@ -608,7 +611,10 @@ class PercpuEager(Spec):
         c = s.summer[0]
         return Or(s.sum_pc[c] != SUM.done, s.sum_ok[c] == 1)
 
-    @invariant(applies=lambda p: p.summers > 0)
+    # SC-only: "no lockless add overlapped" is the SC order of steps; nothing in add_batch or the sum orders an
+    # add before the sum, so under tso and lkmm an add SC placed before it may be unseen. The weak-memory claims
+    # beside it: sum_within_bound here, and check_mm_refcount's check_mm_sum_exact (the caller's ordering).
+    @invariant(applies=lambda p: p.summers > 0, sc_only="sum_within_bound")
     def sum_exact_without_overlap(s):
         """A sum that no lockless add overlapped returns E exactly."""
         c = s.summer[0]

@@ -45,7 +45,7 @@ each one atomic step at a time:
   practice because the 32-bit overflow basically never happens". The high
   word changes whenever ``fbc->count`` crosses zero, which small counters do.
 """
-from checker import (IRQS_OFF, NOBODY, S32, S64, AllOf, And, AnyOf, Bool, Enum, Fill, Ghost, If, Int, Lock, Max, Or, Param, PerCpu, Role, Shared, Spec, Sum, action, invariant, sometimes, terminal, when)
+from checker import (IRQS_OFF, NOBODY, S32, S64, AllOf, And, AnyOf, Bool, Enum, Fill, Ghost, If, Implies, Int, Lock, Max, Or, Param, PerCpu, Role, Shared, Spec, Sum, action, invariant, sometimes, terminal, when)
 from checker.kernel.config import Bits
 
 #: What the adders' calls are: add_batch; limited_add for positive amounts; add_local.
@@ -134,6 +134,14 @@ def _landed(s, t, amount):
     return out
 
 
+def _value_set(s):
+    """E after percpu_counter_set(fbc, set_to): the callers' promise, the value set, when no lockless add landed
+    during it (not the model's own locals: a set that leaves a local behind is then caught by conservation);
+    the value set plus the adds kept in zeroed locals when adds raced it."""
+    quiet = And(s.set_kept == 0, s.set_lost == 0) if s.setters else True
+    return If(quiet, s.set_to, s.set_to + Sum(s.local))
+
+
 def _setting(s):
     """A percpu_counter_set is between its lock and its store."""
     return s.set_pc[s.setter[0]] == SET.zeroing if s.setters else False
@@ -158,9 +166,13 @@ class PercpuEagerCalls(Spec):
     vm.overcommit_memory to OVERCOMMIT_NEVER with each CPU's kworker.
     """
 
-    kernel = ("lib/percpu_counter.c (v6.6, c439d5e8a0de; __percpu_counter_limited_add as in Dennis Zhou's percpu "
-              "tree at d24c23304103, extended to negative amounts, whose positive path refuses early where v6.6's "
-              "beb986862844 sums first, to the same answer): "
+    kernel = ("lib/percpu_counter.c (v6.6, c439d5e8a0de; __percpu_counter_limited_add as mainline has it since "
+              "v6.7, extended to negative amounts, whose positive path refuses early where v6.6's beb986862844 sums "
+              "first, to the same answer; read in the kernelorg-mirror/linux_kernel_git_dennis_percpu mirror at "
+              "commit d24c23304103, the unmerged 2024-01 'lib/percpu_counter: Fix CPU hotplug handling' patch, "
+              "whose hash is also the prefix of its Message-ID "
+              "d24c233041035d90c0c2c3685badbcccac57ba2c.1705101789.git.dennis@kernel.org; its limited_add is "
+              "mainline's): "
               "percpu_counter_add_batch (B), __percpu_counter_limited_add, __percpu_counter_compare, "
               "__percpu_counter_sum, percpu_counter_set, percpu_counter_sync; include/linux/percpu_counter.h: "
               "percpu_counter_read, percpu_counter_read_positive, percpu_counter_add_local; mm/util.c: "
@@ -412,11 +424,11 @@ class PercpuEagerCalls(Spec):
 
     @action(role="setter", fair="weak")
     def set_store(s, cpu):
-        """percpu_counter_set(): fbc->count = amount; raw_spin_unlock_irqrestore(). Linearised here: E is the
-        value set plus what adds put in locals already zeroed."""
+        """percpu_counter_set(): fbc->count = amount; raw_spin_unlock_irqrestore(). Linearised here: E is what
+        the callers rely on, the value set, when no lockless add landed during the set; with adds racing it
+        (the callers' mistake: they serialise), the value set plus what adds put in locals already zeroed."""
         return when(And(s.set_pc[cpu] == SET.zeroing, Sum(s.visited) == s.ncpus),
-                    count=s.set_to, exact=s.set_to + Sum(s.local), visited=Fill(0), lock=NOBODY,
-                    set_pc={cpu: SET.done})
+                    count=s.set_to, exact=_value_set(s), visited=Fill(0), lock=NOBODY, set_pc={cpu: SET.done})
 
     # -- percpu_counter_read() / percpu_counter_read_positive() ------------------------------------
     @action(role="reader")
@@ -584,6 +596,16 @@ class PercpuEagerCalls(Spec):
         """False on purpose: percpu_counter_set zeroes the locals one by one without stopping lockless adds,
         so an add can survive it while a later one is wiped: no moment is the set's (callers serialise)."""
         return s.set_misordered == 0
+
+    @invariant(applies=lambda p: p.setters)
+    def set_then_sum_reads_the_value_set(s):
+        """What percpu_counter_set()'s callers rely on (mm/util.c's vm_committed_as, the block layer's counters
+        reset under their own serialisation): after a set that no lockless add raced, with fbc->lock free,
+        percpu_counter_sum() would return the value set plus the adds made since, i.e. count + the locals is E
+        with E the value set at the set (not restated from the locals the set left)."""
+        done = Or(*[s.set_pc[c] == SET.done for c in s.setter])
+        quiet = And(s.set_kept == 0, s.set_lost == 0)
+        return Implies(And(done, quiet, s.lock == NOBODY), s.count + Sum(s.local) == s.exact)
 
     @sometimes(applies=lambda p: p.setters and p.ops > 0)
     def an_add_is_lost_to_set(s):

@@ -4,11 +4,18 @@
 Four hotplug designs, chosen with ``design``, each with the add that shipped
 with it (``add``):
 
-- N: the pre-4.10 notifier, ``percpu_counter_hotcpu_callback`` (v3.14:
-  ``compute_batch_value()`` on every event; the fold on ``CPU_DEAD`` and
-  ``CPU_DEAD_FROZEN``, the suspend path's CPU_DEAD), ``__percpu_counter_sum``
-  over ``for_each_online_cpu``; ``suspend=1`` lets a CPU go down the suspend
-  path (``disable_nonboot_cpus``, the ``CPU_TASKS_FROZEN`` events);
+- N: the pre-4.10 notifier, ``percpu_counter_hotcpu_callback``, as it was
+  from v4.1 to v4.9: ``compute_batch_value()`` on every event; the fold on
+  ``CPU_DEAD`` and ``CPU_DEAD_FROZEN`` (the suspend path's CPU_DEAD);
+  ``__percpu_counter_sum`` over ``for_each_online_cpu``. ``suspend=1`` lets
+  a CPU go down the suspend path (``disable_nonboot_cpus``, the
+  ``CPU_TASKS_FROZEN`` events). Before v4.1 (v3.14 among them) the callback
+  folded on ``CPU_DEAD`` only (``if (action != CPU_DEAD) return NOTIFY_OK;``,
+  read in a v3.13/v3.14-era lib/percpu_counter.c in the index); Jens Axboe's
+  2015 "lib/percpu_counter.c: fix bad percpu counter state during suspend"
+  (e39435ce68bb as recalled, merged for v4.1, Cc stable; found after
+  blk-mq's queue-usage counter hung a virtio-blk guest's suspend) added
+  ``CPU_DEAD_FROZEN``. That shipped bug is ``bugs/hotplug_notifier_dead_only.py``;
 - H1: the fold in ``percpu_counter_cpu_dead`` (CPUHP_PERCPU_CNT_DEAD, on a
   control CPU after the CPU is dead) and ``__percpu_counter_sum`` over
   ``cpu_online_mask``: the v6.2 code that made check_mm print "BUG: Bad
@@ -138,7 +145,8 @@ class PercpuHotplug(Spec):
     """percpu_counter_add_batch (B or C), limited_add, __percpu_counter_sum and check_mm while CPUs go down and
     up under N, H1, H2 or H3."""
 
-    kernel = ("lib/percpu_counter.c: compute_batch_value, percpu_counter_hotcpu_callback (N: v3.14), "
+    kernel = ("lib/percpu_counter.c: compute_batch_value, percpu_counter_hotcpu_callback (N: v4.1 to v4.9, after "
+              "the 2015 CPU_DEAD_FROZEN fix; v3.14 to v4.0 folded on CPU_DEAD only), "
               "percpu_counter_cpu_dead (H1: v6.2 f1a7941243c1 era; H2: 8b57b11cca88, v6.3-rc3 to today), "
               "percpu_counter_cpu_dying (H3: 'lib/percpu_counter: Fix CPU hotplug handling', 2024-01), "
               "percpu_counter_add_batch (B: 805afd830099; C: v6.11 this_cpu_try_cmpxchg), __percpu_counter_sum, "
@@ -182,6 +190,9 @@ class PercpuHotplug(Spec):
         {"design": DESIGN.H3, "ncpus": 2},
         {"design": DESIGN.H3, "ncpus": 2, "ops": 2, "reonline": 1, "batch_floor": "default"},
         {"design": DESIGN.H3, "ncpus": 3, "ops": 2, "batch_floor": "default"},
+        # mainline: H2 with C adds and a summer, each local filled to batch - 1 (93562 states; issue 29 moved it
+        # here from the deep sweep), and the same without the summer and with one add each
+        {"design": DESIGN.H2, "ncpus": 2, "batch_floor": "default"},
         {"design": DESIGN.H2, "ncpus": 2, "summers": 0, "batch_floor": "default"},
         {"design": DESIGN.H2, "ncpus": 2, "ops": 1, "batch_floor": "default"},
         {"design": DESIGN.H2, "add": ADDV.B, "ncpus": 2, "batch_floor": "default"},
@@ -225,6 +236,8 @@ class PercpuHotplug(Spec):
     pending = PerCpu(0, type=Int, role="adders", doc="the amount of the task's add in flight")
     seen = PerCpu(0, type=Int, role="adders", doc="C: the task's `count` (the local it read, or folds)")
     tbatch = PerCpu(0, type=Int, role="adders", doc="the batch argument of the task's add in flight")
+    unknown = PerCpu(0, type=Int, role="adders", doc="limited_add's local unknown = batch * num_online_cpus(), "
+                     "computed at its entry")
     moved_to = PerCpu(NOBODY, type=CpuId, role="adders", doc="C: the CPU the task was pushed to, if any")
     ops_left = PerCpu(lambda p: p.ops, role="adders")
     slack = PerCpu(0, type=Int, role="adders", doc="ghost: the largest batch - 1 (limited_add: batch) an add used "
@@ -335,23 +348,25 @@ class PercpuHotplug(Spec):
 
     @action(role="adders", applies=lambda p: p.limited)
     def limited_slow(s, t):
-        """limited_add: the fast-path test fails: on to raw_spin_lock (interrupts stay off)."""
+        """limited_add: local_irq_save(); unknown = batch * num_online_cpus();  (at entry, as the kernel does: the
+        mask may change before the lock is taken, e.g. a CPU coming online) the fast-path test fails: on to
+        raw_spin_lock (interrupts stay off)."""
         unknown = s.batch * _online(s)
         return when(And(s.hp[t] == HP.online, s.pc[t] == ADD.idle, s.ops_left[t] > 0,
                         Or(abs(s.local[t] + 1) > s.batch, s.count + unknown > s.limit), _mm_alive(s)),
-                    pc={t: ADD.acquire}, tbatch={t: s.batch}, ops_left={t: s.ops_left[t] - 1})
+                    pc={t: ADD.acquire}, unknown={t: unknown}, ops_left={t: s.ops_left[t] - 1})
 
     @action(role="adders", applies=lambda p: p.limited)
     def limited_lock(s, t):
         """limited_add: raw_spin_lock(); count = fbc->count + amount; count - unknown > limit: refuse; count +
-        unknown <= limit: good without a sum; else sum the CPUs (unknown computed at entry, with batch)."""
+        unknown <= limit: good without a sum; else sum the CPUs (unknown as computed at entry)."""
         acc = s.count + 1
-        unknown = s.tbatch[t] * _online(s)
+        unknown = s.unknown[t]
         refuse = acc - unknown > s.limit
         good = And(Not(refuse), acc + unknown <= s.limit)
         return when(And(s.pc[t] == ADD.acquire, s.lock == NOBODY),
                     lock=If(refuse, NOBODY, t), lim_acc=If(refuse, 0, acc),
-                    lim_refused=If(refuse, 1, s.lim_refused), tbatch={t: If(refuse, 0, s.tbatch[t])},
+                    lim_refused=If(refuse, 1, s.lim_refused), unknown={t: If(refuse, 0, s.unknown[t])},
                     lim_over=If(And(good, s.exact + 1 > s.limit), 1, s.lim_over),
                     pc={t: If(refuse, ADD.idle, If(good, ADD.lim_fold, ADD.lim_scan))})
 
@@ -367,7 +382,7 @@ class PercpuHotplug(Spec):
         """limited_add: count > limit: refuse (unlock, return false); else good."""
         refuse = s.lim_acc > s.limit
         return when(And(s.pc[t] == ADD.lim_scan, Sum(s.summed) == s.ncpus),
-                    summed=Fill(0), lim_acc=0, lock=If(refuse, NOBODY, t), tbatch={t: If(refuse, 0, s.tbatch[t])},
+                    summed=Fill(0), lim_acc=0, lock=If(refuse, NOBODY, t), unknown={t: If(refuse, 0, s.unknown[t])},
                     lim_refused=If(refuse, 1, s.lim_refused), pc={t: If(refuse, ADD.idle, ADD.lim_fold)})
 
     @action(role="adders", applies=lambda p: p.limited)
@@ -375,7 +390,7 @@ class PercpuHotplug(Spec):
         """limited_add: count = __this_cpu_read(); fbc->count += count + amount; __this_cpu_sub(count);
         raw_spin_unlock(); local_irq_restore(); return true."""
         return when(s.pc[t] == ADD.lim_fold, count=s.count + s.local[t] + 1, local={t: 0}, exact=s.exact + 1,
-                    slack={t: 0}, lim_acc=0, lock=NOBODY, tbatch={t: 0}, pc={t: ADD.idle})
+                    slack={t: 0}, lim_acc=0, lock=NOBODY, unknown={t: 0}, pc={t: ADD.idle})
 
     # -- CPU hotplug ----------------------------------------------------------------------------
     # Which CPU_DEAD events the N notifier folds on; a bug spec overrides it.

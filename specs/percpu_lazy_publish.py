@@ -30,7 +30,6 @@ reader races the publication: 2 CPUs, ``mod_bits=0``, positive amounts, one
 reader.
 """
 from checker import NOBODY, And, Bool, Ghost, If, Load, Or, Param, Store, action, invariant, sometimes, when
-from checker.ordering.declare import MEMORY
 from checker.language.declare import DISABLED, Step
 from checker.specs.percpu_lazy import C_V, CMPXCHG_V, READ, PercpuLazy, decode, switch_cmpxchg_with
 
@@ -86,8 +85,8 @@ class PercpuLazyPublish(PercpuLazy):
         """A per-CPU read reads the publisher's slot (the claim above is not vacuous)."""
         return s.read_pub == 1
 
-    @invariant(applies=lambda p: p.readers > 0 and p.memory == MEMORY.sc)
+    @invariant(applies=lambda p: p.readers > 0, sc_only="read_sees_the_published_copy")
     def read_exact_at_quiescence(s):
-        """(sc only: "no add overlapped" is the SC order of steps) A lazy_percpu_counter_read that no add
-        overlapped returns E."""
+        """(sc only: "no add overlapped" is the SC order of steps; under tso and lkmm not_applicable) A
+        lazy_percpu_counter_read that no add overlapped returns E."""
         return Or(s.read_pc[s.reader[0]] != READ.done, s.read_ok[s.reader[0]] == 1)

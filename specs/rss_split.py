@@ -17,8 +17,13 @@ does ``dec_mm_counter_fast(mm, mm_counter_file(old_page))`` and
 member by -1 (``cow=1``, the default) or by +1..U, so a cache ranges over
 ``-(T + 2) .. (T + 2) * U`` and may be negative.
 """
-from checker import (AllOf, And, AnyOf, Between, Bool, Enum, Ghost, If, Implies, Max, Or, Param, PerCpu, Role, S32, S64,
-                     Shared, Spec, Sum, action, invariant, sometimes, terminal, when, witness)
+from checker import (AllOf, And, AnyOf, Between, Bool, Enum, Ghost, If, Implies, Load, Max, Or, Param, PerCpu, Rmw, Role,
+                     S32, S64, Shared, Spec, Sum, action, invariant, sometimes, terminal, when, witness)
+
+#: Under --memory tso|lkmm (issue 29): mm->rss_stat.count[member] is the only shared location. sync_mm_rss()'s
+#: and zap's add_mm_counter() is atomic_long_add() (unordered); get_mm_counter()'s atomic_long_read() is a
+#: READ_ONCE. task->rss_stat is private to its thread (plain accesses by its owner): not a weak location.
+ADD_COUNT = Rmw("count", "unordered")
 
 #: Where a thread is. A fault started from ``idle`` returns there; one
 #: started while exiting (between do_exit's sync and exit_mm) returns to
@@ -145,7 +150,7 @@ class RssSplit(Spec):
     read_neg = PerCpu(0, type=Bool, role="reader", doc="ghost: the atomic_long_read was < 0")
 
     # -- handle_mm_fault() ------------------------------------------------------------
-    @action(role="thread")
+    @action(role="thread", access=ADD_COUNT)
     def check_sync_rss_stat(s, t):
         """handle_mm_fault(): check_sync_rss_stat(current):
         if (task->rss_stat.events++ > TASK_RSS_EVENTS_THRESH) sync_mm_rss(task->mm).
@@ -185,7 +190,7 @@ class RssSplit(Spec):
                     pc={t: If(s.pc[t] == THREAD.fault, THREAD.idle, THREAD.exiting)})
 
     # -- munmap: zap_pte_range() -------------------------------------------------------
-    @action(role="thread", choose={"amount": _amounts})
+    @action(role="thread", choose={"amount": _amounts}, access=ADD_COUNT)
     def zap_pte_range(s, t, amount):
         """zap_pte_range(): rss[member] -= amount for the PTEs it clears, then
         add_mm_rss_vec(): if (current->mm == mm) sync_mm_rss(mm); add_mm_counter(mm, i, rss[i]).
@@ -197,14 +202,14 @@ class RssSplit(Spec):
                     exact=s.exact - amount, unmaps_left={t: s.unmaps_left[t] - 1})
 
     # -- thread exit -------------------------------------------------------------------
-    @action(role="thread")
+    @action(role="thread", access=ADD_COUNT)
     def do_exit_sync(s, t):
         """do_exit(): /* sync mm's RSS info before statistics gathering */
         if (tsk->mm) sync_mm_rss(tsk->mm)."""
         return when(s.pc[t] == THREAD.idle,
                     count=s.count + s.cache[t], cache={t: 0}, events={t: 0}, pc={t: THREAD.exiting})
 
-    @action(role="thread")
+    @action(role="thread", access=ADD_COUNT)
     def exit_mm(s, t):
         """exit_mm(): exit_mm_release(current, mm); sync_mm_rss(mm); ...; current->mm = NULL.
         The thread never touches the mm again (its budgets are dropped)."""
@@ -213,7 +218,7 @@ class RssSplit(Spec):
                     faults_left={t: 0}, unmaps_left={t: 0})
 
     # -- get_mm_counter() ------------------------------------------------------------------
-    @action(role="reader")
+    @action(role="reader", access=Load("count", "once"))
     def get_mm_counter(s, r):
         """get_mm_counter(): val = atomic_long_read(&mm->rss_stat.count[member]);
         if (val < 0) return 0 ("updated in asynchronous manner and may go to minus")."""
@@ -332,7 +337,10 @@ class RssSplit(Spec):
         """Every thread holds (T + 2) * U at once: count is off by the whole bound."""
         return abs(s.count - s.exact) == s.threads * (s.T + 2) * s.U
 
-    @invariant(applies=lambda p: p.readers > 0)
+    # SC-only (issue 29): "max(E, 0) at the read" is the SC order of steps; under lkmm atomic_long_read() may
+    # return an older store of count (count_age=1) than E has moved past. read_bound, of every store of count
+    # at the moment it is made, is the claim beside it that holds under every model.
+    @invariant(applies=lambda p: p.readers > 0, sc_only="read_bound")
     def read_within_bound(s):
         """get_mm_counter's result is within threads * (T + 2) * U of max(E, 0) at the read."""
         r = s.reader[0]

@@ -221,7 +221,8 @@ class StackCache(Spec):
     slot0 = PerCpu(0, role="cpus", doc="cached_stacks[0]: a stack number, 0 for NULL")
     slot1 = PerCpu(0, role="cpus", doc="cached_stacks[1] (with NR_CACHED_STACKS = 2)")
     online = PerCpu(1, type=Bool, role="cpus", doc="in cpu_online_mask")
-    torn = PerCpu(0, type=Bool, role="cpus", doc="dead, and free_vm_stack_cache has run for it")
+    torn = PerCpu(0, type=Bool, role="cpus", doc="dead: cpu_down() has run its teardown states (free_vm_stack_cache "
+                  "among them) for it")
     busy = PerCpu(0, type=Bool, role="cpus", doc="a task is in finish_task_switch's preempt-off free_thread_stack here")
 
     pc = PerCpu(TASK.idle, type=TASK, role="tasks")
@@ -487,8 +488,17 @@ class StackCache(Spec):
         return s.skipped_empty == 0
 
     @invariant
+    def dead_cpus_cached_stacks_are_freed(s):
+        """ST-NOLEAK at CPU death, the promise: once cpu_down() has taken a CPU through its teardown states (it
+        is dead), no stack cached in its slots is still allocated: the memory a dead CPU cached is given back
+        (said of the stacks, not of how the teardown does it)."""
+        return And(*[Implies(s.torn[c] == 1, And(*[Or(k == 0, _state(s, k) != MEM.live) for _, k in _slots(s, c)]))
+                     for c in s.cpus])
+
+    @invariant
     def dead_cpu_cache_empty(s):
-        """ST-NOLEAK at CPU death: once free_vm_stack_cache has run for a dead CPU, its slots are empty."""
+        """ST-NOLEAK at CPU death, the mechanism: once free_vm_stack_cache has run for a dead CPU, its slots
+        are empty (NULL: a CPU that comes back finds no freed stack there)."""
         return And(*[Implies(s.torn[c] == 1, And(*[k == 0 for _, k in _slots(s, c)])) for c in s.cpus])
 
     @invariant

@@ -15,6 +15,33 @@ comes from ``kmem_cache_alloc`` uninitialised, so until something writes it
 no ``exit_task_stack_account``: the stack stays charged until
 ``free_thread_stack``.
 
+Who releases a dead task's stack in this structure (kernel/fork.c and
+kernel/sched/core.c, v4.19-v5.17, CONFIG_VMAP_STACK, so
+CONFIG_THREAD_INFO_IN_TASK on every architecture that had it then: x86-64,
+arm64, s390): the last ``put_task_stack()``, ``refcount_dec_and_test(
+&tsk->stack_refcount)`` -> ``release_task_stack()`` -> ``free_thread_stack()``
+(the uncharge, the cmpxchg loop, else ``vfree_atomic(tsk->stack)``), then
+``tsk->stack = NULL``. It comes from one of:
+
+- ``finish_task_switch()`` on the CPU the task died on (``/* Task is done
+  with its stack. */ put_task_stack(prev);``: task context, preemption off);
+- a ``try_get_task_stack()`` holder in task context, preemptible: x86's
+  ``save_stack_trace_tsk()`` (/proc/PID/stack) and ``get_wchan()``
+  (/proc/PID/wchan; it took ``p->pi_lock`` around the walk only from 5.16's
+  ``get_wchan()`` wrapper, so in 2019 it is preemptible): it can migrate
+  between its slot cmpxchgs;
+- ``sched_show_task()`` in hard-irq context (sysrq-t -> ``show_state_filter()``;
+  its ``try_get_task_stack()``/``put_task_stack()`` pin came with the 4.9
+  THREAD_INFO_IN_TASK work): the whole ``free_thread_stack()`` in the
+  interrupt, which is why it frees with ``vfree_atomic()``.
+
+There is no release from ``delayed_put_task_struct()`` (the RCU callback that
+drops the task_struct reference in softirq): with THREAD_INFO_IN_TASK
+``free_task()`` only does ``WARN_ON_ONCE(refcount_read(&tsk->stack_refcount)
+!= 0)``; ``free_thread_stack()`` from ``free_task()`` is the
+!THREAD_INFO_IN_TASK form, which no VMAP_STACK architecture used. (An earlier
+version of this spec released from that softirq.)
+
 ``fixes`` selects the two fixes of K-STACK-MEMCG: 1 adds Rik van Riel's
 5eed6f1dff87 (``tsk->stack = stack`` where the stack is vmalloc'ed), 2 adds
 Shakeel Butt's ba4a45746c36 (``tsk->stack = s->addr`` for a cached stack).
@@ -23,8 +50,8 @@ With both (the default) every property holds; the bug spec
 """
 from checker import And, If, Implies, Not, Or, Param, PerCpu, Select, action, invariant, sometimes, when
 from checker.kernel.memory import MEM
-from checker.specs.stack_cache import (_VARS, HEAP, OWNING, SLOTS, STALE, TASK, StackCache, _at_rest, _free_if, _in,
-                                       _in_flight, _mem, _set_k, _stack_ptr, _task_ok, _try_cache, _unbusy)
+from checker.specs.stack_cache import (_VARS, HEAP, OWNING, SLOTS, STALE, TASK, StackCache, _at_rest, _busy, _free_if,
+                                       _in, _in_flight, _mem, _set_k, _stack_ptr, _task_ok, _try_cache, _unbusy)
 
 
 class StackCache2019(StackCache, name="stack_cache_2019"):
@@ -33,12 +60,18 @@ class StackCache2019(StackCache, name="stack_cache_2019"):
     kernel = ("kernel/fork.c 2018-19 (v4.19-v5.17 structure, from 9b6f7e163cd0 in v4.19): alloc_thread_stack_node "
               "returning the address, "
               "dup_task_struct with memcg_charge_kernel_stack(tsk) and its free_stack label, free_thread_stack "
-              "with the uncharge, the cmpxchg loop and vfree_atomic(tsk->stack); with fixes=2 both "
+              "with the uncharge, the cmpxchg loop and vfree_atomic(tsk->stack), put_task_stack from "
+              "finish_task_switch, task-context holders (save_stack_trace_tsk, get_wchan) and a hard-irq "
+              "sched_show_task; with fixes=2 both "
               "5eed6f1dff87 and ba4a45746c36")
     assumptions = (
         "tsk->stack of a fresh task_struct is garbage (kmem_cache_alloc does not zero it): a pointer the "
         "allocator never returned, so vfree_atomic of it is an invalid free",
         "vfree_atomic frees at once (its deferral to a work item does not change who owns the stack)",
+        "the last put_task_stack is nondeterministically finish_task_switch's (preemption off), a preemptible "
+        "holder's on any online CPU (save_stack_trace_tsk, get_wchan: one step per this_cpu_cmpxchg, migrating "
+        "in between), or a hard-irq sched_show_task's on any online CPU (one step); the refcount decrement that "
+        "picks the last one is not modelled",
     )
 
     fixes = Param(2, domain=(0, 1, 2), doc="0: 9b6f7e163cd0 alone; 1: + 5eed6f1dff87; 2: + ba4a45746c36")
@@ -74,6 +107,7 @@ class StackCache2019(StackCache, name="stack_cache_2019"):
         k = s.held[t]
         return when(And(s.pc[t] == TASK.charge, _task_ok(s, t), Or(ok, s.failures == 1)),
                     pc={t: If(ok, TASK.live, TASK.free)}, held={t: 0}, ti={t: 0}, failing={t: If(ok, 0, 1)},
+                    rel={t: If(ok, 0, 1)},
                     taddr={t: If(ok, k, s.taddr[t])}, charged=_set_k(s, "charged", k, If(ok, 1, 0)))
 
     @action(role="tasks")
@@ -88,9 +122,9 @@ class StackCache2019(StackCache, name="stack_cache_2019"):
         """free_thread_stack(): vm = task_stack_vm_area(tsk); if (vm) { memcg_kmem_uncharge() each page;
         for (i = 0; i < NR_CACHED_STACKS; i++) { if (this_cpu_cmpxchg(cached_stacks[i], NULL,
         tsk->stack_vm_area) != NULL) continue; return; } ...  -- one slot; preemption off when called from
-        finish_task_switch, on in dup_task_struct's free_stack path."""
+        finish_task_switch, on from a task-context holder's put_task_stack and dup_task_struct's free_stack."""
         c = s.on[t]
-        start = Or(s.pc[t] == TASK.dead, And(s.failing[t] == 1, s.ti[t] == 0))
+        start = Or(s.pc[t] == TASK.dead, And(s.pc[t] == TASK.free, s.ti[t] == 0))  # the uncharge comes first
         i = If(s.pc[t] == TASK.dead, 0, s.ti[t])
         cur = Select([Select(getattr(s, f"slot{j}"), c) for j in range(s.nr_cached)], i)
         hit = cur == 0
@@ -98,8 +132,7 @@ class StackCache2019(StackCache, name="stack_cache_2019"):
         upd = {f"slot{j}": {x: If(And(hit, i == j, c == x), s.tvm[t], getattr(s, f"slot{j}")[x]) for x in s.cpus}
                for j in range(s.nr_cached)}
         return when(And(_in(s.pc[t], (TASK.dead, TASK.free)), _task_ok(s, t)),
-                    busy={x: If(And(c == x, s.failing[t] == 0), 1, s.busy[x]) for x in s.cpus},
-                    ti={t: If(hit, i, i + 1)},
+                    busy=_busy(s, t, c), ti={t: If(hit, i, i + 1)},
                     charged={j: If(And(start, s.tvm[t] == j + 1), 0, s.charged[j]) for j in range(s.stacks)},
                     pc={t: If(hit, TASK.clear, If(last, TASK.delayed, TASK.free))}, **upd)
 
@@ -113,14 +146,15 @@ class StackCache2019(StackCache, name="stack_cache_2019"):
         """release_task_stack(): tsk->stack = NULL; tsk->stack_vm_area = NULL;  (free_stack path:
         free_task_struct(tsk), the fork returns -ENOMEM)"""
         return when(s.pc[t] == TASK.clear, pc={t: If(s.failing[t] == 1, TASK.failed, TASK.released)},
-                    tvm={t: 0}, taddr={t: 0}, failing={t: 0}, busy=_unbusy(s, t))
+                    tvm={t: 0}, taddr={t: 0}, failing={t: 0}, busy=_unbusy(s, t), rel={t: 0})
 
     @action(role="cpus", choose={"t": lambda p: p.tasks}, access=SLOTS)
-    def free_thread_stack_softirq(s, cpu, t):
-        """delayed_put_task_struct() (softirq on ``cpu``) -> put_task_stack() -> free_thread_stack(): uncharge,
-        the cmpxchg loop on that CPU's slots, else vfree_atomic(tsk->stack); tsk->stack = NULL; ...  (a step of
-        the CPU it runs on, releasing task ``t``'s stack: under tso and lkmm its this_cpu_cmpxchg loop is that
-        CPU's)"""
+    def put_task_stack_hardirq(s, cpu, t):
+        """sched_show_task(p) in hard-irq context on ``cpu`` (sysrq-t): if (!try_get_task_stack(p)) return; ...
+        put_task_stack(p): the last reference -> release_task_stack() -> free_thread_stack(): uncharge, the
+        cmpxchg loop on that CPU's slots, else vfree_atomic(tsk->stack); tsk->stack = NULL; ...  One step (a
+        step of the CPU it runs on: under tso and lkmm its this_cpu_cmpxchg loop is that CPU's); it may land
+        inside a task-context free_thread_stack there."""
         k = s.tvm[t]
         slots, cached = _try_cache(s, cpu, k)
         return when(And(s.pc[t] == TASK.dead, Select(s.online, cpu) == 1),
@@ -147,33 +181,25 @@ class StackCache2019(StackCache, name="stack_cache_2019"):
             out.append(Implies(charged, Or(owned, _in_flight(s, k) >= 1)))
         return And(*out)
 
-    # The 5.18+ release paths of stack_cache (holders, irqs-off and hard-irq puts, the fork failure
-    # unwind with exit_task_stack_account) are not this structure's: its release is free_thread_stack with
-    # the uncharge inside, from finish_task_switch, from delayed_put_task_struct, or from free_stack:.
+    # The 2019 release paths: finish_task_switch (this_cpu_cmpxchg above), a preemptible holder (stack_cache's
+    # put_task_stack_holder, then this_cpu_cmpxchg steps), a hard-irq sched_show_task (above). No irqs-off holder.
     @action(role="tasks", choose={"cpu": lambda p: p.cpus})
     def put_task_stack_holder(s, t, cpu):
-        """(not modelled in the 2018-19 structure)"""
-        return when(False)
+        """A preemptible holder on ``cpu`` drops the last reference: save_stack_trace_tsk() (/proc/PID/stack) or
+        get_wchan() (/proc/PID/wchan): try_get_task_stack(p); ...; put_task_stack(p) -> release_task_stack() ->
+        free_thread_stack(); its uncharge and this_cpu_cmpxchg steps follow, preemptible."""
+        return StackCache.put_task_stack_holder(s, t, cpu)
 
-    @action(role="tasks", choose={"cpu": lambda p: p.cpus})
-    def put_task_stack_irqs_off(s, t, cpu):
-        """(not modelled in the 2018-19 structure)"""
-        return when(False)
-
-    @action(role="tasks", choose={"cpu": lambda p: p.cpus})
-    def put_task_stack_hardirq(s, t, cpu):
-        """(not modelled in the 2018-19 structure)"""
+    @action(role="cpus", choose={"t": lambda p: p.tasks})
+    def put_task_stack_irqs_off(s, cpu, t):
+        """(none in 2019: get_wchan() ran its walk under p->pi_lock only from 5.16; before, it is a preemptible
+        holder, put_task_stack_holder)"""
         return when(False)
 
     @action(role="tasks")
     def fork_fails_after_stack(s, t):
         """(the 2018-19 failure path is memcg_charge_kernel_stack's: free_stack: above)"""
         return when(False)
-
-    @sometimes(applies=lambda p: False)
-    def a_preemptible_release_migrates(s):
-        """(5.18+ release paths only)"""
-        return s.rel_moved == 1
 
     @sometimes(applies=lambda p: False)
     def a_failed_fork_uncharges_and_releases_its_stack(s):

@@ -17,7 +17,7 @@ from typing import Any, Callable
 from checker.engines import Request, _load
 from checker.engines.common import DEADLOCK, build_check, property_meta, with_shown, with_sources
 from checker.report.trace import list_lines, shown_trace
-from checker.result import INCONCLUSIVE, Check, Exploration, Outcome
+from checker.result import INCONCLUSIVE, NOT_APPLICABLE, Check, Exploration, Outcome
 from checker.language.compile import Model
 from checker.language.lint import lint
 from checker.language.model import Params
@@ -193,7 +193,24 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
             trace=out.trace, doc=doc, bug=name in cls.expect_violated, requested_symmetry=symmetry,
             trace_shown=(shown := _trace_shown(model, start, out)), trace_text=list_lines(shown), extra=extra, computed=params.computed,
             engine=result.engine, engine_note=result.engine_note))
+    checks += not_applicable_checks(cls, model, run, "explore")
     return checks + live
+
+
+def not_applicable_checks(cls: type, model: Model, run: int, backend: str) -> list[Check]:
+    """The SC-only properties of a tso or lkmm point: not checked, each reported ``not_applicable`` with why
+    and the weak-memory property that states the claim there."""
+    from checker.ordering.declare import MEMORY
+
+    out = []
+    mem = MEMORY.names[model.params.memory] if model.not_applicable else ""
+    for p in model.not_applicable:
+        why = (f"sc_only: its meaning needs sequential consistency; not checked under {mem}"
+               + (f" (under weak memory: {p.weak_counterpart})" if p.weak_counterpart else ""))
+        out.append(Check(spec=model.name, file=p.file, line=p.line, params=model.params.shown(), property=p.name,
+                         kind=p.kind, backend=backend, verdict=NOT_APPLICABLE, expected=p.expect, reason=why,
+                         run=run, doc=p.doc, bug=p.name in cls.expect_violated, computed=model.params.computed))
+    return out
 
 
 def _trace_shown(model: Model, start: dict | None, out: Outcome) -> list:

@@ -97,8 +97,12 @@ class Model:
         self.spec_actions = self.actions
         if self.tearing:
             self.actions = tearing.split(self, self.actions)
+        weak = getattr(params, "memory", 0) != 0  # a tso or lkmm point (MEMORY.sc is 0)
+        #: SC-only properties at a weak-memory point: not checked here, reported not_applicable by the engines.
+        self.not_applicable = tuple(p for p in si.properties.values()
+                                    if weak and p.sc_only and (p.applies is None or p.applies(params)))
         props = [self._compile_property(p) for p in si.properties.values()
-                 if p.applies is None or p.applies(params)]
+                 if (p.applies is None or p.applies(params)) and p not in self.not_applicable]
         self.overflow_property = self._overflow_property()
         if self.overflow_property is not None:
             props.append(self.overflow_property)

@@ -339,6 +339,10 @@ class PropertyInfo:
     always: bool = False  # liveness: from every reachable state (eventually), not only from the start
     fair: bool = True  # liveness: only runs that respect the actions' fairness count
     lemma: bool = False  # there only to make induction go through, not a claim (IC3/PDR leaves it out)
+    #: Its meaning needs sequential consistency (an order of steps is the claim): at a tso or lkmm point it is
+    #: not checked and reported "not_applicable", with the name of the weak-memory property stated beside it.
+    sc_only: bool = False
+    weak_counterpart: str | None = None
 
 
 def _record(fn: Callable, attr: str, value: Any) -> Callable:
@@ -395,17 +399,20 @@ def action(fn: Callable | None = None, *, role: str | None = None,
 
 def _prop(kind: str, fn: Callable | None, expect: str, applies: Callable | None, role: str | None = None,
           inductive: bool = False, proof: bool = True, always: bool = False, fair: bool = True,
-          lemma: bool = False) -> Any:
+          lemma: bool = False, sc_only: bool | str = False) -> Any:
     if expect not in ("holds", "violated"):
         raise ValueError("expect must be 'holds' or 'violated'")
     if lemma and (expect != "holds" or not proof):
         raise ValueError("a lemma (lemma=True) is part of the inductive strengthening: it is expected to hold "
                          "and is proved (drop expect= or proof=False)")
+    if not (isinstance(sc_only, bool) or (isinstance(sc_only, str) and sc_only.isidentifier())):
+        raise ValueError("sc_only is True or the name of the weak-memory property stated beside it, e.g. "
+                         "sc_only=\"read_within_adds\"")
 
     def deco(f: Callable) -> Callable:
         return _record(f, "__countercheck_property__", {"kind": kind, "expect": expect, "applies": applies,
                                                          "role": role, "inductive": inductive, "proof": proof,
-                                                         "always": always, "fair": fair,
+                                                         "always": always, "fair": fair, "sc_only": sc_only,
                                                          **({"lemma": True} if lemma else {})})
 
     return deco(fn) if fn is not None else deco
@@ -413,7 +420,8 @@ def _prop(kind: str, fn: Callable | None, expect: str, applies: Callable | None,
 
 def invariant(fn: Callable | None = None, *, expect: str = "holds",
               applies: Callable[[Any], bool] | None = None, role: str | None = None,
-              inductive: bool = False, proof: bool = True, lemma: bool = False) -> Any:
+              inductive: bool = False, proof: bool = True, lemma: bool = False,
+              sc_only: bool | str = False) -> Any:
     """A predicate that must hold in every reachable state.
 
     ``expect="violated"`` ships a claim known to be false (a bug, or a
@@ -428,8 +436,13 @@ def invariant(fn: Callable | None = None, *, expect: str = "holds",
     ``lemma=True`` (implies ``inductive=True``) says it is there only to make
     induction go through, not a claim of its own: ``--prover pdr`` finds its
     own strengthening and leaves lemmas out; ``list`` marks them.
+    ``sc_only=True`` (or the name of the property that states the claim under
+    weak memory, beside it): its meaning needs sequential consistency ("no add
+    overlapped the sum" is an order of steps); under ``--memory tso|lkmm`` it is
+    not checked and each point reports it ``not_applicable``, neither a pass
+    nor a failure.
     """
-    return _prop("invariant", fn, expect, applies, role, inductive or lemma, proof, lemma=lemma)
+    return _prop("invariant", fn, expect, applies, role, inductive or lemma, proof, lemma=lemma, sc_only=sc_only)
 
 
 def sometimes(fn: Callable | None = None, *, expect: str = "holds",

@@ -273,7 +273,10 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
                                                    inspect.getdoc(val) or "", f, ln, meta["role"],
                                                    meta["inductive"], proof=meta.get("proof", True),
                                                    always=meta.get("always", False), fair=meta.get("fair", True),
-                                                   lemma=meta.get("lemma", False))
+                                                   lemma=meta.get("lemma", False),
+                                                   sc_only=bool(meta.get("sc_only", False)),
+                                                   weak_counterpart=meta["sc_only"] if isinstance(
+                                                       meta.get("sc_only"), str) else None)
             elif callable(val) and hasattr(val, "__countercheck_witness__"):
                 si.witnesses[attr] = guard(val, f"{cls.__name__}.{attr}")
             elif callable(val) and hasattr(val, "__countercheck_terminal__"):

@@ -13,14 +13,18 @@ free_vm_stack_cache() as a CPUHP_BP_PREPARE_DYN teardown
 free_vm_stack_cache) in fork_init), the code stack_cache models. Here the
 teardown does nothing: the CPU is dead, its slots keep their stacks.
 
+Caught by the promise, ``dead_cpus_cached_stacks_are_freed`` (a dead CPU's
+cached stacks are freed), and by ``dead_cpu_cache_empty``, which states how
+the fix keeps it (the slots are NULL).
+
 Shortest counterexample: a task's stack is released into a CPU's slot, that
-CPU goes down, and it is dead with a stack in its cache.
+CPU goes down, and it is dead with a live stack in its cache.
 """
 from checker import And, Param, action, sometimes, when
 from checker.specs.stack_cache import StackCache
 
 
-class StackStrandedDeadCpu(StackCache, expect_violated=("dead_cpu_cache_empty",)):
+class StackStrandedDeadCpu(StackCache, expect_violated=("dead_cpus_cached_stacks_are_freed", "dead_cpu_cache_empty")):
     """The stack cache before free_vm_stack_cache: a dead CPU's slots are never emptied."""
 
     kernel = StackCache.kernel + "; without the CPUHP_BP_PREPARE_DYN teardown free_vm_stack_cache (before 2017)"
@@ -29,8 +33,8 @@ class StackStrandedDeadCpu(StackCache, expect_violated=("dead_cpu_cache_empty",)
 
     @action(role="cpus")
     def free_vm_stack_cache(s, cpu):
-        """(the bug) no teardown callback for the cache: the CPU is dead and its cached_stacks[] are left as
-        they are (no vfree, no NULL store)."""
+        """(the bug) no teardown callback for the cache: cpu_down() passes CPUHP_BP_PREPARE_DYN with nothing to
+        do, the CPU is dead and its cached_stacks[] are left as they are (no vfree, no NULL store)."""
         return when(And(s.online[cpu] == 0, s.torn[cpu] == 0), torn={cpu: 1})
 
     @sometimes(applies=lambda p: False)
