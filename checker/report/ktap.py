@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from checker.report.explain import case_name, details, has_trace, summary
 from checker.provenance import NAME
-from checker.result import INCONCLUSIVE, Check
+from checker.result import INCONCLUSIVE, NOT_APPLICABLE, Check
 from checker.verify import ErrorInfo, Report
 
 INDENT = "    "  # a subtest's lines are indented by four spaces (ktap.rst)
@@ -55,7 +55,9 @@ def _check(n: int, c: Check, spec_arg: str | None, indent: str) -> list[str]:
     if c.status == "ok":
         if c.bug and has_trace(c):
             out += _diag([summary(c)], indent)
-        return out + [f"{indent}ok {n} {name}"]
+        # SKIP only for what is not checked on purpose (an SC-only claim under tso/lkmm), never a limit
+        skip = f" # SKIP {_name(c.reason or 'not applicable')}" if c.verdict == NOT_APPLICABLE else ""
+        return out + [f"{indent}ok {n} {name}{skip}"]
     text = details(c, spec_arg)
     out += _diag(text if has_trace(c) else [summary(c)] + text, indent)
     directive = f" # inconclusive ({_name(c.reason or 'undecided')})" if c.verdict == INCONCLUSIVE else ""

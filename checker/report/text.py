@@ -13,7 +13,7 @@ from checker.report.style import PLAIN, Style
 from checker.report.lanes import trace_lines
 from checker.interrupts import INTERRUPTED, STOPPED, cause
 from checker.report.trace import first_paragraph
-from checker.result import Check
+from checker.result import NOT_APPLICABLE, Check
 from checker.verify import Report
 
 EXIT_MEANING = {0: "everything as expected", 1: "a property failed or an expected bug was not found",
@@ -69,6 +69,8 @@ def check_line(c: Check) -> str:
             f"; abstraction: {c.extra['abstraction']}" if c.extra.get("abstraction") else "") + ")"
     elif c.reason in STOPPED:
         stats = "not decided"
+    elif c.verdict == NOT_APPLICABLE:  # an SC-only claim at a weak-memory point: not checked, on purpose
+        stats = "not checked"
     elif c.extra.get("unreached"):
         stats = c.extra["unreached"]
     elif c.backend == "explore":
@@ -326,7 +328,9 @@ def summary_line(report: Report, style: Style = PLAIN) -> str:
     explored = any(c.backend in ("explore", "simulate") for c in report.checks)
     line = (f"{len(report.checks)} checks in {runs} runs{f' ({states:,} states)' if explored else ''}: "
             f"{k['holds']} holds, {k['violated']} violated, "
-            f"{k['inconclusive']} inconclusive; {k['failed']} not as expected; "
+            f"{k['inconclusive']} inconclusive"
+            + (f", {k[NOT_APPLICABLE]} not applicable" if k.get(NOT_APPLICABLE) else "")
+            + f"; {k['failed']} not as expected; "
             f"{len(report.errors)} errors; "
             + (f"{report.deselected} deselected by -k; " if report.deselected else "")
             + f"{report.seconds:.1f}s; exit {report.exit_code} "
