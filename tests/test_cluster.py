@@ -48,7 +48,13 @@ def _summary(r):
             {n: (o.verdict, o.reason, o.trace, o.initial_state) for n, o in r.outcomes.items()})
 
 
-@pytest.mark.parametrize("spec", SPECS)
+#: Ray against one process at a few specs in the default tier (tasks, locks, hotplug, the eager counter); every
+#: built-in spec in the slow tier (pytest -m differential, which .ci/run runs): a second each is minutes in all.
+RAY_DEFAULT = ("check_mm_refcount", "percpu_eager", "percpu_hotplug", "percpu_eager_tasks")
+
+
+@pytest.mark.parametrize("spec", [s if s in RAY_DEFAULT else pytest.param(s, marks=pytest.mark.differential)
+                                  for s in SPECS])
 def test_two_ray_workers_give_the_single_process_result(ray_pool, spec):
     one = explore(_model(spec), max_states=MAX_STATES + 1)
     if not one.complete:

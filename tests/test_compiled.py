@@ -67,8 +67,14 @@ def same_exploration(cls, params, symmetry, max_states=None):
     return a
 
 
+#: The specs whose first point takes 9-19 s to compare interpreted: compared in the slow tier (.ci/run runs it).
+SLOW_FIRST_POINT = ("stack_stranded_dead_cpu", "percpu_counter_tree_deep", "stack_drain_online_cpu",
+                    "stack_teardown_keeps_pointer")
+
+
 @pytest.mark.parametrize("symmetry", [True, False], ids=["symmetry", "no-symmetry"])
-@pytest.mark.parametrize("name", sorted(SPECS))
+@pytest.mark.parametrize("name", [n if n not in SLOW_FIRST_POINT else pytest.param(n, marks=pytest.mark.differential)
+                                  for n in sorted(SPECS)])
 def test_engines_agree_at_the_first_point(name, symmetry):
     cls = SPECS[name]
     points = explorable(cls)

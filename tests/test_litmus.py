@@ -346,8 +346,9 @@ def test_traces_show_the_buffered_stores_of_a_tso_witness():
     assert lines[2].split()[:3] == ["1", "cpu0", "p0_17_WRITE_ONCE"]
     assert "sb_n[0]: 0 -> 1" in lines[2] and "sb_loc0[0]: - -> x" in lines[2] and "sb_val0[0]: 0 -> 1" in lines[2]
     assert "tso_memory[0]: 0 -> 1" in lines[6]
-    assert [ln.split()[2] for ln in lines[2:8]] == ["p0_17_WRITE_ONCE", "p0_18_READ_ONCE", "p1_25_WRITE_ONCE",
-                                                    "p1_26_READ_ONCE", "flush", "flush"]
+    # each step's call after its actor (cpu1 runs thread p1's role: `cpu1 (p1)`)
+    calls = [re.match(r"\s*\d+\s+cpu\d+(?: \(\w+\))?\s+(\S+)", ln).group(1) for ln in lines[2:8]]
+    assert calls == ["p0_17_WRITE_ONCE", "p0_18_READ_ONCE", "p1_25_WRITE_ONCE", "p1_26_READ_ONCE", "flush", "flush"]
 
 
 def test_a_limit_is_inconclusive_never_a_verdict():
