@@ -284,7 +284,8 @@ def check_sets_apply(classes: list[type], sets: dict[str, Any]) -> None:
 
 MODES = ("explore", "prove", "all")
 #: The mode an engine run belongs to, as the report's spec lines group them.
-TASK_MODE = {"explore": "explore", "coverage": "explore", "simulate": "simulate", "prove": "prove", "bmc": "bmc"}
+TASK_MODE = {"explore": "explore", "coverage": "explore", "simulate": "simulate", "prove": "prove", "pdr": "prove",
+             "bmc": "bmc"}
 
 #: Seconds per Z3 query unless --smt-timeout says otherwise: every query has one.
 DEFAULT_SMT_TIMEOUT = 60.0
