@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Issue 29, faithful to the kernel (round three): the verdicts its items changed, pinned with their traces' shapes.
+"""Specs held to the kernel code and to what its callers rely on: the 2019 stack release paths, limited_add's unknown
+at entry, percpu_counter_set's promise, RFC v2's plain publish, SC-only claims and their weak-memory counterparts,
+the counter tree and rss_split under weak memory; each verdict pinned with its trace's shape.
 
 The check_mm / exit_mm barrier items are pinned in tests/test_weak_seeds.py beside the other ordering seeds.
 """
