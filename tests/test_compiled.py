@@ -115,7 +115,12 @@ LKMM_SPECS = sorted(n for n, c in SPECS.items() if lkmm_points(c))
 STACK_VARIANTS = {n for n in LKMM_SPECS if n.startswith("stack_") and n not in ("stack_cache", "stack_drain_online_cpu")}
 
 
-@pytest.mark.parametrize("name", [n for n in LKMM_SPECS if n not in STACK_VARIANTS])
+#: The counter tree's deep sweep (8 CPUs, three levels) under lkmm: 1,000 states took 378 s on the interpreted
+#: side, so its engines are compared under lkmm on the shallow percpu_counter_tree and its bug spec only.
+TOO_SLOW_INTERPRETED_LKMM = {"percpu_counter_tree_deep"}
+
+
+@pytest.mark.parametrize("name", [n for n in LKMM_SPECS if n not in STACK_VARIANTS | TOO_SLOW_INTERPRETED_LKMM])
 def test_engines_agree_under_lkmm_at_the_first_point(name):
     """lkmm's steps are expressions over flat ghosts: the compiled engine runs them, state for state (a spec
     with tasks runs on the interpreter, saying so). The first 1,000 states of the first point (the interpreted
@@ -126,7 +131,7 @@ def test_engines_agree_under_lkmm_at_the_first_point(name):
 
 
 @pytest.mark.differential
-@pytest.mark.parametrize("name", LKMM_SPECS)
+@pytest.mark.parametrize("name", [n for n in LKMM_SPECS if n not in TOO_SLOW_INTERPRETED_LKMM])
 def test_engines_agree_under_lkmm_at_every_point(name):
     """Each point's first 5,000 states (percpu_eager's largest lkmm points have millions, and its 64 points at
     the interpreter's 3-5 K states/s would take an hour; both engines stop at the same state of the same
