@@ -213,10 +213,11 @@ def test_bounds_table_contents_and_the_command_that_prints_it(monkeypatch, capsy
     assert t.ok
     cells = {(r["N"], r["T"]): {k: r[k].value for k in t.columns} for r in t.rows}
     assert cells[(4, 1)] == {"split rss": 66, "eager percpu": 124, "L-K lazy": 0, "L-Z atomic": 0,
-                             "L-Z percpu": 124, "counter tree": 188}
+                             "L-Z percpu": 124, "counter tree": 188, "vmstat zone": 216}
     assert cells[(256, 16)]["split rss"] == 16 * 66 and cells[(256, 16)]["eager percpu"] == 130816
     # the counter tree: 256*31 + 32 items * 224 + 4 items * 1792 (settled; the header's under is 24576)
     assert cells[(256, 16)]["counter tree"] == 22272
+    assert cells[(256, 16)]["vmstat zone"] == 256 * 125  # the kernel's normal threshold at 256 CPUs, 16 GiB zone
     kinds = {(c.spec, c.property, c.backend) for c in t.checks()}
     assert ("rss_split", "read_bound", "z3") in kinds and ("percpu_eager", "read_bound", "z3") in kinds
     assert ("percpu_eager", "read_bound_minus_one", "z3") in kinds  # the witness makes the bound exact
