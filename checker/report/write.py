@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from collections.abc import Iterable
 
+from checker import persist
 from checker.errors import UsageError
 
 
@@ -81,30 +81,8 @@ def write_atomic(path: str, payload: str | bytes) -> None:
             f.write(data)
             f.flush()
         return
-    real = os.path.realpath(path)
-    folder = os.path.dirname(real) or "."
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(real) + ".", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, real)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:  # the rename itself survives a crash once the directory is synced
-        dfd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
+    # persist's atomic write (temporary name, fsync, rename, directory synced), with a report's usual mode
+    persist.write_atomic(os.path.realpath(path), data, mode=0o666 & ~_umask())
 
 
 def _umask() -> int:
