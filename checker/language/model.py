@@ -18,6 +18,7 @@ import re
 from typing import Any, ClassVar, Iterator
 
 from checker.errors import SpecError, UsageError, source_of
+from checker.language.process import expand
 from checker.kernel.config import Api
 from checker.kernel.memory import Heap
 from checker.language.declare import Abstraction, ActionInfo, Param, PropertyInfo, Role, Task, Var
@@ -174,6 +175,7 @@ class Spec(metaclass=SpecMeta):
 
         # A bug spec's overrides report whether they ran while it was explored (checker.overrides).
         cls.__countercheck_overrides__ = instrument(cls, Spec) if expect_violated and not abstract else ()
+        expand(cls)  # process functions become variables and actions on the class (checker.language.process)
         cls.__countercheck_info__ = _collect(cls, tuple(expect_violated), tuple(expect_holds))
 
     def __init__(self, **params: int):

@@ -47,6 +47,7 @@ from typing import Any, Callable
 from checker.errors import SpecError
 from checker.expr import AllOf, And, If, Not, Or
 from checker.litmus import parse as P
+from checker.language.primitives import FENCES, LOADS, RMWS, STORES, RmwOp  # noqa: F401 (RmwOp: re-exported)
 from checker.ordering.annotations import Fence, Load, Rmw, Store
 from checker.ordering.install import settled
 from checker.language.declare import Ghost, Lock, Role, Shared, action, sometimes, terminal, when
@@ -58,16 +59,6 @@ class Unsupported(SpecError):
     """A construct the parser reads but no model here can run: the test's outcome is "not modelled"."""
 
 
-#: Loads: name -> (argument form, order). "lvalue": READ_ONCE(*x); "pointer": smp_load_acquire(x).
-LOADS = {"READ_ONCE": ("lvalue", "once"), "rcu_dereference": ("lvalue", "once"),
-         "smp_load_acquire": ("pointer", "acquire"), "atomic_read": ("pointer", "once"),
-         "atomic_read_acquire": ("pointer", "acquire")}
-STORES = {"WRITE_ONCE": ("lvalue", "once"), "rcu_assign_pointer": ("lvalue", "release"),
-          "smp_store_release": ("pointer", "release"), "atomic_set": ("pointer", "once"),
-          "atomic_set_release": ("pointer", "release")}
-FENCES = {"smp_mb": "mb", "smp_rmb": "rmb", "smp_wmb": "wmb", "smp_mb__before_atomic": "before_atomic",
-          "smp_mb__after_atomic": "after_atomic", "smp_mb__after_spinlock": "after_spinlock",
-          "smp_mb__after_unlock_lock": "after_unlock_lock"}
 #: Steps that order nothing for other CPUs in the tests read here (no grace period, no compiler to fool).
 NOOPS = {"rcu_read_lock": "an RCU read-side critical section begins: without a grace period in the test "
                           "it orders nothing",
@@ -80,47 +71,6 @@ UNSUPPORTED = {n: "RCU grace periods: no memory model here (sc, tso, lkmm) expre
                          "srcu_dereference", "srcu_down_read", "srcu_up_read")}
 LOCKS = ("spin_lock", "spin_unlock", "spin_trylock", "spin_is_locked")
 
-#: The _relaxed/_acquire/_release forms of a value-returning atomic and their Rmw orders.
-_SUFFIXES = {"": "mb", "_relaxed": "relaxed", "_acquire": "acquire", "_release": "release"}
-
-
-@dataclass(frozen=True)
-class RmwOp:
-    """An atomic read-modify-write: its arguments (names, in C's order), the new value, what it returns."""
-    args: tuple[str, ...]  # of "v" (the pointer), "i", "old", "new"
-    new: Callable[..., Any]  # (old value, args dict) -> the value stored
-    returns: str | None  # "new", "old", "test" (new == 0), "negative" (new < 0), "unless" (it added), None
-    order: str
-
-
-def _rmw_table() -> dict[str, RmwOp]:
-    t: dict[str, RmwOp] = {}
-    for op, f in (("inc", lambda o, a: o + 1), ("dec", lambda o, a: o - 1)):
-        t[f"atomic_{op}"] = RmwOp(("v",), f, None, "unordered")
-        t[f"atomic_{op}_and_test"] = RmwOp(("v",), f, "test", "mb")
-        for sfx, order in _SUFFIXES.items():
-            t[f"atomic_{op}_return{sfx}"] = RmwOp(("v",), f, "new", order)
-            t[f"atomic_fetch_{op}{sfx}"] = RmwOp(("v",), f, "old", order)
-    for op, f in (("add", lambda o, a: o + a["i"]), ("sub", lambda o, a: o - a["i"])):
-        t[f"atomic_{op}"] = RmwOp(("i", "v"), f, None, "unordered")
-        for sfx, order in _SUFFIXES.items():
-            t[f"atomic_{op}_return{sfx}"] = RmwOp(("i", "v"), f, "new", order)
-            t[f"atomic_fetch_{op}{sfx}"] = RmwOp(("i", "v"), f, "old", order)
-    # atomic_add_unless(v, a, u): adds a unless v == u; returns whether it added (a failure changes nothing:
-    # the models take it as an unordered load)
-    t["atomic_add_unless"] = RmwOp(("v", "i", "u"), lambda o, a: If(o != a["u"], o + a["i"], o), "unless", "mb")
-    t["atomic_sub_and_test"] = RmwOp(("i", "v"), lambda o, a: o - a["i"], "test", "mb")
-    t["atomic_add_negative"] = RmwOp(("i", "v"), lambda o, a: o + a["i"], "negative", "mb")
-    for sfx, order in _SUFFIXES.items():
-        t[f"atomic_xchg{sfx}"] = RmwOp(("v", "new"), lambda o, a: a["new"], "old", order)
-        t[f"xchg{sfx}"] = RmwOp(("v", "new"), lambda o, a: a["new"], "old", order)
-        cas = RmwOp(("v", "old", "new"), lambda o, a: If(o == a["old"], a["new"], o), "old", order)
-        t[f"atomic_cmpxchg{sfx}"] = cas
-        t[f"cmpxchg{sfx}"] = cas
-    return t
-
-
-RMWS = _rmw_table()
 #: Every call this lowering knows, for "unknown call" errors.
 KNOWN = sorted(set(LOADS) | set(STORES) | set(FENCES) | set(NOOPS) | set(LOCKS) | set(RMWS))
 

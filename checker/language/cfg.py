@@ -1,0 +1,288 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""The control-flow graph of a process function, read from its ``ast``, with the refusals of the subset.
+
+A process function (``checker.language.process``) is Python restricted to what lowers to guarded steps:
+assignments, ``if``/``else``, ``while`` (its body must take a step on every way round), ``break``,
+``continue``, ``return`` (no value), ``with k.atomic():`` and calls of kernel primitives ``k.<name>(...)``
+(``checker.language.primitives``). Everything else is refused here, with the line and what to write instead:
+``for`` (write ``while`` with a step, or ``other = k.any_cpu(s.seen)`` for ``for_each_cpu``), ``try``,
+nested functions, a helper that is handed ``k`` (its steps would be hidden), recursion, ``return value``.
+
+The graph's nodes: ``local`` (a statement without a primitive), ``prim`` (a statement calling one
+primitive), ``branch`` (an ``if`` or a ``while`` head: its test and both successors), ``atomic_in`` and
+``atomic_out`` (the edges of a ``with k.atomic():`` block) and ``exit``. Liveness of the function's locals
+is computed on it (``live``): a local live where a step ends is kept in a register, a dead one is reset.
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+from dataclasses import dataclass, field
+
+from checker.errors import SpecError
+from checker.language.primitives import PRIMITIVES
+
+#: Calls on ``k`` that are not steps: assume(cond) (a guard), any_cpu(s.var) (a chosen CPU).
+LOCAL_CALLS = ("assume", "any_cpu")
+#: Calls on ``k`` that are steps besides the table's: data_race(s.x) or data_race(k.per_cpu(...)).
+STEP_CALLS = ("data_race",)
+
+
+@dataclass
+class Node:
+    """One node of the graph."""
+
+    kind: str  # local, prim, branch, atomic_in, atomic_out, exit
+    line: int
+    stmt: ast.AST | None = None  # the statement (local, prim) or the test (branch)
+    next: int | None = None
+    other: int | None = None  # branch: where a false test goes
+    loop: bool = False  # branch: the head of a while loop
+    prim: str | None = None  # prim: the primitive's name
+    uses: frozenset[str] = frozenset()
+    defs: frozenset[str] = frozenset()
+
+
+@dataclass
+class Graph:
+    """A process function's graph: its nodes, entry, locals and their liveness."""
+
+    name: str
+    file: str | None
+    def_line: int
+    params: tuple[str, ...]  # k, s, the CPU, then the arguments
+    nodes: list[Node] = field(default_factory=list)
+    entry: int = 0
+    locals: tuple[str, ...] = ()
+    live: dict[int, frozenset[str]] = field(default_factory=dict)  # live on entry to each node
+
+    @property
+    def k(self) -> str:
+        return self.params[0]
+
+    @property
+    def s(self) -> str:
+        return self.params[1]
+
+    @property
+    def cpu(self) -> str:
+        return self.params[2]
+
+    @property
+    def args(self) -> tuple[str, ...]:
+        return self.params[3:]
+
+
+class _Builder:
+    def __init__(self, fn: ast.FunctionDef, file: str | None, name: str, others: frozenset[str]):
+        self.fn = fn
+        self.file = file
+        self.name = name
+        self.others = others  # the names of process functions: calling one is refused
+        params = [a.arg for a in fn.args.args]
+        if len(params) < 3 or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
+            raise self.err(fn, f"a process function takes (k, s, cpu, *arguments): k the kernel primitives, s the "
+                               f"state, cpu the CPU (or task) running it, then its arguments; it takes {params}",
+                           "def percpu_counter_add_batch(k, s, t, amount):")
+        self.g = Graph(name, file, fn.lineno, tuple(params))
+
+    # -- errors ---------------------------------------------------------------------------------------------
+    def err(self, node: ast.AST, what: str, instead: str = "") -> SpecError:
+        msg = f"process function {self.name}: {what}"
+        if instead:
+            msg += f"; write instead: {instead}"
+        return SpecError(msg, file=self.file, line=getattr(node, "lineno", None))
+
+    def add(self, node: Node) -> int:
+        self.g.nodes.append(node)
+        return len(self.g.nodes) - 1
+
+    # -- statements -------------------------------------------------------------------------------------------
+    def seq(self, stmts: list[ast.stmt], nxt: int, brk: int | None, cont: int | None, atomic: int) -> int:
+        for st in reversed(stmts):
+            nxt = self.one(st, nxt, brk, cont, atomic)
+        return nxt
+
+    def one(self, st: ast.stmt, nxt: int, brk: int | None, cont: int | None, atomic: int) -> int:
+        if isinstance(st, ast.If):
+            then = self.seq(st.body, nxt, brk, cont, atomic)
+            other = self.seq(st.orelse, nxt, brk, cont, atomic)
+            self.check_expr(st.test)
+            return self.add(Node("branch", st.lineno, st.test, then, other, uses=self.names(st.test)))
+        if isinstance(st, ast.While):
+            if st.orelse:
+                raise self.err(st, "while ... else is not lowered", "a flag, or the code after the loop")
+            if atomic:
+                raise self.err(st, "a loop inside `with k.atomic():` would be one step of unbounded length",
+                               "the loop outside the atomic block, its body's steps inside one")
+            self.check_expr(st.test)
+            head = self.add(Node("branch", st.lineno, st.test, None, nxt, loop=True, uses=self.names(st.test)))
+            self.g.nodes[head].next = self.seq(st.body, head, nxt, head, atomic)
+            return head
+        if isinstance(st, ast.With):
+            if not (len(st.items) == 1 and self.is_k_call(st.items[0].context_expr, "atomic")
+                    and st.items[0].optional_vars is None):
+                raise self.err(st, "the only `with` a process function takes is `with k.atomic():`",
+                               f"with {self.g.k}.atomic():")
+            out = self.add(Node("atomic_out", st.lineno, next=nxt))
+            body = self.seq(st.body, out, None, None, atomic + 1)
+            return self.add(Node("atomic_in", st.lineno, next=body))
+        if isinstance(st, ast.Return):
+            if st.value is not None:
+                raise self.err(st, "a process function returns no value (the caller's copy is not modelled)",
+                               "a ghost variable holding what would be returned, then `return`")
+            return self.add(Node("exit", st.lineno))
+        if isinstance(st, (ast.Break, ast.Continue)):
+            target = brk if isinstance(st, ast.Break) else cont
+            if target is None:
+                raise self.err(st, f"`{'break' if isinstance(st, ast.Break) else 'continue'}` inside "
+                                   f"`with k.atomic():` would leave the step in its middle",
+                               "end the atomic block first")
+            return target
+        if isinstance(st, ast.Pass):
+            return nxt
+        if isinstance(st, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant) and isinstance(st.value.value, str):
+                return nxt  # a docstring
+            if isinstance(st, ast.AnnAssign) and st.value is None:
+                return nxt  # a declaration: `count: int`
+            return self.statement(st, nxt, atomic)
+        if isinstance(st, (ast.For, ast.AsyncFor)):
+            raise self.err(st, "a `for` loop is not lowered (a loop over state has no fixed length, and each "
+                               "iteration must be a step)",
+                           f"`while cond:` with a step in its body; for for_each_cpu: "
+                           f"`while ...: other = {self.g.k}.any_cpu(s.visited)`")
+        what = type(st).__name__.lower()
+        raise self.err(st, f"`{what}` is not part of the process-function subset (assignments, if, while, break, "
+                           f"continue, return, with {self.g.k}.atomic(), {self.g.k}.<primitive>(...))",
+                       "a helper function without steps, called from an expression")
+
+    def statement(self, st: ast.stmt, nxt: int, atomic: int) -> int:
+        calls = [c for c in ast.walk(st) if isinstance(c, ast.Call)]
+        prims = []
+        for c in calls:
+            self.check_call(c)
+            name = self.k_name(c)
+            if name is not None and name not in LOCAL_CALLS and not (
+                    name == "data_race" and c.args and self.k_name(c.args[0]) is not None):
+                prims.append((name, c))
+        for n in ast.walk(st):  # `k` used other than to call a primitive
+            if isinstance(n, ast.Name) and n.id == self.g.k and not any(
+                    isinstance(c.func, ast.Attribute) and c.func.value is n for c in calls):
+                raise self.err(n, f"`{self.g.k}` is passed or stored: a helper that takes steps would hide them",
+                               "the helper's steps written here, or a helper without steps (a plain function of "
+                               "values)")
+        targets = st.targets if isinstance(st, ast.Assign) else [st.target] if isinstance(
+            st, (ast.AugAssign, ast.AnnAssign)) else []
+        defs = frozenset(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)
+                         and isinstance(n.ctx, ast.Store))
+        uses = self.names(st) - (defs if not isinstance(st, ast.AugAssign) else frozenset())
+        if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
+            uses |= {st.target.id}
+        for t in targets:
+            for n in ast.walk(t):
+                if isinstance(n, (ast.Starred, ast.List)):
+                    raise self.err(t, "only names, tuples of names and s.<variable>[...] are assigned",
+                                   "ok, count = ...")
+        if len(prims) > 1 and not atomic:
+            raise self.err(st, f"one statement calls {len(prims)} primitives ({', '.join(p for p, _ in prims)}); "
+                               f"each is a step of its own", f"one call per statement, or `with {self.g.k}.atomic():`"
+                                                             f" around them if the kernel makes them one step")
+        if prims:
+            return self.add(Node("prim", st.lineno, st, nxt, prim=prims[0][0], uses=uses, defs=defs))
+        return self.add(Node("local", st.lineno, st, nxt, uses=uses, defs=defs))
+
+    # -- expressions ------------------------------------------------------------------------------------------
+    def k_name(self, c: ast.AST) -> str | None:
+        if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name) \
+                and c.func.value.id == self.g.k:
+            return c.func.attr
+        return None
+
+    def is_k_call(self, c: ast.AST, name: str) -> bool:
+        return self.k_name(c) == name
+
+    def check_call(self, c: ast.Call) -> None:
+        name = self.k_name(c)
+        if name is None:
+            if isinstance(c.func, ast.Name) and (c.func.id == self.name or c.func.id in self.others):
+                raise self.err(c, f"{c.func.id}() is a process function: a call of one (or recursion) is not "
+                                  f"inlined", "its steps written out here")
+            return
+        if name == "atomic":
+            raise self.err(c, f"{self.g.k}.atomic() is a block", f"with {self.g.k}.atomic():")
+        if name not in PRIMITIVES and name not in LOCAL_CALLS and name not in STEP_CALLS:
+            close = difflib.get_close_matches(name, list(PRIMITIVES) + list(LOCAL_CALLS) + list(STEP_CALLS), 3)
+            raise self.err(c, f"{self.g.k}.{name}() is not a kernel primitive of the table "
+                              f"(checker/language/primitives.py)",
+                           ", ".join(f"{self.g.k}.{n}(...)" for n in close) if close else
+                           "a primitive of the table, or a plain helper of values")
+        if c.keywords:
+            raise self.err(c, f"{self.g.k}.{name}() takes its arguments by position, in C's order")
+        if name in ("any_cpu", "data_race") or (name in PRIMITIVES and PRIMITIVES[name].args[:1] == ("var",)):
+            first = c.args[0] if c.args else None
+            inner = name == "data_race" and first is not None and self.k_name(first) is not None
+            if not inner and not self.state_var(first):
+                raise self.err(c, f"the first argument of {self.g.k}.{name}() is the memory it works on, a spec "
+                                  f"variable", f"{self.g.k}.{name}({self.g.s}.local, ...)")
+        want = PRIMITIVES[name].args if name in PRIMITIVES else ("var",) if name in ("any_cpu", "data_race") \
+            else ("cond",)
+        if len(c.args) != len(want):
+            raise self.err(c, f"{self.g.k}.{name}() takes {len(want)} argument(s) ({', '.join(want) or 'none'}), "
+                              f"given {len(c.args)}")
+
+    def state_var(self, e: ast.AST | None) -> bool:
+        return isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == self.g.s
+
+    def check_expr(self, e: ast.AST) -> None:
+        for c in ast.walk(e):
+            if isinstance(c, ast.Call):
+                self.check_call(c)
+                if self.k_name(c) not in (None,):
+                    raise self.err(c, "a primitive in an `if`/`while` test: the test is not a step",
+                                   f"x = {self.g.k}.{self.k_name(c)}(...) before it, then `if x ...`")
+
+    def names(self, node: ast.AST) -> frozenset[str]:
+        return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+
+    # -- the whole function -----------------------------------------------------------------------------------
+    def build(self) -> Graph:
+        g = self.g
+        end = self.add(Node("exit", getattr(self.fn, "end_lineno", self.fn.lineno) or self.fn.lineno))
+        g.entry = self.seq(self.fn.body, end, None, None, 0)
+        assigned = {n for node in g.nodes for n in node.defs}
+        for n in ast.walk(self.fn):
+            if isinstance(n, (ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
+                continue
+            if isinstance(n, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await)):
+                raise self.err(n, f"`{type(n).__name__.lower()}` is not part of the process-function subset")
+        for a in (g.k, g.s, g.cpu):
+            if a in assigned:
+                raise self.err(self.fn, f"{a} is assigned: it is the {('primitives', 'state', 'CPU')[g.params.index(a)]}")
+        g.locals = tuple(dict.fromkeys([*g.args, *sorted(assigned)]))
+        self.liveness()
+        return g
+
+    def liveness(self) -> None:
+        g = self.g
+        local = set(g.locals)
+        live = {i: frozenset() for i in range(len(g.nodes))}
+        changed = True
+        while changed:
+            changed = False
+            for i in reversed(range(len(g.nodes))):
+                n = g.nodes[i]
+                out = frozenset()
+                for succ in (n.next, n.other):
+                    if succ is not None:
+                        out |= live[succ]
+                new = frozenset(((out - n.defs) | n.uses) & local)
+                if new != live[i]:
+                    live[i] = new
+                    changed = True
+        g.live = live
+
+
+def build(fn: ast.FunctionDef, file: str | None, name: str, others: frozenset[str] = frozenset()) -> Graph:
+    """The graph of the process function ``fn`` (its ``def``), or a SpecError naming what it cannot take."""
+    return _Builder(fn, file, name, others).build()

@@ -1,0 +1,867 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Process functions: a kernel function written as restricted Python, lowered to ordinary actions.
+
+    @process(role="adders", calls="ops_left", args={"amount": (-1, 1)})
+    def percpu_counter_add_batch(k, s, t, amount):
+        count = k.this_cpu_read(s.local)
+        while True:
+            ...
+
+A call ``k.<primitive>(...)`` (``checker.language.primitives``) is one atomic step, and so is a
+``with k.atomic():`` block. At class creation the function's ``ast`` is read (``checker.language.cfg``) and
+lowered, as PlusCal's translator does, to one ``@action`` per way through one step:
+
+- Control points are the entry, each loop head reached after a step, and the point before each step reached
+  after a step. Local code (assignments, tests, ghost updates, ``k.assume``) joins the step it lies next to:
+  the code before a step runs in it, and so does the code after the last step up to the next control point.
+- A test of an ``if`` or ``while`` is never run as Python control flow on a state value: each way through a
+  step is its own action, and the test (or its negation) is part of that action's guard. ``and``/``or``/``not``
+  and ``x if c else y`` are rewritten to ``And``/``Or``/``Not``/``If``.
+- The program counter is a generated per-CPU variable ``<role>_pc`` (an ``Enum``: ``idle``, ``done`` and the
+  control points, ``<function>_L<line>``, lines counted from the ``def``); a local that is live at a control
+  point is a generated register ``<role>_<name>``, reset to 0 wherever it is dead.
+- Each action carries the memory-ordering annotations of its primitives, in program order, and of the plain
+  accesses (``s.count += ...``) to variables some primitive treats as memory; its fairness is strong if it
+  waits for a lock, weak if it starts inside a lock or an interrupts-off section, none otherwise.
+
+An ``irq=True`` process is an interrupt handler: it runs between any two steps of its CPU's task (where
+interrupts are on) and must be one step. ``calls="budget"`` makes every call decrement the per-CPU variable
+``budget`` and return to ``idle``; without it the function runs once and ends in ``done``.
+``at(s, t, "function", where)`` is true where CPU ``t`` is at a control point of the function.
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import inspect
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from checker.errors import SpecError
+from checker.expr import And, If, Not, Or, Select
+from checker.language import cfg as C
+from checker.language.declare import DISABLED, Fill, PerCpu, Role, Step, Task, Var, Ghost, Lock
+from checker.language.primitives import PRIMITIVES, StepAccess
+from checker.types import NOBODY, Enum, Int
+
+
+@dataclass(frozen=True)
+class ProcessInfo:
+    """What ``@process`` records about a function."""
+
+    fn: Callable[..., Any]
+    role: str
+    calls: str | None
+    args: tuple[tuple[str, Any], ...]
+    applies: Callable[[Any], bool] | None
+    irq: bool
+    runs: Callable[..., Any] | None
+
+
+def process(fn: Callable | None = None, *, role: str, calls: str | None = None, args: dict[str, Any] | None = None,
+            applies: Callable[[Any], bool] | None = None, irq: bool = False,
+            runs: Callable[..., Any] | None = None) -> Any:
+    """Mark ``fn(k, s, cpu, *args)`` as a kernel function run by each CPU of ``role``, lowered to actions.
+
+    ``calls`` names a per-CPU budget: each call takes one and returns to ``idle``; without it the function
+    runs once. ``args`` maps each argument to the values to try (as ``@action``'s ``choose``). ``applies``
+    keeps the function where it is true of the parameters (a variant). ``irq=True``: an interrupt handler of
+    the role's CPUs, one step. ``runs(s, cpu)``: a condition every step taken with interrupts on needs
+    (that no other task holds this CPU with interrupts off)."""
+    def deco(f: Callable) -> Callable:
+        f.__countercheck_process__ = ProcessInfo(f, role, calls, tuple((args or {}).items()), applies, irq, runs)
+        return f
+
+    return deco(fn) if fn is not None else deco
+
+
+# ---- the step context at run time -----------------------------------------------------------------------------
+
+class _Disabled(Exception):
+    """A guard of the step is false on concrete values: the rest of it need not run."""
+
+
+class StepContext:
+    """One firing of a generated action: reads see the step's own writes; writes and guards are collected."""
+
+    __slots__ = ("state", "me", "this_cpu", "guards", "whole", "slots", "low")
+
+    def __init__(self, state: Any, me: Any, low: "_Lowered"):
+        self.state = state
+        self.me = me
+        self.low = low
+        self.this_cpu = me if low.info.irq or low.role_cpu is None else low.role_cpu(state, me)
+        self.guards: list[Any] = []
+        self.whole: dict[str, Any] = {}
+        self.slots: dict[str, list[list[Any]]] = {}
+
+    nobody = NOBODY
+
+    # -- reads and writes -----------------------------------------------------------------------------------
+    def get(self, name: str) -> Any:
+        if name in self.whole:
+            return self.whole[name]
+        base = getattr(self.state, name)
+        if name in self.slots:
+            if not isinstance(base, tuple):
+                raise SpecError(f"{self.low.name}: {name} is read whole after a write to one of its slots in the "
+                                f"same step; read the slot ({name}[cpu]) instead")
+            return tuple(self.get_slot(name, i) for i in range(len(base)))
+        return base
+
+    def get_slot(self, name: str, i: Any) -> Any:
+        w = self.whole.get(name)
+        if w is not None:
+            base = w.value if isinstance(w, Fill) else Select(w, i)
+        else:
+            seq = getattr(self.state, name)
+            base = seq[i] if i.__class__ is int and isinstance(seq, tuple) and 0 <= i < len(seq) else Select(seq, i)
+        for k, v in self.slots.get(name, ()):
+            if k is i or (k.__class__ is int and i.__class__ is int):
+                if k == i:
+                    base = v
+            else:
+                base = If(i == k, v, base)
+        return base
+
+    def set(self, name: str, value: Any) -> None:
+        self.slots.pop(name, None)
+        self.whole[name] = value
+
+    def set_slot(self, name: str, i: Any, value: Any) -> None:
+        if name in self.whole:
+            raise SpecError(f"{self.low.name}: a slot of {name} is written after the whole of it in one step")
+        entries = self.slots.setdefault(name, [])
+        for e in entries:
+            if e[0] is i or (e[0].__class__ is int and i.__class__ is int and e[0] == i):
+                e[1] = value
+                return
+        entries.append([i, value])
+
+    def read(self, var: str, slot: Any) -> Any:
+        return self.get(var) if slot is None else self.get_slot(var, slot)
+
+    def write(self, var: str, slot: Any, value: Any) -> None:
+        if slot is None:
+            self.set(var, value)
+        else:
+            self.set_slot(var, slot, value)
+
+    def guard(self, cond: Any) -> None:
+        if cond is False or (cond.__class__ is int and not cond):
+            raise _Disabled
+        if cond is not True:
+            self.guards.append(cond)
+
+    # -- context ----------------------------------------------------------------------------------------------
+    def irq_save(self) -> Any:
+        v = self.low.irqs_var
+        if v is None:
+            return 0
+        old = self.get_slot(v, self.this_cpu)
+        self.set_slot(v, self.this_cpu, 1)
+        return old
+
+    def irq_restore(self, flags: Any) -> None:
+        v = self.low.irqs_var
+        if v is not None:
+            self.set_slot(v, self.this_cpu, flags)
+
+    def preempt(self, d: int) -> None:
+        v = self.low.preempt_var
+        if v is not None:
+            self.set_slot(v, self.me, self.get_slot(v, self.me) + d)
+
+    # -- what process code calls -------------------------------------------------------------------------------
+    def call(self, name: str, var: str | None, *args: Any) -> Any:
+        effect = PRIMITIVES[name].effect
+        return effect(self, var, *args) if var is not None else effect(self, *args)
+
+    def data_race(self, var: str) -> Any:
+        return self.get(var)
+
+    def any_cpu(self, var: str, choice: Any) -> Any:
+        self.guard(self.get_slot(var, choice) == 0)
+        self.set_slot(var, choice, 1)
+        return choice
+
+    def reg(self, name: str) -> Any:
+        return self.get_slot(name, self.me)
+
+    def finish(self, regs: dict[str, Any], pc: Any) -> Step:
+        for name, value in regs.items():
+            self.set_slot(name, self.me, value)
+        if pc is not None:
+            self.set_slot(self.low.pc_var, self.me, pc)
+        updates: dict[str, Any] = dict(self.whole)
+        for name, entries in self.slots.items():
+            updates[name] = {k: v for k, v in entries}
+        g = self.guards
+        return Step(g[0] if len(g) == 1 else And(*g) if g else True, updates)
+
+
+# ---- lowering --------------------------------------------------------------------------------------------------
+
+@dataclass
+class Point:
+    """A control point: where a CPU can be between two steps of the function."""
+
+    node: int | None  # None: idle or done (outside the function)
+    label: str
+    line: int  # counted from the def (1)
+    prim: str | None
+    irqs: int | None = 0  # interrupts-off depth, None where the ways in disagree
+    locks: frozenset[str] | None = frozenset()
+
+
+@dataclass
+class _Path:
+    items: list[tuple[str, Any]]  # ("node", id) or ("test", (id, truth))
+    dest: int | None  # a node id, or None for the exit
+    first_step: int | None = None
+    choices: list[str] = field(default_factory=list)
+
+
+class _Lowered:
+    """One process function's lowering state, shared by its actions."""
+
+    def __init__(self, cls: type, name: str, info: ProcessInfo, g: C.Graph, decls: dict[str, Any],
+                 roles: dict[str, Role]):
+        self.cls, self.name, self.info, self.g, self.decls = cls, name, info, g, decls
+        role = roles.get(info.role)
+        if role is None:
+            raise SpecError(f"{cls.__name__}.{name}: @process(role={info.role!r}) names no role of the spec "
+                            f"(its roles: {', '.join(roles) or 'none'})", file=g.file, line=g.def_line)
+        if isinstance(role, Task):
+            raise SpecError(f"{cls.__name__}.{name}: process functions run on CPU roles (Role) for now, not on "
+                            f"tasks (Task)", file=g.file, line=g.def_line)
+        self.role_cpu = role.cpu
+        self.runs = info.runs
+        self.pc_var = f"{info.role}_pc"
+        self.irqs_var = self._context_var("irqs_off")
+        self.preempt_var = self._context_var("preempt_count")
+
+    def _context_var(self, type_name: str) -> str | None:
+        for n, v in self.decls.items():
+            if isinstance(v, PerCpu) and getattr(v.type, "name", None) == type_name and v.role == self.info.role:
+                return n
+        return None
+
+
+def _rel(g: C.Graph, line: int) -> int:
+    return line - g.def_line + 1
+
+
+def _paths(low: _Lowered, start: int) -> list[_Path]:
+    """Every way from the control point at ``start`` through one step to the next control point."""
+    g = low.g
+    out: list[_Path] = []
+
+    def err(line: int, what: str, instead: str) -> SpecError:
+        return SpecError(f"process function {low.name}: {what}; write instead: {instead}", file=g.file, line=line)
+
+    def walk(i: int, stepped: bool, depth: int, items: list, heads: frozenset[int], first: int | None,
+             moved: bool = True) -> None:
+        if len(out) > 256:
+            raise err(g.nodes[start].line, "more than 256 ways through one step", "fewer branches between steps, "
+                      "or a step (a primitive) between them")
+        n = g.nodes[i]
+        if n.kind == "exit":
+            out.append(_Path(items, None, first))
+            return
+        if n.kind == "branch":
+            if n.loop:
+                if i != start or moved:
+                    if stepped:
+                        out.append(_Path(items, i, first))
+                        return
+                    if i in heads:
+                        raise err(n.line, "a loop with no step on some way round: it would spin inside one step",
+                                  "a primitive (a step) in every way through the loop body, or `k.assume(cond)` "
+                                  "to wait for cond")
+                heads = heads | {i}
+            test = n.stmt
+            if isinstance(test, ast.Constant):
+                walk(n.next if test.value else n.other, stepped, depth, items, heads, first)
+                return
+            walk(n.next, stepped, depth, items + [("test", (i, True))], heads, first)
+            if n.other is not None:
+                walk(n.other, stepped, depth, items + [("test", (i, False))], heads, first)
+            return
+        if n.kind in ("prim", "atomic_in") and depth == 0:
+            if stepped:
+                out.append(_Path(items, i, first))
+                return
+            first = i
+            stepped = True
+        if n.kind == "atomic_in":
+            walk(n.next, stepped, depth + 1, items, heads, first)
+        elif n.kind == "atomic_out":
+            walk(n.next, stepped, depth - 1, items, heads, first)
+        else:
+            walk(n.next, stepped, depth, items + [("node", i)], heads, first)
+
+    walk(start, False, 0, [], frozenset(), None, False)
+    return out
+
+
+class _Rewrite(ast.NodeTransformer):
+    """Process code to step code: primitives through the context, state through it, Python logic to And/Or."""
+
+    def __init__(self, low: _Lowered, choices: dict[str, str]):
+        self.low = low
+        self.k, self.s = low.g.k, low.g.s
+        self.choices = choices  # local name -> the action argument it is chosen into
+
+    def ctx(self, attr: str, *args: ast.expr) -> ast.Call:
+        return ast.Call(ast.Attribute(ast.Name("__k", ast.Load()), attr, ast.Load()), list(args), [])
+
+    def var_name(self, e: ast.expr) -> str:
+        assert isinstance(e, ast.Attribute)
+        return e.attr
+
+    def visit_Call(self, c: ast.Call) -> Any:
+        f = c.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == self.k:
+            name = f.attr
+            if name == "assume":
+                return self.ctx("guard", self.visit(c.args[0]))
+            if name == "any_cpu":
+                return self.ctx("any_cpu", ast.Constant(self.var_name(c.args[0])),
+                                ast.Name(self.choices[(c.lineno, c.col_offset)], ast.Load()))
+            if name == "data_race":
+                inner = c.args[0]
+                if isinstance(inner, ast.Call):
+                    return self.visit(inner)
+                return self.ctx("data_race", ast.Constant(self.var_name(inner)))
+            p = PRIMITIVES[name]
+            if p.args[:1] == ("var",):
+                return self.ctx("call", ast.Constant(name), ast.Constant(self.var_name(c.args[0])),
+                                *[self.visit(a) for a in c.args[1:]])
+            return self.ctx("call", ast.Constant(name), ast.Constant(None), *[self.visit(a) for a in c.args])
+        return self.generic_visit(c)
+
+    def visit_BoolOp(self, e: ast.BoolOp) -> Any:
+        fn = "And" if isinstance(e.op, ast.And) else "Or"
+        return ast.Call(ast.Name(f"__{fn}", ast.Load()), [self.visit(v) for v in e.values], [])
+
+    def visit_UnaryOp(self, e: ast.UnaryOp) -> Any:
+        if isinstance(e.op, ast.Not):
+            return ast.Call(ast.Name("__Not", ast.Load()), [self.visit(e.operand)], [])
+        return self.generic_visit(e)
+
+    def visit_IfExp(self, e: ast.IfExp) -> Any:
+        return ast.Call(ast.Name("__If", ast.Load()), [self.visit(e.test), self.visit(e.body), self.visit(e.orelse)],
+                        [])
+
+    def visit_Compare(self, e: ast.Compare) -> Any:
+        if len(e.ops) == 1:
+            return self.generic_visit(e)
+        parts, left = [], e.left
+        for op, right in zip(e.ops, e.comparators):
+            parts.append(ast.Compare(self.visit(left), [op], [self.visit(right)]))
+            left = right
+        return ast.Call(ast.Name("__And", ast.Load()), parts, [])
+
+    def visit_Subscript(self, e: ast.Subscript) -> Any:
+        if isinstance(e.value, ast.Attribute) and isinstance(e.value.value, ast.Name) \
+                and e.value.value.id == self.s and isinstance(e.ctx, ast.Load):
+            return self.ctx("get_slot", ast.Constant(e.value.attr), self.visit(e.slice))
+        return self.generic_visit(e)
+
+    def visit_Attribute(self, e: ast.Attribute) -> Any:
+        if isinstance(e.value, ast.Name) and e.value.id == self.s and isinstance(e.ctx, ast.Load):
+            return self.ctx("get", ast.Constant(e.attr))
+        return self.generic_visit(e)
+
+    def store(self, target: ast.expr, value: ast.expr) -> ast.stmt:
+        """``target = value`` where target may be s.x or s.x[i]."""
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self.s:
+            return ast.Expr(self.ctx("set", ast.Constant(target.attr), value))
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) \
+                and isinstance(target.value.value, ast.Name) and target.value.value.id == self.s:
+            return ast.Expr(self.ctx("set_slot", ast.Constant(target.value.attr), self.visit(target.slice), value))
+        return ast.Assign([target], value)
+
+    def statement(self, st: ast.stmt) -> list[ast.stmt]:
+        if isinstance(st, ast.Expr):
+            return [ast.Expr(self.visit(st.value))]
+        if isinstance(st, (ast.Assign, ast.AnnAssign)):
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            value = self.visit(st.value)
+            if len(targets) == 1:
+                return [self.store(targets[0], value)]
+            tmp = ast.Name("__v", ast.Store())
+            return [ast.Assign([tmp], value)] + [self.store(t, ast.Name("__v", ast.Load())) for t in targets]
+        if isinstance(st, ast.AugAssign):
+            t = st.target
+            load = ast.fix_missing_locations(ast.copy_location(_as_load(t), t))
+            value = ast.BinOp(self.visit(load), st.op, self.visit(st.value))
+            return [self.store(t, value)]
+        raise AssertionError(type(st))
+
+
+def _as_load(t: ast.expr) -> ast.expr:
+    if isinstance(t, ast.Name):
+        return ast.Name(t.id, ast.Load())
+    if isinstance(t, ast.Attribute):
+        return ast.Attribute(t.value, t.attr, ast.Load())
+    if isinstance(t, ast.Subscript):
+        return ast.Subscript(t.value, t.slice, ast.Load())
+    raise AssertionError(type(t))
+
+
+class _Accesses(ast.NodeVisitor):
+    """The memory accesses of a path's statements, in evaluation order, as the weak-memory models read them."""
+
+    def __init__(self, low: _Lowered, memory: frozenset[str], choices: dict[str, str], chosen: list[str],
+                 file: str | None):
+        self.low, self.memory, self.choices, self.chosen, self.file = low, memory, choices, chosen, file
+        self.k, self.s = low.g.k, low.g.s
+        self.out: list[StepAccess] = []
+        self.line = 0
+
+    def slot_of(self, idx: ast.expr, line: int) -> Any:
+        if isinstance(idx, ast.Name) and idx.id == self.low.g.cpu:
+            return None
+        if isinstance(idx, ast.Name) and idx.id in self.chosen:  # the CPU chosen by k.any_cpu
+            pos = self.chosen.index(idx.id)
+            return lambda s, cpu, *ch, _p=pos: ch[_p]
+        raise SpecError(f"process function {self.low.name}: the slot of this access is neither the acting CPU nor "
+                        f"a CPU chosen in the same step (k.any_cpu), so the memory models cannot place it",
+                        file=self.file, line=line)
+
+    def add(self, kind: str, var: str, order: str, slot: Any = None, race_ok: bool = False) -> None:
+        self.out.append(StepAccess(kind, var, order, slot, race_ok, False, self.file, self.line))
+
+    def visit_Call(self, c: ast.Call) -> None:
+        f = c.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == self.k:
+            name, race_ok = f.attr, False
+            if name == "data_race":
+                if isinstance(c.args[0], ast.Call):
+                    c, name, race_ok = c.args[0], c.args[0].func.attr, True  # type: ignore[union-attr]
+                else:
+                    self.add("load", c.args[0].attr, "plain", race_ok=True)  # type: ignore[attr-defined]
+                    return
+            if name in ("assume", "any_cpu"):
+                for a in c.args[1:] if name == "any_cpu" else c.args:
+                    self.visit(a)
+                return
+            p = PRIMITIVES[name]
+            for a in c.args[1:] if p.args[:1] == ("var",) else c.args:
+                self.visit(a)
+            var = c.args[0].attr if p.args[:1] == ("var",) else None  # type: ignore[attr-defined]
+            slot = self.slot_of(c.args[1], c.lineno) if p.slot == "cpu" else None
+            for kind, order in p.access:
+                self.add(kind, var if kind != "fence" else None, order, slot, race_ok and kind == "load")
+            return
+        self.generic_visit(c)
+
+    def visit_Attribute(self, e: ast.Attribute) -> None:
+        if isinstance(e.value, ast.Name) and e.value.id == self.s and e.attr in self.memory:
+            self.add("load" if isinstance(e.ctx, ast.Load) else "store", e.attr, "plain")
+            return
+        self.generic_visit(e)
+
+    def visit_Subscript(self, e: ast.Subscript) -> None:
+        v = e.value
+        if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == self.s \
+                and v.attr in self.memory:
+            self.visit(e.slice)
+            self.add("load" if isinstance(e.ctx, ast.Load) else "store", v.attr, "plain",
+                     self.slot_of(e.slice, e.lineno))
+            return
+        self.generic_visit(e)
+
+    def statement(self, st: ast.stmt) -> None:
+        self.line = st.lineno
+        if isinstance(st, ast.AugAssign):
+            self.visit(_as_load(st.target))
+            self.visit(st.value)
+            self.visit(st.target)
+        elif isinstance(st, (ast.Assign, ast.AnnAssign)):
+            self.visit(st.value)
+            for t in (st.targets if isinstance(st, ast.Assign) else [st.target]):
+                self.visit(t)
+        else:
+            self.visit(st)
+
+    def test(self, e: ast.expr, line: int) -> None:
+        self.line = line
+        self.visit(e)
+
+
+def _source_ast(fn: Callable) -> tuple[ast.FunctionDef, str | None]:
+    file = inspect.getsourcefile(fn)
+    lines, first = inspect.getsourcelines(fn)
+    tree = ast.parse(textwrap.dedent("".join(lines)))
+    ast.increment_lineno(tree, first - 1)
+    node = tree.body[0]
+    if not isinstance(node, ast.FunctionDef):
+        raise SpecError(f"{fn.__name__}: @process decorates a plain `def`", file=file, line=first)
+    return node, file
+
+
+def _memory_vars(graphs: list[C.Graph], decls: dict[str, Any]) -> frozenset[str]:
+    """The variables some primitive works on (plain accesses to these are annotated too)."""
+    out = set()
+    for g in graphs:
+        for n in g.nodes:
+            if n.kind != "prim":
+                continue
+            for c in ast.walk(n.stmt):
+                if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name) \
+                        and c.func.value.id == g.k and c.args and isinstance(c.args[0], ast.Attribute):
+                    name = c.args[0].attr
+                    if name in decls and not isinstance(decls[name], (Lock, Ghost)):
+                        out.add(name)
+    return frozenset(out)
+
+
+def expand(cls: type) -> None:
+    """Lower every ``@process`` function of ``cls`` (its own body) to variables and actions set on ``cls``."""
+    found = [(n, v.__countercheck_process__) for n, v in list(cls.__dict__.items())
+             if callable(v) and hasattr(v, "__countercheck_process__")]
+    if not found:
+        return
+    decls: dict[str, Any] = {}
+    roles: dict[str, Role] = {}
+    for base in reversed(cls.__mro__):
+        for n, v in base.__dict__.items():
+            if isinstance(v, Var):
+                decls[n] = v
+            elif isinstance(v, Role):
+                roles[n] = v
+    names = frozenset(n for n, _ in found)
+    lows = []
+    for name, info in found:
+        node, file = _source_ast(info.fn)
+        g = C.build(node, file, name, names - {name})
+        lows.append(_Lowered(cls, name, info, g, decls, roles))
+    memory = _memory_vars([lw.g for lw in lows], decls)
+    by_role: dict[str, list[_Lowered]] = {}
+    for lw in lows:
+        by_role.setdefault(lw.info.role, []).append(lw)
+    registry: dict[str, dict[str, Any]] = {}
+    for role, group in by_role.items():
+        _lower_role(cls, role, group, decls, memory, registry)
+    cls.__countercheck_processes__ = registry
+
+
+def _lower_role(cls: type, role: str, group: list[_Lowered], decls: dict[str, Any], memory: frozenset[str],
+                registry: dict[str, dict[str, Any]]) -> None:
+    pcs = ["idle"] + (["done"] if any(lw.info.calls is None and not lw.info.irq for lw in group) else [])
+    plans = []
+    regs: dict[str, None] = {}
+    for lw in group:
+        points, actions = _plan(lw)
+        plans.append((lw, points, actions))
+        for p in points.values():
+            if p.node is not None:
+                pcs.append(p.label)
+            if p.node is not None:
+                for r in lw.g.live[p.node]:
+                    regs[r] = None
+    taken = set(decls) | {a for a in dir(cls) if not a.startswith("__")}
+    pc_name = f"{role}_pc"
+    if pc_name in taken:
+        raise SpecError(f"{cls.__name__}: {pc_name} is declared, and process functions of role {role!r} need the "
+                        f"name for their program counter; rename it")
+    enum = Enum(*pcs, name=pc_name)
+    has_pc = len(pcs) > 1 or any(not lw.info.irq for lw in group)
+    if has_pc:
+        v = PerCpu(enum.idle, type=enum, role=role, doc=f"where each CPU of {role} is in its process functions")
+        v.__set_name__(cls, pc_name)
+        setattr(cls, pc_name, v)
+    for r in regs:
+        rn = f"{role}_{r}"
+        if rn in taken:
+            raise SpecError(f"{cls.__name__}: {rn} is declared, and the local {r!r} of a process function of role "
+                            f"{role!r} needs the name for its register; rename one of them")
+        v = PerCpu(0, type=Int, role=role, doc=f"the local `{r}` of a process function, between its steps")
+        v.__set_name__(cls, rn)
+        setattr(cls, rn, v)
+    for lw, points, actions in plans:
+        registry[lw.name] = {"role": role, "pc": pc_name, "enum": enum,
+                             "points": {k: p for k, p in points.items() if p.node is not None}}
+        for a in actions:
+            _emit(cls, lw, a, points, enum, role, memory)
+
+
+@dataclass
+class _Action:
+    start: int | None  # the node id of the start point (None: the entry)
+    path: _Path
+    name: str = ""
+
+
+def _plan(lw: _Lowered) -> tuple[dict[int | None, Point], list[_Action]]:
+    """The control points of one function and the ways between them."""
+    g = lw.g
+    exit_label = "done" if lw.info.calls is None else "idle"
+    points: dict[int | None, Point] = {None: Point(None, exit_label, 0, None)}
+    todo: list[int | None] = [None]
+    seen: set[int | None] = set()
+    actions: list[_Action] = []
+    while todo:
+        at = todo.pop(0)
+        if at in seen:
+            continue
+        seen.add(at)
+        for path in _paths(lw, g.entry if at is None else at):
+            actions.append(_Action(at, path))
+            irqs, locks = _context_after(lw, points[at], path)
+            if path.dest is not None:
+                n = g.nodes[path.dest]
+                if path.dest not in points:
+                    points[path.dest] = Point(path.dest, "", _rel(g, n.line), n.prim or
+                                              ("atomic" if n.kind == "atomic_in" else "loop"), irqs, locks)
+                else:
+                    p = points[path.dest]
+                    if p.irqs != irqs:
+                        p.irqs = None
+                    if p.locks != locks:
+                        p.locks = None
+                todo.append(path.dest)
+            elif irqs or locks:
+                raise SpecError(f"process function {lw.name}: a way through it returns with interrupts off or "
+                                f"{', '.join(sorted(locks or ())) or 'a lock'} held", file=g.file,
+                                line=g.nodes[path.first_step].line if path.first_step is not None else g.def_line)
+    if lw.info.irq and (len(points) > 1):
+        raise SpecError(f"process function {lw.name}: an interrupt handler (irq=True) is one step (nothing else runs "
+                        f"on its CPU until it returns); it has {len(points) - 1} control point(s) inside",
+                        file=g.file, line=g.def_line,)
+    used: set[str] = set()
+    for p in sorted((p for p in points.values() if p.node is not None), key=lambda p: (p.line, p.node)):
+        label = f"{lw.name}_L{p.line}"
+        while label in used:
+            label += "_"
+        used.add(label)
+        p.label = label
+    # action names: function, line and primitive of the step; ways that share them by their destination
+    base: dict[str, list[_Action]] = {}
+    for a in actions:
+        fs = a.path.first_step
+        if fs is None:
+            stem = f"{lw.name}_L{_rel(g, g.nodes[a.start].line) if a.start is not None else 1}_local"
+        else:
+            n = g.nodes[fs]
+            stem = f"{lw.name}_L{_rel(g, n.line)}_{n.prim or 'atomic'}"
+        base.setdefault(stem, []).append(a)
+    for stem, group in base.items():
+        for a in group:
+            if len(group) == 1:
+                a.name = stem
+            else:
+                d = a.path.dest
+                a.name = f"{stem}_{'ret' if d is None else 'L%d' % points[d].line}"
+        names = [a.name for a in group]
+        for i, a in enumerate(group):
+            if names.count(a.name) > 1:
+                a.name = f"{a.name}_{i + 1}"
+    return points, actions
+
+
+def _context_after(lw: _Lowered, start: Point, path: _Path) -> tuple[int, frozenset[str]]:
+    irqs = start.irqs or 0
+    locks = set(start.locks or ())
+    g = lw.g
+    for kind, x in path.items:
+        if kind != "node":
+            continue
+        n = g.nodes[x]
+        if n.kind != "prim":
+            continue
+        for c in ast.walk(n.stmt):
+            if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name) \
+                    and c.func.value.id == g.k and c.func.attr in PRIMITIVES:
+                p = PRIMITIVES[c.func.attr]
+                irqs += p.irqs
+                if p.lock == "take":
+                    locks.add(c.args[0].attr)  # type: ignore[attr-defined]
+                elif p.lock == "release":
+                    locks.discard(c.args[0].attr)  # type: ignore[attr-defined]
+    return max(irqs, 0), frozenset(locks)
+
+
+def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], enum: Enum, role: str,
+          memory: frozenset[str]) -> None:
+    g = lw.g
+    info = lw.info
+    start = points[a.start]
+    entry = a.start is None
+    # the CPUs chosen in this step (k.any_cpu) become action arguments after the function's own
+    chosen: list[str] = []
+    choice_of: dict[tuple[int, int], str] = {}
+    stmts: list[ast.stmt] = []
+    for kind, x in a.path.items:
+        if kind == "node":
+            for c in ast.walk(g.nodes[x].stmt):
+                if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "any_cpu" \
+                        and isinstance(c.func.value, ast.Name) and c.func.value.id == g.k:
+                    st = g.nodes[x].stmt
+                    if not (isinstance(st, ast.Assign) and st.value is c and isinstance(st.targets[0], ast.Name)):
+                        raise SpecError(f"process function {lw.name}: k.any_cpu() is assigned to a local: "
+                                        f"`other = k.any_cpu(s.visited)`", file=g.file, line=c.lineno)
+                    cname = st.targets[0].id
+                    if cname in chosen or cname in g.args:
+                        raise SpecError(f"process function {lw.name}: {cname} is chosen twice in one step",
+                                        file=g.file, line=c.lineno)
+                    chosen.append(cname)
+                    choice_of[(c.lineno, c.col_offset)] = f"__choice_{cname}"
+    rw = _Rewrite(lw, choice_of)
+    acc = _Accesses(lw, memory, choice_of, chosen, g.file)
+    live_in = g.live[a.start] if a.start is not None else frozenset()
+    args = list(g.args) if entry else []
+    for r in sorted(live_in):
+        stmts.append(ast.Assign([ast.Name(r, ast.Store())], rw.ctx("reg", ast.Constant(f"{role}_{r}"))))
+    for kind, x in a.path.items:
+        if kind == "test":
+            i, truth = x
+            n = g.nodes[i]
+            t = rw.visit(_copy(n.stmt))
+            stmts.append(ast.Expr(rw.ctx("guard", t if truth else ast.Call(ast.Name("__Not", ast.Load()), [t], []))))
+            acc.test(n.stmt, n.line)
+        else:
+            n = g.nodes[x]
+            stmts.extend(rw.statement(_copy(n.stmt)))
+            acc.statement(n.stmt)
+    live_out = g.live[a.path.dest] if a.path.dest is not None else frozenset()
+    regs = {}
+    for r in sorted(set(live_in) | set(live_out)):
+        regs[f"{role}_{r}"] = ast.Name(r, ast.Load()) if r in live_out else ast.Constant(0)
+    dest = points[a.path.dest]
+    pc = None if info.irq else getattr(enum, dest.label)
+    stmts.append(ast.Return(rw.ctx("finish", ast.Dict([ast.Constant(k) for k in regs], list(regs.values())),
+                                   ast.Constant(pc))))
+    params = [g.s, g.cpu] + args + [f"__choice_{c}" for c in chosen]
+    # choices named by the local they are assigned to: the action's argument names must be the choose keys
+    first_line = g.nodes[a.path.first_step].line if a.path.first_step is not None else (
+        g.nodes[a.start].line if a.start is not None else g.def_line)
+    body = [ast.Assign([ast.Name("__k", ast.Store())],
+                       ast.Call(ast.Name("__Ctx", ast.Load()), [ast.Name("__state", ast.Load()),
+                                                                 ast.Name(g.cpu, ast.Load()),
+                                                                 ast.Name("__low", ast.Load())], [])),
+            ast.Assign([ast.Name(g.s, ast.Store())], ast.Name("__state", ast.Load()))]
+    prologue = _prologue(lw, 0 if entry else getattr(enum, start.label), start, entry, rw)
+    fn = ast.FunctionDef(name=a.name, args=ast.arguments(posonlyargs=[], args=[ast.arg("__state")] + [
+        ast.arg(p) for p in params[1:]], kwonlyargs=[], kw_defaults=[], defaults=[]), body=body + prologue + stmts,
+        decorator_list=[], returns=None)
+    fn.lineno = first_line
+    mod = ast.Module([fn], [])
+    ast.fix_missing_locations(mod)
+    for n in ast.walk(mod):  # generated nodes take their statement's line; none may end before it starts
+        if hasattr(n, "lineno") and (getattr(n, "end_lineno", None) or 0) < n.lineno:
+            n.end_lineno = n.lineno
+            n.end_col_offset = max(getattr(n, "col_offset", 0) or 0, getattr(n, "end_col_offset", 0) or 0)
+    code = compile(mod, g.file or "<process>", "exec")
+    ns = dict(info.fn.__globals__)
+    ns.update({"__Ctx": StepContext, "__low": lw, "__And": And, "__Or": Or, "__Not": Not, "__If": If})
+    exec(code, ns)
+    inner = ns[a.name]
+    choose = dict(info.args) if entry else {}
+    for c in chosen:
+        choose[f"__choice_{c}"] = _cpus_of(lw, c, g, a)
+    doc = _describe(lw, a, start, dest)
+
+    def run(*xs: Any, _inner: Callable = inner) -> Any:
+        try:
+            return _inner(*xs)
+        except _Disabled:
+            return DISABLED
+
+    run.__signature__ = inspect.signature(inner)  # type: ignore[attr-defined]
+    run.__name__ = a.name
+    run.__qualname__ = f"{cls.__name__}.{a.name}"
+    run.__doc__ = doc
+    run.__wrapped__ = inner  # type: ignore[attr-defined]  # its file and line: the step's, in the spec
+    fair = _fairness(lw, a, start)
+    run.__countercheck_action__ = {"role": role, "choose": choose, "uses": {}, "sleeps": False, "irq": info.irq,
+                                   "applies": info.applies, "fair": fair, "softirq": False,
+                                   "access": tuple(acc.out)}
+    run.__countercheck_step__ = (lw.name, _rel(g, first_line), a.path.first_step and g.nodes[a.path.first_step].prim)
+    if a.name in cls.__dict__:
+        raise SpecError(f"{cls.__name__}: the step {a.name} of process function {lw.name} clashes with a name of the "
+                        f"spec", file=g.file, line=first_line)
+    setattr(cls, a.name, run)
+
+
+def _copy(node: Any) -> Any:
+    return copy.deepcopy(node)
+
+
+def _prologue(lw: _Lowered, start_pc: int, start: Point, entry: bool, rw: _Rewrite) -> list[ast.stmt]:
+    """The guards every step from ``start`` has: where the CPU is, its budget, and that it may run."""
+    out: list[ast.stmt] = []
+    cpu = ast.Name(lw.g.cpu, ast.Load())
+    if not lw.info.irq:
+        cur = rw.ctx("get_slot", ast.Constant(lw.pc_var), cpu)
+        out.append(ast.Expr(rw.ctx("guard", ast.Compare(cur, [ast.Eq()], [ast.Constant(start_pc)]))))
+    if entry and lw.info.calls:
+        left = rw.ctx("get_slot", ast.Constant(lw.info.calls), cpu)
+        out.append(ast.Expr(rw.ctx("guard", ast.Compare(left, [ast.Gt()], [ast.Constant(0)]))))
+        out.append(ast.Expr(rw.ctx("set_slot", ast.Constant(lw.info.calls), cpu, ast.BinOp(
+            rw.ctx("get_slot", ast.Constant(lw.info.calls), cpu), ast.Sub(), ast.Constant(1)))))
+    if lw.info.runs is not None and not lw.info.irq and not start.irqs:
+        out.append(ast.Expr(rw.ctx("guard", ast.Call(ast.Attribute(ast.Name("__low", ast.Load()), "runs", ast.Load()),
+                                                     [ast.Name("__state", ast.Load()), cpu], []))))
+    return out
+
+
+def _cpus_of(lw: _Lowered, name: str, g: C.Graph, a: _Action) -> Callable[[Any], Any]:
+    """The CPUs k.any_cpu(s.v) chooses from: those of v's role."""
+    for kind, x in a.path.items:
+        if kind == "node":
+            for c in ast.walk(g.nodes[x].stmt):
+                if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "any_cpu":
+                    var = lw.decls.get(c.args[0].attr)  # type: ignore[attr-defined]
+                    if not isinstance(var, PerCpu) or var.role is None:
+                        raise SpecError(f"process function {lw.name}: k.any_cpu() takes a per-CPU variable of a "
+                                        f"role (the CPUs to visit)", file=g.file, line=c.lineno)
+                    r = var.role
+                    return lambda p, _r=r: getattr(p, _r)
+    raise AssertionError(name)
+
+
+def _fairness(lw: _Lowered, a: _Action, start: Point) -> str | None:
+    if lw.info.irq:
+        return None
+    g = lw.g
+    fs = a.path.first_step
+    if fs is not None and g.nodes[fs].kind == "prim" and PRIMITIVES.get(g.nodes[fs].prim or "", None) is not None \
+            and PRIMITIVES[g.nodes[fs].prim].waits:
+        return "strong"  # a waiter on a queued spinlock is served once those before it are
+    if start.irqs or start.locks:
+        return "weak"  # a CPU holding a lock or with interrupts off runs on
+    return None
+
+
+def _describe(lw: _Lowered, a: _Action, start: Point, dest: Point) -> str:
+    g = lw.g
+    fs = a.path.first_step
+    where = f"{lw.name}:{_rel(g, g.nodes[fs].line)} {g.nodes[fs].prim or 'atomic'}" if fs is not None else \
+        f"{lw.name} (local code)"
+    tests = [("" if t else "not ") + ast.unparse(g.nodes[i].stmt) for k, (i, t) in
+             ((k, x) for k, x in a.path.items if k == "test")]
+    return (f"{where}: from {start.label} to {dest.label}" + (f", where {'; '.join(tests)}" if tests else "") + ".")
+
+
+# ---- control points in properties ------------------------------------------------------------------------------
+
+def at(s: Any, t: Any, function: str, where: int | str) -> Any:
+    """True where CPU ``t`` is at a control point of process function ``function``: ``where`` is its line
+    (counted from the ``def``, as in the step names) or the primitive the point is before (``"loop"`` for a
+    loop head, ``"atomic"`` for an atomic block)."""
+    reg = getattr(type(s.spec), "__countercheck_processes__", {}).get(function)
+    if reg is None:
+        raise SpecError(f"at(..., {function!r}, ...): no process function of that name")
+    values = [getattr(reg["enum"], p.label) for p in reg["points"].values()
+              if p.line == where or p.prim == where]
+    if not values:
+        raise SpecError(f"at(..., {function!r}, {where!r}): no control point there; its points: "
+                        + ", ".join(f"line {p.line} ({p.prim})" for p in reg["points"].values()))
+    pcs = getattr(s, reg["pc"])
+    cur = pcs[t] if isinstance(t, int) and isinstance(pcs, tuple) else Select(pcs, t)
+    return Or(*[cur == v for v in values]) if len(values) > 1 else cur == values[0]
