@@ -616,8 +616,7 @@ def _plan(lw: _Lowered) -> tuple[dict[int | None, Point], list[_Action]]:
             if path.dest is not None:
                 n = g.nodes[path.dest]
                 if path.dest not in points:
-                    points[path.dest] = Point(path.dest, "", _rel(g, n.line), n.prim or
-                                              ("atomic" if n.kind == "atomic_in" else "loop"), irqs, locks)
+                    points[path.dest] = Point(path.dest, "", _rel(g, n.line), _point_prim(g, path.dest), irqs, locks)
                 else:
                     p = points[path.dest]
                     if p.irqs != irqs:
@@ -662,6 +661,20 @@ def _plan(lw: _Lowered) -> tuple[dict[int | None, Point], list[_Action]]:
             if names.count(a.name) > 1:
                 a.name = f"{a.name}_{i + 1}"
     return points, actions
+
+
+def _point_prim(g: C.Graph, i: int) -> str:
+    """What a control point stands before: its primitive; for an atomic block the first primitive inside it on
+    its straight-line start (else "atomic"); for a loop head "loop"."""
+    n = g.nodes[i]
+    if n.kind == "prim":
+        return n.prim or "prim"
+    if n.kind == "branch":
+        return "loop"
+    j = n.next
+    while j is not None and g.nodes[j].kind == "local":
+        j = g.nodes[j].next
+    return (g.nodes[j].prim or "atomic") if j is not None and g.nodes[j].kind == "prim" else "atomic"
 
 
 def _context_after(lw: _Lowered, start: Point, path: _Path) -> tuple[int, frozenset[str]]:
@@ -854,7 +867,8 @@ def at(s: Any, t: Any, function: str, where: int | str) -> Any:
     """True where CPU ``t`` is at a control point of process function ``function``: ``where`` is its line
     (counted from the ``def``, as in the step names) or the primitive the point is before (``"loop"`` for a
     loop head, ``"atomic"`` for an atomic block)."""
-    reg = getattr(type(s.spec), "__countercheck_processes__", {}).get(function)
+    spec = s.spec
+    reg = getattr(spec if isinstance(spec, type) else type(spec), "__countercheck_processes__", {}).get(function)
     if reg is None:
         raise SpecError(f"at(..., {function!r}, ...): no process function of that name")
     values = [getattr(reg["enum"], p.label) for p in reg["points"].values()
