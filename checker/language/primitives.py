@@ -20,6 +20,7 @@ Nothing here imports above the language layer: the access records are plain data
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -114,6 +115,9 @@ class Primitive:
     waits: bool = False  # its guard waits for another CPU (a spinlock): strongly fair
     doc: str = ""
     returns: tuple[str, ...] = field(default=())  # names of what it returns, for the guide's table
+    #: A primitive that succeeds or fails (try_cmpxchg): each outcome is its own way through the step, and
+    #: effect(ctx, ..., outcome=name) takes the one given. A failed try_cmpxchg stores nothing.
+    outcomes: tuple[str, ...] = ()
 
 
 def _plain_slot(ctx: Any, var: str, cpu: Any = None) -> Any:
@@ -161,17 +165,22 @@ def _this_cpu_ops(prefix: str, load: str, store: str) -> dict[str, Primitive]:
         c.write(v, c.this_cpu, If(cur == old, new, cur))
         return cur
 
-    def try_cmpxchg(c: Any, v: str, old: Any, new: Any) -> Any:
+    def try_cmpxchg(c: Any, v: str, old: Any, new: Any, outcome: str = "ok") -> Any:
         # this_cpu_try_cmpxchg(pcp, &old, new): true if it swapped; else *old = the slot's value
         cur = c.read(v, c.this_cpu)
-        ok = cur == old
-        c.write(v, c.this_cpu, If(ok, new, cur))
-        return ok, cur
+        if outcome == "ok":
+            c.guard(cur == old)
+            c.write(v, c.this_cpu, new)
+            return True, old
+        c.guard(cur != old)
+        return False, cur
 
     p("xchg", ("var", "new"), xchg, (("rmw", "this_cpu"),), "returns the old value")
     p("cmpxchg", ("var", "old", "new"), cmpxchg, (("rmw", "this_cpu"),), "returns the old value")
-    p("try_cmpxchg", ("var", "old", "new"), try_cmpxchg, (("rmw", "this_cpu"),),
-      "returns (swapped, the slot's value): ok, old = k.this_cpu_try_cmpxchg(s.v, old, new)")
+    out[prefix + "try_cmpxchg"] = Primitive(
+        prefix + "try_cmpxchg", ("var", "old", "new"), try_cmpxchg, (("rmw", "this_cpu"),), "this_cpu",
+        doc="ok, old = k.this_cpu_try_cmpxchg(s.v, old, new): (True, old) having swapped, or (False, the slot's "
+            "value)", outcomes=("ok", "fail"))
     return out
 
 
@@ -189,11 +198,14 @@ def _rmw_effect(op: RmwOp) -> Callable[..., Any]:
 
 
 def _try_cmpxchg(order: str) -> Callable[..., Any]:
-    def effect(c: Any, var: str, old: Any, new: Any) -> Any:
+    def effect(c: Any, var: str, old: Any, new: Any, outcome: str = "ok") -> Any:
         cur = c.read(var, None)
-        ok = cur == old
-        c.write(var, None, If(ok, new, cur))
-        return ok, cur
+        if outcome == "ok":
+            c.guard(cur == old)
+            c.write(var, None, new)
+            return True, old
+        c.guard(cur != old)
+        return False, cur
     return effect
 
 
@@ -277,12 +289,12 @@ def _memory() -> dict[str, Primitive]:
     for sfx, order in _SUFFIXES.items():
         for base in ("atomic_try_cmpxchg", "try_cmpxchg"):
             out[base + sfx] = Primitive(base + sfx, ("var", "old", "new"), _try_cmpxchg(order), (("rmw", order),),
-                                        doc="ok, old = k.try_cmpxchg(s.v, old, new)")
+                                        doc="ok, old = k.try_cmpxchg(s.v, old, new)", outcomes=("ok", "fail"))
     # atomic64_* and atomic_long_* are the same operations on a wider word (the variable's type says how wide)
     for name in [n for n in out if n.startswith("atomic_")]:
         for wide in ("atomic64_", "atomic_long_"):
             alias = wide + name[len("atomic_"):]
-            out[alias] = Primitive(alias, *[getattr(out[name], f) for f in ("args", "effect", "access")])
+            out[alias] = dataclasses.replace(out[name], name=alias)
     return out
 
 

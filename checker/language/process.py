@@ -174,9 +174,10 @@ class StepContext:
             self.set_slot(v, self.me, self.get_slot(v, self.me) + d)
 
     # -- what process code calls -------------------------------------------------------------------------------
-    def call(self, name: str, var: str | None, *args: Any) -> Any:
+    def call(self, name: str, var: str | None, *args: Any, outcome: str | None = None) -> Any:
         effect = PRIMITIVES[name].effect
-        return effect(self, var, *args) if var is not None else effect(self, *args)
+        kw = {"outcome": outcome} if outcome is not None else {}
+        return effect(self, var, *args, **kw) if var is not None else effect(self, *args, **kw)
 
     def data_race(self, var: str) -> Any:
         return self.get(var)
@@ -249,6 +250,26 @@ class _Lowered:
         return None
 
 
+def _decided(test: ast.expr, facts: dict[str, bool]) -> bool | None:
+    """A test this way has already decided: a constant, or a try_cmpxchg's flag (``ok``, ``not ok``)."""
+    if isinstance(test, ast.Constant):
+        return bool(test.value)
+    if isinstance(test, ast.Name) and test.id in facts:
+        return facts[test.id]
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _decided(test.operand, facts)
+        return None if inner is None else not inner
+    return None
+
+
+def _outcome_flag(st: ast.AST) -> str | None:
+    """The name ``ok`` of ``ok, old = k.try_cmpxchg(...)``, which each outcome's way knows the value of."""
+    if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Tuple) \
+            and st.targets[0].elts and isinstance(st.targets[0].elts[0], ast.Name):
+        return st.targets[0].elts[0].id
+    return None
+
+
 def _rel(g: C.Graph, line: int) -> int:
     return line - g.def_line + 1
 
@@ -262,11 +283,12 @@ def _paths(low: _Lowered, start: int) -> list[_Path]:
         return SpecError(f"process function {low.name}: {what}; write instead: {instead}", file=g.file, line=line)
 
     def walk(i: int, stepped: bool, depth: int, items: list, heads: frozenset[int], first: int | None,
-             moved: bool = True) -> None:
+             moved: bool = True, known: tuple = ()) -> None:
         if len(out) > 256:
             raise err(g.nodes[start].line, "more than 256 ways through one step", "fewer branches between steps, "
                       "or a step (a primitive) between them")
         n = g.nodes[i]
+        facts = dict(known)  # locals known true or false on this way: the outcome of a try_cmpxchg
         if n.kind == "exit":
             out.append(_Path(items, None, first))
             return
@@ -282,12 +304,13 @@ def _paths(low: _Lowered, start: int) -> list[_Path]:
                                   "to wait for cond")
                 heads = heads | {i}
             test = n.stmt
-            if isinstance(test, ast.Constant):
-                walk(n.next if test.value else n.other, stepped, depth, items, heads, first)
+            decided = _decided(test, facts)
+            if decided is not None:
+                walk(n.next if decided else n.other, stepped, depth, items, heads, first, True, known)
                 return
-            walk(n.next, stepped, depth, items + [("test", (i, True))], heads, first)
+            walk(n.next, stepped, depth, items + [("test", (i, True))], heads, first, True, known)
             if n.other is not None:
-                walk(n.other, stepped, depth, items + [("test", (i, False))], heads, first)
+                walk(n.other, stepped, depth, items + [("test", (i, False))], heads, first, True, known)
             return
         if n.kind in ("prim", "atomic_in") and depth == 0:
             if stepped:
@@ -296,11 +319,22 @@ def _paths(low: _Lowered, start: int) -> list[_Path]:
             first = i
             stepped = True
         if n.kind == "atomic_in":
-            walk(n.next, stepped, depth + 1, items, heads, first)
+            walk(n.next, stepped, depth + 1, items, heads, first, True, known)
         elif n.kind == "atomic_out":
-            walk(n.next, stepped, depth - 1, items, heads, first)
+            walk(n.next, stepped, depth - 1, items, heads, first, True, known)
         else:
-            walk(n.next, stepped, depth, items + [("node", i)], heads, first)
+            for name in n.defs:
+                facts.pop(name, None)
+            outcomes = PRIMITIVES[n.prim].outcomes if n.kind == "prim" and n.prim in PRIMITIVES else ()
+            if not outcomes:
+                walk(n.next, stepped, depth, items + [("node", i)], heads, first, True, tuple(facts.items()))
+                return
+            flag = _outcome_flag(n.stmt)
+            for o in outcomes:
+                f = dict(facts)
+                if flag is not None:
+                    f[flag] = o == outcomes[0]
+                walk(n.next, stepped, depth, items + [("node", i, o)], heads, first, True, tuple(f.items()))
 
     walk(start, False, 0, [], frozenset(), None, False)
     return out
@@ -313,6 +347,7 @@ class _Rewrite(ast.NodeTransformer):
         self.low = low
         self.k, self.s = low.g.k, low.g.s
         self.choices = choices  # local name -> the action argument it is chosen into
+        self.outcome: str | None = None  # the outcome of the statement's primitive on this way
 
     def ctx(self, attr: str, *args: ast.expr) -> ast.Call:
         return ast.Call(ast.Attribute(ast.Name("__k", ast.Load()), attr, ast.Load()), list(args), [])
@@ -337,9 +372,13 @@ class _Rewrite(ast.NodeTransformer):
                 return self.ctx("data_race", ast.Constant(self.var_name(inner)))
             p = PRIMITIVES[name]
             if p.args[:1] == ("var",):
-                return self.ctx("call", ast.Constant(name), ast.Constant(self.var_name(c.args[0])),
+                call = self.ctx("call", ast.Constant(name), ast.Constant(self.var_name(c.args[0])),
                                 *[self.visit(a) for a in c.args[1:]])
-            return self.ctx("call", ast.Constant(name), ast.Constant(None), *[self.visit(a) for a in c.args])
+            else:
+                call = self.ctx("call", ast.Constant(name), ast.Constant(None), *[self.visit(a) for a in c.args])
+            if p.outcomes:
+                call.keywords = [ast.keyword("outcome", ast.Constant(self.outcome or p.outcomes[0]))]
+            return call
         return self.generic_visit(c)
 
     def visit_BoolOp(self, e: ast.BoolOp) -> Any:
@@ -681,7 +720,7 @@ def _context_after(lw: _Lowered, start: Point, path: _Path) -> tuple[int, frozen
     irqs = start.irqs or 0
     locks = set(start.locks or ())
     g = lw.g
-    for kind, x in path.items:
+    for kind, x, *_ in path.items:
         if kind != "node":
             continue
         n = g.nodes[x]
@@ -709,7 +748,7 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
     chosen: list[str] = []
     choice_of: dict[tuple[int, int], str] = {}
     stmts: list[ast.stmt] = []
-    for kind, x in a.path.items:
+    for kind, x, *_ in a.path.items:
         if kind == "node":
             for c in ast.walk(g.nodes[x].stmt):
                 if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "any_cpu" \
@@ -730,7 +769,8 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
     args = list(g.args) if entry else []
     for r in sorted(live_in):
         stmts.append(ast.Assign([ast.Name(r, ast.Store())], rw.ctx("reg", ast.Constant(f"{role}_{r}"))))
-    for kind, x in a.path.items:
+    for item in a.path.items:
+        kind, x = item[0], item[1]
         if kind == "test":
             i, truth = x
             n = g.nodes[i]
@@ -739,6 +779,7 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
             acc.test(n.stmt, n.line)
         else:
             n = g.nodes[x]
+            rw.outcome = item[2] if len(item) > 2 else None
             stmts.extend(rw.statement(_copy(n.stmt)))
             acc.statement(n.stmt)
     live_out = g.live[a.path.dest] if a.path.dest is not None else frozenset()
@@ -791,9 +832,15 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
     run.__doc__ = doc
     run.__wrapped__ = inner  # type: ignore[attr-defined]  # its file and line: the step's, in the spec
     fair = _fairness(lw, a, start)
+    accesses = tuple(acc.out)
+    if _locks_within(lw, a):
+        # The lock is taken and released inside this one step, so the memory models see no lock (its state
+        # does not change): the step is left unannotated, which they take as fully ordered, as the lock
+        # orders it against every other holder.
+        accesses = ()
     run.__countercheck_action__ = {"role": role, "choose": choose, "uses": {}, "sleeps": False, "irq": info.irq,
                                    "applies": info.applies, "fair": fair, "softirq": False,
-                                   "access": tuple(acc.out)}
+                                   "access": accesses}
     run.__countercheck_step__ = (lw.name, _rel(g, first_line), a.path.first_step and g.nodes[a.path.first_step].prim)
     if a.name in cls.__dict__:
         raise SpecError(f"{cls.__name__}: the step {a.name} of process function {lw.name} clashes with a name of the "
@@ -825,7 +872,7 @@ def _prologue(lw: _Lowered, start_pc: int, start: Point, entry: bool, rw: _Rewri
 
 def _cpus_of(lw: _Lowered, name: str, g: C.Graph, a: _Action) -> Callable[[Any], Any]:
     """The CPUs k.any_cpu(s.v) chooses from: those of v's role."""
-    for kind, x in a.path.items:
+    for kind, x, *_ in a.path.items:
         if kind == "node":
             for c in ast.walk(g.nodes[x].stmt):
                 if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "any_cpu":
@@ -836,6 +883,23 @@ def _cpus_of(lw: _Lowered, name: str, g: C.Graph, a: _Action) -> Callable[[Any],
                     r = var.role
                     return lambda p, _r=r: getattr(p, _r)
     raise AssertionError(name)
+
+
+def _locks_within(lw: _Lowered, a: _Action) -> bool:
+    """Whether the step takes a lock and releases it again (a handler's whole critical section in one step)."""
+    g = lw.g
+    taken = set()
+    for kind, x, *_ in a.path.items:
+        if kind != "node" or g.nodes[x].kind != "prim":
+            continue
+        for c in ast.walk(g.nodes[x].stmt):
+            if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in PRIMITIVES:
+                p = PRIMITIVES[c.func.attr]
+                if p.lock == "take":
+                    taken.add(c.args[0].attr)  # type: ignore[attr-defined]
+                elif p.lock == "release" and c.args[0].attr in taken:  # type: ignore[attr-defined]
+                    return True
+    return False
 
 
 def _fairness(lw: _Lowered, a: _Action, start: Point) -> str | None:
@@ -856,8 +920,9 @@ def _describe(lw: _Lowered, a: _Action, start: Point, dest: Point) -> str:
     fs = a.path.first_step
     where = f"{lw.name}:{_rel(g, g.nodes[fs].line)} {g.nodes[fs].prim or 'atomic'}" if fs is not None else \
         f"{lw.name} (local code)"
-    tests = [("" if t else "not ") + ast.unparse(g.nodes[i].stmt) for k, (i, t) in
-             ((k, x) for k, x in a.path.items if k == "test")]
+    tests = [("" if item[1][1] else "not ") + ast.unparse(g.nodes[item[1][0]].stmt) for item in a.path.items
+             if item[0] == "test"]
+    tests += [f"{g.nodes[item[1]].prim} {item[2]}" for item in a.path.items if len(item) > 2]
     return (f"{where}: from {start.label} to {dest.label}" + (f", where {'; '.join(tests)}" if tests else "") + ".")
 
 
