@@ -176,7 +176,7 @@ class _Builder:
             st, (ast.AugAssign, ast.AnnAssign)) else []
         defs = frozenset(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)
                          and isinstance(n.ctx, ast.Store))
-        uses = self.names(st) - (defs if not isinstance(st, ast.AugAssign) else frozenset())
+        uses = self.names(st)  # loads only: `ok, a = k.try_cmpxchg(s.x, a, ...)` uses a, then defines it
         if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
             uses |= {st.target.id}
         for t in targets:

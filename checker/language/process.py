@@ -742,8 +742,8 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
           memory: frozenset[str]) -> None:
     g = lw.g
     info = lw.info
-    start = points[a.start]
     entry = a.start is None
+    start = points[a.start] if not entry else Point(None, "idle", 0, None)
     # the CPUs chosen in this step (k.any_cpu) become action arguments after the function's own
     chosen: list[str] = []
     choice_of: dict[tuple[int, int], str] = {}
