@@ -446,6 +446,18 @@ class PercpuEagerProcess(Spec):
         holder = And(s.lock != NOBODY, _on(s, s.lock) == c)
         return Implies(s.irqs[c] == 1, Or(own, holder))
 
+    @invariant(role="adders", lemma=True)
+    def saved_flags_had_interrupts_on(s, t):
+        """Every flags a task saved (local_irq_save, raw_spin_lock_irqsave) says interrupts were on: each
+        irqs-off section starts where they are."""
+        return s.adders_flags[t] == 0
+
+    @invariant(role="adders", lemma=True, applies=lambda p: p.variant == VARIANT.B)
+    def b_count_is_what_it_read(s, t):
+        """B: from its read to its fold, the local still holds what the task read (interrupts are off)."""
+        return Implies(Or(at(s, t, ADD_B, "raw_spin_lock"), at(s, t, ADD_B, "atomic")),
+                       s.local[t] == s.adders_count[t] - s.adders_amount[t])
+
     @invariant(role="adders", lemma=True, applies=lambda p: p.limited)
     def limited_fast_path_checked(s, t):
         """limited_add: between its check and its this_cpu_add, the local still passes the check."""
