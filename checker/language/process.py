@@ -41,7 +41,7 @@ from typing import Any, Callable
 from checker.errors import SpecError
 from checker.expr import And, If, Not, Or, Select
 from checker.language import cfg as C
-from checker.language.declare import DISABLED, Fill, PerCpu, Role, Step, Task, Var, Ghost, Lock
+from checker.language.declare import DISABLED, Between, Fill, PerCpu, Role, Step, Task, Var, Ghost, Lock
 from checker.language.primitives import PRIMITIVES, StepAccess
 from checker.types import NOBODY, Enum, Int
 
@@ -238,6 +238,7 @@ class _Lowered:
             raise SpecError(f"{cls.__name__}.{name}: process functions run on CPU roles (Role) for now, not on "
                             f"tasks (Task)", file=g.file, line=g.def_line)
         self.role_cpu = role.cpu
+        self.roles = roles
         self.runs = info.runs
         self.pc_var = f"{info.role}_pc"
         self.irqs_var = self._context_var("irqs_off")
@@ -870,18 +871,22 @@ def _prologue(lw: _Lowered, start_pc: int, start: Point, entry: bool, rw: _Rewri
     return out
 
 
-def _cpus_of(lw: _Lowered, name: str, g: C.Graph, a: _Action) -> Callable[[Any], Any]:
-    """The CPUs k.any_cpu(s.v) chooses from: those of v's role."""
+def _cpus_of(lw: _Lowered, name: str, g: C.Graph, a: _Action) -> Any:
+    """The CPUs ``name = k.any_cpu(s.v)`` chooses from: those of v's role (``Between(0, n - 1)`` for the first
+    role declared, whose CPUs start at 0: the Z3 backend states that for any n)."""
     for kind, x, *_ in a.path.items:
-        if kind == "node":
-            for c in ast.walk(g.nodes[x].stmt):
-                if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "any_cpu":
-                    var = lw.decls.get(c.args[0].attr)  # type: ignore[attr-defined]
-                    if not isinstance(var, PerCpu) or var.role is None:
-                        raise SpecError(f"process function {lw.name}: k.any_cpu() takes a per-CPU variable of a "
-                                        f"role (the CPUs to visit)", file=g.file, line=c.lineno)
-                    r = var.role
-                    return lambda p, _r=r: getattr(p, _r)
+        st = g.nodes[x].stmt if kind == "node" else None
+        if isinstance(st, ast.Assign) and isinstance(st.targets[0], ast.Name) and st.targets[0].id == name:
+            c = st.value
+            var = lw.decls.get(c.args[0].attr)  # type: ignore[attr-defined]
+            if not isinstance(var, PerCpu) or var.role is None:
+                raise SpecError(f"process function {lw.name}: k.any_cpu() takes a per-CPU variable of a "
+                                f"role (the CPUs to visit)", file=g.file, line=c.lineno)
+            r = var.role
+            role = lw.roles[r]
+            if r == next(iter(lw.roles)) and isinstance(role.count, str):
+                return Between(0, lambda p, _n=role.count: getattr(p, _n) - 1)
+            return lambda p, _r=r: getattr(p, _r)
     raise AssertionError(name)
 
 
