@@ -12,7 +12,7 @@ between steps, the guards, ``access=`` and fairness are generated (``checker/lan
 """
 from checker import (IRQS_OFF, NOBODY, PREEMPT_COUNT, S32, S64, Abstraction, AllOf, And, AnyOf, Bool, CpuId, Enum,
                      Fence, Fill, Ghost, If, Implies, Int, Lock, Max, Or, Param, PerCpu, Role, Select, Shared, Spec,
-                     Sum, action, invariant, leads_to, sometimes, terminal, when)
+                     Sum, action, invariant, leads_to, sometimes, terminal, when, witness)
 from checker.language.process import at, process
 
 VARIANT = Enum("A", "B", "C", name="variant")
@@ -387,6 +387,13 @@ class PercpuEagerProcess(Spec):
     def read_bound_limited_is_tight(s):
         """The limited_add bound is reached."""
         return abs(s.count - s.exact) == s.ncpus * s.batch
+
+    @witness(reaches=("read_bound_is_tight",), violates=("read_bound_minus_one",),
+             at={"ncpus": (4, 26, 64, 256)}, applies=lambda p: p.variant == VARIANT.B and not p.limited)
+    def every_cpu_fills_its_local(p):
+        """Each CPU in turn adds +1 batch - 1 times (B's fast path): every local at batch - 1, count still 0."""
+        for c in p.adders:
+            yield "percpu_counter_add_batch_b_L17_atomic_ret", c, {"amount": 1}, p.batch - 1
 
     @invariant(expect="violated", applies=lambda p: p.ops >= p.batch and not p.large and not p.limited)
     def read_bound_minus_one(s):

@@ -613,6 +613,7 @@ def _lower_role(cls: type, role: str, group: list[_Lowered], decls: dict[str, An
     has_pc = len(pcs) > 1 or any(not lw.info.irq for lw in group)
     if has_pc:
         v = PerCpu(enum.idle, type=enum, role=role, doc=f"where each CPU of {role} is in its process functions")
+        v.register = True  # generated: traces show its changes only
         v.__set_name__(cls, pc_name)
         setattr(cls, pc_name, v)
     for r in regs:
@@ -621,6 +622,7 @@ def _lower_role(cls: type, role: str, group: list[_Lowered], decls: dict[str, An
             raise SpecError(f"{cls.__name__}: {rn} is declared, and the local {r!r} of a process function of role "
                             f"{role!r} needs the name for its register; rename one of them")
         v = PerCpu(0, type=Int, role=role, doc=f"the local `{r}` of a process function, between its steps")
+        v.register = True
         v.__set_name__(cls, rn)
         setattr(cls, rn, v)
     for lw, points, actions in plans:

@@ -99,11 +99,16 @@ def shown_trace(model: Model, initial: dict[str, Any] | None, steps: list[Step])
     order = {n: i for i, n in enumerate(model.var_names)}
     # a ghost restated is the spec's bookkeeping, not a store the kernel makes, and a _name the checker's own
     # (32-bit tearing's halves): only their changes are shown
-    ghosts = {n for n, v in model.vars.items() if getattr(v, "kind", None) == "ghost"}
+    ghosts = {n for n, v in model.vars.items() if getattr(v, "kind", None) == "ghost"
+              or getattr(v, "register", False)}  # and a process function's generated pc and registers
     for i, st in enumerate(steps, 1):
         lane, rank, actor, hidden_arg = name(st, state)
-        args = ", ".join(f"{k}={v}" for k, v in st.choices.items() if k != hidden_arg)
-        call = (f"{st.action}({args})" if args else st.action) + (f" x{st.repeat}" if st.repeat != 1 else "")
+        args = ", ".join(f"{k.removeprefix('__choice_')}={v}" for k, v in st.choices.items() if k != hidden_arg)
+        a = infos.get(st.action)
+        # a process function's step is named as its source reads: function:line primitive (checker.language.process)
+        where = getattr(a.fn, "__countercheck_step__", None) if a is not None else None
+        shown = f"{where[0]}:{where[1]} {where[2] or 'atomic'}" if where else st.action
+        call = (f"{shown}({args})" if args else shown) + (f" x{st.repeat}" if st.repeat != 1 else "")
         stores = [Store(k, model.show_value(k, _get(state, k)), model.show_value(k, v)) for k, v in st.changes.items()]
         stores += [Store(k, model.show_value(k, _get(state, k)), model.show_value(k, _get(state, k)), same=True)
                    for k in st.unchanged if k.split("[")[0] not in ghosts and not k.startswith("_")]
