@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """``python -m checker new NAME``: a commented starter spec that verifies as it is.
 
-The starter is a small per-CPU counter with a two-step fold under a lock:
-enough to show an action per atomic step, a guard, a terminal state, an
-invariant with its ``sometimes``, and a Z3 proof for every CPU count with
-its inductive strengthening. tests/test_new.py verifies it on both backends.
+The starter is a small per-CPU counter written as a process function (its
+kernel function, whose primitives are the steps) with a fold under a lock:
+enough to show the steps, a terminal state, an invariant with its
+``sometimes``, and a Z3 proof for every CPU count with its inductive
+strengthening. tests/test_new.py verifies it on both backends.
 """
 from __future__ import annotations
 
@@ -34,10 +35,9 @@ Written by `python -m checker new {name}`; it verifies as it is:
 Change it into the code you model. The guide, docs/spec-authoring.md in the
 countercheck repository, walks through every part of it.
 """
-from checker import (NOBODY, And, Enum, Ghost, Lock, Param, PerCpu, Role, Shared, Spec, Sum, action,
-                     invariant, sometimes, terminal, when)
-
-PC = Enum("idle", "locked")  # where each CPU is in a path of several steps (traces print the names)
+from checker import (NOBODY, AllOf, And, Ghost, Implies, Lock, Or, Param, PerCpu, Role, Shared, Spec, Sum,
+                     invariant, sometimes, terminal)
+from checker.language.process import at, process
 
 
 class {cls}(Spec):
@@ -57,39 +57,34 @@ class {cls}(Spec):
     total = Shared(0)                     # fbc->count
     lock = Lock()                         # fbc->lock: the holder's CPU id, or NOBODY
     local = PerCpu(0)                     # *this_cpu_ptr(fbc->counters)
-    pc = PerCpu(PC.idle, type=PC)
-    left = PerCpu(lambda p: p.adds)       # increments still to do: keeps every run finite
+    left = PerCpu(lambda p: p.adds)       # calls still to make: keeps every run finite
     exact = Ghost(0)                      # the true count, for the properties to compare with
 
-    # Actions: one per atomic kernel step, named after the kernel code. Each returns
-    # when(guard, var=value, percpu_var={{cpu: value}}); the guard says when the step can run.
-    # Use And/Or/Not/If/Max from checker, never Python's and/or/not/if/max on a state value.
-    # Add your actions here.
+    # The kernel function, written as the C reads: each k.<primitive>(...) is one atomic step, and so is
+    # a `with k.atomic():` block. The checker turns it into actions (one per way through a step), a
+    # program counter cpus_pc and a register per local that lives across a step (cpus_count).
+    # Write your kernel functions here; docs/spec-authoring.md lists what a process function may do.
 
-    @action(role="cpus")
-    def inc(s, cpu):
-        """this_cpu_inc() while the local stays below batch."""
-        return when(And(s.pc[cpu] == PC.idle, s.left[cpu] > 0, s.local[cpu] + 1 < s.batch),
-                    local={{cpu: s.local[cpu] + 1}}, left={{cpu: s.left[cpu] - 1}}, exact=s.exact + 1)
-
-    @action(role="cpus")
-    def lock_for_fold(s, cpu):
-        """raw_spin_lock(&fbc->lock) when the next increment would reach batch."""
-        return when(And(s.pc[cpu] == PC.idle, s.left[cpu] > 0, s.local[cpu] + 1 >= s.batch,
-                        s.lock == NOBODY),
-                    lock=cpu, pc={{cpu: PC.locked}})
-
-    @action(role="cpus")
-    def fold_and_unlock(s, cpu):
-        """fbc->count += local + 1; local = 0; raw_spin_unlock()."""
-        return when(s.pc[cpu] == PC.locked,
-                    total=s.total + s.local[cpu] + 1, local={{cpu: 0}}, left={{cpu: s.left[cpu] - 1}},
-                    exact=s.exact + 1, lock=NOBODY, pc={{cpu: PC.idle}})
+    @process(role="cpus", calls="left")
+    def percpu_counter_inc(k, s, cpu):
+        """count = this_cpu_read() + 1; below batch: this_cpu_write(); else fold under fbc->lock."""
+        with k.atomic():                  # interrupts off: nothing else runs on this CPU meanwhile
+            count = k.raw_cpu_read(s.local) + 1
+            if count < s.batch:
+                k.this_cpu_write(s.local, count)
+                s.exact += 1
+                return
+        k.raw_spin_lock(s.lock)
+        with k.atomic():                  # fbc->count += count; local = 0; raw_spin_unlock()
+            s.total += count
+            k.this_cpu_write(s.local, 0)
+            s.exact += 1
+            k.raw_spin_unlock(s.lock)
 
     @terminal
     def done(s):
         """Every run ends here; a state where nothing can run and this is false is a deadlock."""
-        return Sum(s.left) == 0
+        return AllOf([And(s.left[c] == 0, s.cpus_pc[c] == 0) for c in s.cpus])
 
     # Properties. Add your invariants here, each with a @sometimes showing its interesting case
     # happens. inductive=True marks the strengthening that the Z3 proof assumes and proves.
@@ -100,6 +95,12 @@ class {cls}(Spec):
     def local_in_range(s, cpu):
         """Each local stays in 0..batch-1."""
         return And(s.local[cpu] >= 0, s.local[cpu] <= s.batch - 1)
+
+    @invariant(role="cpus", inductive=True)
+    def waiting_holds_its_count(s, cpu):
+        """Between its decision and its fold a CPU holds count = local + 1 (interrupts are off)."""
+        waiting = at(s, cpu, "percpu_counter_inc", "raw_spin_lock")  # a control point: before this primitive
+        return Implies(Or(waiting, s.cpus_pc[cpu] != 0), s.cpus_count[cpu] == s.local[cpu] + 1)
 
     @invariant(inductive=True)
     def nothing_lost(s):

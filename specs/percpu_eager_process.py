@@ -51,7 +51,7 @@ def _overlap(s):
     return If(at(s, s.summer[0], SUM, "loop"), 1, s.sum_overlap) if s.summers else s.sum_overlap
 
 
-class PercpuEagerProcess(Spec):
+class PercpuEagerProcess(Spec, on_demand=True):
     """percpu_counter_add_batch() (A, B, C) with interrupts and migration; read, sum, limited_add: as kernel code."""
 
     kernel = ("lib/percpu_counter.c: percpu_counter_add_batch as before 805afd830099 (A), as in v6.6 "

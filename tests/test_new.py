@@ -25,7 +25,8 @@ def test_new_spec_verifies_with_explore_and_proof_checks(cli, tmp_path):
     assert {c["spec"] for c in checks} == {"my_counter"}
     assert all(c["verdict"] == "holds" for c in checks)
     explored = {c["property"] for c in checks if c["backend"] == "explore"}
-    assert explored == {"local_in_range", "nothing_lost", "read_error_bounded", "a_fold_happens", "no_deadlock"}
+    assert explored == {"local_in_range", "waiting_holds_its_count", "nothing_lost", "read_error_bounded",
+                        "a_fold_happens", "no_deadlock"}
     proved = {c["property"] for c in checks if c["kind"] == "proof"}
     assert proved >= {"local_in_range", "nothing_lost", "read_error_bounded"}
     assert all(c["params"]["ncpus"] == "1..8192" for c in checks if c["kind"] == "proof")
