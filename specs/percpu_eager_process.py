@@ -13,7 +13,7 @@ between steps, the guards, ``access=`` and fairness are generated (``checker/lan
 from checker import (IRQS_OFF, NOBODY, PREEMPT_COUNT, S32, S64, Abstraction, AllOf, And, AnyOf, Bool, CpuId, Enum,
                      Fence, Fill, Ghost, If, Implies, Int, Lock, Max, Or, Param, PerCpu, Role, Select, Shared, Spec,
                      Sum, action, invariant, leads_to, sometimes, terminal, when, witness)
-from checker.language.process import at, process
+from checker.language.process import at, holding, irqs_off, process
 
 VARIANT = Enum("A", "B", "C", name="variant")
 ADD_B, ADD_A, ADD_C = "percpu_counter_add_batch_b", "percpu_counter_add_batch_a", "percpu_counter_add_batch"
@@ -555,21 +555,12 @@ class PercpuEagerProcess(Spec, on_demand=True):
 
 def _holding(s, t):
     """Task t is between its lock and its unlock of fbc->lock (from the lowering's structure)."""
-    return _where(s, t, lambda p: p.locks and "lock" in p.locks)
+    return holding(s, t, "lock", "adders")
 
 
 def _irqs_off(s, t):
     """Task t is inside an irqs-off section (local_irq_save or an irqsave lock), from the lowering's structure."""
-    return _where(s, t, lambda p: bool(p.irqs))
-
-
-def _where(s, t, pred):
-    spec = s.spec
-    reg = (spec if isinstance(spec, type) else type(spec)).__countercheck_processes__
-    pcs = Select(s.adders_pc, t)
-    values = [getattr(r["enum"], p.label) for name, r in reg.items() if r["role"] == "adders"
-              for p in r["points"].values() if pred(p)]
-    return Or(*[pcs == v for v in values])
+    return irqs_off(s, t, "adders")
 
 
 def _at_zero(s, t):

@@ -951,3 +951,27 @@ def at(s: Any, t: Any, function: str, where: int | str) -> Any:
     pcs = getattr(s, reg["pc"])
     cur = pcs[t] if isinstance(t, int) and isinstance(pcs, tuple) else Select(pcs, t)
     return Or(*[cur == v for v in values]) if len(values) > 1 else cur == values[0]
+
+
+def _points_where(s: Any, t: Any, role: str, pred: Callable[[Point], bool]) -> Any:
+    spec = s.spec
+    reg = getattr(spec if isinstance(spec, type) else type(spec), "__countercheck_processes__", {})
+    entries = [r for r in reg.values() if r["role"] == role]
+    if not entries:
+        raise SpecError(f"no process function runs on role {role!r}")
+    pcs = getattr(s, entries[0]["pc"])
+    cur = pcs[t] if isinstance(t, int) and isinstance(pcs, tuple) else Select(pcs, t)
+    values = [getattr(r["enum"], p.label) for r in entries for p in r["points"].values() if pred(p)]
+    return Or(*[cur == v for v in values]) if values else False
+
+
+def holding(s: Any, t: Any, lock: str, role: str) -> Any:
+    """True where CPU ``t`` of ``role`` is between taking ``lock`` and releasing it in one of its process
+    functions: a structural fact of the lowering, for lemmas such as ``(s.lock == t) == holding(...)``."""
+    return _points_where(s, t, role, lambda p: bool(p.locks) and lock in p.locks)
+
+
+def irqs_off(s: Any, t: Any, role: str) -> Any:
+    """True where CPU ``t`` of ``role`` is inside an interrupts-off section of one of its process functions
+    (after local_irq_save or an irqsave lock, before the restore): a structural fact of the lowering."""
+    return _points_where(s, t, role, lambda p: bool(p.irqs))
