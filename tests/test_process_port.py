@@ -181,3 +181,18 @@ def test_the_lowering_refuses_with_file_line_and_what_to_write(body, line, says,
     if instead is not None:
         assert "write instead" in str(e) and instead in str(e), str(e)
     assert e.line == 20 + line  # the body starts on the line after the def (line 20 of SPEC)
+
+
+def test_a_trace_names_the_function_line_and_primitive_of_each_step():
+    """The shortest way to a fold on variant C, as a trace prints it: function:line primitive, the chosen
+    amount, and the generated pc and registers only where they change."""
+    from checker.report.trace import render_trace
+
+    m = Model(PercpuEagerProcess, PercpuEagerProcess(variant=C, ncpus=1, batch=2).params)
+    r = explore(m)
+    lines = render_trace(m, r.initial_state, r.outcomes["a_fold_happens"].trace)
+    calls = [line.split("  ")[2].strip() if len(line.split("  ")) > 2 else line for line in lines]
+    assert any("percpu_counter_add_batch:17 this_cpu_read(amount=" in line for line in lines), lines
+    assert any("percpu_counter_add_batch:20 raw_spin_lock_irqsave" in line for line in lines), lines
+    assert any("percpu_counter_add_batch:21 atomic" in line for line in lines), calls
+    assert not any("adders_flags[0] = 0 (same)" in line for line in lines), lines
