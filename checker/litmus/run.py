@@ -123,16 +123,20 @@ def prepare(paths: Iterable[Path]) -> list[Lowered]:
 
 def bounds(spec: type) -> dict[str, int]:
     """Weak-model bounds that no run of this test can exceed: stores per thread (a ``spin_unlock()`` counted:
-    under tso the release waits in the store buffer too), stores per location."""
+    under tso the release waits in the store buffer too), stores per location, and promises per thread (lkmm:
+    one per location a thread stores with ``WRITE_ONCE()``, the most it can have out at once)."""
     per_thread: dict[str, int] = {}
     per_loc: dict[str, int] = {}
+    promisable: dict[str, set] = {}
     for act in info(spec).actions.values():
         stores = [a for a in act.access if a.kind in ("store", "rmw")]
         unlocks = getattr(act.fn, "litmus_unlocks", 0)  # recorded by the lowering (checker.litmus.lower)
         per_thread[act.role] = per_thread.get(act.role, 0) + len(stores) + unlocks
         for a in stores:
             per_loc[a.var] = per_loc.get(a.var, 0) + 1
-    return {"sb_depth": max([1, *per_thread.values()]), "lkmm_history": max([2, *[n + 1 for n in per_loc.values()]])}
+        promisable.setdefault(act.role, set()).update(a.var for a in stores if a.kind == "store" and a.order == "once")
+    return {"sb_depth": max([1, *per_thread.values()]), "lkmm_history": max([2, *[n + 1 for n in per_loc.values()]]),
+            "lkmm_promises": max([0, *map(len, promisable.values())])}
 
 
 def _outcome(verdicts: dict[str, str], complete: bool, stopped: str | None, filtered: bool) -> tuple[str, str]:

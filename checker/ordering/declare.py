@@ -2,10 +2,11 @@
 """At class creation: a spec with ``access=`` annotations gets the memory model and its bounds as parameters.
 
 ``memory`` (sc, tso, lkmm; default sc, so the spec means what it meant
-before), ``sb_depth`` (tso: entries per CPU's store buffer) and
+before), ``sb_depth`` (tso: entries per CPU's store buffer),
 ``lkmm_history`` (lkmm: stores kept per location that some CPU has not yet
-seen) are ordinary parameters: they reach every engine and every report
-with the point, and ``--memory tso`` is ``--set memory=tso``. Each bound has
+seen) and ``lkmm_promises`` (lkmm: stores a CPU may have promised and not
+yet made, for load buffering: ``checker.ordering.promises``) are ordinary
+parameters: they reach every engine and every report with the point, and ``--memory tso`` is ``--set memory=tso``. Each bound has
 a ``sometimes`` that it is reached, and ``lkmm`` adds ``no_data_race``.
 The annotations are checked here, against the spec's variables.
 """
@@ -19,8 +20,8 @@ from checker.types import Enum
 
 MEMORY = Enum("sc", "tso", "lkmm", name="memory")
 #: The parameters this module adds, and the hidden variables the engines add at a weak point.
-PARAMS = ("memory", "sb_depth", "lkmm_history")
-GHOSTS = ("sb_n", *(f"sb_loc{k}" for k in range(8)), *(f"sb_val{k}" for k in range(8)), "tso_memory", "lk_n", "lk_val", "lk_who", "lk_mark", "lk_msgview", "lk_view", "lk_sync", "data_race")
+PARAMS = ("memory", "sb_depth", "lkmm_history", "lkmm_promises")
+GHOSTS = ("sb_n", *(f"sb_loc{k}" for k in range(8)), *(f"sb_val{k}" for k in range(8)), "tso_memory", "lk_n", "lk_val", "lk_who", "lk_mark", "lk_msgview", "lk_view", "lk_sync", "lk_taint", "data_race")
 
 
 #: What each model assumes, in place of the sequentially consistent interleaving (the report's assumptions).
@@ -67,7 +68,10 @@ def add_memory_model(si: Any, cls: type) -> None:
     for name, p in (("memory", Param(MEMORY.sc, domain=MEMORY, doc="the memory model: sc, tso or lkmm")),
                     ("sb_depth", Param(1, domain=range(1, 9), doc="tso: store-buffer entries per CPU")),
                     ("lkmm_history", Param(2, domain=range(2, 9),
-                                           doc="lkmm: stores kept per location while some CPU has not seen them"))):
+                                           doc="lkmm: stores kept per location while some CPU has not seen them")),
+                    ("lkmm_promises", Param(0, domain=range(0, 5),
+                                            doc="lkmm: promised stores per CPU not yet made (load buffering; 0: "
+                                                "none)"))):
         if name not in si.params:
             p.name, p.owner = name, cls
             p._countercheck_memory = True
