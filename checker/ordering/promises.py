@@ -142,6 +142,7 @@ class Promises:
         self.originals = {a.index: a for a in actions}
         self.sym = symbolic_state(m)
         cands: dict[int, set] = {}
+        self.makers: dict[tuple, list] = {}
         for act in actions:
             if act.cpus == (None,) or act.info.builtin:
                 continue
@@ -154,7 +155,10 @@ class Promises:
                         if a.kind != "store" or a.order != "once":
                             continue
                         for li in lk._slots(a, self.sym, member, cpu, lk.ro.spec_args(act, args)):
-                            cands.setdefault(cpu, set()).update((li, v) for v in self._values(act, member, args, li))
+                            vals = self._values(act, member, args, li)
+                            cands.setdefault(cpu, set()).update((li, v) for v in vals)
+                            if vals:
+                                self.makers.setdefault((cpu, li), []).append((act, member, args))
         self.cands = {c: sorted(v) for c, v in cands.items()}
         self.locs_of = {c: frozenset(li for li, _ in v) for c, v in self.cands.items()}
 
@@ -324,7 +328,7 @@ class Promises:
         H = lk.bound
         mine = [s.lk_who[li * H + a] == -(cpu + 1) for a in range(H)]
         count = sum(If(s.lk_who[j * H + a] == -(cpu + 1), 1, 0) for j in self.locs_of[cpu] for a in range(H))
-        guard = And(Not(AnyOf(mine)), count < self.bound)
+        guard = And(Not(AnyOf(mine)), count < self.bound, Not(self._enabled(s, cpu, li, value)))
         if _plain(guard) and not guard:
             return DISABLED
         w = lk._load(s)
@@ -334,6 +338,23 @@ class Promises:
         upd: dict = {}
         lk._store(s, w, upd)
         return when(And(guard, *conds), **upd)
+
+    def _enabled(self, s: Any, cpu: int, li: int, value: int) -> Any:
+        """Whether a step of ``cpu`` could make this store now: then it makes it rather than promising it (a
+        promise of the next store adds interleavings, not outcomes: nothing of the CPU runs before it)."""
+        var, sl = self.lk.locs.var_of[li]
+        out = []
+        for act, member, args in self.makers.get((cpu, li), ()):
+            fn = self.originals[act.index].info.fn
+            r = fn(s, member, *args) if member is not None else fn(s, *args)
+            if r is DISABLED or r.__class__ is not Step:
+                continue
+            upd = r.updates.get(var)
+            x = upd if sl is None else (upd.value if upd.__class__ is Fill else upd.get(sl) if isinstance(upd, dict)
+                                        else None)
+            if x is not None:
+                out.append(And(r.guard, x == value))
+        return AnyOf(out)
 
     # -- properties -----------------------------------------------------------------------------------------
     def wrap_properties(self, model: Any) -> None:
