@@ -138,6 +138,9 @@ CORR = litmus("CoRR", [[("st", "x", 1, WRITE_ONCE("x"))],
 TWO_TWO_W = litmus("2+2W+wmbs", [[("st", "x", 1, WRITE_ONCE("x")), ("f", smp_wmb()), ("st", "y", 2, WRITE_ONCE("y"))],
                                  [("st", "y", 1, WRITE_ONCE("y")), ("f", smp_wmb()), ("st", "x", 2, WRITE_ONCE("x"))]],
                    {}, final={"x": 1, "y": 1})
+TWO_TWO_W_ONCE = litmus("2+2W+poonceonces", [[("st", "x", 1, WRITE_ONCE("x")), ("st", "y", 2, WRITE_ONCE("y"))],
+                                             [("st", "y", 1, WRITE_ONCE("y")), ("st", "x", 2, WRITE_ONCE("x"))]],
+                        {}, final={"x": 1, "y": 1})
 WRC_REL = litmus("WRC+release+acquire", [[("st", "x", 1, WRITE_ONCE("x"))],
                                          [("ld", "x", READ_ONCE("x")), ("st", "y", 1, smp_store_release("y"))],
                                          [("ld", "y", smp_load_acquire("y")), ("ld", "x", READ_ONCE("x"))]],
@@ -192,9 +195,18 @@ def test_write_to_read_causality_needs_a_release():
     assert outcome(WRC, LKMM) == "Sometimes"
 
 
-def test_load_buffering_is_never_without_promises():
-    """Stronger than LKMM, which allows LB with once accesses: documented in docs/weak-memory.md."""
-    assert outcomes(LB) == ("Never", "Never", "Never")
+def test_load_buffering_needs_a_promise():
+    """LKMM allows LB with once accesses: under lkmm a CPU promises its store before its earlier load runs
+    (checker.ordering.promises); with lkmm_promises=0 it is Never (stronger than LKMM)."""
+    assert outcomes(LB) == ("Never", "Never", "Sometimes")
+    assert outcome(LB, LKMM, lkmm_promises=0) == "Never"
+
+
+def test_two_plus_two_w_needs_a_promise():
+    """2+2W with once stores (LKMM: Sometimes): each CPU's second store is promised ahead of its first, so both
+    first stores land last in coherence order; the same with smp_wmb() stays Never (TWO_TWO_W above)."""
+    assert outcomes(TWO_TWO_W_ONCE) == ("Never", "Never", "Sometimes")
+    assert outcome(TWO_TWO_W_ONCE, LKMM, lkmm_promises=0) == "Never"
 
 
 # -- bounds ---------------------------------------------------------------------------------------------

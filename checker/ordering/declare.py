@@ -30,10 +30,10 @@ ASSUMPTION = {
            "until flushed; LOCKed RMWs, smp_mb() and taking a lock drain it, an unlock waits in the buffer as on x86 "
            "(checker.ordering.tso)",
     "lkmm": "lkmm, an operational approximation of the Linux-kernel memory model: per-location histories of "
-            "lkmm_history stores (the point's value) read through per-CPU views; stronger than LKMM in that it has "
-            "no load buffering (no promises), a CPU's stores join coherence order in program order, and "
-            "spin_is_locked() sees the lock as under sc (3 of the kernel's 35 litmus tests: docs/litmus-table.md, "
-            "docs/weak-memory.md); a step without access= that touches weak memory is fully ordered",
+            "lkmm_history stores (the point's value) read through per-CPU views, with up to lkmm_promises "
+            "promised WRITE_ONCE() stores per CPU (load buffering); it agrees with LKMM on all 35 of the kernel's "
+            "litmus tests (docs/litmus-table.md), and is stronger in that plain stores and read-modify-writes are "
+            "never promised (docs/weak-memory.md); a step without access= that touches weak memory is fully ordered",
 }
 
 
@@ -69,7 +69,7 @@ def add_memory_model(si: Any, cls: type) -> None:
                     ("sb_depth", Param(1, domain=range(1, 9), doc="tso: store-buffer entries per CPU")),
                     ("lkmm_history", Param(2, domain=range(2, 9),
                                            doc="lkmm: stores kept per location while some CPU has not seen them")),
-                    ("lkmm_promises", Param(0, domain=range(0, 5),
+                    ("lkmm_promises", Param(1, domain=range(0, 5),
                                             doc="lkmm: promised stores per CPU not yet made (load buffering; 0: "
                                                 "none)"))):
         if name not in si.params:

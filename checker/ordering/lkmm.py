@@ -217,8 +217,10 @@ class Lkmm:
         #: The compiled explorer lowers these steps; with tasks the scheduler's barrier is Python over ints.
         self.lowerable = not has_tasks(model.info)
         #: Promises (load buffering; checker.ordering.promises), where ``lkmm_promises`` allows any.
+        # Only a "once" store can be promised: a spec without one has nothing to promise, and pays nothing.
         bound = getattr(model.params, "lkmm_promises", 0)
-        self.pr = Promises(self, bound) if bound else None
+        once = any(a.kind == "store" and a.order == "once" for act in model.info.actions.values() for a in act.access)
+        self.pr = Promises(self, bound) if bound and once else None
 
     def ghosts(self) -> list:
         N, H, nc = self.n, self.bound, self.model.ncpus_total
