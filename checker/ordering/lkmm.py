@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """``lkmm``: a view-based operational approximation of the Linux-kernel memory model.
 
-In the style of the promising semantics (Kang et al., POPL 2017) without
-promises. Memory keeps, per location, its recent stores as *messages* in
+In the style of the promising semantics (Kang et al., POPL 2017), with its
+promises where a spec has a ``"once"`` store (``lkmm_promises`` per CPU;
+``checker.ordering.promises`` says how they are made, fulfilled and
+certified, and how properties treat a state with one out). Memory keeps, per location, its recent stores as *messages* in
 coherence order (a store is appended at the end); each message carries a
 *view*: for every location, the oldest message a CPU that synchronises
 with this one may still read. Each CPU has views of its own:
@@ -61,11 +63,13 @@ entries and zeroing the slots past the kept count, so a state has one form
 
 ``lk_n[i]``                 messages kept of location ``i`` (1..lkmm_history)
 ``lk_val[i*H+a]``           the value of location ``i``'s message of age ``a`` (H = lkmm_history)
-``lk_who[i*H+a]``           its writer's CPU + 1 (0: the initial value, or a step of no CPU)
+``lk_who[i*H+a]``           its writer's CPU + 1 (0: the initial value, or a step of no CPU; -(CPU + 1): a
+                            promise of that CPU not yet fulfilled)
 ``lk_mark[i*H+a]``          its marking (``checker.ordering.races``)
 ``lk_msgview[(i*H+a)*N+j]`` its view's entry for location ``j`` (N locations)
 ``lk_view[(c*V+v)*N+j]``    CPU ``c``'s view ``v`` (cur, acq, wf, dep, ws, then one per dep= pointer)
 ``lk_sync[k*N+j]``          the SC-fence view (k=0) and each Lock's release view (k=1..)
+``lk_taint[c*R+k]``         with promises: CPU ``c``'s register ``k`` holds a value from a load since its promise
 ``data_race``               the first data race (``races.code``; 0: none)
 
 Tasks (a ``Task`` role): the scheduler's steps are Python over ints (as
@@ -379,7 +383,10 @@ class Lkmm:
     def bounds_note(self, outcomes: dict) -> str | None:
         """The bound, where it was reached (its witness holds): a verdict that needed every run is bounded."""
         o = outcomes.get("history_fills")
-        return f"histories of {self.bound} stores" if o is not None and o.verdict == "holds" else None
+        notes = [f"histories of {self.bound} stores"] if o is not None and o.verdict == "holds" else []
+        if self.pr is not None:  # a run needing more promises out at once is not explored
+            notes.append(f"{self.pr.bound} promise{'s' if self.pr.bound > 1 else ''} per CPU")
+        return ", ".join(notes) or None
 
     def settled(self, s: tuple) -> Any:
         """No promise is outstanding (a state with one holds a store the program has not made yet)."""
