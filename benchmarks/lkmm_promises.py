@@ -82,6 +82,11 @@ def main() -> None:
     for name in SEEDS:
         cls = specs[name]
         pts = lkmm_points(cls)
+        if not pts:
+            line = f"{name}: no access= annotations, so --memory lkmm explores it as sc: nothing to promise"
+            lines.append(line)
+            print(line, flush=True)
+            continue
         # two CPUs or more first (one CPU alone never falls behind its own stores: nothing to promise to)
         pts = [p for p in pts if p.as_dict().get("ncpus", 2) >= 2] or pts
         for p in pts[:args.points]:

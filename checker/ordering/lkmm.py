@@ -384,7 +384,7 @@ class Lkmm:
         """The bound, where it was reached (its witness holds): a verdict that needed every run is bounded."""
         o = outcomes.get("history_fills")
         notes = [f"histories of {self.bound} stores"] if o is not None and o.verdict == "holds" else []
-        if self.pr is not None:  # a run needing more promises out at once is not explored
+        if self.pr is not None and self.pr.cands:  # a run needing more promises out at once is not explored
             notes.append(f"{self.pr.bound} promise{'s' if self.pr.bound > 1 else ''} per CPU")
         return ", ".join(notes) or None
 
