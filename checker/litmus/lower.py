@@ -24,12 +24,16 @@ location (``Load(loc, "once", dep=True)``): annotations are static, addresses ar
 holding no location's address blocks its thread there, which the search reports as a deadlock.
 
 Locks carry no ``access=``: the models give ``Lock()`` its meaning (taking it an acquire, releasing it a
-release); ``spin_lock()`` is enabled only while the lock is free, and ``spin_is_locked()`` reads who holds
-it now, so the lock's state itself is sequentially consistent under every model. ``dep=True`` marks a load
+release); ``spin_lock()`` is enabled only while the lock is free, so mutual exclusion is sequentially
+consistent under every model. A lock that some ``spin_is_locked()`` reads also gets a lock word, a weak
+``Shared`` (tools/memory-model/lock.cat: an is-locked read reads from a lock's LKW or an unlock's UL):
+``spin_lock()`` writes 1 to it with an unordered read-modify-write (LKW), ``spin_unlock()`` 0 with a
+release (UL), and ``spin_is_locked()`` is a ``READ_ONCE()`` of it, which may be stale. ``dep=True`` marks a load
 through a register (the API's "address from this CPU's previous annotated load"), which is exact for the
 kernel's tests (the register is the previous load's value); a store through a register has no such mark
 (the API has none). A control dependency (``if (r0) WRITE_ONCE(...)``) has no annotation either: the branch
-is a step on registers, and ordering it is the model's (none of them lets a store pass an earlier load).
+is a step on registers, and ordering it is the model's (lkmm's promises do not let a store that depends
+on a load pass it: ``checker.ordering.promises``).
 
 Not lowered (``Unsupported``, a named outcome rather than a verdict): RCU grace periods
 (``synchronize_rcu()``, SRCU, ``call_rcu()``), which no memory model here expresses, and a load on the
