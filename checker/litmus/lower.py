@@ -24,12 +24,16 @@ location (``Load(loc, "once", dep=True)``): annotations are static, addresses ar
 holding no location's address blocks its thread there, which the search reports as a deadlock.
 
 Locks carry no ``access=``: the models give ``Lock()`` its meaning (taking it an acquire, releasing it a
-release); ``spin_lock()`` is enabled only while the lock is free, and ``spin_is_locked()`` reads who holds
-it now, so the lock's state itself is sequentially consistent under every model. ``dep=True`` marks a load
+release); ``spin_lock()`` is enabled only while the lock is free, so mutual exclusion is sequentially
+consistent under every model. A lock that some ``spin_is_locked()`` reads also gets a lock word, a weak
+``Shared`` (tools/memory-model/lock.cat: an is-locked read reads from a lock's LKW or an unlock's UL):
+``spin_lock()`` writes 1 to it with an unordered read-modify-write (LKW), ``spin_unlock()`` 0 with a
+release (UL), and ``spin_is_locked()`` is a ``READ_ONCE()`` of it, which may be stale. ``dep=True`` marks a load
 through a register (the API's "address from this CPU's previous annotated load"), which is exact for the
 kernel's tests (the register is the previous load's value); a store through a register has no such mark
 (the API has none). A control dependency (``if (r0) WRITE_ONCE(...)``) has no annotation either: the branch
-is a step on registers, and ordering it is the model's (none of them lets a store pass an earlier load).
+is a step on registers, and ordering it is the model's (lkmm's promises do not let a store that depends
+on a load pass it: ``checker.ordering.promises``).
 
 Not lowered (``Unsupported``, a named outcome rather than a verdict): RCU grace periods
 (``synchronize_rcu()``, SRCU, ``call_rcu()``), which no memory model here expresses, and a load on the
@@ -39,6 +43,7 @@ grace period in the test, LKMM gives them no cross-CPU ordering either.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import keyword
 from dataclasses import dataclass, field
@@ -100,6 +105,8 @@ class Layout:
     regs: dict[tuple[int, str], tuple[str, bool]] = field(default_factory=dict)  # (thread, reg) -> (attr, ptr)
     reg_init: dict[tuple[int, str], int | str] = field(default_factory=dict)
     params: dict[int, set[str]] = field(default_factory=dict)
+    #: lock name -> the spec variable of its lock word, for the locks some spin_is_locked() reads
+    words: dict[str, str] = field(default_factory=dict)
 
     @property
     def pointees(self) -> list[str]:
@@ -129,6 +136,20 @@ def _attr(name: str, taken: set[str]) -> str:
         a = f"{a}_"
     taken.add(a)
     return a
+
+
+def _observed_locks(node: Any, out: set[str]) -> None:
+    """The names spin_is_locked() is called on, anywhere under ``node``."""
+    if isinstance(node, P.Call) and node.fn == "spin_is_locked" and len(node.args) == 1:
+        a = node.args[0]
+        if isinstance(a, (P.Name, P.AddrOf)):
+            out.add(a.name)
+    if isinstance(node, (tuple, list)):
+        for x in node:
+            _observed_locks(x, out)
+    elif dataclasses.is_dataclass(node):
+        for f in dataclasses.fields(node):
+            _observed_locks(getattr(node, f.name), out)
 
 
 def _layout(test: P.Litmus) -> Layout:
@@ -180,6 +201,11 @@ def _layout(test: P.Litmus) -> Layout:
     for (ti, reg), v in lay.reg_init.items():
         if (ti, reg) not in lay.regs:  # herd: a register set in the init block needs no declaration
             lay.regs[(ti, reg)] = (_attr(f"p{ti}_{reg}", taken), isinstance(v, str))
+    observed: set[str] = set()
+    _observed_locks(test.threads, observed)
+    for name in sorted(observed):
+        if name in lay.locs and lay.locs[name].kind == "lock":
+            lay.words[name] = _attr(f"{name}_word", taken)
     return lay
 
 
@@ -391,16 +417,29 @@ class _Lowerer:
                                f"*{loc.name}' in the thread's parameters)", c.line)
             # no access= for a Lock: the models make taking it an acquire and releasing it a release
             held = ctx.read(loc.attr)
+            word = self.lay.words.get(loc.name)  # the lock word spin_is_locked() reads (lock.cat's LKW, UL)
             if fn == "spin_lock":  # spins until the lock is free: the step is enabled only then
                 ctx.guards.append(held == NOBODY)
                 ctx.updates[loc.attr] = ctx.cpu
+                if word is not None:  # LKW: the write half of the lock's read-modify-write, unordered
+                    ctx.accesses.append(Rmw(word, "relaxed"))
+                    ctx.updates[word] = 1
                 return self.no_value(fn, c.line, want_value)
             if fn == "spin_trylock":
                 ctx.updates[loc.attr] = If(held == NOBODY, ctx.cpu, held)
+                if word is not None:
+                    ctx.accesses.append(Rmw(word, "relaxed"))
+                    ctx.updates[word] = If(held == NOBODY, 1, ctx.read(word))
                 return If(held == NOBODY, 1, 0)
             if fn == "spin_unlock":
                 ctx.updates[loc.attr] = NOBODY
+                if word is not None:  # UL: a release store of the lock word
+                    ctx.accesses.append(Store(word, "release"))
+                    ctx.updates[word] = 0
                 return self.no_value(fn, c.line, want_value)
+            if word is not None:  # spin_is_locked(): a marked load of the lock word, which may be stale
+                ctx.accesses.append(Load(word, "once"))
+                return ctx.read(word)
             return If(held == NOBODY, 0, 1)
         if fn in RMWS:
             op = RMWS[fn]
@@ -601,6 +640,9 @@ def lower(test: P.Litmus) -> type[Spec]:
     for loc in lay.locs.values():
         if loc.kind == "lock":
             ns[loc.attr] = Lock(doc=f"spinlock_t {loc.name}")
+            if loc.name in lay.words:
+                ns[lay.words[loc.name]] = Shared(0, type=Int, doc=f"the lock word of {loc.name} (1 while held) that "
+                                                                 f"spin_is_locked({loc.name}) reads")
         else:
             init = lay.addr(loc.init, loc.line) if isinstance(loc.init, str) else loc.init
             ns[loc.attr] = Shared(init, type=ptr if loc.kind == "ptr" else Int, doc=f"the location {loc.name}")

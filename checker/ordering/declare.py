@@ -2,10 +2,11 @@
 """At class creation: a spec with ``access=`` annotations gets the memory model and its bounds as parameters.
 
 ``memory`` (sc, tso, lkmm; default sc, so the spec means what it meant
-before), ``sb_depth`` (tso: entries per CPU's store buffer) and
+before), ``sb_depth`` (tso: entries per CPU's store buffer),
 ``lkmm_history`` (lkmm: stores kept per location that some CPU has not yet
-seen) are ordinary parameters: they reach every engine and every report
-with the point, and ``--memory tso`` is ``--set memory=tso``. Each bound has
+seen) and ``lkmm_promises`` (lkmm: stores a CPU may have promised and not
+yet made, for load buffering: ``checker.ordering.promises``) are ordinary
+parameters: they reach every engine and every report with the point, and ``--memory tso`` is ``--set memory=tso``. Each bound has
 a ``sometimes`` that it is reached, and ``lkmm`` adds ``no_data_race``.
 The annotations are checked here, against the spec's variables.
 """
@@ -19,8 +20,8 @@ from checker.types import Enum
 
 MEMORY = Enum("sc", "tso", "lkmm", name="memory")
 #: The parameters this module adds, and the hidden variables the engines add at a weak point.
-PARAMS = ("memory", "sb_depth", "lkmm_history")
-GHOSTS = ("sb_n", *(f"sb_loc{k}" for k in range(8)), *(f"sb_val{k}" for k in range(8)), "tso_memory", "lk_n", "lk_val", "lk_who", "lk_mark", "lk_msgview", "lk_view", "lk_sync", "data_race")
+PARAMS = ("memory", "sb_depth", "lkmm_history", "lkmm_promises")
+GHOSTS = ("sb_n", *(f"sb_loc{k}" for k in range(8)), *(f"sb_val{k}" for k in range(8)), "tso_memory", "lk_n", "lk_val", "lk_who", "lk_mark", "lk_msgview", "lk_view", "lk_sync", "lk_taint", "data_race")
 
 
 #: What each model assumes, in place of the sequentially consistent interleaving (the report's assumptions).
@@ -29,10 +30,10 @@ ASSUMPTION = {
            "until flushed; LOCKed RMWs, smp_mb() and taking a lock drain it, an unlock waits in the buffer as on x86 "
            "(checker.ordering.tso)",
     "lkmm": "lkmm, an operational approximation of the Linux-kernel memory model: per-location histories of "
-            "lkmm_history stores (the point's value) read through per-CPU views; stronger than LKMM in that it has "
-            "no load buffering (no promises), a CPU's stores join coherence order in program order, and "
-            "spin_is_locked() sees the lock as under sc (3 of the kernel's 35 litmus tests: docs/litmus-table.md, "
-            "docs/weak-memory.md); a step without access= that touches weak memory is fully ordered",
+            "lkmm_history stores (the point's value) read through per-CPU views, with up to lkmm_promises "
+            "promised WRITE_ONCE() stores per CPU (load buffering); it agrees with LKMM on all 35 of the kernel's "
+            "litmus tests (docs/litmus-table.md), and is stronger in that plain stores and read-modify-writes are "
+            "never promised (docs/weak-memory.md); a step without access= that touches weak memory is fully ordered",
 }
 
 
@@ -67,7 +68,10 @@ def add_memory_model(si: Any, cls: type) -> None:
     for name, p in (("memory", Param(MEMORY.sc, domain=MEMORY, doc="the memory model: sc, tso or lkmm")),
                     ("sb_depth", Param(1, domain=range(1, 9), doc="tso: store-buffer entries per CPU")),
                     ("lkmm_history", Param(2, domain=range(2, 9),
-                                           doc="lkmm: stores kept per location while some CPU has not seen them"))):
+                                           doc="lkmm: stores kept per location while some CPU has not seen them")),
+                    ("lkmm_promises", Param(1, domain=range(0, 5),
+                                            doc="lkmm: promised stores per CPU not yet made (load buffering; 0: "
+                                                "none)"))):
         if name not in si.params:
             p.name, p.owner = name, cls
             p._countercheck_memory = True

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """``lkmm``: a view-based operational approximation of the Linux-kernel memory model.
 
-In the style of the promising semantics (Kang et al., POPL 2017) without
-promises. Memory keeps, per location, its recent stores as *messages* in
+In the style of the promising semantics (Kang et al., POPL 2017), with its
+promises where a spec has a ``"once"`` store (``lkmm_promises`` per CPU;
+``checker.ordering.promises`` says how they are made, fulfilled and
+certified, and how properties treat a state with one out). Memory keeps, per location, its recent stores as *messages* in
 coherence order (a store is appended at the end); each message carries a
 *view*: for every location, the oldest message a CPU that synchronises
 with this one may still read. Each CPU has views of its own:
@@ -61,11 +63,13 @@ entries and zeroing the slots past the kept count, so a state has one form
 
 ``lk_n[i]``                 messages kept of location ``i`` (1..lkmm_history)
 ``lk_val[i*H+a]``           the value of location ``i``'s message of age ``a`` (H = lkmm_history)
-``lk_who[i*H+a]``           its writer's CPU + 1 (0: the initial value, or a step of no CPU)
+``lk_who[i*H+a]``           its writer's CPU + 1 (0: the initial value, or a step of no CPU; -(CPU + 1): a
+                            promise of that CPU not yet fulfilled)
 ``lk_mark[i*H+a]``          its marking (``checker.ordering.races``)
 ``lk_msgview[(i*H+a)*N+j]`` its view's entry for location ``j`` (N locations)
 ``lk_view[(c*V+v)*N+j]``    CPU ``c``'s view ``v`` (cur, acq, wf, dep, ws, then one per dep= pointer)
 ``lk_sync[k*N+j]``          the SC-fence view (k=0) and each Lock's release view (k=1..)
+``lk_taint[c*R+k]``         with promises: CPU ``c``'s register ``k`` holds a value from a load since its promise
 ``data_race``               the first data race (``races.code``; 0: none)
 
 Tasks (a ``Task`` role): the scheduler's steps are Python over ints (as
@@ -75,12 +79,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from checker.expr import And, If
+from checker.expr import And, If, Not, Or
 from checker.language.compile import CompiledAction, Model
 from checker.language.declare import DISABLED, Ghost, Step, when
 from checker.types import NOBODY
 
 from checker.ordering import races
+from checker.ordering.promises import Promises
 from checker.ordering.declare import weak_vars
 from checker.ordering.machine import (ORDERED, PLAIN, classify, extra_choices, ghost, involved, lock_vars, locations,
                                       own_slot, split_updates, switches, unlisted_store, value_at, weak_cpus,
@@ -215,19 +220,27 @@ class Lkmm:
 
         #: The compiled explorer lowers these steps; with tasks the scheduler's barrier is Python over ints.
         self.lowerable = not has_tasks(model.info)
+        #: Promises (load buffering; checker.ordering.promises), where ``lkmm_promises`` allows any.
+        # Only a "once" store can be promised: a spec without one has nothing to promise, and pays nothing.
+        bound = getattr(model.params, "lkmm_promises", 0)
+        once = any(a.kind == "store" and a.order == "once" for act in model.info.actions.values() for a in act.access)
+        self.pr = Promises(self, bound) if bound and once else None
 
     def ghosts(self) -> list:
         N, H, nc = self.n, self.bound, self.model.ncpus_total
         names = ", ".join(f"{i}: {n}" for i, n in enumerate(self.locs.names))
         sizes = {"lk_n": N, "lk_val": N * H, "lk_who": N * H, "lk_mark": N * H, "lk_msgview": N * H * N,
                  "lk_view": nc * self.nv * N, "lk_sync": (1 + len(self.locks)) * N}
+        if self.pr is not None:
+            sizes.update(self.pr.ghost_sizes())
         docs = {"lk_n": f"lkmm: the stores kept per location ({names})",
                 "lk_val": f"lkmm: [i*{H}+a] location i's store of age a (0 the newest): its value",
-                "lk_who": "lkmm: its writer's CPU + 1 (0: the initial value)",
+                "lk_who": "lkmm: its writer's CPU + 1 (0: the initial value; -(CPU + 1): a promise not yet fulfilled)",
                 "lk_mark": "lkmm: its marking (0 marked, 1 plain, 2 race_ok)",
                 "lk_msgview": f"lkmm: [(i*{H}+a)*{N}+j] its view: the oldest age of location j a CPU reading it may read",
                 "lk_view": f"lkmm: [(c*{self.nv}+v)*{N}+j] CPU c's views (cur, acq, wf, dep, ws, dep= pointers), as ages",
-                "lk_sync": f"lkmm: [k*{N}+j] the SC-fence view (k=0) and each lock's release view, as ages"}
+                "lk_sync": f"lkmm: [k*{N}+j] the SC-fence view (k=0) and each lock's release view, as ages",
+                "lk_taint": "lkmm: [c*R+k] CPU c's register k holds a value from a load since its promise"}
         out = []
         for name, size in sizes.items():
             g = Ghost(0, doc=docs[name])
@@ -266,6 +279,8 @@ class Lkmm:
         self.kinds = classify(m, actions)
         self.cpus = weak_cpus(m, self.kinds, actions, self.ro)
         self.switches = switches(m, actions)
+        if self.pr is not None:
+            self.pr.analyse(actions)
         out = []
         for act in actions:
             kind = self.kinds[act.index]
@@ -273,7 +288,10 @@ class Lkmm:
                 out.append(_with_fn(act, self._switch(act.info.fn)))
                 continue
             if kind == PLAIN:
-                out.append(_with_fn(act, self._plain_moving(act)) if act.index in self.ro.moving else act)
+                act2 = _with_fn(act, self._plain_moving(act)) if act.index in self.ro.moving else act
+                if self.pr is not None and act.cpus != (None,):  # a step on registers carries their taint
+                    act2 = _with_fn(act2, self._tainting(act, act2.info.fn))
+                out.append(act2)
                 continue
             names, domains = [], []
             for a in act.info.access:
@@ -289,7 +307,28 @@ class Lkmm:
                     domains.append(tuple(range(self.bound)))
             act2 = _with_fn(act, self._step(act, kind, len(act.arg_names)))
             out.append(extra_choices(act2, tuple(names), domains))
+        if self.pr is not None:
+            out += self.pr.promise_actions(len(out))
+            self.pr.wrap_properties(m)
         return tuple(out)
+
+    def _tainting(self, act: CompiledAction, fn: Any) -> Any:
+        """A step with no weak access (registers, a branch): a register it writes from a tainted one is
+        tainted (checker.ordering.promises)."""
+        roleless = act.cpus == (None,)
+
+        def step(s: Any, *a: Any) -> Any:
+            r = fn(s, *a)
+            if roleless or r is DISABLED or r.__class__ is not Step:
+                return r
+            cpu = self.ro.me(act, a[0], a[1:])
+            if not _plain(cpu):
+                _not_lowerable("--memory lkmm with promises and a step whose CPU the state chooses")
+            upd = dict(r.updates)
+            self.pr.taint_updates(s, act, a[0], a[1:], cpu, set(), self.pr.outstanding_in(s, cpu), upd)
+            return when(r.guard, **upd) if "lk_taint" in upd else r
+
+        return step
 
     def _slot_count(self, a: Any) -> int:
         m = self.model
@@ -344,10 +383,14 @@ class Lkmm:
     def bounds_note(self, outcomes: dict) -> str | None:
         """The bound, where it was reached (its witness holds): a verdict that needed every run is bounded."""
         o = outcomes.get("history_fills")
-        return f"histories of {self.bound} stores" if o is not None and o.verdict == "holds" else None
+        notes = [f"histories of {self.bound} stores"] if o is not None and o.verdict == "holds" else []
+        if self.pr is not None and self.pr.cands:  # a run needing more promises out at once is not explored
+            notes.append(f"{self.pr.bound} promise{'s' if self.pr.bound > 1 else ''} per CPU")
+        return ", ".join(notes) or None
 
-    def settled(self, s: tuple) -> bool:
-        return True
+    def settled(self, s: tuple) -> Any:
+        """No promise is outstanding (a state with one holds a store the program has not made yet)."""
+        return True if self.pr is None else Not(self.pr.any_outstanding(s))
 
     def _load(self, s: Any) -> _Work:
         N, H, nv = self.n, self.bound, self.nv
@@ -475,6 +518,8 @@ class Lkmm:
         found: Any = 0
         for a, msg in enumerate(w.msgs[li]):  # newest first: the last that qualifies is the oldest
             who, mk = msg[WHO], msg[MARK]
+            if self.pr is not None:  # an outstanding promise's writer is -(CPU + 1)
+                who = _pick(who < 0, -who, who) if not _plain(who) else abs(who)
             cond = And(a < seen, who != 0, who != cpu + 1, mk != races.RACE_OK,
                        True if mark == races.PLAIN else mk == races.PLAIN)
             found = _pick(cond, 1 + (((li * nc + cpu) * nc + (who - 1)) * 2 + int(store)), found)
@@ -491,9 +536,11 @@ class Lkmm:
                    _pick_view(hit, msg[VIEW], out[VIEW]))
         return out
 
-    def _finish(self, s: Any, w: _Work) -> None:
+    def _finish(self, s: Any, w: _Work, conds: list | None = None) -> None:
         """Drop what no CPU can read (the bound: the CPUs furthest behind move on): per location, the kept
-        count is one more than the oldest age a CPU's cur allows, at most the bound."""
+        count is one more than the oldest age a CPU's cur allows, at most the bound. With promises, a step
+        that would drop an outstanding one is not run (it could never be fulfilled): its condition joins
+        ``conds``."""
         H = self.bound
         for li in range(self.n):
             curs = [w.views[c][CUR][li] for c in self.cpus]
@@ -518,6 +565,10 @@ class Lkmm:
                 w.views[c] = [clamp(v) for v in views]
             w.sync = [clamp(v) for v in w.sync]
             w.msgs = [[(x[VAL], x[WHO], x[MARK], clamp(x[VIEW])) for x in msgs] for msgs in w.msgs]
+            if self.pr is not None and conds is not None:
+                for a, x in enumerate(w.msgs[li]):
+                    if a >= 1:
+                        conds.append(Not(And(a >= keep, x[WHO] < 0)))
             msgs = w.msgs[li][:H]
             msgs += [(0, 0, 0, (0,) * self.n)] * (H - len(msgs))
             zero = (0, 0, 0, (0,) * self.n)
@@ -614,6 +665,14 @@ class Lkmm:
             return r
         normal, todo = self._stores(act, r, cpu, conds)
         events = self._lock_events(s, normal)
+        pr, loaded = self.pr, set()
+        if pr is not None:
+            if not _plain(cpu):
+                _not_lowerable("--memory lkmm with promises and a step whose CPU the state chooses")
+            if pr.blocks(act, normal):  # it orders the CPU's later stores after it: not with one in memory
+                conds.append(Not(pr.outstanding_in(s, cpu)))
+            loaded = {self.locs.names[li] for a in act.info.access if a.kind in ("load", "rmw")
+                      for li in self._slots(a, s, member, cpu, sargs)}
         w = self._load(s)
         V = w.views[cpu]
         for lk, taken, _ in events:  # spin_lock(): an acquire of the last unlock's view (later stores carry it)
@@ -655,24 +714,22 @@ class Lkmm:
                     if li not in todo:
                         continue  # the step did not write it
                     x = todo.pop(li)
-                    # `x=If(ok, new, s.x)`: the branch that leaves it is no store (as for an Rmw)
-                    stored = _differs(x, value_at(seen, m, self.locs.var_of[li]))
-                    if stored is False:
+                    if pr is not None and li in pr.locs_of.get(cpu, ()):
+                        w = self._fulfil(w, s, act, member, base, cpu, li, x, a, seen, loaded, conds)
                         continue
-                    w2 = w.copy() if not _plain(stored) else w
-                    V2 = w2.views[cpu]
-                    self._race(w2, li, V2[CUR][li], cpu, mark, True)
-                    self._append(w2, li, x, V2[CUR] if a.order == "release" else V2[WF], cpu, mark)
-                    self._raise_own(w2, cpu, li)
-                    w = w2.merge(stored, w)
+                    w = self._store_at_end(w, li, x, a, seen, cpu)
                 elif a.order == THIS_CPU:
                     li, age = reads[ri]
                     ri += 1
+                    if pr is not None and li in pr.locs_of.get(cpu, ()):  # coherence: after its own promise
+                        conds.append(Not(pr.mine([x[WHO] for x in w.msgs[li]], cpu)))
                     read = value_at(seen, m, self.locs.var_of[li])  # the value the step ran on
                     w = self._this_cpu(w, a, li, age, todo.pop(li, read), read, cpu, mark, conds)
                     if w is None:
                         return DISABLED
                 else:  # rmw: the newest message, and the new one right after it
+                    if pr is not None and li in pr.locs_of.get(cpu, ()):  # coherence: after its own promise
+                        conds.append(Not(pr.mine([x[WHO] for x in w.msgs[li]], cpu)))
                     msg = w.msgs[li][0]
                     self._race(w, li, V[CUR][li], cpu, mark, True)
                     new = todo.pop(li, msg[VAL])
@@ -715,7 +772,52 @@ class Lkmm:
             w.sync[1 + lk] = _pick_view(released, V[CUR], w.sync[1 + lk])
             V[self.ul], V[self.ul + 1] = _pick_view(released, V[WS], V[self.ul]), _pick_view(released, V[ACQ],
                                                                                              V[self.ul + 1])
+        if pr is not None:  # the registers it wrote from a load since its promise (a later store depends on them)
+            normal = dict(normal)
+            pr.taint_updates(s, act, member, base, cpu, loaded, pr.outstanding(w, cpu), normal)
         return self._done(s, act, r, w, normal, And(r.guard, *conds))
+
+    def _store_at_end(self, w: _Work, li: int, x: Any, a: Any, seen: Any, cpu: int) -> _Work:
+        """A store joins coherence order at the end: a new newest message (none where it writes the value the
+        location holds)."""
+        m = self.model
+        mark = races.marking(a)
+        # `x=If(ok, new, s.x)`: the branch that leaves it is no store (as for an Rmw)
+        stored = _differs(x, value_at(seen, m, self.locs.var_of[li]))
+        if stored is False:
+            return w
+        w2 = w.copy() if not _plain(stored) else w
+        V2 = w2.views[cpu]
+        self._race(w2, li, V2[CUR][li], cpu, mark, True)
+        self._append(w2, li, x, V2[CUR] if a.order == "release" else V2[WF], cpu, mark)
+        self._raise_own(w2, cpu, li)
+        return w2.merge(stored, w)
+
+    def _fulfil(self, w: _Work, s: Any, act: CompiledAction, member: Any, base: tuple, cpu: int, li: int, x: Any,
+                a: Any, seen: Any, loaded: set, conds: list) -> _Work:
+        """A store to a location where its CPU may have a promise out (checker.ordering.promises): with one,
+        the store fulfils it (the message is already in coherence order, where the promise put it), which
+        needs the same value, a ``"once"`` store, no dependency on a load since the promise, and the CPU not
+        yet past it (coherence); a store that cannot is not run. Without one, a store at the end."""
+        whos = [msg[WHO] for msg in w.msgs[li]]
+        has = self.pr.mine(whos, cpu)
+        if has is False:
+            return self._store_at_end(w, li, x, a, seen, cpu)
+        normal = self._store_at_end(w.copy(), li, x, a, seen, cpu)
+        V = w.views[cpu]
+        pa = sum(If(who == -(cpu + 1), k, 0) for k, who in enumerate(whos))  # the promise's age
+        pv = sum(If(who == -(cpu + 1), msg[VAL], 0) for who, msg in zip(whos, w.msgs[li]))  # and value
+        dependent = self.pr.dependent_store(s, act, member, base, cpu, li, loaded)
+        ok = And(a.order == "once", x == pv, Not(dependent), pa <= V[CUR][li])
+        conds.append(Or(Not(has), ok))
+        f = w.copy()
+        f.msgs[li] = [(msg[VAL], _pick(msg[WHO] == -(cpu + 1), cpu + 1, msg[WHO]), msg[MARK], msg[VIEW])
+                      for msg in f.msgs[li]]
+        F = f.views[cpu]
+        self._race(f, li, F[CUR][li], cpu, races.marking(a), True)
+        F[CUR] = _set(F[CUR], li, _newer(F[CUR][li], pa))  # its own store: seen
+        F[WS] = _set(F[WS], li, _newer(F[WS][li], pa))
+        return f.merge(has, normal)
 
     def _read_at(self, w: _Work, li: int, age: Any, lb: Any, cpu: int, mark: int, write: bool,
                  conds: list) -> Any:
@@ -731,6 +833,8 @@ class Lkmm:
         conds.append(ok)
         self._race(w, li, lb, cpu, mark, write)
         msg = self._message(w, li, t)
+        if self.pr is not None:  # not its own promise: that store comes after this load in program order
+            conds.append(msg[WHO] != -(cpu + 1))
         V[CUR] = _set(V[CUR], li, _newer(V[CUR][li], t))
         V[ACQ] = _join(V[ACQ], msg[VIEW])
         return msg
@@ -777,6 +881,8 @@ class Lkmm:
         if temp:  # a CPU of no weak step: a view that allows everything, for this step only
             w.views[cpu] = [self._oldest(w)] * self.nv
         events = self._lock_events(s, normal) if cpu is not None else []
+        if self.pr is not None:  # fully ordered: not while a CPU it orders has a promise out
+            conds += [Not(self.pr.outstanding_in(s, c)) for c in who]
         newest = (0,) * self.n
         for c in who:
             V = w.views[c]
@@ -808,12 +914,15 @@ class Lkmm:
         return self._done(s, act, r, w, normal, And(r.guard, *conds))
 
     def _done(self, s: Any, act: CompiledAction, r: Step, w: _Work, normal: dict, guard: Any) -> Any:
+        more: list = []
         if act.index in self.ro.moving:
             self._moved(w, self.ro.moved(self.model, s, r.updates))
-        self._finish(s, w)
+            if self.pr is not None:  # the scheduler's barriers: not with a promise out
+                more.append(Not(self.pr.any_outstanding(s)))
+        self._finish(s, w, more)
         upd = dict(normal)
         self._store(s, w, upd)
-        return when(guard, **upd)
+        return when(And(guard, *more), **upd)
 
     def _moved(self, w: _Work, pairs: list) -> None:
         """Role(cpu=) members moved to another CPU: the scheduler's smp_mb() on the old CPU, then on the new
