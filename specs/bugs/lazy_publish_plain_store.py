@@ -21,7 +21,7 @@ store is not ordered before the pointer's either (a plain store orders
 nothing), so a reader finds the zeroed slot through the new pointer.
 """
 from checker import Store, action, when
-from checker.specs.percpu_lazy import ADD
+from checker.specs.percpu_lazy import ADD, C_V
 from checker.specs.percpu_lazy_publish import PercpuLazyPublish
 
 
@@ -33,7 +33,7 @@ class LazyPublishPlainStore(PercpuLazyPublish, expect_violated=(
     kernel = PercpuLazyPublish.kernel + "; the publishing atomic64_cmpxchg replaced by a plain store"
     lemmas = None  # the word arithmetic is the correct spec's (proved there); the bug is the publish
 
-    @action(role="adders", access=(Store("slot", "plain"), Store("published", "plain")))
+    @action(role="adders", access=(Store("slot", "plain"), Store(C_V, "plain")))
     def switch_cmpxchg(s, cpu):
         """(the bug) c->v = pcpu_v | 1: publishes whatever the word holds now; the copy is the value read."""
         return when(s.pc[cpu] == ADD.sw_cmpxchg, published=cpu, word=0, publishes=s.publishes + 1,
