@@ -13,7 +13,7 @@ with it (``add``):
   folded on ``CPU_DEAD`` only (``if (action != CPU_DEAD) return NOTIFY_OK;``,
   read in a v3.13/v3.14-era lib/percpu_counter.c in the index); Jens Axboe's
   2015 "lib/percpu_counter.c: fix bad percpu counter state during suspend"
-  (e39435ce68bb as recalled, merged for v4.1, Cc stable; found after
+  (e39435ce68bb, an id and title not in the index: unverified; merged for v4.1, Cc stable; found after
   blk-mq's queue-usage counter hung a virtio-blk guest's suspend) added
   ``CPU_DEAD_FROZEN``. That shipped bug is ``bugs/hotplug_notifier_dead_only.py``;
 - H1: the fold in ``percpu_counter_cpu_dead`` (CPUHP_PERCPU_CNT_DEAD, on a

@@ -276,7 +276,8 @@ class PercpuLazyRfc(Spec):
 
     # (the allocator's zeroing of every CPU's slot, fbc->count = 0, fbc->counters = counters: plain stores)
     @action(role="adders", choose={"ok": (1, 0)},
-            access=(Store("local", "plain", slot="all"), Store("count", "plain"), Store("counters", "plain")))
+            access=(Store("local", "plain", slot="all"), Store("count", "plain"), Store("counters", "plain"),
+                    Rmw("switching", "unordered")))  # (claim_fix: a failed allocation's clear_bit of the claim)
     def percpu_counter_init(s, cpu, ok):
         """if (!allocated) { if (percpu_counter_init(&c->fbc, 0, GFP_ATOMIC|__GFP_NOWARN)) break; ... }
         __percpu_counter_init_many(): counters = __alloc_percpu_gfp(); NULL: fbc->counters = NULL, -ENOMEM;

@@ -16,7 +16,8 @@ with the CPU_TASKS_FROZEN bit set, so its event is CPU_DEAD_FROZEN =
 CPU_DEAD | CPU_TASKS_FROZEN, and the callback never folded a CPU suspended
 away: its local stays unfolded while the CPU is dead, and the online-only sum
 misses it with no hotplug operation in flight. Jens Axboe's "lib/percpu_counter.c:
-fix bad percpu counter state during suspend" (2015, e39435ce68bb as recalled;
+fix bad percpu counter state during suspend" (2015, e39435ce68bb: neither the id
+nor the title is in the index, so both are unverified;
 merged for v4.1 and sent to stable) changed the test to ``action != CPU_DEAD
 && action != CPU_DEAD_FROZEN``: blk-mq's queue-usage percpu counter read
 wrong during suspend and hung a virtio-blk guest's queue drain. So this is
