@@ -27,6 +27,7 @@ def test_hotplug_annotations_keep_the_sc_states():
     assert r.states == explore(PercpuHotplug(**H2, memory=SC)).states
 
 
+@pytest.mark.differential
 def test_hotplug_under_tso_take_cpu_down_is_stop_machines_barrier():
     """Mainline (H2, C adds) under tso: every claim holds; the SC-only sum is not_applicable and
     sum_within_bound holds. (Before the dying mask was weak, take_cpu_down touched no weak variable and was no
@@ -39,6 +40,7 @@ def test_hotplug_under_tso_take_cpu_down_is_stop_machines_barrier():
     assert r.states == 5963
 
 
+@pytest.mark.differential
 def test_hotplug_sum_exact_is_an_sc_notion_under_tso():
     """Checked anyway: an add SC placed before the sum waits in its CPU's store buffer while the summer reads
     memory under fbc->lock."""
@@ -64,7 +66,7 @@ EC_SET = dict(bits=64, ncpus=1, batch=2, ops=2, adds=ADDS.batch, amount=1, reade
 def test_eager_calls_racing_set_breaks_conservation_under_tso():
     """A set racing a lockless add (its callers' mistake) under tso: the setter's zero waits in its buffer, the
     add lands, the set's E is computed from the locals the setter sees (5 steps)."""
-    r = explore(PercpuEagerCalls(**EC_SET, memory=TSO), engine="compiled")
+    r = explore(PercpuEagerCalls(**EC_SET, memory=TSO))
     assert r.verdicts["racing_set_breaks_conservation_under_weak_memory"] == "violated"
     assert "set_then_sum_reads_the_value_set" not in r.verdicts  # (sc_only: not_applicable in the report)
     assert "conservation" not in r.verdicts  # (at this point it is the named violation above)
@@ -89,6 +91,7 @@ def test_eager_calls_limited_overshoot_bound_fails_under_tso():
     assert explore(PercpuEagerCalls(**{**point, "memory": SC})).verdicts["limit_overshoot_bounded"] == "holds"
 
 
+@pytest.mark.differential
 @pytest.mark.parametrize("memory", [TSO, LKMM])
 def test_lazy_rfc_one_cpu_keeps_every_property(memory):
     """RFC 2/3 as posted at one CPU (a negative amount, a reader): every claim holds under tso and lkmm too."""

@@ -101,6 +101,7 @@ def test_the_split_reads_fields_from_two_stores_under_lkmm():
     assert trace[-1].choices["count_age"] == 0 and trace[-1].choices["owner_age"] == 1
 
 
+@pytest.mark.differential
 def test_one_word_under_tso_and_sc():
     """tso: the word is buffered and flushed whole (the split's two stores may reach memory one at a time, as two
     x86 stores do); sc: OneWord changes nothing."""
@@ -184,7 +185,7 @@ class FoldThenSum(Spec):
         return And(s.spc == 2, s.got == 1)
 
 
-@pytest.mark.parametrize("memory", [TSO, LKMM])
+@pytest.mark.parametrize("memory", [pytest.param(TSO, marks=pytest.mark.differential), LKMM])
 def test_a_critical_section_in_one_step_releases_to_the_next_holder(memory):
     """The fold's spin_unlock() is a release the summer's lock acquires: its read is never stale, and its plain
     load does not race with the fold's plain store."""
