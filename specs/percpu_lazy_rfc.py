@@ -41,6 +41,7 @@ from checker import (IRQS_OFF, NOBODY, PREEMPT_COUNT, And, Bool, CpuId, Enum, Gh
                      Max, Not, OneWord, Or, Param, PerCpu, Rmw, Role, Select, Shared, Spec, Store, Sum, action,
                      invariant, sometimes, spin_lock, spin_unlock, terminal, when)
 from checker.kernel.memory import MEM
+from checker.ordering.declare import MEMORY
 from checker.specs.percpu_lazy import WORD, decode, encode_add, mod_field, word_modulus
 
 #: Where an adder is: lazy_percpu_counter_add(), its slow path, percpu_counter_add(), switch_to_pcpu().
@@ -399,11 +400,29 @@ class PercpuLazyRfc(Spec):
         atomic_val(v) unclamped (bugs/lazy_rfc_read_positive.py)."""
         return read_positive_never_negative(s)
 
-    @invariant(applies=lambda p: p.readers > 0 and _unraced(p) and _clamped(p))
+    # (sc only: "within the bound of E at the read" is the SC order of steps; under lkmm the read's
+    # atomic64_read() may return an older store of the word, a READ_ONCE. What get_mm_counter()'s callers rely on
+    # under every model is read_positive_never_negative.)
+    @invariant(applies=lambda p: p.readers > 0 and _unraced(p) and _clamped(p),
+               sc_only="read_positive_never_negative")
     def read_positive_error_bounded(s):
         """read_positive is within 0 of max(E, 0) in atomic mode and within ncpus * (batch - 1) in per-CPU
         mode (the eager counter's PC-READ bound)."""
         return read_positive_error_bounded(s)
+
+    # Under lkmm: the posted switch's double percpu_counter_init() (two CPUs past the mode test) is also a data
+    # race, its plain stores to c->fbc against each other and the adds' loads; named where it is expected.
+    @invariant(applies=lambda p: p.memory == MEMORY.lkmm and _unraced(p))
+    def no_data_race(s):
+        """No plain access races with a conflicting access of another CPU not ordered before it (LKMM's data
+        race), where the switch is not raced (one CPU, or the claim fix)."""
+        return getattr(s, "data_race", 0) == 0
+
+    @invariant(expect="violated", applies=lambda p: p.memory == MEMORY.lkmm and not _unraced(p) and p.ops > 0)
+    def posted_double_init_races(s):
+        """K-LAZY-DOUBLEINIT under lkmm, false on purpose: the two percpu_counter_init()s' plain stores to c->fbc
+        race with each other and with the adds' loads (LKMM's data race)."""
+        return getattr(s, "data_race", 0) == 0
 
     @sometimes
     def a_switch_happens(s):
