@@ -99,3 +99,21 @@ def test_lazy_rfc_one_cpu_keeps_every_property(memory):
                 engine="compiled")
     assert r.complete
     assert _failing(r) == ["posted_read_positive_goes_negative"]  # (expected: the posted read_positive's bug)
+
+
+@pytest.mark.differential
+@pytest.mark.parametrize("module, cls, prop, point", [
+    ("hotplug_notifier_dead_only", "HotplugNotifierDeadOnly", "sum_exact_once_folded", {"ncpus": 2}),
+    ("hotplug_dying_partial", "HotplugDyingPartial", "sum_exact_without_overlap", {"ncpus": 2}),
+    ("eager_set_skips_a_cpu", "EagerSetSkipsACpu", "set_then_sum_reads_the_value_set", {"setters": 1, "ncpus": 2}),
+    ("hotplug_limited_online_during_add", "HotplugLimitedOnlineDuringAdd", "limited_add_keeps_the_limit",
+     {"ncpus": 2})])
+@pytest.mark.parametrize("memory", [TSO, LKMM])
+def test_bug_specs_find_their_sc_bug_under_weak_memory(module, cls, prop, point, memory):
+    """Their expected property is SC-only in the base spec; they check it under every model, and the bug (an SC
+    trace) is found under tso and lkmm too, not passed as not_applicable."""
+    import importlib
+
+    spec = getattr(importlib.import_module(f"checker.specs.bugs.{module}"), cls)
+    r = explore(spec(**point, memory=memory), engine="compiled")
+    assert r.verdicts[prop] == "violated"
