@@ -25,8 +25,9 @@ from checker.ordering import (Fence, Load, Rmw, Store, READ_ONCE, WRITE_ONCE, da
                               rcu_dereference, smp_load_acquire, smp_mb, smp_mb__after_atomic, smp_mb__after_spinlock,
                               smp_mb__after_unlock_lock, smp_mb__before_atomic, smp_rmb, smp_store_release, smp_wmb,
                               xchg, xchg_relaxed, xchg_acquire, xchg_release, cmpxchg, cmpxchg_relaxed,
-                              cmpxchg_acquire, cmpxchg_release, atomic, this_cpu)
+                              cmpxchg_acquire, cmpxchg_release, atomic, this_cpu, spin_lock, spin_unlock)
 from checker.ordering.install import settled
+from checker.ordering.words import OneWord
 
 __all__ = [
     "Spec", "Uninit", "Array", "Between", "Fill", "Param", "Shared", "PerCpu", "Ghost", "Lock", "Role", "Task", "PerTask", "action", "invariant", "sometimes",
@@ -39,5 +40,5 @@ __all__ = [
     "rcu_dereference", "rcu_assign_pointer", "data_race", "smp_mb", "smp_rmb", "smp_wmb", "smp_mb__before_atomic",
     "smp_mb__after_atomic", "smp_mb__after_spinlock", "smp_mb__after_unlock_lock", "settled",
     "xchg", "xchg_relaxed", "xchg_acquire", "xchg_release", "cmpxchg", "cmpxchg_relaxed",
-    "cmpxchg_acquire", "cmpxchg_release", "atomic", "this_cpu",
+    "cmpxchg_acquire", "cmpxchg_release", "atomic", "this_cpu", "spin_lock", "spin_unlock", "OneWord",
 ]

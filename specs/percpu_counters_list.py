@@ -8,10 +8,12 @@ interrupts on (read in a v3.13/v3.14-era lib/percpu_counter.c in the index),
 and no caller initialises a counter from interrupt context: there was no
 ``gfp`` argument, ``alloc_percpu()`` may sleep. Tejun Heo's v3.18 series
 (2014) added ``@gfp`` to ``percpu_counter_init()`` ("percpu_counter: add
-@gfp to percpu_counter_init()", 908c7f1949cb as recalled) so counters can be
+@gfp to percpu_counter_init()", 908c7f1949cb, an id not verified) so counters can be
 initialised from atomic context, and in the same merge window made the lock
-irq-safe ("percpu_counter: make percpu_counters_lock irq-safe", 1a4d76076cda
-as recalled; neither id is in the index): ``spin_lock_irqsave``, and the
+irq-safe ("percpu_counter: make percpu_counters_lock irq-safe", 1a4d76076cda,
+not verified either: the two titles, in that order, are in Tejun Heo's part of
+a linux-mm shortlog of the 3.18 merge window in the index, the ids are not):
+``spin_lock_irqsave``, and the
 hotplug callback ``spin_lock_irq``. So no released kernel deadlocks: the
 combination that does is v3.14-v3.17's locking with a v3.18+ caller that
 initialises or destroys a counter from a hard interrupt (a backport of such

@@ -45,8 +45,11 @@ each one atomic step at a time:
   practice because the 32-bit overflow basically never happens". The high
   word changes whenever ``fbc->count`` crosses zero, which small counters do.
 """
-from checker import (IRQS_OFF, NOBODY, S32, S64, AllOf, And, AnyOf, Bool, Enum, Fill, Ghost, If, Implies, Int, Lock, Max, Or, Param, PerCpu, Role, Shared, Spec, Sum, action, invariant, sometimes, terminal, when)
+from checker import (IRQS_OFF, NOBODY, S32, S64, AllOf, And, AnyOf, Bool, Enum, Fill, Ghost, If, Implies, Int, Load,
+                     Lock, Max, Or, Param, PerCpu, Rmw, Role, Shared, Spec, Store, Sum, action, invariant, sometimes,
+                     terminal, when)
 from checker.kernel.config import Bits
+from checker.ordering.declare import MEMORY
 
 #: What the adders' calls are: add_batch; limited_add for positive amounts; add_local.
 ADDS = Enum("batch", "limited", "local", name="adds")
@@ -63,6 +66,20 @@ READ = Enum("idle", "done", name="read_pc")
 
 #: PERCPU_COUNTER_LOCAL_BATCH (include/linux/percpu_counter.h): INT_MAX.
 LOCAL_BATCH = (1 << 31) - 1
+
+
+#: The memory-model annotations (--memory tso|lkmm), as percpu_eager's: this_cpu_* ops are atomic only to
+#: their own CPU and order nothing for others; __this_cpu_read is a plain load of the own local; fbc->count is
+#: plain under fbc->lock and read locklessly (percpu_counter_read, limited_add's and compare's tests: race_ok,
+#: the kernel's own choice); the walks' remote loads are plain (race_ok). vm_committed_as_batch (`cur_batch`)
+#: is not annotated (sc): mm_compute_batch()'s store reaches each CPU's adds through schedule_on_each_cpu()'s
+#: queue_work_on() (a fully ordered test_and_set_bit()) and the kworker's wake-up, and its ordering is not
+#: what this spec checks.
+THIS_CPU = Rmw("local", "this_cpu")
+OWN_LOCAL = Load("local", "plain")
+COUNT_RMW = (Load("count", "plain"), Store("count", "plain"))
+READ_COUNT = Load("count", "plain", race_ok=True)
+REMOTE_LOCAL = Load("local", "plain", slot=lambda s, cpu, other: other, race_ok=True)
 
 
 def _sign(x):
@@ -140,6 +157,11 @@ def _value_set(s):
     the value set plus the adds kept in zeroed locals when adds raced it."""
     quiet = And(s.set_kept == 0, s.set_lost == 0) if s.setters else True
     return If(quiet, s.set_to, s.set_to + Sum(s.local))
+
+
+def _racing_set_weak(p):
+    """A percpu_counter_set racing lockless adds, under tso or lkmm."""
+    return p.setters and p.ops > 0 and p.memory != MEMORY.sc
 
 
 def _setting(s):
@@ -255,6 +277,7 @@ class PercpuEagerCalls(Spec):
     sum_exact_ok = PerCpu(0, type=Bool, role="summer", doc="ghost: the sum (or compare's sum) was E, or an "
                           "add overlapped it")
     sum_off = PerCpu(0, type=Bool, role="summer", doc="ghost: the sum returned differed from E")
+    sum_ok = PerCpu(1, type=Bool, role="summer", doc="ghost: the sum returned was within 2 * ncpus * slack of E")
 
     # percpu_counter_read / read_positive
     read_pc = PerCpu(READ.idle, type=READ, role="reader")
@@ -285,7 +308,8 @@ class PercpuEagerCalls(Spec):
                     pc={t: ADD.batch_read}, my_batch={t: s.cur_batch}, ops_left={t: s.ops_left[t] - 1})
 
     # -- percpu_counter_add_batch(), variant B -----------------------------------------------
-    @action(role="adders", choose={"amount": lambda p: (-1,) if p.adds == ADDS.limited else (-1, 1)})
+    @action(role="adders", choose={"amount": lambda p: (-1,) if p.adds == ADDS.limited else (-1, 1)},
+            access=THIS_CPU)
     def add_fast(s, t, amount):
         """add_batch: local_irq_save(); count = __this_cpu_read(*fbc->counters) + amount; abs(count) < batch:
         this_cpu_add(*fbc->counters, amount); local_irq_restore()."""
@@ -293,7 +317,8 @@ class PercpuEagerCalls(Spec):
         return when(And(_starts(s, t), abs(c) < _batch(s, t)),
                     local={t: c}, pc={t: ADD.idle}, **_ends(s, t), **_landed(s, t, amount))
 
-    @action(role="adders", choose={"amount": lambda p: (-1,) if p.adds == ADDS.limited else (-1, 1)})
+    @action(role="adders", choose={"amount": lambda p: (-1,) if p.adds == ADDS.limited else (-1, 1)},
+            access=OWN_LOCAL)
     def add_slow(s, t, amount):
         """add_batch: local_irq_save(); count = __this_cpu_read(*fbc->counters) + amount; abs(count) >= batch:
         the slow path (interrupts stay off)."""
@@ -307,7 +332,7 @@ class PercpuEagerCalls(Spec):
         """add_batch: raw_spin_lock(&fbc->lock)."""
         return when(And(s.pc[t] == ADD.acquire, s.lock == NOBODY), lock=t, pc={t: ADD.fold})
 
-    @action(role="adders", fair="weak")
+    @action(role="adders", fair="weak", access=(*COUNT_RMW, THIS_CPU))
     def fold(s, t):
         """add_batch: fbc->count += count; __this_cpu_sub(*fbc->counters, count - amount);
         raw_spin_unlock(&fbc->lock); local_irq_restore(). The linearisation point."""
@@ -316,7 +341,8 @@ class PercpuEagerCalls(Spec):
                     lock=NOBODY, irqs={t: 0}, pc={t: ADD.idle})
 
     # -- __percpu_counter_limited_add(fbc, limit, amount, batch) ---------------------------------
-    @action(role="adders", choose={"amount": lambda p: tuple(range(1, p.amount + 1))}, applies=_adds("limited"))
+    @action(role="adders", choose={"amount": lambda p: tuple(range(1, p.amount + 1))}, applies=_adds("limited"),
+            access=(OWN_LOCAL, READ_COUNT))
     def limited_fast_check(s, t, amount):
         """limited_add: local_irq_save(); unknown = batch * num_online_cpus(); count = __this_cpu_read();
         abs(count + amount) <= batch && fbc->count + unknown <= limit: the lockless fast path."""
@@ -324,14 +350,15 @@ class PercpuEagerCalls(Spec):
                         s.count + s.batch * s.ncpus <= s.limit),
                     pc={t: ADD.lim_add}, pending={t: amount}, ops_left={t: s.ops_left[t] - 1}, irqs={t: 1})
 
-    @action(role="adders", applies=_adds("limited"))
+    @action(role="adders", applies=_adds("limited"), access=THIS_CPU)
     def limited_fast_add(s, t):
         """limited_add: this_cpu_add(*fbc->counters, amount); local_irq_restore(); return true."""
         a = s.pending[t]
         return when(s.pc[t] == ADD.lim_add, local={t: s.local[t] + a}, pc={t: ADD.idle}, pending={t: 0},
                     irqs={t: 0}, **_landed(s, t, a))
 
-    @action(role="adders", choose={"amount": lambda p: tuple(range(1, p.amount + 1))}, applies=_adds("limited"))
+    @action(role="adders", choose={"amount": lambda p: tuple(range(1, p.amount + 1))}, applies=_adds("limited"),
+            access=(OWN_LOCAL, READ_COUNT))
     def limited_slow_check(s, t, amount):
         """limited_add: the fast-path test fails: the slow path (interrupts stay off)."""
         return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0, _cpu_free(s, t),
@@ -345,7 +372,7 @@ class PercpuEagerCalls(Spec):
 
     # The load of fbc->count is its own step, after the lock: on a 32-bit kernel its halves are read with
     # the lock held, so no store (every one is made under fbc->lock) comes between them.
-    @action(role="adders", applies=_adds("limited"), fair="weak")
+    @action(role="adders", applies=_adds("limited"), fair="weak", access=Load("count", "plain"))
     def limited_decide(s, t):
         """limited_add: count = fbc->count + amount; count - unknown > limit: refuse (unlock, restore, return
         false); count + unknown <= limit: good; else sum every CPU."""
@@ -357,7 +384,8 @@ class PercpuEagerCalls(Spec):
                     pending={t: If(refuse, 0, s.pending[t])}, refused=If(refuse, 1, s.refused),
                     pc={t: If(refuse, ADD.idle, If(acc + unknown <= s.limit, ADD.lim_fold, ADD.lim_scan))})
 
-    @action(role="adders", choose={"other": lambda p: p.adders}, applies=_adds("limited"), fair="weak")
+    @action(role="adders", choose={"other": lambda p: p.adders}, applies=_adds("limited"), fair="weak",
+            access=REMOTE_LOCAL)
     def limited_sum(s, t, other):
         """limited_add: for_each_online_cpu(cpu) count += *per_cpu_ptr(fbc->counters, cpu)."""
         return when(And(s.pc[t] == ADD.lim_scan, s.visited[other] == 0),
@@ -372,7 +400,7 @@ class PercpuEagerCalls(Spec):
                     pending={t: If(refuse, 0, s.pending[t])}, refused=If(refuse, 1, s.refused),
                     pc={t: If(refuse, ADD.idle, ADD.lim_fold)})
 
-    @action(role="adders", applies=_adds("limited"), fair="weak")
+    @action(role="adders", applies=_adds("limited"), fair="weak", access=(OWN_LOCAL, *COUNT_RMW, THIS_CPU))
     def limited_fold(s, t):
         """limited_add: count = __this_cpu_read(); fbc->count += count + amount; __this_cpu_sub(count);
         raw_spin_unlock(); local_irq_restore(); return true."""
@@ -396,7 +424,7 @@ class PercpuEagerCalls(Spec):
                         Or(s.pc[c] == ADD.idle, s.pc[c] == ADD.batch_read), s.lock == NOBODY),
                     lock=c, irqs={c: 1}, work={c: WORK.locked})
 
-    @action(role="adders", applies=lambda p: p.retune, fair="weak")
+    @action(role="adders", applies=lambda p: p.retune, fair="weak", access=(OWN_LOCAL, *COUNT_RMW, THIS_CPU))
     def sync_fold(s, c):
         """percpu_counter_sync(): count = __this_cpu_read(); fbc->count += count; __this_cpu_sub(count);
         raw_spin_unlock_irqrestore()."""
@@ -416,13 +444,16 @@ class PercpuEagerCalls(Spec):
         """percpu_counter_set(): raw_spin_lock_irqsave(&fbc->lock)."""
         return when(And(s.set_pc[cpu] == SET.idle, s.lock == NOBODY), lock=cpu, set_pc={cpu: SET.zeroing})
 
-    @action(role="setter", choose={"other": lambda p: p.adders}, fair="weak")
+    # (race_ok: the callers serialise a set against adds; with adds racing it, explored to state what they would
+    # get, the plain store races with the owner's this_cpu_add, which set_is_atomic already reports)
+    @action(role="setter", choose={"other": lambda p: p.adders}, fair="weak",
+            access=Store("local", "plain", slot=lambda s, cpu, other: other, race_ok=True))
     def set_zero(s, cpu, other):
         """percpu_counter_set(): for_each_possible_cpu(cpu) *per_cpu_ptr(fbc->counters, cpu) = 0 (a plain store
         into a local its CPU may be adding to without the lock)."""
         return when(And(s.set_pc[cpu] == SET.zeroing, s.visited[other] == 0), local={other: 0}, visited={other: 1})
 
-    @action(role="setter", fair="weak")
+    @action(role="setter", fair="weak", access=Store("count", "plain"))
     def set_store(s, cpu):
         """percpu_counter_set(): fbc->count = amount; raw_spin_unlock_irqrestore(). Linearised here: E is what
         the callers rely on, the value set, when no lockless add landed during the set; with adds racing it
@@ -431,7 +462,7 @@ class PercpuEagerCalls(Spec):
                     count=s.set_to, exact=_value_set(s), visited=Fill(0), lock=NOBODY, set_pc={cpu: SET.done})
 
     # -- percpu_counter_read() / percpu_counter_read_positive() ------------------------------------
-    @action(role="reader")
+    @action(role="reader", access=READ_COUNT)
     def read(s, cpu):
         """percpu_counter_read(): return fbc->count; read_positive: ret = READ_ONCE(fbc->count); ret >= 0 ? ret : 0
         (one plain load, no lock: two 32-bit loads on a 32-bit kernel)."""
@@ -442,7 +473,8 @@ class PercpuEagerCalls(Spec):
                     read_off={cpu: s.count != s.exact})
 
     # -- __percpu_counter_compare() / __percpu_counter_sum() ----------------------------------------
-    @action(role="summer", choose={"rhs": lambda p: (0, p.ncpus * p.cmp_batch + 1)}, applies=lambda p: p.cmp)
+    @action(role="summer", choose={"rhs": lambda p: (0, p.ncpus * p.cmp_batch + 1)}, applies=lambda p: p.cmp,
+            access=READ_COUNT)
     def compare_read(s, cpu, rhs):
         """compare: count = percpu_counter_read(fbc); abs(count - rhs) > batch * num_online_cpus(): return
         count > rhs ? 1 : -1; else the precise count (percpu_counter_sum)."""
@@ -456,12 +488,12 @@ class PercpuEagerCalls(Spec):
         """__percpu_counter_sum(): raw_spin_lock_irqsave(&fbc->lock)."""
         return when(And(s.sum_pc[cpu] == SUM.read, s.lock == NOBODY), lock=cpu, sum_pc={cpu: SUM.locked})
 
-    @action(role="summer", fair="weak")
+    @action(role="summer", fair="weak", access=Load("count", "plain"))
     def sum_count(s, cpu):
         """__percpu_counter_sum(): ret = fbc->count."""
         return when(s.sum_pc[cpu] == SUM.locked, sum_acc={cpu: s.count}, sum_pc={cpu: SUM.scan})
 
-    @action(role="summer", choose={"other": lambda p: p.adders}, fair="weak")
+    @action(role="summer", choose={"other": lambda p: p.adders}, fair="weak", access=REMOTE_LOCAL)
     def sum_local(s, cpu, other):
         """__percpu_counter_sum(): for_each_online_cpu: ret += *per_cpu_ptr(fbc->counters, cpu)."""
         return when(And(s.sum_pc[cpu] == SUM.scan, s.visited[other] == 0),
@@ -475,7 +507,8 @@ class PercpuEagerCalls(Spec):
         return when(And(s.sum_pc[cpu] == SUM.scan, Sum(s.visited) == s.ncpus),
                     lock=NOBODY, sum_pc={cpu: SUM.done}, sum_acc={cpu: 0}, visited=Fill(0), overlap=0,
                     answer_ok={cpu: Or(_sign(ret - s.rhs[cpu]) == _sign(s.exact - s.rhs[cpu]), s.overlap == 1)},
-                    sum_exact_ok={cpu: Or(ret == s.exact, s.overlap == 1)}, sum_off={cpu: ret != s.exact})
+                    sum_exact_ok={cpu: Or(ret == s.exact, s.overlap == 1)}, sum_off={cpu: ret != s.exact},
+                    sum_ok={cpu: abs(ret - s.exact) <= 2 * s.ncpus * _slack(s)})
 
     @terminal
     def all_work_done(s):
@@ -487,10 +520,18 @@ class PercpuEagerCalls(Spec):
                      + [s.tune_pc[c] == TUNE.switched for c in s.tuner])
 
     # -- the counter --------------------------------------------------------------------------------
-    @invariant
+    @invariant(applies=lambda p: not _racing_set_weak(p))
     def conservation(s):
         """PC-CONS: whenever fbc->lock is free, count + sum of locals == E (set included: it is linearised at
         its store, and the adds it overwrote came before it)."""
+        return Or(s.lock != NOBODY, s.count + Sum(s.local) == s.exact)
+
+    @invariant(expect="violated", applies=_racing_set_weak)
+    def racing_set_breaks_conservation_under_weak_memory(s):
+        """PC-CONS with a percpu_counter_set racing lockless adds (its callers' mistake), under tso and lkmm,
+        false on purpose: the set's E (the value set plus the adds it left in zeroed locals) is what the setter
+        sees, and an add racing it may be unseen by the setter (still in its CPU's store buffer, or not yet
+        propagated) or overwritten later by the set's delayed zeroing: count + the locals != E."""
         return Or(s.lock != NOBODY, s.count + Sum(s.local) == s.exact)
 
     @invariant(role="adders", applies=_bounded)
@@ -522,7 +563,15 @@ class PercpuEagerCalls(Spec):
         ncpus * (batch - 1) of E (its contract: readers use percpu_counter_sum)."""
         return abs(s.count - s.exact) <= s.ncpus * (s.batch - 1)
 
-    @invariant(applies=lambda p: p.summers and not p.cmp)
+    @invariant(applies=lambda p: p.summers and _bounded(p))
+    def sum_within_bound(s):
+        """A sum returns E within 2 * ncpus * slack (each local it reads within its slack then and now): what the
+        callers can rely on under every memory model, adds running."""
+        return s.sum_ok[s.summer[0]] == 1
+
+    # (sc only, as percpu_eager's: "no lockless add overlapped" is the SC order of steps; under tso and lkmm an
+    # add SC placed before the sum may be unseen by it, and nothing in the kernel orders it before the sum)
+    @invariant(applies=lambda p: p.summers and not p.cmp, sc_only="sum_within_bound")
     def sum_exact_without_overlap(s):
         """A sum that no lockless add overlapped returns E (add_local's contract: the sum is exact)."""
         c = s.summer[0]
@@ -535,7 +584,12 @@ class PercpuEagerCalls(Spec):
         return And(s.sum_pc[c] == SUM.done, s.sum_off[c] == 0, s.count != s.exact)
 
     # -- __percpu_counter_limited_add ---------------------------------------------------------------
-    @invariant(applies=lambda p: p.adds == ADDS.limited and _bounded(p))
+    # (sc only, a finding of issue 29: the bound counts each other CPU's fast add whose check passed before the
+    # walk read that CPU, by the SC order of steps. Under tso the walk under fbc->lock also misses an add that has
+    # completed but whose this_cpu_add store still waits in its CPU's store buffer (not LOCKed): 4 + 2 * 1 = 6 is
+    # passed with E = 7 at ncpus=2, amount=2, limit=4 (26 steps). The kernel documents no bound; the one the
+    # callers can rely on under weak memory is not stated here.)
+    @invariant(applies=lambda p: p.adds == ADDS.limited and _bounded(p), sc_only=True)
     def limit_overshoot_bounded(s):
         """limited_add: the total exceeds its limit by at most (ncpus - 1) * F, F = min(amount, 2 * batch - 1) the
         largest amount its fast path can add: the slow path's walk is no snapshot, so each other CPU's fast add
@@ -553,7 +607,8 @@ class PercpuEagerCalls(Spec):
         return s.refused == 1
 
     # -- __percpu_counter_compare -------------------------------------------------------------------
-    @invariant(applies=lambda p: p.summers and p.cmp and p.bits == 64 and p.cmp_batch >= _slack(p))
+    @invariant(applies=lambda p: p.summers and p.cmp and p.bits == 64 and p.cmp_batch >= _slack(p),
+               sc_only="read_bound")
     def compare_rough_answer_exact(s):
         """compare's answer from percpu_counter_read is the exact comparison of E with rhs at that read: its
         margin cmp_batch * ncpus is at least the read's error ncpus * slack."""
@@ -571,7 +626,7 @@ class PercpuEagerCalls(Spec):
         a read between a fold's two stores is off by 2^32, far past the margin: the rough answer is wrong."""
         return _rough_ok(s)
 
-    @invariant(applies=lambda p: p.summers and p.cmp)
+    @invariant(applies=lambda p: p.summers and p.cmp, sc_only="sum_within_bound")
     def compare_sum_answer_exact_without_overlap(s):
         """compare's answer from percpu_counter_sum is the exact comparison of E with rhs when no lockless add
         overlapped the sum."""
@@ -597,7 +652,10 @@ class PercpuEagerCalls(Spec):
         so an add can survive it while a later one is wiped: no moment is the set's (callers serialise)."""
         return s.set_misordered == 0
 
-    @invariant(applies=lambda p: p.setters)
+    # (sc only: "a set that no lockless add raced" is the SC order of steps; under tso and lkmm an add SC placed
+    # before the set may still reach the local after the set's zeroing. With the callers' own serialisation the
+    # claim is theirs to order; with adds racing, racing_set_breaks_conservation_under_weak_memory says more.)
+    @invariant(applies=lambda p: p.setters, sc_only="racing_set_breaks_conservation_under_weak_memory")
     def set_then_sum_reads_the_value_set(s):
         """What percpu_counter_set()'s callers rely on (mm/util.c's vm_committed_as, the block layer's counters
         reset under their own serialisation): after a set that no lockless add raced, with fbc->lock free,
@@ -632,12 +690,14 @@ class PercpuEagerCalls(Spec):
         return AnyOf([s.stale[c] == 1 for c in s.adders])
 
     # -- percpu_counter_read / read_positive ------------------------------------------------------------
-    @invariant(applies=lambda p: p.readers and p.bits == 64 and _bounded(p))
+    # (sc only: "E at that moment"; under tso and lkmm a read may return a store of fbc->count that E has moved
+    # past: read_bound states the claim, every store of fbc->count is within the bound of E when it is made)
+    @invariant(applies=lambda p: p.readers and p.bits == 64 and _bounded(p), sc_only="read_bound")
     def read_within_bound(s):
         """What percpu_counter_read returned is within ncpus * slack of E at that moment."""
         return Or(s.read_pc[s.reader[0]] == READ.idle, s.read_ok[s.reader[0]] == 1)
 
-    @invariant(applies=lambda p: p.readers and p.bits == 64 and _bounded(p))
+    @invariant(applies=lambda p: p.readers and p.bits == 64 and _bounded(p), sc_only="read_bound")
     def read_positive_within_bound(s):
         """percpu_counter_read_positive is within ncpus * slack of max(E, 0)."""
         return Or(s.read_pc[s.reader[0]] == READ.idle, s.read_pos_ok[s.reader[0]] == 1)

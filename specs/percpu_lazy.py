@@ -33,7 +33,7 @@ else reads. So the properties checked at width 0 hold at 8; widths 1 and 2
 are explored as well, as real instances of the code.
 """
 from checker import (NOBODY, PREEMPT_COUNT, S64, Abstraction, And, AnyOf, Bool, CpuId, Enum, Ghost, If, Implies, Int, Load,
-                     Max, Not, Or, Param, PerCpu, Rmw, Role, Select, Shared, Spec, Store, Sum, action, invariant, leads_to,
+                     Max, Not, OneWord, Or, Param, PerCpu, Rmw, Role, Select, Shared, Spec, Store, Sum, action, invariant, leads_to,
                      sometimes, terminal, when)
 from checker.kernel.config import Bits
 from checker.kernel.memory import MEM
@@ -48,13 +48,12 @@ READ = Enum("idle", "scan", "done", name="read_pc")
 #: The first misuse of per-CPU memory.
 MEMERR = Enum("none", "add_to_dead", "double_free", name="pcpu_error")
 
-#: c->v, one atomic64_t in the kernel, is two variables here: `word` (atomic mode) and `published` (the
-#: pointer | 1). For the memory models (--memory tso|lkmm) the pointer is the weak location; `word` is
-#: read and written only by atomic64_read() and the fully ordered atomic64_cmpxchg() and is kept as under
-#: sc (every CPU reads its newest value: stronger than LKMM, which lets a READ_ONCE read an older one).
-C_V = "published"
-#: The kernel's accesses to it: atomic64_read() is a READ_ONCE; the value-returning atomic64_cmpxchg() is
-#: fully ordered when it succeeds, an unordered load when it fails (the atomic_t rules).
+#: c->v, one atomic64_t in the kernel, is three variables here: `word` (atomic mode), `published` and
+#: `published_irq` (the pointer | 1: whose allocation). For the memory models (--memory tso|lkmm) they are
+#: one location, the `OneWord` `c_v` (checker.ordering.words): a store of c->v writes all three, a load reads
+#: all three from the same store. (Until issue 29 only `published` was weak and `word` stayed sc: a reader
+#: could see the old pointer and the new word, a false alarm of the split.)
+C_V = "c_v"
 READ_V = Load(C_V, "once")
 CMPXCHG_V = Rmw(C_V, "mb")
 
@@ -295,6 +294,7 @@ class PercpuLazy(Spec):
 
     word = Shared(0, type=WORD, doc="c->v in atomic mode (mode bit 0); 0 once published")
     published = Shared(NOBODY, type=CpuId, doc="c->v in per-CPU mode: whose allocation pcpu_v | 1 points at")
+    c_v = OneWord("word", "published", "published_irq", doc="c->v: one atomic64_t, one location under tso/lkmm")
     last_wrap = Shared(0, type=Bool, doc="c->last_wrap != 0")
     pc = PerCpu(ADD.idle, type=ADD, role="adders")
     ops_left = PerCpu(lambda p: p.ops, role="adders", doc="adds this CPU has still to start")

@@ -37,10 +37,11 @@ with interrupts off is a bug: with ``--set preempt_rt=1`` the context rule
 ``no_sleep_in_atomic`` is violated (exit 1), naming ``register_lock`` and
 ``switch_read``, with the shortest trace.
 """
-from checker import (IRQS_OFF, NOBODY, PREEMPT_COUNT, And, Bool, CpuId, Enum, Ghost, If, Implies, Int, Lock, Max,
-                     Not, Or, Param, PerCpu, Role, Select, Shared, Spec, Sum, action, invariant, sometimes, terminal,
-                     when)
+from checker import (IRQS_OFF, NOBODY, PREEMPT_COUNT, And, Bool, CpuId, Enum, Ghost, If, Implies, Int, Load, Lock,
+                     Max, Not, OneWord, Or, Param, PerCpu, Rmw, Role, Select, Shared, Spec, Store, Sum, action,
+                     invariant, sometimes, spin_lock, spin_unlock, terminal, when)
 from checker.kernel.memory import MEM
+from checker.ordering.declare import MEMORY
 from checker.specs.percpu_lazy import WORD, decode, encode_add, mod_field, word_modulus
 
 #: Where an adder is: lazy_percpu_counter_add(), its slow path, percpu_counter_add(), switch_to_pcpu().
@@ -52,6 +53,20 @@ READ = Enum("idle", "done", name="read_pc")
 DESIGN = Enum("posted", "claim_fix", name="design")
 #: The first corruption seen.
 ERR = Enum("none", "list_add_twice", "add_to_null", "free_unallocated", name="fbc_error")
+
+
+#: The memory-model annotations (--memory tso|lkmm). c->v, one atomic64_t, is `word` and `published` here:
+#: one location (the OneWord `c_v`). atomic64_read() is a READ_ONCE, the value-returning atomic64_cmpxchg()
+#: fully ordered (an unordered load where it fails). In per-CPU mode the code goes through pcpu_v =
+#: lazy_percpu_counter_is_pcpu(v), a pointer computed from the word it loaded (the read_positive quoted in
+#: bugs/lazy_rfc_read_positive.py; the add as in RFC 1/3's lazy_percpu_counter_add, an inference for 2/3): its
+#: loads of pcpu_v->counters and pcpu_v->count carry an address dependency on that load (dep="c_v"). The
+#: embedded percpu_counter is annotated as percpu_eager's: this_cpu_add/__this_cpu_sub atomic to their own CPU,
+#: fbc->count plain under fbc->lock, percpu_counter_read_positive's load plain (race_ok, the kernel's choice).
+C_V = "c_v"
+READ_V = Load(C_V, "once")
+CMPXCHG_V = Rmw(C_V, "mb")
+THIS_CPU = Rmw("local", "this_cpu")
 
 
 def _amounts(p):
@@ -162,6 +177,7 @@ class PercpuLazyRfc(Spec):
 
     word = Shared(0, type=WORD, doc="c->v in atomic mode; 0 once &c->fbc | 1 is published")
     published = Shared(0, type=Bool, doc="c->v holds &c->fbc | 1")
+    c_v = OneWord("word", "published", doc="c->v: one atomic64_t, one location under tso/lkmm")
     last_wrap = Shared(0, type=Bool, doc="c->last_wrap != 0")
     switching = Shared(0, type=Bool, doc="claim_fix: the switch claim bit")
     count = Shared(0, type=Int, doc="c->fbc.count")
@@ -190,20 +206,20 @@ class PercpuLazyRfc(Spec):
     read_atomic = PerCpu(0, type=Bool, role="reader", doc="ghost: the read found the counter atomic")
 
     # -- lazy_percpu_counter_add() and its slow path (as in percpu_lazy) ----------------------------------
-    @action(role="adders", choose={"i": _amounts})
+    @action(role="adders", choose={"i": _amounts}, access=READ_V)
     def add(s, cpu, i):
         """lazy_percpu_counter_add(c, i): v = atomic64_read(&c->v); pcpu? percpu_counter_add : slowpath."""
         return when(And(s.pc[cpu] == ADD.idle, s.ops_left[cpu] > 0, s.destroyed == 0),
                     ops_left={cpu: s.ops_left[cpu] - 1}, amount={cpu: i},
                     pc={cpu: If(s.published == 1, ADD.pcpu_add, ADD.slow_read)})
 
-    @action(role="adders")
+    @action(role="adders", access=READ_V)
     def slowpath_read(s, cpu):
         """add_slowpath(): v = atomic64_read(&c->v); if pcpu: percpu_counter_add."""
         return when(s.pc[cpu] == ADD.slow_read, v={cpu: If(s.published == 1, 0, s.word)},
                     pc={cpu: If(s.published == 1, ADD.pcpu_add, ADD.cmpxchg)})
 
-    @action(role="adders")
+    @action(role="adders", access=CMPXCHG_V)
     def slowpath_cmpxchg(s, cpu):
         """v = atomic64_cmpxchg(&c->v, old, old + atomic_i); success: the linearisation point."""
         ok = And(s.published == 0, s.word == s.v[cpu])
@@ -222,7 +238,7 @@ class PercpuLazyRfc(Spec):
         return when(s.pc[cpu] == ADD.wrap_check, last_wrap=1, pc={cpu: If(go, ADD.sw_read, ADD.idle)})
 
     # -- percpu_counter_add(&c->fbc, i): percpu_counter_add_batch(), irqs off ------------------------------
-    @action(role="adders")
+    @action(role="adders", access=(Load("counters", "plain", dep=C_V), THIS_CPU))
     def percpu_counter_add(s, cpu):
         """local_irq_save(); count = __this_cpu_read(*fbc->counters) + amount; fast path if |count| < batch:
         this_cpu_add (the linearisation point); else the slow path."""
@@ -233,7 +249,8 @@ class PercpuLazyRfc(Spec):
                     fbc_error=_fault(s, s.counters == NOBODY, ERR.add_to_null),
                     pc={cpu: If(fast, ADD.idle, ADD.fold)})
 
-    @action(role="adders")
+    @action(role="adders", access=(spin_lock("fbc_lock"), Load("count", "plain"), Store("count", "plain"), THIS_CPU,
+                                   spin_unlock("fbc_lock")))
     def percpu_counter_fold(s, cpu):
         """raw_spin_lock(&fbc->lock); fbc->count += count; __this_cpu_sub(*fbc->counters, count - amount);
         raw_spin_unlock(&fbc->lock); local_irq_restore();"""
@@ -242,7 +259,7 @@ class PercpuLazyRfc(Spec):
                     exact=s.exact + s.amount[cpu], amount={cpu: 0}, pc={cpu: ADD.idle})
 
     # -- lazy_percpu_counter_switch_to_pcpu() ------------------------------------------------------------------
-    @action(role="adders")
+    @action(role="adders", access=READ_V)
     def switch_read(s, cpu):
         """local_irq_save(flags); preempt_disable(); v = atomic64_read(&c->v); allocated = false;
         loop: if (is_pcpu(v)) break; if (!allocated) percpu_counter_init(&c->fbc, ...) (claim_fix: claim the
@@ -252,13 +269,16 @@ class PercpuLazyRfc(Spec):
                     v={cpu: If(s.published == 1, 0, s.word)}, allocated={cpu: 0},
                     pc={cpu: If(s.published == 1, ADD.sw_exit, nxt)})
 
-    @action(role="adders", applies=lambda p: p.design == DESIGN.claim_fix)
+    @action(role="adders", applies=lambda p: p.design == DESIGN.claim_fix, access=Rmw("switching", "mb"))
     def switch_claim(s, cpu):
         """claim_fix (ours): if (test_and_set_bit(0, &c->switching)) break;  -- another CPU is switching it."""
         return when(s.pc[cpu] == ADD.sw_claim, switching=1,
                     pc={cpu: If(s.switching == 1, ADD.sw_exit, ADD.sw_init)})
 
-    @action(role="adders", choose={"ok": (1, 0)})
+    # (the allocator's zeroing of every CPU's slot, fbc->count = 0, fbc->counters = counters: plain stores)
+    @action(role="adders", choose={"ok": (1, 0)},
+            access=(Store("local", "plain", slot="all"), Store("count", "plain"), Store("counters", "plain"),
+                    Rmw("switching", "unordered")))  # (claim_fix: a failed allocation's clear_bit of the claim)
     def percpu_counter_init(s, cpu, ok):
         """if (!allocated) { if (percpu_counter_init(&c->fbc, 0, GFP_ATOMIC|__GFP_NOWARN)) break; ... }
         __percpu_counter_init_many(): counters = __alloc_percpu_gfp(); NULL: fbc->counters = NULL, -ENOMEM;
@@ -287,14 +307,14 @@ class PercpuLazyRfc(Spec):
         """old = v; new = &c->fbc | 1; percpu_counter_set(): raw_spin_lock_irqsave(&fbc->lock);"""
         return when(And(s.pc[cpu] == ADD.sw_set_lock, s.fbc_lock == NOBODY), fbc_lock=cpu, pc={cpu: ADD.sw_set})
 
-    @action(role="adders")
+    @action(role="adders", access=(Store("local", "plain", slot="all"), Store("count", "plain")))
     def set_unlock(s, cpu):
         """percpu_counter_set(&c->fbc, atomic_val(v)): every CPU's local = 0; fbc->count = amount;
         raw_spin_unlock_irqrestore(&fbc->lock);  (an unlock stores 'unlocked' whoever holds the lock)"""
         return when(s.pc[cpu] == ADD.sw_set, fbc_lock=NOBODY,
                     local={c: 0 for c in s.adders}, count=decode(s.v[cpu]), pc={cpu: ADD.sw_cmpxchg})
 
-    @action(role="adders")
+    @action(role="adders", access=CMPXCHG_V)
     def switch_cmpxchg(s, cpu):
         """v = atomic64_cmpxchg(&c->v, old, &c->fbc | 1); success publishes; failure loops with the word
         found: per-CPU: break; atomic: set again (allocated is true)."""
@@ -311,7 +331,7 @@ class PercpuLazyRfc(Spec):
                     v={cpu: 0}, allocated={cpu: 0}, pc={cpu: ADD.idle})
 
     # -- lazy_percpu_counter_read_positive() -------------------------------------------------------------
-    @action(role="reader")
+    @action(role="reader", access=(READ_V, Load("count", "plain", dep=C_V, race_ok=True)))
     def read_positive(s, r):
         """lazy_percpu_counter_read_positive(c), i.e. get_mm_counter(): pcpu: percpu_counter_read_positive;
         atomic: return lazy_percpu_counter_atomic_val(v) (claim_fix: clamped at 0)."""
@@ -380,11 +400,29 @@ class PercpuLazyRfc(Spec):
         atomic_val(v) unclamped (bugs/lazy_rfc_read_positive.py)."""
         return read_positive_never_negative(s)
 
-    @invariant(applies=lambda p: p.readers > 0 and _unraced(p) and _clamped(p))
+    # (sc only: "within the bound of E at the read" is the SC order of steps; under lkmm the read's
+    # atomic64_read() may return an older store of the word, a READ_ONCE. What get_mm_counter()'s callers rely on
+    # under every model is read_positive_never_negative.)
+    @invariant(applies=lambda p: p.readers > 0 and _unraced(p) and _clamped(p),
+               sc_only="read_positive_never_negative")
     def read_positive_error_bounded(s):
         """read_positive is within 0 of max(E, 0) in atomic mode and within ncpus * (batch - 1) in per-CPU
         mode (the eager counter's PC-READ bound)."""
         return read_positive_error_bounded(s)
+
+    # Under lkmm: the posted switch's double percpu_counter_init() (two CPUs past the mode test) is also a data
+    # race, its plain stores to c->fbc against each other and the adds' loads; named where it is expected.
+    @invariant(applies=lambda p: p.memory == MEMORY.lkmm and _unraced(p))
+    def no_data_race(s):
+        """No plain access races with a conflicting access of another CPU not ordered before it (LKMM's data
+        race), where the switch is not raced (one CPU, or the claim fix)."""
+        return getattr(s, "data_race", 0) == 0
+
+    @invariant(expect="violated", applies=lambda p: p.memory == MEMORY.lkmm and not _unraced(p) and p.ops > 0)
+    def posted_double_init_races(s):
+        """K-LAZY-DOUBLEINIT under lkmm, false on purpose: the two percpu_counter_init()s' plain stores to c->fbc
+        race with each other and with the adds' loads (LKMM's data race)."""
+        return getattr(s, "data_race", 0) == 0
 
     @sometimes
     def a_switch_happens(s):

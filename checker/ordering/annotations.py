@@ -46,7 +46,8 @@ def _refuse(msg: str) -> SpecError:
 
 @dataclass(frozen=True)
 class Access:
-    """One access of a step: ``kind`` is load, store, rmw or fence."""
+    """One access of a step: ``kind`` is load, store, rmw, fence, or lock/unlock (a critical section in one
+    step)."""
 
     kind: str
     var: str | None
@@ -65,6 +66,8 @@ class Access:
     def __repr__(self) -> str:
         if self.kind == "fence":
             return f"Fence({self.order!r})"
+        if self.kind in ("lock", "unlock"):
+            return f"spin_{self.kind}({self.var!r})"
         extra = "".join((f", dep={self.dep!r}" if self.dep else "", ", race_ok=True" if self.race_ok else "",
                          f", slot={self.slot!r}" if isinstance(self.slot, str) else
                          (", slot=<fn>" if self.slot is not None else "")))
@@ -140,6 +143,22 @@ def Fence(kind: str = "mb") -> Access:
     return Access("fence", None, kind, None, False, False, *_where())
 
 
+def spin_lock(var: str) -> Access:
+    """``spin_lock(&l)`` (also ``raw_spin_lock``, the ``_irq``/``_irqsave`` forms) inside a step that is a
+    whole critical section: an acquire of the Lock ``var``, in program order with the step's other accesses.
+    A step that takes a lock and keeps it needs no annotation (its update of the Lock is the acquire); this is
+    for a step that the spec makes lock, access and unlock at once (a hotplug callback's fold under fbc->lock),
+    whose Lock variable is free before and after."""
+    _check_var("spin_lock", var)
+    return Access("lock", var, "acquire", None, False, False, *_where())
+
+
+def spin_unlock(var: str) -> Access:
+    """``spin_unlock(&l)`` inside a step that is a whole critical section (see ``spin_lock``): a release."""
+    _check_var("spin_unlock", var)
+    return Access("unlock", var, "release", None, False, False, *_where())
+
+
 # -- the kernel's names ---------------------------------------------------------------------------------
 
 def READ_ONCE(var: str, *, slot: Any = None, dep: bool | str = False) -> Access:
@@ -174,7 +193,7 @@ def rcu_assign_pointer(var: str, *, slot: Any = None) -> Access:
 
 def data_race(access: Access) -> Access:
     """``data_race(x)``: the kernel leaves this access plain on purpose; never reported as a race."""
-    if not isinstance(access, Access) or access.kind == "fence":
+    if not isinstance(access, Access) or access.kind in ("fence", "lock", "unlock"):
         raise _refuse(f"data_race({access!r}): wrap a Load or Store, e.g. data_race(Load(\"count\"))")
     if access.kind == "rmw":
         raise _refuse(f"data_race({access!r}): an atomic never races; drop data_race")

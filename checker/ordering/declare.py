@@ -46,8 +46,14 @@ def assumptions(si: Any, base: tuple[str, ...], memory: str | None) -> tuple[str
 
 
 def weak_vars(si: Any) -> tuple[str, ...]:
-    """The variables some action's ``access=`` names, in declaration order: the weak ones."""
-    named = {a.var for act in si.actions.values() for a in act.access if a.var is not None}
+    """The variables some action's ``access=`` names, in declaration order: the weak ones (a ``OneWord``'s
+    fields, where an access names the word)."""
+    words = getattr(si, "words", {})
+    named: set[str] = set()
+    for act in si.actions.values():
+        for a in act.access:
+            if a.var is not None and a.kind not in ("lock", "unlock"):  # (a Lock is ordered by its own rules)
+                named.update(words[a.var].fields if a.var in words else (a.var,))
     return tuple(n for n in si.vars if n in named)
 
 
@@ -60,6 +66,11 @@ def add_memory_model(si: Any, cls: type) -> None:
     """Check a spec's accesses and declare the parameters and ghosts the weak-memory models add."""
     if not has_accesses(si):
         return
+    from checker.ordering.words import check, declared
+
+    words = declared(cls)
+    check(si, cls, words)
+    si.words = words  # one kernel word held as several variables: one location (checker.ordering.words)
     _check_accesses(si, cls)
     for name in PARAMS + GHOSTS:
         if name in si.vars or (name in si.params and not getattr(si.params[name], "_countercheck_memory", False)):
@@ -86,6 +97,17 @@ def _check_accesses(si: Any, cls: type) -> None:
         if not act.access:
             continue
         where = f"{cls.__name__}.{act.name}"
+        held: list[str] = []
+        for a in act.access:  # spin_lock()/spin_unlock() pair up inside the step: it is a whole critical section
+            if a.kind == "lock":
+                held.append(a.var)
+            elif a.kind == "unlock" and (not held or held.pop() != a.var):
+                raise SpecError(f"{where}: {a!r} without spin_lock({a.var!r}) before it in the same step",
+                                file=a.file or act.file, line=a.line or act.line)
+        if held:
+            raise SpecError(f"{where}: spin_lock({held[-1]!r}) without spin_unlock({held[-1]!r}) after it in the "
+                            f"same step (a step that keeps a lock takes it by its update, without annotation)",
+                            file=act.file, line=act.line)
         if act.role is None:
             a = act.access[0]
             raise SpecError(f"{where}: access= describes what a CPU does, but the step belongs to no CPU; give it "
@@ -94,13 +116,28 @@ def _check_accesses(si: Any, cls: type) -> None:
         for a in act.access:
             if a.kind == "fence":
                 continue
+            if a.kind in ("lock", "unlock"):
+                if not isinstance(si.vars.get(a.var), Lock):
+                    locks = ", ".join(n for n, v in si.vars.items() if isinstance(v, Lock))
+                    raise SpecError(f"{where}: {a!r}: {a.var!r} is not a Lock; the Locks are: {locks or '(none)'}",
+                                    file=a.file or act.file, line=a.line or act.line)
+                continue
 
             def fail(msg: str, a=a, act=act, where=where) -> SpecError:  # bound per access (ruff B023)
                 return SpecError(f"{where}: {a!r}: {msg}", file=a.file or act.file, line=a.line or act.line)
 
+            if a.var in si.words:
+                if a.slot is not None:
+                    raise fail(f"{a.var} is one word ({', '.join(si.words[a.var].fields)}): it has no slots; "
+                               f"drop slot=")
+                continue
             v = si.vars.get(a.var)
             if v is None:
                 raise fail(f"{a.var!r} is not a variable; the variables are: {names or '(none)'}")
+            owner = next((w for w in si.words.values() if a.var in w.fields), None)
+            if owner is not None:
+                raise fail(f"{a.var} is a field of the word {owner.name}: name the word, e.g. "
+                           f"{a.kind.capitalize()}({owner.name!r}, {a.order!r})")
             if isinstance(a.dep, str) and a.dep not in loaded:
                 raise fail(f"dep={a.dep!r} names no variable a Load or Rmw reads (the pointer whose load gave the "
                            f"address); those are: {', '.join(sorted(loaded)) or '(none)'}")

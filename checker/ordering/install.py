@@ -23,6 +23,10 @@ def prepare(model: Any) -> Any:
         from checker.ordering.tso import Tso as Machine
     else:
         from checker.ordering.lkmm import Lkmm as Machine
+    from checker.ordering.words import packings
+
+    model.words = packings(model)  # one kernel word held as several variables: one location
+    model.word_fields = frozenset(f for w in model.words.values() for f in w.fields)
     machine = Machine(model)
     ghosts = machine.ghosts()
     model.var_names, model.vars = add_vars(model.var_names, model.vars, ghosts)

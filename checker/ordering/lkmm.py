@@ -88,7 +88,7 @@ from checker.ordering import races
 from checker.ordering.promises import Promises
 from checker.ordering.declare import weak_vars
 from checker.ordering.machine import (ORDERED, PLAIN, classify, extra_choices, ghost, involved, lock_vars, locations,
-                                      own_slot, split_updates, switches, unlisted_store, value_at, weak_cpus,
+                                      own_slot, put_location, split_updates, switches, unlisted_store, value_at, weak_cpus,
                                       with_values)
 
 CUR, ACQ, WF, DEP, WS = range(5)
@@ -371,7 +371,11 @@ class Lkmm:
         def at(row: Any, base: int) -> str:
             return " ".join(f"{names[j]}@{n[j] - 1 - row[base + j]}" for j in range(N))
 
-        out = {"mem_history": _Text(" | ".join(f"{names[i]}: " + ",".join(str(val[i * H + a])
+        def shown_value(i: int, x: int) -> str:  # a word's value as its fields
+            w = m.words.get(names[i])
+            return str(x) if w is None else w.show(x)
+
+        out = {"mem_history": _Text(" | ".join(f"{names[i]}: " + ",".join(shown_value(i, val[i * H + a])
                                                                             for a in reversed(range(n[i])))
                                                for i in range(N)))}
         for c in self.cpus:
@@ -453,15 +457,14 @@ class Lkmm:
             x, old = w.msgs[i][0][VAL], value_at(s, m, (v, sl))
             if x is old or (_plain(x) and _plain(old) and x == old):
                 continue
-            if sl is None:
-                upd[v] = x
-            else:
-                upd.setdefault(v, {})[sl] = x
+            put_location(m, upd, (v, sl), x)
 
     def _value(self, li: int, x: Any) -> Any:
         """A stored value as its variable's type holds it (a wrapping word wraps)."""
         m = self.model
         var = self.locs.var_of[li][0]
+        if var in m.words:  # a word's fields, packed: the spec's step computed each as its type holds it
+            return x
         if _plain(x) or isinstance(x, int):
             return m._value(var, x, None)
         t = m._wrap.get(var)
@@ -608,9 +611,10 @@ class Lkmm:
             return DISABLED
         return r
 
-    def _stores(self, act: CompiledAction, r: Step, cpu: Any, conds: list) -> tuple[dict, dict]:
-        """(the step's updates of ordinary variables, location -> value its stores write)."""
-        normal, stores = split_updates(self.model, r.updates, self.weak)
+    def _stores(self, act: CompiledAction, r: Step, cpu: Any, conds: list, seen: Any) -> tuple[dict, dict]:
+        """(the step's updates of ordinary variables, location -> value its stores write; ``seen``: the state
+        the step ran on, whose fields a word's store keeps where the step leaves them)."""
+        normal, stores = split_updates(self.model, r.updates, self.weak, seen)
         todo = {}
         for loc, x in stores.items():
             if loc not in self.locs.of:
@@ -663,7 +667,7 @@ class Lkmm:
         r = self._run(act, seen, member, base)
         if r is DISABLED:
             return r
-        normal, todo = self._stores(act, r, cpu, conds)
+        normal, todo = self._stores(act, r, cpu, conds, seen)
         events = self._lock_events(s, normal)
         pr, loaded = self.pr, set()
         if pr is not None:
@@ -676,13 +680,18 @@ class Lkmm:
         w = self._load(s)
         V = w.views[cpu]
         for lk, taken, _ in events:  # spin_lock(): an acquire of the last unlock's view (later stores carry it)
-            lv = w.sync[1 + lk]
-            # po-unlock-lock-po: loads before the CPU's last unlock, and its stores, before what follows this lock
-            V[CUR] = _pick_view(taken, _join(_join(V[CUR], lv), V[self.ul + 1]), V[CUR])
-            V[WF] = _pick_view(taken, _join(_join(V[WF], lv), V[self.ul]), V[WF])
+            self._acquire(w, V, lk, taken)
         ri = 0
         # 2. the accesses in program order
         for a in act.info.access:
+            if a.kind in ("lock", "unlock"):  # a critical section in one step: spin_lock()/spin_unlock() in order
+                lk = self.locks.index(a.var)
+                V = w.views[cpu]
+                if a.kind == "lock":
+                    self._acquire(w, V, lk, True)
+                else:
+                    self._release(w, V, lk, True)
+                continue
             if a.kind == "fence":
                 V = w.views[cpu]
                 if a.order == "rmb":
@@ -769,9 +778,7 @@ class Lkmm:
             # it, as `{c: If(c == s.on[t], new, s.x[c]) ...}` does; on numbers a different value is refused above)
         V = w.views[cpu]
         for lk, _, released in events:  # spin_unlock(): a release
-            w.sync[1 + lk] = _pick_view(released, V[CUR], w.sync[1 + lk])
-            V[self.ul], V[self.ul + 1] = _pick_view(released, V[WS], V[self.ul]), _pick_view(released, V[ACQ],
-                                                                                             V[self.ul + 1])
+            self._release(w, V, lk, released)
         if pr is not None:  # the registers it wrote from a load since its promise (a later store depends on them)
             normal = dict(normal)
             pr.taint_updates(s, act, member, base, cpu, loaded, pr.outstanding(w, cpu), normal)
@@ -818,6 +825,20 @@ class Lkmm:
         F[CUR] = _set(F[CUR], li, _newer(F[CUR][li], pa))  # its own store: seen
         F[WS] = _set(F[WS], li, _newer(F[WS][li], pa))
         return f.merge(has, normal)
+
+    def _acquire(self, w: _Work, V: list, lk: int, taken: Any) -> None:
+        """Taking lock ``lk`` (where ``taken`` holds): its last release's view joins ``cur`` and ``wf``; and
+        po-unlock-lock-po: this CPU's loads before its last unlock, and its stores, before what follows."""
+        lv = w.sync[1 + lk]
+        V[CUR] = _pick_view(taken, _join(_join(V[CUR], lv), V[self.ul + 1]), V[CUR])
+        V[WF] = _pick_view(taken, _join(_join(V[WF], lv), V[self.ul]), V[WF])
+
+    def _release(self, w: _Work, V: list, lk: int, released: Any) -> None:
+        """Releasing lock ``lk`` (where ``released`` holds): it leaves ``cur`` for the next taker, and this CPU's
+        stores and ``acq`` for its own next lock (po-unlock-lock-po)."""
+        w.sync[1 + lk] = _pick_view(released, V[CUR], w.sync[1 + lk])
+        V[self.ul], V[self.ul + 1] = _pick_view(released, V[WS], V[self.ul]), _pick_view(released, V[ACQ],
+                                                                                         V[self.ul + 1])
 
     def _read_at(self, w: _Work, li: int, age: Any, lb: Any, cpu: int, mark: int, write: bool,
                  conds: list) -> Any:
@@ -874,7 +895,7 @@ class Lkmm:
             return r
         cpu = self.ro.me(act, cpu, args)  # the CPU it runs on (a Role(cpu=) member's hidden choice)
         conds: list = []
-        normal, todo = self._stores(act, r, cpu, conds)
+        normal, todo = self._stores(act, r, cpu, conds, s)
         w = self._load(s)
         who = [cpu] if cpu is not None else list(self.cpus)
         temp = cpu is not None and cpu not in w.views

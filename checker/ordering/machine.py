@@ -52,8 +52,19 @@ class Locations:
 
 def locations(model: Any) -> Locations:
     """The model's weak locations: each (variable, slot) a weak memory model tracks, numbered."""
+    from checker.ordering.words import packings
+
     names, of, var_of = [], {}, []
+    words = packings(model)
+    field_of = {f: w for w in words.values() for f in w.fields}
     for v in weak_vars(model.info):
+        if v in field_of:  # one kernel word held as several variables: one location, at its first field
+            w = field_of[v]
+            if (w.name, None) not in of:
+                of[(w.name, None)] = len(names)
+                var_of.append((w.name, None))
+                names.append(w.name)
+            continue
         if v in model.tupled:
             size = model.arrays.get(v, model.ncpus_total)
             slots: list = list(range(size))
@@ -102,10 +113,26 @@ def add_vars(var_names: tuple, vars: dict, ghosts: list[Ghost]) -> tuple[tuple, 
 
 
 def value_at(s: tuple, model: Any, loc: tuple) -> int:
-    """The value of location ``loc`` (variable and slot) in state ``s``."""
+    """The value of location ``loc`` (variable and slot) in state ``s`` (a word: its fields packed)."""
     v, sl = loc
+    w = model.words.get(v)
+    if w is not None:
+        return w.pack([s[model.index[f]] for f in w.fields])
     x = s[model.index[v]]
     return x if sl is None else x[sl]
+
+
+def put_location(model: Any, upd: dict, loc: tuple, value: Any) -> None:
+    """Into the updates ``upd``: location ``loc`` set to ``value`` (a word: each field its part)."""
+    v, sl = loc
+    w = model.words.get(v)
+    if w is not None:
+        for f, x in zip(w.fields, w.unpack(value)):
+            upd[f] = x
+    elif sl is None:
+        upd[v] = value
+    else:
+        upd.setdefault(v, {})[sl] = value
 
 
 def slots_of(update: Any, size: int) -> list[tuple[Any, Any]]:
@@ -123,6 +150,11 @@ def with_values(model: Any, s: tuple, values: dict[tuple, int]) -> tuple:
         return s
     row = list(s)
     for (v, sl), x in values.items():
+        w = model.words.get(v)
+        if w is not None:  # a word: each field its part of the value read
+            for f, y in zip(w.fields, w.unpack(x)):
+                row[model.index[f]] = y
+            continue
         pos = model.index[v]
         if sl is None:
             row[pos] = x
@@ -367,10 +399,9 @@ def own_slot(model: Any, s: tuple, cpu: int) -> int:
 
 
 def refuse_unsupported(model: Any) -> None:
-    """Refuse, as a usage error, the points the weak memory models do not run (32-bit, liveness)."""
-    if model.tearing:
-        raise UsageError(f"{model.name}: --memory {model.memory} at a 32-bit point is not supported: run the "
-                         f"32-bit points with --memory sc")
+    """Refuse, as a usage error, the points the weak memory models do not run (liveness). A 32-bit point runs:
+    its halves (checker.kernel.tearing) are steps the model runs as any other, each with the accesses of the
+    action it splits (two loads, or two stores, of the 64-bit location)."""
     if model.abstraction is not None:
         raise UsageError(f"{model.name}: --memory {model.memory} at a liveness-abstraction point is not "
                          f"supported: run it with --memory sc")
@@ -390,10 +421,16 @@ def run_step(model: Any, act: Any, view: tuple, cpu: Any, args: tuple) -> Step |
     return r
 
 
-def split_updates(model: Any, updates: dict, weak: frozenset) -> tuple[dict, dict[tuple, Any]]:
-    """(updates of ordinary variables, weak location -> value written)."""
+def split_updates(model: Any, updates: dict, weak: frozenset, seen: Any = None) -> tuple[dict, dict[tuple, Any]]:
+    """(updates of ordinary variables, weak location -> value written). A step that updates some fields of a
+    word stores the whole word, the other fields as it read them in ``seen`` (the state the step ran on)."""
     normal, stores = {}, {}
+    for w in model.words.values():
+        if any(f in updates for f in w.fields):
+            stores[(w.name, None)] = w.pack([updates[f] if f in updates else getattr(seen, f) for f in w.fields])
     for name, val in updates.items():
+        if name in model.word_fields:
+            continue
         if name in weak:
             size = model.arrays.get(name, model.ncpus_total)
             for sl, x in slots_of(val, size):

@@ -49,7 +49,8 @@ from checker.types import NOBODY, IntType
 
 from checker.ordering.declare import weak_vars
 from checker.ordering.machine import (ORDERED, PLAIN, Locations, _Shown, classify, involved, lock_vars, locations,
-                                      split_updates, switches, unlisted_store, value_at, weak_cpus, with_values)
+                                      put_location, split_updates, switches, unlisted_store, value_at, weak_cpus,
+                                      with_values)
 
 #: RMW orders that are not LOCKed on x86.
 UNLOCKED = ("this_cpu",)
@@ -158,7 +159,8 @@ class Tso:
         fn = act.info.fn
         acc = act.info.access
         draining = [i for i, a in enumerate(acc) if (a.kind == "rmw" and a.order not in UNLOCKED) or
-                    (a.kind == "fence" and a.order == "mb")]
+                    (a.kind == "fence" and a.order == "mb") or a.kind == "lock"]  # (spin_lock: LOCK CMPXCHG)
+        sections = [(a.kind, a.var) for a in acc if a.kind in ("lock", "unlock")]
         drains = kind == ORDERED or bool(draining)
         # Program order inside the step: a store listed before the step's last draining access (a LOCKed
         # RMW, smp_mb()) reaches memory before it (x86 drains the buffer, this store included: with the buffer
@@ -178,8 +180,8 @@ class Tso:
         roleless = act.cpus == (None,)
         # A per-CPU variable whose every access names the CPU's own slot: an update of another slot is the spec
         # restating what the step read (a write of every slot as a whole), not a store of the step.
-        own_only = {a.var for a in acc if a.kind in ("store", "rmw") and m.info.vars[a.var].kind == "percpu"
-                    and m.scheduler is None}
+        own_only = {a.var for a in acc if a.kind in ("store", "rmw") and a.var in m.info.vars
+                    and m.info.vars[a.var].kind == "percpu" and m.scheduler is None}
         own_only -= {a.var for a in acc if a.kind in ("store", "rmw") and a.slot is not None}
 
         def step(s: Any, *a: Any) -> Any:
@@ -212,7 +214,7 @@ class Tso:
             r = fn(view, member, *args) if member is not None else fn(view, *args)
             if r is DISABLED:
                 return r
-            normal, stores = split_updates(m, r.updates, self.weak)
+            normal, stores = split_updates(m, r.updates, self.weak, view)
             upd: dict[str, Any] = dict(normal)
             memupd: dict[int, Any] = {}
             buffered: list[tuple[tuple, Any]] = []
@@ -233,6 +235,12 @@ class Tso:
                 conds.append(Or(Not(take), n == 0))
                 lockmem.append((i, take, new))
                 releases.append((i, rel))
+            for what, name in sections:  # a critical section in one step: taken (to memory), its release buffered
+                i = lock_loc[name]
+                if what == "lock":
+                    lockmem.append((i, True, cpu))
+                else:
+                    releases.append((i, True))
             for loc in [loc for loc in stores if loc[1] is not None and loc[1].__class__ is not int]:
                 x = stores.pop(loc)  # a slot the state picks (on terms, as the compiled engine lowers it)
                 if cpu is not None and loc[0] in own_only:  # the own slot: the CPU the step runs on
@@ -248,7 +256,7 @@ class Tso:
                     if isinstance(x, int) and isinstance(seen[loc], int) and x != seen[loc]:
                         raise unlisted_store(m, act, loc)
                     continue
-                _put(upd, loc, x)  # the variable holds the newest store
+                _put(m, upd, loc, x)  # the variable holds the newest store
                 if how == "locked" or cpu is None:
                     memupd[of[loc]] = x
                 else:
@@ -295,7 +303,7 @@ class Tso:
                 loc = locs.var_of[i]
                 later = self._pending(s, i, cpu)
                 if later:
-                    _put(upd, loc, If(And(when_, Or(*later)), value_at(s, m, loc), x))
+                    _put(m, upd, loc, If(And(when_, Or(*later)), value_at(s, m, loc), x))
             writes: dict[int, Any] = {}
             for i, when_, x in [(i, True, x) for i, x in memupd.items()] + lockmem + spilled:
                 if when_ is not False:
@@ -324,7 +332,7 @@ class Tso:
         for i, loc in enumerate(self.locs.var_of):
             later = [And(k < n, lk[k] == i) for k in range(1, self.depth)] + self._pending(s, i, cpu)
             # the last store to a location to reach memory is its newest
-            _put(upd, loc, If(And(loc0 == i, Not(Or(*later))), val0, value_at(s, self.model, loc)))
+            _put(self.model, upd, loc, If(And(loc0 == i, Not(Or(*later))), val0, value_at(s, self.model, loc)))
         upd["sb_n"] = {cpu: n - 1}
         for k in range(self.depth):
             upd[f"sb_loc{k}"] = {cpu: lk[k + 1] if k + 1 < self.depth else -1}
@@ -378,7 +386,10 @@ def _with_fn(act: CompiledAction, fn: Any) -> CompiledAction:
     return dataclasses.replace(act, info=dataclasses.replace(act.info, fn=fn))
 
 
-def _put(upd: dict, loc: tuple, value: Any) -> None:
+def _put(model: Any, upd: dict, loc: tuple, value: Any) -> None:
+    if loc[0] in model.words:
+        put_location(model, upd, loc, value)
+        return
     v, sl = loc
     if sl is None:
         upd[v] = value
