@@ -257,7 +257,7 @@ class Promises:
     def blocks(self, act: Any, normal: dict) -> bool:
         """Whether the step orders the CPU's later stores after it (static): not run with a promise out."""
         for a in act.info.access:
-            if a.kind in ("lock", "unlock"):  # spin_lock()/spin_unlock() inside the step (checker.ordering.words' specs)
+            if a.kind in ("lock", "unlock"):  # spin_lock()/spin_unlock() inside the step: a critical section in one step
                 return True
             if a.kind == "fence" and a.order != "rmb":
                 return True
