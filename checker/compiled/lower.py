@@ -21,7 +21,7 @@ from typing import Any
 
 import z3
 
-from checker import cint
+import checker.cint as cint
 from checker.prove.encoding import PerN, Transition, undefined_shift
 from checker.language.compile import Model
 from checker.language.declare import DISABLED, Fill, Step, Uninit
