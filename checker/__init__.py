@@ -13,6 +13,7 @@ from checker import layout as _layout
 _layout.install()  # checker.specs and checker.models in a checkout (installed, they are subpackages)
 
 from checker.errors import CheckerError, SpecError, SymmetryError, UsageError
+import checker.cint as _cint  # noqa: F401  (U64(x) casts through it: checker.types)
 from checker.expr import And, AllOf, AnyOf, Count, If, Implies, Max, Min, Not, Or, Select, Sum
 from checker.language.declare import (Abstraction, Array, PerTask, Task, Between, Fill, Ghost, Uninit, Lock, Param, PerCpu, Role, Shared, action,
                                   eventually, invariant, leads_to, sometimes, terminal, when, witness)
