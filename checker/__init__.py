@@ -13,10 +13,15 @@ from checker import layout as _layout
 _layout.install()  # checker.specs and checker.models in a checkout (installed, they are subpackages)
 
 from checker.errors import CheckerError, SpecError, SymmetryError, UsageError
+import checker.cint as _cint  # noqa: F401  (U64(x) casts through it: checker.types)
 from checker.expr import And, AllOf, AnyOf, Count, If, Implies, Max, Min, Not, Or, Select, Sum
 from checker.language.declare import (Abstraction, Array, PerTask, Task, Between, Fill, Ghost, Uninit, Lock, Param, PerCpu, Role, Shared, action,
                                   eventually, invariant, leads_to, sometimes, terminal, when, witness)
-from checker.language.model import Spec
+from checker.language.model import Spec, use_environment as _use_environment
+from checker.kernel.passes import KERNEL as _KERNEL
+
+_use_environment(_KERNEL)  # the language below, the kernel environment's passes above it (docs/architecture.md)
+
 from checker.types import NOBODY, S32, S64, U32, U64, Bool, CpuId, Enum, Int, IntType
 from checker.explore import explore
 from checker.kernel.context import BH_OFF, IRQS_OFF, MIGRATE_DISABLED, PREEMPT_COUNT

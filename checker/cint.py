@@ -36,6 +36,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import checker.types as _types
 from checker.types import S32, BoolType, IntType
 
 INT_BITS = 32  # C's int on every Linux ABI
@@ -262,3 +263,6 @@ def cast(t: IntType, v: Any) -> Any:
     if hasattr(v, "cast"):  # a symbolic value (checker.symbolic.term.Sym): the cast as a term
         return v.cast(t)
     raise WordRuleError(f"{t.name}({v!r}): not an integer")
+
+
+_types._cast = cast  # IntType(...) casts through here (checker.types does not import this module)

@@ -74,13 +74,13 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     ls = sub.add_parser("list", help="show specs, parameters, properties and assumptions")
     ls.add_argument("specs", nargs="*", metavar="SPEC")
 
-    from checker import scaffold
+    import checker.scaffold as scaffold
     scaffold.add_arguments(sub.add_parser("new", help="write a commented starter spec NAME.py that verifies as it is"))
-    from checker import bounds
+    import checker.bounds as bounds
     bounds.add_arguments(sub.add_parser("bounds", help="seed 001's rss error margins, each figure proved"))
-    from checker import graphcmd
+    import checker.graphcmd as graphcmd
     graphcmd.add_arguments(sub.add_parser("graph", help="export the state graph (dot, graphml, json)"))
-    from checker import throughput
+    import checker.throughput as throughput
     throughput.add_arguments(sub.add_parser("throughput", help="predicted ops/s against cores for a workload"))
     from checker.export import command as export_command
     export_command.add_arguments(sub.add_parser("export", help="a spec at one parameter point as a Promela "
@@ -249,7 +249,8 @@ def _uses_z3(args: argparse.Namespace) -> bool:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    from checker import deadline, interrupts
+    import checker.deadline as deadline
+    import checker.interrupts as interrupts
     from checker.interrupts import as_interrupt
 
     try:
@@ -286,7 +287,7 @@ def _command(args: argparse.Namespace) -> int:
     if args.command == "throughput":
         from checker.throughput import main as throughput_main
         if getattr(args, "plot", None):
-            from checker import preflight
+            import checker.preflight as preflight
             preflight.writable_file("--plot", args.plot)
         return throughput_main(args)
     if args.command == "export":
@@ -317,7 +318,7 @@ def _command(args: argparse.Namespace) -> int:
 
 def _check_verify_flags(args: argparse.Namespace) -> list[str]:
     """Refuse, before any work, every flag value or combination that cannot mean anything; the notes to print."""
-    from checker import preflight
+    import checker.preflight as preflight
     from checker.loader import input_files
     from checker.report.write import refuse_clashes, remove_stale
 
@@ -367,7 +368,7 @@ def _check_verify_flags(args: argparse.Namespace) -> list[str]:
         preflight.resumable(args.resume)
     notes = []
     if args.cluster is not None:  # before any work: say how to install Ray, or how to write the address
-        from checker import cluster
+        import checker.cluster as cluster
 
         address = cluster.parse_cluster(args.cluster)
         cluster.import_ray()
@@ -387,7 +388,7 @@ def _report_paths(args: argparse.Namespace) -> list[tuple[str, str]]:
 
 
 def _stopped() -> str:
-    from checker import interrupts
+    import checker.interrupts as interrupts
 
     return "deadline reached" if interrupts.cause() == interrupts.DEADLINE else "interrupted"
 
@@ -403,7 +404,8 @@ def _killed_report(args: argparse.Namespace) -> None:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """``verify``: check the specs named (every built-in spec by default), print or write the report; the exit code."""
-    from checker import interrupts, loader
+    import checker.interrupts as interrupts
+    import checker.loader as loader
     from checker.interrupts import as_interrupt
     from checker.report import text
     from checker.report.compact import SpecLines
@@ -606,7 +608,7 @@ def _where(e: ErrorInfo) -> str:
 
 def cmd_list(args: argparse.Namespace) -> int:
     """``list``: print each spec's parameters, properties and assumptions; exit 0."""
-    from checker import loader
+    import checker.loader as loader
     from checker.report.listing import describe
 
     # every built-in spec, the on-demand deep sweeps included, unless some are named

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from checker import interrupts
+import checker.interrupts as interrupts
 from checker.errors import UsageError
 
 ENV = "COUNTERCHECK_DEADLINE"

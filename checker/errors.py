@@ -44,6 +44,10 @@ class SymmetryError(SpecError):
     """A declared CPU symmetry that the spec's actions do not respect."""
 
 
+class NotLowerable(Exception):
+    """A construct the compiled engine (checker.compiled.lower) does not lower; the message names it."""
+
+
 def source_of(obj: Any) -> tuple[str | None, int | None]:
     """File and first line of a function or class, as far as Python knows."""
     try:

@@ -100,7 +100,7 @@ def _emit(path: str | None, text: str) -> None:
 
 def _point(args: argparse.Namespace) -> tuple[type, Any]:
     """The spec class and its one parameter point (the first of its explore sweep, with --set in place)."""
-    from checker import loader
+    import checker.loader as loader
     from checker.verify import own_sets, param_points, parse_set
 
     classes = loader.resolve([args.spec])

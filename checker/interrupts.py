@@ -35,7 +35,7 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator
 
-from checker import early
+import checker.early as early
 
 _SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
 _active = False

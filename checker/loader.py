@@ -13,7 +13,7 @@ import stat
 import sys
 from pathlib import Path
 
-from checker import interrupts
+import checker.interrupts as interrupts
 from checker.errors import CheckerError, SpecError, UsageError, innermost_frame_in
 from checker.language.model import iter_specs
 from checker.language.usercode import as_spec_error

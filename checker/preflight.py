@@ -11,7 +11,7 @@ import json
 import os
 from pathlib import Path
 
-from checker import persist
+import checker.persist as persist
 from checker.errors import UsageError
 
 

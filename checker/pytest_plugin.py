@@ -209,7 +209,7 @@ class SpecFile(pytest.File):
     """A Python file defining specs."""
 
     def collect(self) -> Iterator[pytest.Collector]:
-        from checker import loader
+        import checker.loader as loader
         from checker.errors import CheckerError
 
         try:

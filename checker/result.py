@@ -65,6 +65,15 @@ class Step:
         return d
 
 
+def make_step(model: Any, label: tuple, before: tuple, after: tuple) -> Step:
+    """The trace step of one transition (``model``: a ``checker.language.compile.Model``): actor, action,
+    choices and the variables it changed."""
+    name, cpu, choices = model.label_parts(label)
+    changes = model.changes(before, after)
+    same = tuple(k for k in model.written(before, label) if k not in changes)
+    return Step(cpu, model.role_of(cpu), name, choices, changes, unchanged=same)
+
+
 @dataclass(frozen=True)
 class Store:
     """One slot a step stored to, as people read it: ``count: 0 -> -1``; ``same`` when it stored the

@@ -11,6 +11,15 @@ from dataclasses import dataclass
 from typing import Any
 
 
+def _no_cast(t: Any, v: Any) -> Any:
+    raise TypeError(f"{t!r}(...) casts with checker.cint, which is not imported")
+
+
+#: C's cast: ``checker.cint.cast``, put here when checker.cint is imported (the package checker imports it).
+#: The words' arithmetic sits above the types it is typed by, so this module does not import it.
+_cast = _no_cast
+
+
 @dataclass(frozen=True)
 class IntType:
     """An integer type: unbounded (``bits is None``) or a fixed-width word."""
@@ -48,9 +57,7 @@ class IntType:
 
     def __call__(self, v: Any) -> Any:
         """``U64(x)``: C's cast ``(u64)x``, a word of this type (see checker.cint) on every backend."""
-        from checker.cint import cast
-
-        return cast(self, v)
+        return _cast(self, v)
 
     def __repr__(self) -> str:
         return self.name

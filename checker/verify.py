@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from checker import engines, interrupts
+import checker.engines as engines
+import checker.interrupts as interrupts
 from checker.engines import Limits, Request, Runner
 from checker.engines.common import build_check, property_meta, shown_state, with_shown, with_sources  # noqa: F401
 from checker.engines.explore import explore_checks, undecided_checks  # noqa: F401  (explore_checks re-exported)

@@ -33,7 +33,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from checker import lifetime, persist
+import checker.lifetime as lifetime
+import checker.persist as persist
 
 #: -O1: half of -O2's compile time, and within 5% of its search speed (measured on percpu_eager)
 FLAGS = ("-O1", "-std=gnu11", "-fno-strict-aliasing", "-w")

@@ -21,17 +21,14 @@ from typing import Any
 
 import z3
 
-from checker import cint
+import checker.cint as cint
+from checker.errors import NotLowerable  # raised by the memory models too: defined below them
 from checker.prove.encoding import PerN, Transition, undefined_shift
 from checker.language.compile import Model
 from checker.language.declare import DISABLED, Fill, Step, Uninit
 from checker.language.lint import symbolic_state
 from checker.symbolic.term import Sym, to_z3_bool, to_z3_num
 from checker.types import BoolType, CpuIdType, Enum, NOBODY
-
-
-class NotLowerable(Exception):
-    """A construct the compiled engine does not lower; the message names it."""
 
 
 @dataclass

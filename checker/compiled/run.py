@@ -17,7 +17,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from checker import lifetime
+import checker.lifetime as lifetime
 from checker.errors import CheckerError
 
 

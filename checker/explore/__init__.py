@@ -42,7 +42,7 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
     model = spec if isinstance(spec, Model) else Model(spec)
     pool = None
     if cluster is not None:
-        from checker import cluster as ray_cluster
+        import checker.cluster as ray_cluster
         from checker.explore.ray_pool import RayPool
 
         ray_cluster.connect(ray_cluster.parse_cluster(cluster))

@@ -44,7 +44,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from checker import persist
+import checker.persist as persist
 from checker.errors import UsageError
 
 if TYPE_CHECKING:

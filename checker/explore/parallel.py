@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
-from checker import lifetime
+import checker.lifetime as lifetime
 from checker.errors import CheckerError, SpecError
 from checker.explore import checkpoint
 from checker.explore.search import SearchState, _spec_exception, symmetry_sampled

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from checker.explore.search import _same, fingerprint_of
-from checker.result import Step
+from checker.result import Step, make_step  # make_step: here for its importers
 from checker.language.compile import Model
 
 
@@ -58,11 +58,3 @@ def concrete_trace(model: Model, parents: dict[tuple, Any], end: tuple,
         else:  # pragma: no cover - would mean canonical form and successors disagree
             raise AssertionError(f"cannot replay a stored step to {target}")
     return start, steps, x
-
-
-def make_step(model: Model, label: tuple, before: tuple, after: tuple) -> Step:
-    """The trace step of one transition: actor, action, choices and the variables it changed."""
-    name, cpu, choices = model.label_parts(label)
-    changes = model.changes(before, after)
-    same = tuple(k for k in model.written(before, label) if k not in changes)
-    return Step(cpu, model.role_of(cpu), name, choices, changes, unchanged=same)

@@ -26,7 +26,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """``export``: write one parameter point of a spec as a Promela model; the exit code."""
-    from checker import loader
+    import checker.loader as loader
     from checker.export.promela import export_promela
     from checker.language.compile import Model
     from checker.language.lint import lint

@@ -396,7 +396,7 @@ class ContextRules:
     def _trace_with(self, trace_to: Any, s: tuple, label: tuple, test: Any) -> tuple[list, int]:
         """The shortest trace to ``s`` and then the step ``label`` took there: under symmetry ``s`` is a
         renaming of the trace's last state, so the step is the one of the same action that passes ``test``."""
-        from checker.explore.paths import make_step
+        from checker.result import make_step
 
         m = self.model
         steps, final = trace_to(s)

@@ -21,7 +21,7 @@ from checker.errors import SpecError
 from checker.expr import AllOf, And
 from checker.language.declare import (UNINIT, DISABLED, ActionInfo, Between, Fill, PropertyInfo, StateMutated, Step, Uninit,
                                   UninitRead)
-from checker.language.model import Params, Spec, all_assumptions, decl_line, info
+from checker.language.model import Params, Spec, all_assumptions, decl_line, environment, info
 from checker.types import NOBODY, BoolType, CpuIdType, Enum
 
 Label = tuple  # (action index, cpu or None, choice index)
@@ -61,21 +61,18 @@ class Model:
         self.assumptions = all_assumptions(cls)
         self.spec_files = _spec_files(cls)
 
-        from checker.kernel import tearing
-
         self.var_names = tuple(si.vars)
-        self.vars = tearing.resolve_types(si, params)  # LONG is 32 bits on a 32-bit kernel
         self.index = {n: i for i, n in enumerate(self.var_names)}
         self.percpu = frozenset(n for n, v in si.vars.items() if v.kind == "percpu")
         self.arrays = {n: (params.as_dict()[v.length] if isinstance(v.length, str) else v.length)
                        for n, v in si.vars.items() if v.kind == "array"}
         #: Variables stored as tuples: per-CPU ones and arrays.
         self.tupled = self.percpu | frozenset(self.arrays)
-        from checker.ordering import install as weak_memory
-
-        #: The memory model at this point (sc, tso, lkmm; checker.ordering): under tso and lkmm its hidden
-        #: variables join the state and its machine fires the steps.
-        self.weak = weak_memory.prepare(self)
+        #: ``vars`` at this point and ``weak``, its memory model (checker.kernel.passes: LONG is 32 bits on a
+        #: 32-bit kernel; under tso and lkmm the hidden variables join the state).
+        self.vars: dict[str, Any] = {}
+        self.weak: Any = None
+        environment().variables(self)
         self._wrap = {n: v.type for n, v in self.vars.items() if v.overflow == "wrap" and v.type.bits is not None}
         self._bools = frozenset(n for n, v in si.vars.items() if isinstance(v.type, BoolType))
         #: Variables whose type names its values (Enum, Bool, CpuId): a value outside is a step
@@ -90,13 +87,11 @@ class Model:
 
         live = [a for a in si.actions.values() if a.applies is None or a.applies(params)]
         self.actions = tuple(self._compile_action(i, a) for i, a in enumerate(live))
-        bits = tearing.bits_param(si)
-        #: A 32-bit point: plain 64-bit accesses in halves (checker.kernel.tearing), explorer only.
-        self.tearing = bits is not None and getattr(params, bits) == 32
         #: The spec's own steps (the load-time checks run these; the engines run ``actions``).
         self.spec_actions = self.actions
-        if self.tearing:
-            self.actions = tearing.split(self, self.actions)
+        #: Whether this is a 32-bit point whose plain 64-bit accesses are steps in halves (checker.kernel.tearing).
+        self.tearing = False
+        environment().steps(self)
         weak = getattr(params, "memory", 0) != 0  # a tso or lkmm point (MEMORY.sc is 0)
         #: SC-only properties at a weak-memory point: not checked here, reported not_applicable by the engines.
         self.not_applicable = tuple(p for p in si.properties.values()
@@ -126,29 +121,14 @@ class Model:
             self._modulo = [(self.index[n], f(params), n in self.tupled) for n, f in self.abstraction.modulo.items()]
             self.apply = self._abstract_apply  # type: ignore[method-assign]
 
-        from checker.explore.symmetry import Symmetry  # the canonical form is a declared-role matter
-        from checker.kernel.context import ContextRules
-
-        from checker.kernel.tasks import Scheduler, has_tasks
-
-        #: The scheduler of a spec with tasks (checker.kernel.tasks), else None.
-        self.scheduler = Scheduler(self) if has_tasks(si) else None
-        if self.scheduler is not None:
-            self.scheduler.task_actions = [a for a in self.actions
-                                           if a.info.role in self.scheduler.task_roles and not a.info.builtin]
-            self.state_cls._countercheck_model = self  # the scheduler's steps ask the model what a task can do
         self._ub: int | None = None
         if "ub" in self.index and self.info.shift_lines:
             self._ub = self.index["ub"]
             self.fire = self._fire_words  # type: ignore[method-assign]
-
-        if self.weak is not None:  # after the scheduler and the word checks: its fire wraps theirs
-            self.state_cls._countercheck_weak = self.weak
-            self.actions = weak_memory.install(self, self.weak, self.actions)
-        self.symmetry = Symmetry(self)
-        if self.weak is not None:  # buffers and views name locations by CPU: not permuted, so no reduction
-            self.symmetry.active = False
-        self.rules = ContextRules(self)
+        #: The scheduler of a spec with tasks (checker.kernel.tasks), else None; ``symmetry`` (the canonical
+        #: form) and ``rules`` (the context rules): set by the environment's last pass (checker.kernel.passes).
+        self.scheduler: Any = None
+        environment().finish(self)
 
     # -- state -------------------------------------------------------------
     def _make_state_class(self) -> type:

@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import linecache
 import re
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from checker.cint import TRUEDIV, WordRuleError
 from checker.errors import SpecError, innermost_frame_in
-from checker.language.compile import Model
 from checker.language.declare import Fill, StateMutated, Step
 from checker.symbolic.term import Sym
+
+if TYPE_CHECKING:  # annotations only: the model is built from the declarations this module checks
+    from checker.language.compile import Model
 
 _checked: set[tuple[type, Any]] = set()
 

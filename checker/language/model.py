@@ -135,6 +135,49 @@ class SpecInfo:
         self.shift_lines: tuple[int, ...] = ()
 
 
+class Environment:
+    """The hook points where the layer above the language applies the kernel environment to a spec.
+
+    The language calls these at fixed points and imports nothing of what fills them: the package
+    ``checker`` installs ``checker.kernel.passes.KERNEL`` (``use_environment``), which composes the
+    kernel's passes (tasks, 32-bit tearing, memory models, context rules) around the language's own.
+    These defaults are the bare language: no tasks, 64-bit, sequentially consistent, no context rules."""
+
+    def declare(self, si: SpecInfo, cls: type) -> None:
+        """At class creation, after the declarations are collected and before they are checked."""
+        _add_uninit_check(si, cls)
+        _add_word_check(si, cls)
+
+    def assumptions(self, si: SpecInfo, base: tuple[str, ...], memory: str | None) -> tuple[str, ...]:
+        """The assumptions that replace the defaults ``base`` at a memory model (``all_assumptions``)."""
+        return base
+
+    def variables(self, model: Any) -> None:
+        """A ``Model``'s variables at its point (``model.vars``, ``model.weak``), before its state class."""
+        model.vars = model.info.vars
+        model.memory = "sc"
+
+    def steps(self, model: Any) -> None:
+        """Once the spec's actions are compiled: ``model.actions`` as the engines fire them."""
+
+    def finish(self, model: Any) -> None:
+        """Last: what the engines ask of the model beside its steps (the scheduler, symmetry, context rules)."""
+
+
+_environment = Environment()
+
+
+def use_environment(env: Environment) -> None:
+    """Put ``env`` under every spec class created from now on and every model built."""
+    global _environment
+    _environment = env
+
+
+def environment() -> Environment:
+    """The environment in use (``use_environment``)."""
+    return _environment
+
+
 class Spec(metaclass=SpecMeta):
     """Base of every spec. See ``docs/spec-authoring.md``.
 
@@ -201,16 +244,8 @@ def all_assumptions(cls: type, memory: str | None = None) -> tuple[str, ...]:
             if a not in extra:
                 extra.append(a)
     base = DEFAULT_ASSUMPTIONS
-    from checker.kernel.tearing import bits_param
-
-    name = bits_param(info(cls)) if hasattr(cls, "__countercheck_info__") else None
-    if name is not None:  # the word size is a parameter: the 64-bit assumption is replaced
-        base = (base[0], f"64-bit or 32-bit kernel ({name}=64|32: on 32, a plain 64-bit load or store is two "
-                         f"32-bit accesses, atomic64_t and local64_t stay whole)") + base[2:]
-    if memory not in (None, "sc") and hasattr(cls, "__countercheck_info__"):
-        from checker.ordering.declare import assumptions
-
-        base = assumptions(info(cls), base, memory)
+    if hasattr(cls, "__countercheck_info__"):  # the environment's: a 32-bit kernel, a weak memory model
+        base = _environment.assumptions(info(cls), base, memory)
     return base + tuple(extra)
 
 
@@ -296,19 +331,7 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
     if si.api is not None and si.api.config not in si.params:
         raise fail(f"its Api selects the configuration with {si.api.config!r}, which is not a parameter")
 
-    from checker.kernel.tasks import add_task_model
-
-    add_task_model(si, cls)  # before the irq guard: a spec with tasks guards its handlers by the CPU's task
-    _guard_irq_actions(si)
-    _add_uninit_check(si, cls)
-    _add_word_check(si, cls)
-    from checker.kernel.tearing import add_ghosts
-
-    add_ghosts(si)  # a spec with a Bits parameter: the slots of 32-bit accesses in halves
-    from checker.ordering.declare import add_memory_model
-
-    add_memory_model(si, cls)  # a spec with access= annotations: --memory and its bounds as parameters
-    _add_context_check(si)
+    _environment.declare(si, cls)  # the language's passes and the kernel environment's (checker.kernel.passes)
 
     names: dict[str, str] = {}
     for kind, group in (("parameter", si.params), ("variable", si.vars), ("role", si.roles),
@@ -497,53 +520,6 @@ class _UbSite(IntType):
 
     def show(self, v: int) -> str:
         return "none" if v == 0 else f"shift count out of range at line {v}"
-
-
-def _add_context_check(si: SpecInfo) -> None:
-    """A spec with ``IRQS_OFF`` / ``PREEMPT_COUNT`` per-CPU variables gets ``context_restored``: every
-    finished run has restored interrupts and preemption on every CPU.
-
-    The context rules (checker.kernel.context) reject a spec that breaks it, as lockdep would; a bug
-    spec that declares it ``expect_violated`` gets it as a property instead, with its shortest trace."""
-    from checker.expr import And, Implies
-    from checker.kernel.context import _IrqsOff, _PreemptCount
-
-    ctx = [n for n, v in si.vars.items() if v.kind == "percpu" and isinstance(v.type, (_IrqsOff, _PreemptCount))]
-    if not ctx or si.terminal is None or "context_restored" in si.properties:
-        return
-    finished = si.terminal
-
-    def context_restored(s: Any) -> Any:
-        return Implies(finished(s), And(*[x == 0 for n in ctx for x in getattr(s, n)]))
-
-    si.properties["context_restored"] = PropertyInfo(
-        "context_restored", context_restored, "invariant", "holds", None,
-        f"every finished run has restored {', '.join(ctx)} to 0 on every CPU (every return path re-enables "
-        f"what it disabled)", si.file, si.line)
-
-
-def _guard_irq_actions(si: SpecInfo) -> None:
-    """An interrupt handler runs on its CPU only while that CPU has interrupts on."""
-    from checker.expr import And
-    from checker.kernel.context import _IrqsOff
-    from checker.language.declare import DISABLED, when
-
-    irq_vars = [n for n, v in si.vars.items() if v.kind == "percpu" and isinstance(v.type, _IrqsOff)]
-    for name, a in list(si.actions.items()):
-        if not a.irq or not irq_vars or getattr(a.fn, "__countercheck_irq_guarded__", False):
-            continue
-        fn = a.fn
-
-        def handler(s: Any, cpu: Any, *args: Any, _fn: Any = fn) -> Any:
-            r = _fn(s, cpu, *args)
-            if r is DISABLED:
-                return r
-            return when(And(r.guard, *[getattr(s, v)[cpu] == 0 for v in irq_vars]), **r.updates)
-
-        handler.__countercheck_irq_guarded__ = True  # type: ignore[attr-defined]
-        handler.__wrapped__ = fn  # type: ignore[attr-defined]
-        handler.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
-        si.actions[name] = dataclasses.replace(a, fn=handler)
 
 
 def resolve_params(cls: type, given: dict[str, Any]) -> Params:

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from types import TracebackType
 from typing import Any
 
-from checker import interrupts
+import checker.interrupts as interrupts
 from checker.errors import CheckerError, SpecError
 
 _CHECKER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the checker package

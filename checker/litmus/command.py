@@ -57,7 +57,7 @@ def main(args: argparse.Namespace) -> int:
     if args.timeout is not None and not args.timeout > 0:
         raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout}")
     if args.table:
-        from checker import preflight
+        import checker.preflight as preflight
 
         preflight.writable_file("--table", args.table)
     lowered = R.prepare(R.collect(args.files))  # every test parsed and lowered before any is run

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The seam between a compiled model and its memory model: called by ``checker.language.compile.Model``.
+"""The seam between a compiled model and its memory model: called by ``checker.kernel.passes``.
 
 ``prepare`` (before the state class is made) picks the model at the point
 and adds its hidden variables; ``install`` (once the actions are compiled)

@@ -470,10 +470,9 @@ class Lkmm:
         t = m._wrap.get(var)
         if t is None:
             return x
-        from checker.prove.encoding import _wrap
         from checker.symbolic.term import Sym, to_z3_num
 
-        return Sym(_wrap(t, to_z3_num(x)), t)
+        return Sym((to_z3_num(x) - t.lo) % (1 << t.bits) + t.lo, t)  # two's complement, as the Z3 encoding wraps
 
     # -- the operations ---------------------------------------------------------------------------------
     def _oldest(self, w: _Work) -> tuple:
@@ -1034,7 +1033,7 @@ class _Text(str):
 
 def _not_lowerable(what: str) -> None:
     """Only reached on terms (the compiled engine's lowering): the point then runs on the interpreter."""
-    from checker.compiled.lower import NotLowerable
+    from checker.errors import NotLowerable
 
     raise NotLowerable(what)
 

@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 import z3
 
-from checker import interrupts
+import checker.interrupts as interrupts
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Check
 
 WIDTH = 64

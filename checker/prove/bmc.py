@@ -12,7 +12,7 @@ from typing import Any
 
 import z3
 
-from checker import interrupts
+import checker.interrupts as interrupts
 from checker.prove.encoding import PerN
 from checker.prove.solver import Solver
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Outcome, Step, flatten

@@ -15,7 +15,7 @@ from typing import Any
 
 import z3
 
-from checker import cint
+import checker.cint as cint
 from checker.errors import SpecError
 from checker.language.compile import Model, state_class
 from checker.language.declare import DISABLED, Between, Fill, Step, Uninit

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import z3
 
-from checker import interrupts
+import checker.interrupts as interrupts
 from checker.prove.encoding import PerN
 from checker.symbolic.term import to_z3_num
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import z3
 
-from checker import interrupts
+import checker.interrupts as interrupts
 
 
 @dataclass

@@ -22,7 +22,7 @@ import os
 import stat
 from collections.abc import Iterable
 
-from checker import persist
+import checker.persist as persist
 from checker.errors import UsageError
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import z3
 
-from checker import cint
+import checker.cint as cint
 from checker.types import IntType
 
 
