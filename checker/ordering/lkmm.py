@@ -199,6 +199,7 @@ class _Work:
 class Lkmm:
     """The operational approximation of the Linux-kernel memory model, installed under a model's actions."""
     memory = "lkmm"
+    WF = WF  # the view a CPU's stores carry (for checker.ordering.promises, which lkmm imports)
 
     def __init__(self, model: Model):
         self.model = model

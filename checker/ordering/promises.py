@@ -324,8 +324,6 @@ class Promises:
         return out
 
     def _promise(self, s: Any, cpu: Any, li: int, value: int) -> Any:
-        from checker.ordering.lkmm import WF
-
         lk = self.lk
         H = lk.bound
         mine = [s.lk_who[li * H + a] == -(cpu + 1) for a in range(H)]
@@ -334,7 +332,7 @@ class Promises:
         if _plain(guard) and not guard:
             return DISABLED
         w = lk._load(s)
-        lk._append(w, li, value, w.views[cpu][WF], -cpu - 2, 0)  # carries wf; lk_who = -(cpu + 1), marked
+        lk._append(w, li, value, w.views[cpu][lk.WF], -cpu - 2, 0)  # carries wf; lk_who = -(cpu + 1), marked
         conds: list = []
         lk._finish(s, w, conds)
         upd: dict = {}
