@@ -196,6 +196,9 @@ def reference_canonical(model: "Model", v: list[int], lay: Layout | None = None)
 def c_canonical(model: "Model") -> str:
     """C source of ``static void cc_canonical(int64_t *v)``: ``v`` (``flatten``'s layout) made canonical
     in place. Helpers are ``static`` and prefixed ``cc_canon_``; the source includes what it uses."""
+    if model.symmetry.structure is not None and model.symmetry.active:  # a declared Interchangeable tree
+        from checker.compiled.structural import c_structural
+        return c_structural(model)
     lay = Layout(model)
     head = ["#include <stdint.h>", "#include <string.h>", "",
             f"/* canonical form of {model.name} at {model.params}: checker/compiled/canonical.py */"]
