@@ -55,8 +55,9 @@ def events(low: Lowered) -> list[Event]:
     return out
 
 
-def generate(low: Lowered, symmetry: bool) -> tuple[str, list[Event]]:
-    """(C source, the context events it numbers)."""
+def generate(low: Lowered, symmetry: bool, por: bool = False) -> tuple[str, list[Event]]:
+    """(C source, the context events it numbers). ``por``: with partial-order reduction (ample.py) where it
+    can be generated."""
     m = low.model
     n = len(low.slot_names)
     if len(low.steps) > 65535:
@@ -140,7 +141,15 @@ def generate(low: Lowered, symmetry: bool) -> tuple[str, list[Event]]:
         rows = map_rows(m, maps)
         gen.append(f"static const int cc_sym_maps[{len(rows)}][{len(rows[0])}] = {{"
                    + ", ".join("{" + ", ".join(map(str, r)) + "}" for r in rows) + "};")
-    body = runtime_source().replace("/*@GENERATED@*/", "\n".join(gen))
+    select = ""
+    if por:
+        from checker.compiled.ample import Sets, c_ample, c_select
+
+        sets = Sets(low, kids, {st.index for st in low.steps if _events(st, low, ev_index)})
+        if sets.off is None:
+            gen += c_ample(sets)
+            select = c_select()
+    body = runtime_source().replace("/*@GENERATED@*/", "\n".join(gen)).replace("/*@POR@*/", select)
     return "\n".join(out) + "\n" + body, evs
 
 
