@@ -75,6 +75,8 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
     else:
         st = search(model, symmetry=symmetry, max_states=max_states, timeout=timeout,
                     check_symmetry=check_symmetry, progress=progress, fingerprint=fingerprint)
+    if por and used != "compiled" and note is None:
+        note = "interpreted without partial-order reduction (compiled engine only)"
     if st.note:  # e.g. the checkpoint level a run resumed from: said beside its state count
         note = st.note if note is None else f"{note}; {st.note}"
     try:
