@@ -166,6 +166,9 @@ def rename(lay: Layout, v: list[int], pi: list[int]) -> list[int]:
 
 def reference_canonical(model: "Model", v: list[int], lay: Layout | None = None) -> list[int]:
     """The canonical form of the flat vector ``v``, step by step as the module docstring writes it."""
+    if model.symmetry.structure is not None and model.symmetry.active:  # a declared Interchangeable tree
+        from checker.compiled.structural import reference_structural
+        return reference_structural(model, v)
     lay = lay or Layout(model)
     if not lay.groups:
         return list(v)

@@ -136,3 +136,37 @@ def c_structural(model: "Model") -> str:
             "    for (i = 0; i < CC_ST_M; i++) v[cc_st_mov[i]] = best[i];",
             "}", ""]
     return "\n".join(out)
+
+
+def rename_flat(model: "Model", v: list[int], row: list[int]) -> list[int]:
+    """``pi(v)`` over the flat vector for a renaming in ``map_rows``' form: the C ``cc_canon_rename``."""
+    nc = model.ncpus_total
+    off = offsets(model)
+    names = model.var_names
+    sym = model.symmetry
+    w = list(v)
+    for name in names:
+        if name in model.percpu:
+            for c in range(nc):
+                w[off[name] + row[c]] = v[off[name] + c]
+    at = nc
+    for name in _arrays(model):
+        for i in range(model.arrays[name]):
+            w[off[name] + row[at + i]] = v[off[name] + i]
+        at += model.arrays[name]
+
+    def mu(x: int) -> int:
+        return row[x] if 0 <= x < nc else x
+
+    for i in sym.cpu_scalar:
+        w[off[names[i]]] = mu(v[off[names[i]]])
+    for i in sym.cpu_percpu:
+        q = off[names[i]]
+        for c in range(nc):
+            w[q + c] = mu(w[q + c])
+    return w
+
+
+def reference_structural(model: "Model", v: list[int]) -> list[int]:
+    """The canonical form as the module docstring writes it: the least renamed vector over the group."""
+    return min(rename_flat(model, v, row) for row in map_rows(model, model.symmetry.structure.elements))
