@@ -142,3 +142,8 @@ def test_a_group_past_the_limit_leaves_the_point_unreduced_and_says_why(monkeypa
     m = tree_model(ncpus=4, tasks=1, ops=1)
     assert not m.symmetry.active
     assert m.symmetry.refused == "structural symmetry of order 8 exceeds 4 renamings: not reduced"
+    monkeypatch.setattr(structure, "MAX_ORDER", 1)
+    small = dict(ncpus=2, tasks=1, ops=1, large=0, migrations=0)
+    r = explore(tree_model(**small), engine="interpreted")
+    assert r.engine_note == "structural symmetry of order 2 exceeds 1 renamings: not reduced"
+    assert r.states == explore(tree_model(**small), symmetry=False, engine="interpreted").states

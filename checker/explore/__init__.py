@@ -77,6 +77,9 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
                     check_symmetry=check_symmetry, progress=progress, fingerprint=fingerprint)
     if por and used != "compiled" and note is None:
         note = "interpreted without partial-order reduction (compiled engine only)"
+    refused = getattr(model.symmetry, "refused", None)  # a structural symmetry too large to enumerate
+    if symmetry and refused:
+        note = refused if note is None else f"{note}; {refused}"
     if st.note:  # e.g. the checkpoint level a run resumed from: said beside its state count
         note = st.note if note is None else f"{note}; {st.note}"
     try:
