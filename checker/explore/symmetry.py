@@ -85,7 +85,11 @@ class Symmetry:
         self.moved_actors = st.moved_actors
         self.moved_slots = st.moved_slots
         self.brute = False
-        self.canonical = lambda s: st.canonical(self, s)  # type: ignore[method-assign]
+        self.canonical = self._canonical_structural  # type: ignore[method-assign]
+
+    def _canonical_structural(self, s: tuple) -> tuple:
+        """The least state over the declared group (a bound method: a forked or pickled model keeps it)."""
+        return self.structure.canonical(self, s)
 
     # -- permutations ------------------------------------------------------------
     def permute(self, s: tuple, mapping: dict[int, int]) -> tuple:
