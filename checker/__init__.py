@@ -15,7 +15,7 @@ _layout.install()  # checker.specs and checker.models in a checkout (installed, 
 from checker.errors import CheckerError, SpecError, SymmetryError, UsageError
 import checker.cint as _cint  # noqa: F401  (U64(x) casts through it: checker.types)
 from checker.expr import And, AllOf, AnyOf, Count, If, Implies, Max, Min, Not, Or, Select, Sum
-from checker.language.declare import (Abstraction, Array, PerTask, Task, Between, Fill, Ghost, Uninit, Lock, Param, PerCpu, Role, Shared, action,
+from checker.language.declare import (Abstraction, Array, Interchangeable, Subtree, PerTask, Task, Between, Fill, Ghost, Uninit, Lock, Param, PerCpu, Role, Shared, action,
                                   eventually, invariant, leads_to, sometimes, terminal, when, witness)
 from checker.language.model import Spec, use_environment as _use_environment
 from checker.kernel.passes import KERNEL as _KERNEL
@@ -36,7 +36,7 @@ from checker.ordering.words import OneWord
 
 __all__ = [
     "Spec", "Uninit", "Array", "Between", "Fill", "Param", "Shared", "PerCpu", "Ghost", "Lock", "Role", "Task", "PerTask", "action", "invariant", "sometimes",
-    "eventually", "leads_to", "Abstraction",
+    "eventually", "leads_to", "Abstraction", "Interchangeable", "Subtree",
     "terminal", "when", "witness", "If", "And", "Or", "Not", "Implies", "Max", "Min", "Sum", "Count", "AllOf",
     "AnyOf", "Select", "Int", "IntType", "S32", "S64", "U32", "U64", "Bool", "CpuId", "Enum", "NOBODY",
     "IRQS_OFF", "PREEMPT_COUNT", "MIGRATE_DISABLED", "BH_OFF", "PREEMPT", "explore", "CheckerError", "SpecError", "SymmetryError", "UsageError",

@@ -161,6 +161,9 @@ def _verify_arguments(v: argparse.ArgumentParser) -> None:
                      help="the explorer: generated C (compiled), the Python interpreter, or auto (default: compiled "
                           "once a point outgrows the interpreter and a C compiler, $CC or cc, is found)")
     how.add_argument("--no-symmetry", action="store_true", help="turn CPU-symmetry reduction off")
+    how.add_argument("--por", action="store_true",
+                     help="partial-order reduction on the compiled engine: the same verdicts from fewer states; "
+                          "a trace is the shortest in the reduced graph, not always the shortest")
     how.add_argument("--jobs", type=int, metavar="N",
                      help="explore each point on N processes (the same states, verdicts and traces as 1); with "
                           "--cluster, N Ray workers (default: the cluster's CPUs)")
@@ -456,7 +459,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         if stream and verbose == 0:
             lines = SpecLines(write, style=style, width=max((len(c.spec_name) for c in classes), default=0))
         with as_interrupt():  # an interrupt wrapped in another exception (ctypes) is still one
-            report = verify(classes, sets=sets, symmetry=not args.no_symmetry, max_states=args.max_states,
+            report = verify(classes, sets=sets, symmetry=not args.no_symmetry, por=args.por, max_states=args.max_states,
                             timeout=args.timeout, mode=args.mode, bmc=args.bmc, smt_timeout=args.smt_timeout,
                             emit_smt=Path(args.emit_smt) if args.emit_smt else None, jobs=args.jobs,
                             simulate=_simulate_options(args), progress=progress, fingerprint=args.fingerprint,

@@ -440,7 +440,7 @@ def _likely(checks: list[Check], cls: type, task: Task, progress: Progress) -> s
 
 
 def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = None, symmetry: bool = True,
-           max_states: int | None = None, timeout: float | None = None, mode: str = "all",
+           por: bool = False, max_states: int | None = None, timeout: float | None = None, mode: str = "all",
            bmc: int | None = None, smt_timeout: float | None = DEFAULT_SMT_TIMEOUT, emit_smt: Path | None = None,
            on_check: Callable[[Check], None] | None = None, jobs: int | None = None,
            simulate: SimulateOptions | None = None, progress: Progress | None = None,
@@ -457,7 +457,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     of these with random simulation at the explore points. ``progress`` shows
     long runs live (``checker.report.progress``). With ``coverage``, a
     coverage check per spec. ``engine`` (auto, compiled, interpreted) picks the explorer and
-    ``max_memory`` (bytes) bounds a compiled search: see ``explore``. ``on_check`` is told each check as it is decided, ``on_note``
+    ``max_memory`` (bytes) bounds a compiled search, ``por`` turns partial-order reduction on there: see ``explore``. ``on_check`` is told each check as it is decided, ``on_note``
     each note and warning as it arises (a sweep wider than the values set, a point out of reach).
     ``memory`` (sc, tso, lkmm, or several joined by commas) is the memory model of every spec with
     ``access=`` annotations (``checker.ordering``): their ``memory`` parameter, as ``--set memory=...``.
@@ -485,7 +485,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     runner = Runner(jobs=jobs, cluster=cluster, checkpoint=checkpoint, resume=resume)
     if checkpoint is not None:  # resuming with other --set values would silently start afresh
         bind_run(Path(checkpoint), {"set": {k: list(v) for k, v in sets.items()}, "memory": memory}, resume)
-    options: dict[str, Any] = {"symmetry": symmetry, "fingerprint": fingerprint, "depth": bmc,
+    options: dict[str, Any] = {"symmetry": symmetry, "por": por, "fingerprint": fingerprint, "depth": bmc,
                                "simulate": simulate, "emit_smt": emit_smt}
     from checker.compiled import ENGINES as EXPLORE_ENGINES
 

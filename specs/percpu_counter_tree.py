@@ -61,8 +61,9 @@ make this shorter.
 """
 import functools
 
-from checker import (AllOf, And, AnyOf, Array, Bool, CpuId, Enum, Ghost, If, Implies, Int, Or, Param, PerCpu, Rmw,
-                     Role, Shared, Spec, Sum, action, invariant, sometimes, terminal, when, witness)
+from checker import (NOBODY, AllOf, And, AnyOf, Array, Bool, CpuId, Enum, Ghost, If, Implies, Int, Interchangeable,
+                     Or, Param, PerCpu, Rmw, Role, Shared, Spec, Subtree, Sum, action, invariant, sometimes, terminal,
+                     when, witness)
 
 def _runs_on(s, t):
     """The CPU task t's step runs on: its home CPU (t mod ncpus), or in its slow path the CPU it read."""
@@ -208,6 +209,19 @@ def c_tree_carry(orig: int, res: int, inc: int, bit_mask: int) -> int:
     return inc
 
 
+def subtrees(p) -> Subtree:
+    """The tree as the carries walk it: CPU ``c`` carries into item ``c & (level_items - 1)`` of each level,
+    so level ``l``'s item ``k`` holds the items (CPUs at level 0) below it whose index is ``k`` modulo its
+    level's item count. Alike siblings, with their subtrees and items, are interchangeable."""
+    sh = shape_of(p.ncpus, p.batch)
+    below = list(range(p.ncpus))  # the nodes of the level below, by index
+    for level in range(1, sh.nr_levels):
+        n = sh.items[level]
+        below = [Subtree(*[m for j, m in enumerate(below) if j % n == k], item=(sh.offset[level] + k,))
+                 for k in range(n)]
+    return Subtree(*below)
+
+
 def _batch_ok(b) -> bool:
     """a power of two > 1"""
     return isinstance(b, int) and b > 1 and b & (b - 1) == 0
@@ -309,13 +323,17 @@ class PercpuCounterTree(Spec):
     task = Role("ntasks", cpu=lambda s, t: _runs_on(s, t), cpus="cpu",
                 doc="tasks adding to the counter; task t runs on CPU t mod ncpus (its slow path: on via[t])")
 
+    #: CPUs under one item are interchangeable, and so are sibling items with their subtrees; a task moves
+    #: with its home CPU (docs/spec-authoring.md, "Structural symmetry").
+    by_item = Interchangeable(subtrees, role="cpu", follow={"task": lambda p, i: i % p.ncpus})
+
     level0 = PerCpu(0, type=Int, role="cpu", doc="*per_cpu_ptr(counter->level0, cpu)")
     item = Array("nitems", 0, type=Int, doc="counter->items[i].count, levels 1 .. nr_levels-1")
     approx = Shared(0, type=Int, doc="*counter->approx_sum.a (the last item); one CPU: level0[0] is read")
     at = PerCpu(0, type=Int, role="task", doc="0: not in the slow path; l: next is level l's "
                 "atomic_long_add_return; nr_levels: next is the final atomic_long_add")
     carry = PerCpu(0, type=Int, role="task", doc="the slow path's inc: the carry in flight")
-    via = PerCpu(0, type=CpuId, role="task", doc="the slow path's cpu (raw_smp_processor_id()); 0 when idle")
+    via = PerCpu(NOBODY, type=CpuId, role="task", doc="the slow path's cpu (raw_smp_processor_id()); NOBODY when idle")
     fresh = PerCpu(0, type=Bool, role="task", doc="the slow path has not yet read its cpu")
     ops_left = PerCpu(lambda p: p.ops, role="task", doc="adds the task has still to make")
     moves = Ghost(0, doc="slow paths started on another CPU so far")
@@ -355,7 +373,7 @@ class PercpuCounterTree(Spec):
         return when(And(s.at[t] == 0, s.ops_left[t] > 0),
                     level0={c: res}, exact=s.exact + amount, ops_left={t: s.ops_left[t] - 1},
                     at={t: If(inc == 0, 0, s.spec.next_level(s, inc, 0))}, carry={t: inc},
-                    via={t: If(inc == 0, 0, c)},
+                    via={t: If(inc == 0, NOBODY, c)},
                     fresh={t: If(inc == 0, 0, 1)})
 
     # -- a move between the fast path and raw_smp_processor_id() -------------------------------
@@ -380,13 +398,13 @@ class PercpuCounterTree(Spec):
         out = tree_carry(orig, res, inc, sh.mask[level])
         return when(And(s.at[t] == level, s.via[t] == cpu),
                     item={i: res}, carry={t: out}, at={t: If(out == 0, 0, s.spec.next_level(s, out, level))},
-                    via={t: If(out == 0, 0, cpu)}, fresh={t: 0})
+                    via={t: If(out == 0, NOBODY, cpu)}, fresh={t: 0})
 
     @action(role="task", applies=_smp, access=Rmw("approx", "unordered"))
     def atomic_long_add(s, t):
         """The slow path's end: atomic_long_add(inc, counter->approx_sum.a)."""
         return when(s.at[t] == _shape(s).nr_levels, approx=s.approx + s.carry[t], carry={t: 0}, at={t: 0},
-                    via={t: 0}, fresh={t: 0})
+                    via={t: NOBODY}, fresh={t: 0})
 
     @terminal
     def all_added(s):

@@ -166,6 +166,9 @@ def rename(lay: Layout, v: list[int], pi: list[int]) -> list[int]:
 
 def reference_canonical(model: "Model", v: list[int], lay: Layout | None = None) -> list[int]:
     """The canonical form of the flat vector ``v``, step by step as the module docstring writes it."""
+    if model.symmetry.structure is not None and model.symmetry.active:  # a declared Interchangeable tree
+        from checker.compiled.structural import reference_structural
+        return reference_structural(model, v)
     lay = lay or Layout(model)
     if not lay.groups:
         return list(v)
@@ -196,6 +199,9 @@ def reference_canonical(model: "Model", v: list[int], lay: Layout | None = None)
 def c_canonical(model: "Model") -> str:
     """C source of ``static void cc_canonical(int64_t *v)``: ``v`` (``flatten``'s layout) made canonical
     in place. Helpers are ``static`` and prefixed ``cc_canon_``; the source includes what it uses."""
+    if model.symmetry.structure is not None and model.symmetry.active:  # a declared Interchangeable tree
+        from checker.compiled.structural import c_structural
+        return c_structural(model)
     lay = Layout(model)
     head = ["#include <stdint.h>", "#include <string.h>", "",
             f"/* canonical form of {model.name} at {model.params}: checker/compiled/canonical.py */"]

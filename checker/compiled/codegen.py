@@ -55,8 +55,9 @@ def events(low: Lowered) -> list[Event]:
     return out
 
 
-def generate(low: Lowered, symmetry: bool) -> tuple[str, list[Event]]:
-    """(C source, the context events it numbers)."""
+def generate(low: Lowered, symmetry: bool, por: bool = False) -> tuple[str, list[Event]]:
+    """(C source, the context events it numbers). ``por``: with partial-order reduction (ample.py) where it
+    can be generated."""
     m = low.model
     n = len(low.slot_names)
     if len(low.steps) > 65535:
@@ -136,10 +137,19 @@ def generate(low: Lowered, symmetry: bool) -> tuple[str, list[Event]]:
     maps = m.symmetry.sample_mappings() if (symmetry and m.symmetry.active) else []
     gen.append(f"#define CC_SYM_MAPS {len(maps)}")
     if maps:
-        nc = m.ncpus_total
-        gen.append(f"static const int cc_sym_maps[{len(maps)}][{nc}] = {{"
-                   + ", ".join("{" + ", ".join(str(mp.get(c, c)) for c in range(nc)) + "}" for mp in maps) + "};")
-    body = runtime_source().replace("/*@GENERATED@*/", "\n".join(gen))
+        from checker.compiled.structural import map_rows  # actors, then the Array entries a structure moves
+        rows = map_rows(m, maps)
+        gen.append(f"static const int cc_sym_maps[{len(rows)}][{len(rows[0])}] = {{"
+                   + ", ".join("{" + ", ".join(map(str, r)) + "}" for r in rows) + "};")
+    select = ""
+    if por:
+        from checker.compiled.ample import Sets, c_ample, c_select
+
+        sets = Sets(low, kids, {st.index for st in low.steps if _events(st, low, ev_index)})
+        if sets.off is None:
+            gen += c_ample(sets)
+            select = c_select()
+    body = runtime_source().replace("/*@GENERATED@*/", "\n".join(gen)).replace("/*@POR@*/", select)
     return "\n".join(out) + "\n" + body, evs
 
 
@@ -149,15 +159,16 @@ def _static(low: Lowered, updated: list[int], symmetry: bool) -> list[int]:
     only the slots it leaves alone count."""
     m = low.model
     sym = symmetry and m.symmetry.active
-    moved = {c for g in m.symmetry.groups for c in g} if sym else set()
+    moved = m.symmetry.moved_actors if sym else frozenset()
     out = []
     for n in m.var_names:
         v = m.vars[n]
         renamed = sym and isinstance(v.type, CpuIdType)
+        entries = m.symmetry.moved_slots.get(n, frozenset()) if sym else frozenset()  # a structure's Array entries
         if n in m.tupled:
             size = m.arrays.get(n, m.ncpus_total)
             for c in range(size):
-                permuted = n in m.percpu and c in moved
+                permuted = (n in m.percpu and c in moved) or c in entries
                 out.append(0 if (renamed or permuted) else 1)
         else:
             out.append(0 if renamed else 1)

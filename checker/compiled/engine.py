@@ -78,9 +78,9 @@ _STOPS = {"none": None, "max_states": StopReason.MAX_STATES, "timeout": StopReas
 _programs: dict[tuple, tuple] = {}
 
 
-def prepare(model: Model, symmetry: bool, timings: Timings) -> tuple[Any, list, Any]:
-    """(lowered model, events, built program), or Fallback."""
-    key = (model.cls, model.params, symmetry)
+def prepare(model: Model, symmetry: bool, timings: Timings, por: bool = False) -> tuple[Any, list, Any]:
+    """(lowered model, events, built program), or Fallback. ``por``: with partial-order reduction (ample.py)."""
+    key = (model.cls, model.params, symmetry, por)
     hit = _programs.get(key)
     if hit is not None and hit[2].exists():  # (a cleaned cache: built again)
         return hit
@@ -91,7 +91,7 @@ def prepare(model: Model, symmetry: bool, timings: Timings) -> tuple[Any, list, 
         low = lower(model)
         timings.lower = time.perf_counter() - t0
         t1 = time.perf_counter()
-        source, evs = generate(low, symmetry)
+        source, evs = generate(low, symmetry, por)
         timings.generate = time.perf_counter() - t1
     except (NotLowerable, Untranslatable) as e:
         raise Fallback(str(e)) from None
@@ -110,11 +110,13 @@ def prepare(model: Model, symmetry: bool, timings: Timings) -> tuple[Any, list, 
 
 def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = None, timeout: float | None = None,
                     check_symmetry: bool = True, max_memory: int | None = None,
-                    timings: Timings | None = None) -> SearchState:
-    """Explore ``model`` as generated C: the same states, verdicts and shortest traces as the interpreter."""
+                    timings: Timings | None = None, por: bool = False) -> SearchState:
+    """Explore ``model`` as generated C: the same states, verdicts and shortest traces as the interpreter.
+    ``por``: partial-order reduction (checker/compiled/ample.py): the same verdicts, fewer states, and
+    traces that may not be the shortest (``st.note`` says how many states were expanded reduced)."""
     timings = timings if timings is not None else Timings()
     use_sym = symmetry and model.symmetry.active
-    low, evs, exe = prepare(model, use_sym, timings)
+    low, evs, exe = prepare(model, use_sym, timings, por)
     inits = model.initial_states()
     sample = (SYMMETRY_SAMPLE_FIRST, SYMMETRY_SAMPLE_EVERY, SYMMETRY_SAMPLE_MAX) if (use_sym and check_symmetry) \
         else (0, 0, 0)
@@ -139,6 +141,8 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
         st.depth = int(stats.get("depth", 0))
         st.note = out.killed
         return st
+    if por:
+        st.note = por_note(stats)
     st.states = int(stats["states"])
     st.transitions = int(stats["transitions"])
     st.depth = int(stats["depth"])
@@ -176,6 +180,15 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
                                     f"take ({label} in {s})")
             model.rules.on_transition(s, label, t)
     return st
+
+
+def por_note(stats: dict) -> str:
+    """What partial-order reduction did, for the report: it may lengthen traces."""
+    if "por_reduced" not in stats:
+        return "no partial-order reduction (its tables were not generated: too many steps)"
+    red, full = int(stats["por_reduced"]), int(stats["por_full"])
+    return (f"partial-order reduction: {red:,} of {red + full:,} states with two or more steps expanded reduced; "
+            f"traces are the shortest in the reduced graph, not necessarily the shortest")
 
 
 def _replay_paths(model: Model, low: Any, nodes: dict, states: dict, inits: list, canon: Any) -> None:
@@ -218,25 +231,27 @@ AUTO_THRESHOLD = 300
 
 def choose_and_search(model: Model, *, engine: str, symmetry: bool, max_states: int | None, timeout: float | None,
                       check_symmetry: bool, progress: Any, max_memory: int | None,
-                      interpreted: Any) -> tuple[SearchState, str, str | None]:
+                      interpreted: Any, por: bool = False) -> tuple[SearchState, str, str | None]:
     """(search state, the engine that ran, a one-line note when the compiled engine was asked for and
     not used). ``interpreted(max_states, timeout)`` runs the interpreter's search."""
+    unreduced = "interpreted without partial-order reduction (compiled engine only)" if por else None
     if engine == "interpreted":
-        return interpreted(max_states, timeout), "interpreted", None
+        return interpreted(max_states, timeout), "interpreted", unreduced
     t0 = time.perf_counter()
     if engine == "auto" and (max_states is None or max_states > AUTO_THRESHOLD):
         st = interpreted(AUTO_THRESHOLD, timeout)
         if st.stopped != StopReason.MAX_STATES:
-            return st, "interpreted", None
+            return st, "interpreted", unreduced
         from checker.kernel.context import ContextRules
 
         model.rules = ContextRules(model)  # the events of the partial run are the compiled run's to record
     elif engine == "auto":
-        return interpreted(max_states, timeout), "interpreted", None
+        return interpreted(max_states, timeout), "interpreted", unreduced
     left = None if timeout is None else max(0.001, timeout - (time.perf_counter() - t0))
     try:
         return (compiled_search(model, symmetry=symmetry, max_states=max_states, timeout=left,
-                                check_symmetry=check_symmetry, max_memory=max_memory), "compiled", cbuild.note())
+                                check_symmetry=check_symmetry, max_memory=max_memory, por=por), "compiled",
+                cbuild.note())
     except Fallback as e:
         from checker.kernel.context import ContextRules
 

@@ -518,6 +518,8 @@ static double now(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/*@POR@*/
+
 int main(int argc, char **argv) {
     if (argc < 7) { fprintf(stderr, "usage: search MAX_STATES TIMEOUT MAX_MEMORY SAMPLE_FIRST SAMPLE_EVERY SAMPLE_MAX < initial states\n"); return 2; }
     uint64_t limit = strtoull(argv[1], NULL, 10);  /* 0: none */
@@ -628,6 +630,9 @@ int main(int argc, char **argv) {
             }
             for (int j = 0; j < n; j++) cc_canonical(succ_buf + (size_t)j * CC_NSLOTS);
             if (!pack_batch(n)) break;
+#ifdef CC_POR
+            { int k = cc_por_select(idx, n); transitions -= (uint64_t)(n - k); n = k; }  /* ample.py */
+#endif
             for (int j = 0; j < n; j++) {
                 int64_t *t = succ_buf + (size_t)j * CC_NSLOTS;
                 int r = store_packed(pk_buf + (size_t)j * L_words, pk_hash[j], idx, (int)succ_lab[j], limit);
@@ -649,6 +654,9 @@ int main(int argc, char **argv) {
            "rss_before=%ld rss_peak=%ld seconds=%.6f cpu=%.6f\n",
            nstates, (unsigned long long)transitions, depth, stopped, deadlock == NONE ? -1LL : (long long)deadlock,
            expanded, L_stride, L_bits, rss0, peak_rss_bytes(), secs, cpu);
+#ifdef CC_POR
+    printf("result por_full=%llu por_reduced=%llu\n", (unsigned long long)por_full, (unsigned long long)por_reduced);
+#endif
     marked = calloc(nstates + 1, 1);
     for (int k = 0; k < CC_NPROPS; k++)
         if (found_idx[k] != NONE) { printf("found %d %u\n", k, found_idx[k]); print_path(found_idx[k]); }

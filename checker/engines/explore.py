@@ -116,7 +116,7 @@ class ExploreEngine:
             resume=request.runner.resume, progress=request.progress, fingerprint=o.get("fingerprint", False),
             graphs=request.graphs, explorer_name=o.get("explorer", DEFAULT_EXPLORER), warn=request.warn,
             ran=request.ran,
-            engine=o.get("engine", "interpreted"), max_memory=request.limits.max_memory)
+            engine=o.get("engine", "interpreted"), max_memory=request.limits.max_memory, por=o.get("por", False))
 
 
 def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_states: int | None = None,
@@ -125,7 +125,7 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
                    fingerprint: bool = False, graphs: list | None = None,
                    explorer_name: str = DEFAULT_EXPLORER, warn: Callable[[str], None] | None = None,
                    engine: str = "interpreted", max_memory: int | None = None,
-                   ran: set[tuple[str, str]] | None = None) -> list[Check]:
+                   ran: set[tuple[str, str]] | None = None, por: bool = False) -> list[Check]:
     """Explore one spec at one parameter point; one Check per property. Liveness properties are
     checked on the unreduced state graph, which ``graphs`` (for coverage) also collects. ``warn`` is
     told, before the search starts, when the point looks out of the explorer's reach. ``ran``
@@ -157,7 +157,8 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
             result = explorer(explorer_name)(
                 model, symmetry=symmetry, max_states=max_states, timeout=timeout, jobs=jobs, cluster=cluster,
                 checkpoint=checkpoint, resume=resume, fingerprint=fingerprint, engine=engine,
-                max_memory=max_memory, progress=progress.exploring(f"{model.name} [{params}]") if progress else None)
+                max_memory=max_memory, progress=progress.exploring(f"{model.name} [{params}]") if progress else None,
+                **({"por": True} if por else {}))  # partial-order reduction: the compiled explore() only
         except MemoryError:  # the search's states are gone with its frame: every check is undecided
             result = out_of_memory(model, symmetry, time.perf_counter() - t0)
     if ran is not None:

@@ -24,7 +24,8 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
             timeout: float | None = None, check_symmetry: bool = True,
             progress: Callable[[SearchState], None] | None = None, jobs: int | None = None,
             cluster: str | None = None, checkpoint: Path | None = None, resume: bool = False,
-            fingerprint: bool = False, engine: str = "interpreted", max_memory: int | None = None) -> Exploration:
+            fingerprint: bool = False, engine: str = "interpreted", max_memory: int | None = None,
+            por: bool = False) -> Exploration:
     """Explore every reachable state of ``spec`` (a bound spec or a model).
 
     ``max_states`` and ``timeout`` (seconds) stop the search early: a
@@ -37,7 +38,8 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
     ``fingerprint`` stores 64-bit hashes of the states (see ``search``).
     ``engine``: ``"interpreted"``, ``"compiled"`` (generated C, ``checker.compiled``; the same states,
     verdicts and traces) or ``"auto"`` (compiled once a point outgrows the interpreter);
-    ``max_memory`` (bytes) bounds the compiled search.
+    ``max_memory`` (bytes) bounds the compiled search. ``por``: partial-order reduction on the compiled
+    engine (checker/compiled/ample.py): the same verdicts, traces perhaps longer (the note says so).
     """
     model = spec if isinstance(spec, Model) else Model(spec)
     pool = None
@@ -67,12 +69,17 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
 
         st, used, note = choose_and_search(
             model, engine=engine, symmetry=symmetry, max_states=max_states, timeout=timeout,
-            check_symmetry=check_symmetry, progress=progress, max_memory=max_memory,
+            check_symmetry=check_symmetry, progress=progress, max_memory=max_memory, por=por,
             interpreted=lambda limit, left: search(model, symmetry=symmetry, max_states=limit, timeout=left,
                                                    check_symmetry=check_symmetry, progress=progress))
     else:
         st = search(model, symmetry=symmetry, max_states=max_states, timeout=timeout,
                     check_symmetry=check_symmetry, progress=progress, fingerprint=fingerprint)
+    if por and used != "compiled" and note is None:
+        note = "interpreted without partial-order reduction (compiled engine only)"
+    refused = getattr(model.symmetry, "refused", None)  # a structural symmetry too large to enumerate
+    if symmetry and refused:
+        note = refused if note is None else f"{note}; {refused}"
     if st.note:  # e.g. the checkpoint level a run resumed from: said beside its state count
         note = st.note if note is None else f"{note}; {st.note}"
     try:
@@ -83,7 +90,8 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
         outcomes = {p.name: Outcome(p.name, p.kind, INCONCLUSIVE, StopReason.OUT_OF_MEMORY, [], None)
                     for p in model.properties}
         outcomes[DEADLOCK] = Outcome(DEADLOCK, "deadlock", INCONCLUSIVE, StopReason.OUT_OF_MEMORY, [], None)
-        declared = any(r.symmetric for r in model.info.roles.values()) and getattr(model, "weak", None) is None
+        declared = (any(r.symmetric for r in model.info.roles.values()) or model.info.structure is not None) \
+            and getattr(model, "weak", None) is None
         return Exploration(model.name, model.params.shown(), symmetry and declared, st.states, st.transitions,
                            st.depth, st.seconds, False, StopReason.OUT_OF_MEMORY, outcomes,
                            model.state_dict(model.initial_states()[0]), None, used, note)
@@ -132,7 +140,8 @@ def _verdicts(model: Model, st: SearchState, symmetry: bool, used: str, note: st
             if (o.verdict == HOLDS and o.kind != "sometimes") or (o.verdict == VIOLATED and o.kind == "sometimes"):
                 o.bounded = bounds
     init = model.initial_states()[0]
-    declared = any(r.symmetric for r in model.info.roles.values()) and getattr(model, "weak", None) is None
+    declared = (any(r.symmetric for r in model.info.roles.values()) or model.info.structure is not None) \
+        and getattr(model, "weak", None) is None
     return Exploration(model.name, model.params.shown(), symmetry and declared, st.states, st.transitions,
                        st.depth, st.seconds, complete, st.stopped, outcomes, model.state_dict(init),
                        st.omission_probability if st.fingerprint else None, used, note)

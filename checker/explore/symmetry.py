@@ -58,10 +58,38 @@ class Symmetry:
         self.fixed_cpus = tuple(c for c in range(model.ncpus_total) if c not in in_groups)
         self.group_cpus = tuple(sorted(in_groups))
         self.active = bool(self.groups)
+        #: Actors a renaming can move, and Array entries (name -> indices): the slots the canonical form changes.
+        self.moved_actors = frozenset(in_groups)
+        self.moved_slots: dict[str, frozenset[int]] = {}
+        #: The declared structural symmetry (``Interchangeable``, checker.explore.structure), else None.
+        self.structure = None
+        self.refused: str | None = None  # why a declared structure is not used at this point
+        if model.info.structure is not None:
+            self._use_structure(model)
         # A spec with tasks has its own canonical form; every other spec keeps the one above unchanged.
         self.tasks = TaskCanon(self, model) if model.scheduler is not None and self.groups else None
         if self.tasks is not None:
             self.canonical = self.tasks.canonical  # type: ignore[method-assign]
+
+    def _use_structure(self, model: "Model") -> None:
+        from checker.explore.structure import StructureGroup
+
+        if self.groups:
+            raise SymmetryError(f"{model.cls.__name__}: declares both a symmetric=True role and an Interchangeable "
+                                f"tree; describe every symmetry in the tree", file=model.info.file,
+                                line=model.info.line)
+        st = StructureGroup(model)
+        self.structure = st
+        self.refused = st.refused
+        self.active = st.refused is None and len(st.elements) > 1
+        self.moved_actors = st.moved_actors
+        self.moved_slots = st.moved_slots
+        self.brute = False
+        self.canonical = self._canonical_structural  # type: ignore[method-assign]
+
+    def _canonical_structural(self, s: tuple) -> tuple:
+        """The least state over the declared group (a bound method: a forked or pickled model keeps it)."""
+        return self.structure.canonical(self, s)
 
     # -- permutations ------------------------------------------------------------
     def permute(self, s: tuple, mapping: dict[int, int]) -> tuple:
@@ -78,6 +106,12 @@ class Symmetry:
             new[pos] = mapping.get(s[pos], s[pos])
         for pos in self.cpu_percpu:
             new[pos] = tuple(mapping.get(v, v) for v in new[pos])
+        for pos, moves in getattr(mapping, "slots", {}).items():  # a structural renaming moves Array entries
+            row = s[pos]
+            out = list(row)
+            for a, b in moves.items():
+                out[b] = row[a]
+            new[pos] = tuple(out)
         return self.model.state_cls(new)
 
     def canonical(self, s: tuple) -> tuple:
@@ -116,7 +150,9 @@ class Symmetry:
 
     def sample_mappings(self) -> list[dict[int, int]]:
         """A transposition and a rotation of each symmetric role: together
-        they generate every permutation of it."""
+        they generate every permutation of it. (Structural: those of each Subtree's members.)"""
+        if self.structure is not None:
+            return list(self.structure.generators)
         out = []
         for g in self.groups:
             out.append({g[0]: g[1], g[1]: g[0]})
@@ -138,13 +174,13 @@ class Symmetry:
             for p in m.properties:
                 if bool(p.fn(s)) != bool(p.fn(ps)):
                     raise SymmetryError(
-                        f"{m.cls.__name__}: property {p.name} distinguishes CPUs of a symmetric role: "
+                        f"{m.cls.__name__}: property {p.name} distinguishes CPUs {self._kind()}: "
                         f"it is {bool(p.fn(s))} in {s} but {bool(p.fn(ps))} with CPUs renamed "
-                        f"{_show_map(mapping)}. Compare per-CPU values, not CPU ids, or declare the role "
-                        f"with symmetric=False.", file=p.file, line=p.line)
+                        f"{self._show(mapping)}. Compare per-CPU values, not CPU ids, or "
+                        f"{self._undo()}.", file=p.file, line=p.line)
             if m.is_terminal(s) != m.is_terminal(ps):
-                raise SymmetryError(f"{m.cls.__name__}: the @terminal predicate distinguishes CPUs of a "
-                                    f"symmetric role (renaming {_show_map(mapping)} in {s})",
+                raise SymmetryError(f"{m.cls.__name__}: the @terminal predicate distinguishes CPUs "
+                                    f"{self._kind()} (renaming {self._show(mapping)} in {s})",
                                     file=m.info.file, line=m.info.line)
 
     def _explain(self, s: Any, ps: Any, mapping: dict, succ: list, expected: set,
@@ -165,6 +201,14 @@ class Symmetry:
         else:
             extra = next(iter(got - expected), None)
             what = f" The renamed state has a successor with no original counterpart: {extra}."
+        if self.structure is not None:
+            decl = self.structure.decl
+            msg = (f"{m.cls.__name__}: the declared structural symmetry {decl.name} does not hold: renaming "
+                   f"{self._show(mapping)} in {s} does not rename its successors.{what}\n"
+                   f"Each Subtree's members must be interchangeable with everything they carry: the Array entries "
+                   f"a step indexes by CPU must be owned by the Subtree holding that CPU, and a follower must "
+                   f"run where follow= says; fix the tree, or remove {decl.name} to explore unreduced.")
+            return msg, act.file if act else None, act.line if act else None
         msg = (f"{m.cls.__name__}: the declared CPU symmetry does not hold: renaming CPUs "
                f"{_show_map(mapping)} in {s} does not rename its successors.{what}\n"
                f"In a symmetric role an action may not compare, order or compute with CPU ids (`cpu == 0`, "
@@ -172,6 +216,16 @@ class Symmetry:
                f"for_each_online_cpu as \"any CPU not yet visited\"; give a CPU with a part of its own (the "
                f"boot CPU) a role of its own, Role(1); or declare the role with symmetric=False.")
         return msg, act.file if act else None, act.line if act else None
+
+
+    def _kind(self) -> str:
+        return "that its Interchangeable tree makes alike" if self.structure is not None else "of a symmetric role"
+
+    def _undo(self) -> str:
+        return "fix the Interchangeable tree" if self.structure is not None else "declare the role with symmetric=False"
+
+    def _show(self, mapping: dict) -> str:
+        return self.structure.show(mapping) if self.structure is not None else _show_map(mapping)
 
 
 def _show_map(mapping: dict[int, int]) -> str:

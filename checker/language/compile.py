@@ -544,7 +544,8 @@ class Model:
     def cpu_valued(self) -> dict[str, bool]:
         """Variables holding CPU ids (name -> is per-CPU)."""
         for n in self.arrays:
-            if isinstance(self.vars[n].type, CpuIdType) and any(r.symmetric for r in self.info.roles.values()):
+            if isinstance(self.vars[n].type, CpuIdType) and (any(r.symmetric for r in self.info.roles.values())
+                                                             or self.info.structure is not None):
                 raise SpecError(f"{self.cls.__name__}.{n}: an Array of CPU ids in a spec with a symmetric role "
                                 f"is not supported; use a per-CPU variable", file=self.info.file,
                                 line=decl_line(self.cls, n))

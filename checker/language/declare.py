@@ -298,6 +298,44 @@ class Task(Role):
         self.pinned = pinned
 
 
+class Subtree:
+    """A node of an ``Interchangeable`` tree: its members (CPU indices within the role, or Subtrees) and the
+    Array entries it owns (``item=(3,)``: entry 3 of the Array ``item`` moves with this node).
+
+    The members of one Subtree that have one shape (alike nesting and owned entries) are interchangeable
+    among themselves, each carrying what it holds."""
+
+    def __init__(self, *members: "int | Subtree", **slots: Iterable[int]):
+        self.members = members
+        self.slots = {name: tuple(ix) for name, ix in slots.items()}
+
+    def __repr__(self) -> str:
+        own = "".join(f", {k}={v}" for k, v in self.slots.items())
+        return f"Subtree({', '.join(map(repr, self.members))}{own})"
+
+
+class Interchangeable(Declaration):
+    """Structural CPU symmetry: which CPUs are interchangeable, and which groups of them are.
+
+    ``tree(params)`` returns the root ``Subtree``: its leaves are CPU indices
+    within ``role`` (0-based), and the members of every Subtree that have one
+    shape are interchangeable, each moving with its own members and the Array entries
+    it owns. The group is every renaming that permutes alike members of each
+    Subtree (a wreath product when Subtrees nest). CPUs that are no leaf stay
+    put. ``follow={"task": lambda p, i: i % p.ncpus}``: member ``i`` of the
+    role ``task`` moves with the CPU ``follow(p, i)`` returns (members
+    following one CPU keep their order). Checked like ``symmetric=True``:
+    the sampled symmetry test refuses a tree the actions do not respect.
+    """
+
+    def __init__(self, tree: Callable[[Any], Subtree], *, role: str,
+                 follow: dict[str, Callable[[Any, int], int]] | None = None, doc: str = ""):
+        self.tree = tree
+        self.role = role
+        self.follow = dict(follow or {})
+        self.doc = doc
+
+
 @dataclass(frozen=True)
 class ActionInfo:
     """What ``@action`` records about one action: its function, role, choices, accesses and source line."""

@@ -21,7 +21,7 @@ from checker.errors import SpecError, UsageError, source_of
 from checker.language.process import expand
 from checker.kernel.config import Api
 from checker.kernel.memory import Heap
-from checker.language.declare import Abstraction, ActionInfo, Param, PropertyInfo, Role, Task, Var
+from checker.language.declare import Abstraction, ActionInfo, Interchangeable, Param, PropertyInfo, Role, Task, Var
 from checker.language.namespace import SpecMeta
 from checker.language.usercode import guard
 from checker.types import IntType
@@ -125,6 +125,8 @@ class SpecInfo:
         self.heaps: dict[str, Any] = {}
         self.api: Any = None
         self.abstraction: Abstraction | None = None
+        #: The declared structural CPU symmetry (checker.explore.structure), if any.
+        self.structure: Interchangeable | None = None
         #: Per-CPU variable -> function of the state giving (lo, hi) bounds of
         #: each element, used by the sum lemma of the Z3 backend.
         self.sum_bounds: dict[str, Any] = {}
@@ -287,6 +289,8 @@ def _collect(cls: type, expect_violated: tuple[str, ...], expect_holds: tuple[st
                 si.api = val
             elif isinstance(val, Abstraction):
                 si.abstraction = val
+            elif isinstance(val, Interchangeable):
+                si.structure = val
             elif isinstance(val, Var):
                 si.vars[attr] = val
             elif isinstance(val, Role):
