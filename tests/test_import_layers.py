@@ -32,6 +32,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "checker.kernel.*",  # tasks and the scheduler, 32-bit tearing, the context rules, the passes
         "checker.ordering.*",  # the memory models
         "checker.explore.symmetry",  # the canonical form from the declared roles: computed by the passes
+        "checker.explore.structure",  # a declared structural symmetry's group (checker.explore.symmetry builds it)
         "checker.litmus.parse", "checker.litmus.lower",  # a litmus test lowered to a spec
     )),
     ("engines", (

@@ -72,6 +72,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
+from checker.compiled.slots import offsets, widths
 from checker.types import NOBODY
 
 if TYPE_CHECKING:
@@ -81,21 +82,6 @@ INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 # -- layout ------------------------------------------------------------------------
-def widths(model: "Model") -> tuple[int | None, ...]:
-    """Per variable in ``var_names`` order: None for a scalar, else its number of slots."""
-    return tuple((model.ncpus_total if n in model.percpu else model.arrays[n]) if n in model.tupled else None
-                 for n in model.var_names)
-
-
-def offsets(model: "Model") -> dict[str, int]:
-    """Each variable's first slot in the flat vector."""
-    out, at = {}, 0
-    for n, w in zip(model.var_names, widths(model)):
-        out[n] = at
-        at += 1 if w is None else w
-    return out
-
-
 def flatten(model: "Model", s: tuple) -> list[int]:
     """The state as int64 slots: variables in order, tuples expanded by index, bools as 0/1."""
     v: list[int] = []

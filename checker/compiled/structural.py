@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from checker.compiled.canonical import offsets, widths
+from checker.compiled.slots import offsets, widths
 
 if TYPE_CHECKING:
     from checker.language.compile import Model
