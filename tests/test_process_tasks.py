@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Process functions run by tasks on the task model (specs/percpu_eager_tasks_process.py) against the
-hand-written pc-machine (specs/percpu_eager_tasks.py, variant C).
+hand-written pc-machine (specs/percpu_eager_tasks.py, variants A and C).
 
 The claim: at the same point, the same distinct states, transitions, depth, verdicts and shortest trace lengths,
 on both explorers. Where tasks share a CPU the port has fewer states: it resets ``amount`` once the fold has
@@ -14,11 +14,12 @@ import textwrap
 
 import pytest
 
-from checker import Select, action, when
+from checker import If, Select, action, when
 from checker.errors import SpecError
 from checker.explore import explore
 from checker.language.compile import Model
 from specs.percpu_eager_tasks import ADD, VARIANT, PercpuEagerTasks
+from specs.percpu_eager_tasks_process import VARIANT as PORT_VARIANT
 from specs.percpu_eager_tasks_process import PercpuEagerTasksProcess
 
 
@@ -27,15 +28,16 @@ class DeadPendingReset(PercpuEagerTasks):
 
     @action(role="tasks", fair="weak")
     def fold(s, t):
-        """fbc->count += count + amount (C), ``pending`` dead after it."""
-        c = Select(s.local, s.task_cpu[t])
+        """fbc->count += count (+ amount), ``pending`` dead after it."""
+        c = If(s.variant == VARIANT.A, s.seen[t], Select(s.local, s.task_cpu[t]))
         return when(s.pc[t] == ADD.fold, count=s.count + c + s.pending[t], exact=s.exact + s.pending[t],
                     seen={t: c}, pc={t: ADD.zero}, pending={t: 0})
 
 
-def compare(params: dict, engine: str = "interpreted", hand: type = PercpuEagerTasks):
-    h = explore(Model(hand, hand(variant=VARIANT.C, **params).params), engine=engine)
-    p = explore(Model(PercpuEagerTasksProcess, PercpuEagerTasksProcess(**params).params), engine=engine)
+def compare(params: dict, engine: str = "interpreted", hand: type = PercpuEagerTasks, variant: str = "C"):
+    h = explore(Model(hand, hand(variant=getattr(VARIANT, variant), **params).params), engine=engine)
+    port = PercpuEagerTasksProcess(variant=getattr(PORT_VARIANT, variant), **params)
+    p = explore(Model(PercpuEagerTasksProcess, port.params), engine=engine)
     assert h.complete and p.complete and p.engine == h.engine == engine
     assert {n: (o.verdict, len(o.trace or ())) for n, o in h.outcomes.items()} == \
         {n: (o.verdict, len(o.trace or ())) for n, o in p.outcomes.items()}
@@ -50,6 +52,18 @@ def test_port_on_tasks_equals_the_pc_machine(params):
     assert (p.states, p.transitions, p.depth) == (h.states, h.transitions, h.depth)
     if params.get("migrations"):
         assert p.outcomes["a_task_migrates"].verdict == "holds"
+
+
+# variant A's first points, and without its preempt_disable (the scheduler then gets between read and update)
+@pytest.mark.parametrize("params", [dict(ncpus=2, migrations=1), dict(ncpus=1, ntasks=2, preemptions=1),
+                                    dict(ncpus=1, ntasks=2, preemptions=1, preempt_disable=0)],
+                         ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()))
+def test_port_of_variant_a_on_tasks_equals_the_pc_machine(params):
+    h, p = compare(params, variant="A")
+    assert (p.states, p.transitions, p.depth) == (h.states, h.transitions, h.depth)
+    if not params.get("preempt_disable", 1):
+        assert p.outcomes["read_bound"].verdict == "violated"
+        assert p.outcomes["an_add_is_preempted"].verdict == "holds"
 
 
 def test_port_on_shared_cpu_differs_only_by_the_dead_register():
@@ -112,7 +126,7 @@ def test_preempt_and_migrate_disable_keep_the_task_in_place(tmp_path):
     only: between their two steps the scheduler may switch the task out or move it only where they allow."""
     mod = _load(tmp_path, '''
         from checker import MIGRATE_DISABLED, PREEMPT_COUNT, AllOf, And, AnyOf, Param, PerCpu, PerTask, Role, Spec
-        from checker import Select, Task, sometimes, terminal
+        from checker import If, Select, Task, sometimes, terminal
         from checker.language.process import process
 
         class Pin(Spec):
