@@ -153,6 +153,15 @@ class StepContext:
         else:
             self.set_slot(var, slot, value)
 
+    def update(self, updates: dict[str, Any]) -> None:
+        """k.update(helper(s)): write a helper's updates, as ``when(**updates)`` takes them."""
+        for name, value in updates.items():
+            if isinstance(value, dict):
+                for i, v in value.items():
+                    self.set_slot(name, i, v)
+            else:
+                self.set(name, value)
+
     def guard(self, cond: Any) -> None:
         if cond is False or (cond.__class__ is int and not cond):
             raise _Disabled
@@ -412,6 +421,8 @@ class _Rewrite(ast.NodeTransformer):
             name = f.attr
             if name == "assume":
                 return self.ctx("guard", self.visit(c.args[0]))
+            if name == "update":
+                return self.ctx("update", self.visit(c.args[0]))
             if name == "any_cpu":
                 return self.ctx("any_cpu", ast.Constant(self.var_name(c.args[0])),
                                 ast.Name(self.choices[(c.lineno, c.col_offset)], ast.Load()))
@@ -534,7 +545,7 @@ class _Accesses(ast.NodeVisitor):
                 else:
                     self.add("load", c.args[0].attr, "plain", race_ok=True)  # type: ignore[attr-defined]
                     return
-            if name in ("assume", "any_cpu"):
+            if name in ("assume", "any_cpu", "update"):
                 for a in c.args[1:] if name == "any_cpu" else c.args:
                     self.visit(a)
                 return
