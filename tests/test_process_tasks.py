@@ -191,3 +191,13 @@ def test_preempt_and_migrate_disable_keep_the_task_in_place(tmp_path):
              .outcomes["moved_mid_way"].verdict for g in (0, 1, 2)}
     assert switched[0] == "holds" and switched[1] != "holds" and switched[2] == "holds", switched
     assert moved[0] == "holds" and moved[1] != "holds" and moved[2] != "holds", moved
+
+
+def test_a_spec_with_tasks_is_left_unannotated():
+    """The memory models keep a store buffer per task id, not per CPU: a task's buffered store would be missed by
+    an interrupt on its own CPU (a false violation under tso). So a spec with tasks gets no access= (sc only), as
+    the hand-written task specs have none; a spec without tasks gets them (percpu_eager_process)."""
+    from checker.language.model import info
+    from specs.percpu_eager_process import PercpuEagerProcess
+    assert "memory" not in info(PercpuEagerTasksProcess).params
+    assert "memory" in info(PercpuEagerProcess).params
