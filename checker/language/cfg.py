@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from checker.errors import SpecError
 from checker.language.primitives import PRIMITIVES
 
-#: Calls on ``k`` that are not steps: assume(cond) (a guard), any_cpu(s.var) (a chosen CPU).
-LOCAL_CALLS = ("assume", "any_cpu")
+#: Calls on ``k`` that are not steps: assume(cond) (a guard), any_cpu(s.var) (a chosen CPU), update(updates)
+#: (a plain helper's updates, ``{name: value or {slot: value}}``, written in the step).
+LOCAL_CALLS = ("assume", "any_cpu", "update")
 #: Calls on ``k`` that are steps besides the table's: data_race(s.x) or data_race(k.per_cpu(...)).
 STEP_CALLS = ("data_race",)
 

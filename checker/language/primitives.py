@@ -9,7 +9,7 @@ Each entry says, for one kernel primitive (``this_cpu_add``, ``READ_ONCE``, ``at
 - its memory-ordering annotation, the ``access=`` the weak-memory models read
   (``checker.ordering.annotations``), as plain data: ``(kind, order)``;
 - its context effect: interrupts (``irqs``: +1 saves and disables, -1 restores), preemption
-  (``preempt``), the lock it takes or releases (``lock``), as ``checker.kernel.context`` checks them;
+  (``preempt``), migration (``migrate``), the lock it takes or releases (``lock``), as ``checker.kernel.context`` checks them;
 - its fairness: a primitive that waits (a spinlock) is strongly fair (qspinlock is FIFO), the others
   carry none of their own.
 
@@ -111,6 +111,7 @@ class Primitive:
     slot: str = "shared"  # "this_cpu": the acting CPU's slot of var; "cpu": the slot given; "shared": var itself
     irqs: int = 0  # +1: interrupts saved and disabled; -1: restored
     preempt: int = 0  # +1: preempt_disable(); -1: preempt_enable()
+    migrate: int = 0  # +1: migrate_disable(); -1: migrate_enable() (a task's MIGRATE_DISABLED count)
     lock: str | None = None  # "take" or "release"
     waits: bool = False  # its guard waits for another CPU (a spinlock): strongly fair
     doc: str = ""
@@ -270,6 +271,9 @@ def _context() -> dict[str, Primitive]:
         "local_irq_enable": Primitive("local_irq_enable", (), lambda c: c.irq_restore(0), irqs=-1),
         "preempt_disable": Primitive("preempt_disable", (), lambda c: c.preempt(1), preempt=1),
         "preempt_enable": Primitive("preempt_enable", (), lambda c: c.preempt(-1), preempt=-1),
+        "migrate_disable": Primitive("migrate_disable", (), lambda c: c.migrate(1), migrate=1,
+                                     doc="the task stays on its CPU (preemptible)"),
+        "migrate_enable": Primitive("migrate_enable", (), lambda c: c.migrate(-1), migrate=-1),
     }
 
 
@@ -310,5 +314,6 @@ PRIMITIVES: dict[str, Primitive] = {**_memory(), **_this_cpu_ops("this_cpu_", "o
 
 #: Calls on ``k`` that are not steps of their own: they join the step they are in.
 #: assume(cond): the step runs only where cond holds (PlusCal's await); any_cpu(s.seen): a CPU whose
-#: slot of ``seen`` is 0, chosen (every one is tried) and marked; data_race(x): a plain load that may race.
-PSEUDO = ("assume", "any_cpu", "data_race", "atomic")
+#: slot of ``seen`` is 0, chosen (every one is tried) and marked; data_race(x): a plain load that may race;
+#: update(helper(s)): a plain helper's updates (``{name: value or {slot: value}}``) written in the step.
+PSEUDO = ("assume", "any_cpu", "data_race", "atomic", "update")
