@@ -157,8 +157,8 @@ class Check:
         """``ok``, ``failed`` (an unexpected violation, or a bug not found) or ``inconclusive``."""
         if self.verdict == INCONCLUSIVE:
             return "inconclusive"
-        if self.verdict == NOT_APPLICABLE:  # not checked on purpose: no failure (and its verdict is no holds)
-            return "ok"
+        if self.verdict == NOT_APPLICABLE:  # not checked on purpose: no failure (and its verdict is no holds),
+            return "failed" if self.expected == VIOLATED else "ok"  # unless it is the bug the point looks for
         return "ok" if self.verdict == self.expected else "failed"
 
     def to_json(self) -> dict[str, Any]:

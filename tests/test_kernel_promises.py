@@ -113,6 +113,24 @@ def test_sc_only_property_is_not_applicable_under_lkmm_with_its_weak_counterpart
     assert report.exit_code == 0 and report.counts()["not_applicable"] == 1 and report.counts()["holds"] == 0
 
 
+def test_a_bug_that_is_sc_only_at_a_weak_point_is_not_a_pass():
+    """A bug spec whose expected violation is not checked at a tso/lkmm point did not find its bug: that point
+    fails ("not looked for"), it does not count as expected."""
+    import dataclasses
+
+    from checker.engines.explore import not_applicable_checks
+    from checker.ordering.declare import MEMORY
+    from checker.report.text import not_as_expected
+    from checker.specs.percpu_lazy import PercpuLazy
+    from checker.verify import Report
+
+    (c,) = not_applicable_checks(PercpuLazy, Model(PercpuLazy(ncpus=2, readers=1, memory=MEMORY.lkmm)), 0, "explore")
+    bug = dataclasses.replace(c, expected="violated", bug=True)
+    report = Report(checks=[bug])
+    assert bug.status == "failed" and report.exit_code == 1
+    assert "expected bug not looked for" in not_as_expected(report)[0]
+
+
 def test_sc_only_declarations_of_the_eager_counter_name_their_counterparts():
     from checker.language.model import info
     from checker.specs.percpu_eager import PercpuEager

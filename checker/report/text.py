@@ -308,7 +308,9 @@ def not_as_expected(report: Report, style: Style = PLAIN, limit: int = 3) -> lis
             undecided.setdefault((c.spec, (c.reason or "inconclusive").split(":")[0]), []).append(c)
     out = []
     for (spec, prop), cs in failed.items():
-        what = ("expected bug not found" if cs[0].expected == "violated" else
+        what = ("expected bug not looked for: the property is sc_only at this memory model"
+                if cs[0].expected == "violated" and cs[0].verdict == NOT_APPLICABLE else
+                "expected bug not found" if cs[0].expected == "violated" else
                 "never reached" if cs[0].kind == "sometimes" else cs[0].verdict)
         points = "; ".join(f"[{params_text(c.params)}]" for c in cs[:limit]) + (" ..." if len(cs) > limit else "")
         out.append(f"{style.status('FAIL', 'failed')}  {spec}.{prop}: {what} at {len(cs)} "
