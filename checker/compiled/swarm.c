@@ -92,6 +92,10 @@ static uint32_t *sw_next_k;   /* per depth: how many of the order's steps were t
 static uint32_t *sw_rot;      /* per depth: the order's rotation at that state */
 static uint32_t *sw_enabled;  /* per depth: steps enabled there */
 static uint16_t *sw_lab;      /* per depth: the step that led to it */
+static uint16_t *sw_order;    /* directed runs, per depth: the enabled steps, nearest a violation first */
+static uint32_t *sw_norder;   /* directed runs, per depth: how many */
+static double sw_key[CC_NSTEPS + 1];
+static int64_t sw_tmp[CC_NSLOTS];
 static uint16_t sw_perm[CC_NSTEPS + 1];
 static int sw_run = -1, sw_init = 0, sw_sp = 0;  /* the path being extended, for cc_fail's report */
 
@@ -109,6 +113,27 @@ static void sw_at_exit(void) {  /* cc_fail exits: the path to the failing state,
         sw_print_path(sw_failing_step);
         fflush(stdout);
     }
+}
+
+/* A directed run's order at a state: every enabled step, by the distance of its successor to violating a
+   pending invariant (cc_distance), ties in the run's rotated order (a stable insertion sort). */
+static void sw_direct(int d, const int64_t *s, const int *pending) {
+    uint16_t *o = sw_order + (size_t)d * (CC_NSTEPS + 1);
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < CC_NSTEPS; j++) {
+        int k = sw_perm[(sw_rot[d] + j) % CC_NSTEPS];
+        sw_failing_step = k;
+        int ok = cc_step_one(k, s, sw_tmp);
+        sw_failing_step = -1;
+        if (__builtin_expect(cc_ovf, 0)) cc_fail("overflow", k, 0);
+        if (!ok) continue;
+        double x = cc_distance(sw_tmp, pending);
+        uint32_t i = n++;
+        while (i > 0 && sw_key[i - 1] > x) { sw_key[i] = sw_key[i - 1]; o[i] = o[i - 1]; i--; }
+        sw_key[i] = x;
+        o[i] = (uint16_t)k;
+    }
+    sw_norder[d] = n;
 }
 
 int main(int argc, char **argv) {
@@ -146,8 +171,10 @@ int main(int argc, char **argv) {
     sw_rot = malloc(sizeof(uint32_t) * (size_t)(max_depth + 1));
     sw_enabled = malloc(sizeof(uint32_t) * (size_t)(max_depth + 1));
     sw_lab = malloc(sizeof(uint16_t) * (size_t)(max_depth + 1));
+    sw_order = malloc(sizeof(uint16_t) * (CC_NSTEPS + 1) * (size_t)(max_depth + 1));
+    sw_norder = malloc(sizeof(uint32_t) * (size_t)(max_depth + 1));
     bs = malloc(((size_t)1 << bits_max) / 8);
-    if (!sw_stack || !sw_next_k || !sw_rot || !sw_enabled || !sw_lab || !bs) {
+    if (!sw_stack || !sw_next_k || !sw_rot || !sw_enabled || !sw_lab || !sw_order || !sw_norder || !bs) {
         printf("result stopped=max_memory runs=0 states=0 transitions=0 depth=0\nend\n");
         return 5;
     }
@@ -191,6 +218,8 @@ int main(int argc, char **argv) {
         bs_set = 0;
         salt1 = sw_next();
         salt2 = sw_next();
+        /* every other run of a worker is directed: it tries first the step nearest a violation */
+        int directed = (int)((r / (uint64_t)nworkers) % 2);
         int init = (int)sw_below((uint64_t)ninit);
         sw_run = (int)r;
         sw_init = init;
@@ -205,6 +234,7 @@ int main(int argc, char **argv) {
         run_states++;
         sw_sp = 1;
         sw_next_k[0] = 0; sw_rot[0] = (uint32_t)sw_below(CC_NSTEPS ? CC_NSTEPS : 1); sw_enabled[0] = 0; sw_lab[0] = 0;
+        if (directed) sw_direct(0, sw_stack, pending);
         for (int k = 0; k < CC_NPROPS; k++) {
             if (!pending[k]) continue;
             int val = cc_prop(k, sw_stack);
@@ -219,7 +249,7 @@ int main(int argc, char **argv) {
         while (sw_sp > 0 && !run_stopped) {
             int d = sw_sp - 1;
             int64_t *s = sw_stack + (size_t)d * CC_NSLOTS;
-            if (sw_next_k[d] >= CC_NSTEPS) {  /* every step tried: done with this state */
+            if (sw_next_k[d] >= (directed ? sw_norder[d] : CC_NSTEPS)) {  /* every step tried: done with it */
                 if (sw_enabled[d] == 0 && pending[CC_NPROPS] && !cc_terminal(s)) {
                     pending[CC_NPROPS] = 0; npending--;
                     printf("found -1 %d %d %.6f", sw_run, init, sw_now() - t0);
@@ -229,7 +259,8 @@ int main(int argc, char **argv) {
                 sw_sp--;
                 continue;
             }
-            int k = sw_perm[(sw_rot[d] + sw_next_k[d]) % CC_NSTEPS];
+            int k = directed ? sw_order[(size_t)d * (CC_NSTEPS + 1) + sw_next_k[d]]
+                             : sw_perm[(sw_rot[d] + sw_next_k[d]) % CC_NSTEPS];
             sw_next_k[d]++;
             sw_failing_step = k;
             int ok = cc_step_one(k, s, t);
@@ -265,6 +296,7 @@ int main(int argc, char **argv) {
             sw_rot[sw_sp] = (uint32_t)sw_below(CC_NSTEPS);
             sw_enabled[sw_sp] = 0;
             sw_lab[sw_sp] = (uint16_t)k;
+            if (directed) sw_direct(sw_sp, t, pending);
             sw_sp++;
             if ((uint64_t)sw_sp > max_seen_depth) max_seen_depth = (uint64_t)sw_sp;
         }
@@ -281,9 +313,9 @@ int main(int argc, char **argv) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-    printf("result stopped=%s runs=%llu states=%llu transitions=%llu depth=%llu cut=%llu lost=%.3f coverage=%.6f "
+    printf("result stopped=%s directed=%d runs=%llu states=%llu transitions=%llu depth=%llu cut=%llu lost=%.3f coverage=%.6f "
            "bits_min=%d bits_max=%d depth_lo=%d depth_hi=%d seconds=%.6f cpu=%.6f\n",
-           stopped, (unsigned long long)runs_done, (unsigned long long)states, (unsigned long long)transitions,
+           stopped, CC_NPROPS > 0, (unsigned long long)runs_done, (unsigned long long)states, (unsigned long long)transitions,
            (unsigned long long)(max_seen_depth ? max_seen_depth - 1 : 0), (unsigned long long)cut, lost, worst,
            runs_done ? min_bits : 0, max_bits, runs_done ? depth_lo : 0, depth_hi, secs, cpu);
     printf("end\n");

@@ -40,8 +40,10 @@ from checker import lifetime
 from checker.compiled.build import CompileFailed, CompilerMissing, build
 from checker.compiled.codegen import generate, runtime_source
 from checker.compiled.cterms import Untranslatable
+from checker.compiled.distance import distance_source
 from checker.compiled.lower import Lowered, NotLowerable, flatten, lower
 from checker.errors import CheckerError
+from checker.export.terms import Kids
 from checker.language.compile import Label, Model
 
 #: Runs when no budget (--timeout, --max-states) is given: enough for a small point's runs to differ.
@@ -128,8 +130,12 @@ def swarm_source(low: Lowered, symmetry: bool) -> str:
            "    switch (k) {"]
     one += [f"    case {st.index}: return cc_step_{st.index}(s, t);" for st in low.steps]
     one += ["    }", "    (void)s; (void)t; return 0;", "}", ""]
+    kids = Kids()
+    narrow = {name: f"s[{i}]" for i, name in enumerate(low.slot_names)}
+    wide = {name: f"((cw_t)s[{i}])" for i, name in enumerate(low.slot_names)}
+    dist = distance_source(low.props, narrow, wide, kids)
     body = resources.files("checker.compiled").joinpath("swarm.c").read_text()
-    return head + "\n" + "\n".join(one) + body
+    return head + "\n" + "\n".join(one) + dist + body
 
 
 _programs: dict[tuple, tuple] = {}
