@@ -211,8 +211,8 @@ def _dying_search(monkeypatch, tmp_path, signal_name):
     victim.chmod(0o755)
     real = cengine.prepare
 
-    def prepare(model, symmetry, timings):
-        low, evs, _exe = real(model, symmetry, timings)
+    def prepare(model, symmetry, timings, *flags):
+        low, evs, _exe = real(model, symmetry, timings, *flags)
         return low, evs, victim
 
     monkeypatch.setattr(cengine, "prepare", prepare)
