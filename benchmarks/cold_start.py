@@ -61,18 +61,10 @@ def once(label: str) -> str:
     wall = time.perf_counter() - t0
     c1, k1 = cpu()
     l1 = os.getloadavg()[0]
-    engines = sum(max((c.seconds for c in cs), default=0.0) for cs in _runs(report))
     return (f"{label}: wall {wall:.1f}s, CPU {c1 - c0:.1f}s here + {k1 - k0:.1f}s in children (compilers, "
             f"searches); {SPENT['programs']} programs compiled in {SPENT['compile']:.1f}s, prove "
             f"{SPENT['prove']:.1f}s, explore and the rest {wall - SPENT['compile'] - SPENT['prove']:.1f}s; "
             f"{len(report.checks)} checks, {len(report.errors)} errors; load {l0:.1f} -> {l1:.1f}")
-
-
-def _runs(report):
-    runs: dict = {}
-    for c in report.checks:
-        runs.setdefault((c.spec, c.run), []).append(c)
-    return runs.values()
 
 
 def main() -> None:
