@@ -21,8 +21,8 @@ from checker.language.compile import Model
 from checker.language.lint import lint
 from checker.language.model import Params
 
-#: Interpreted walks when a point cannot run as C: runs and steps per run.
-FALLBACK_RUNS, FALLBACK_DEPTH = 200, 1000
+#: The interpreter's states when a point cannot run as C (its breadth-first search, 10-20 K states a second).
+FALLBACK_STATES = 200_000
 
 
 def swarm_checks(cls: type, params: Params, opts: csw.SwarmOptions, *, timeout: float | None = None,
@@ -34,7 +34,8 @@ def swarm_checks(cls: type, params: Params, opts: csw.SwarmOptions, *, timeout: 
     try:
         low, sw = csw.search(model, opts, symmetry=symmetry, max_states=max_states, timeout=timeout)
     except csw.SwarmFallback as e:
-        return _interpreted(cls, params, opts, str(e), timeout=timeout, run=run, progress=progress)
+        return _interpreted(cls, params, opts, str(e), timeout=timeout, max_states=max_states, symmetry=symmetry,
+                            run=run)
     outcomes: dict[str, Outcome] = {}
     extras: dict[str, dict[str, Any]] = {}
     several = len(model.initial_states()) > 1
@@ -59,19 +60,31 @@ def swarm_checks(cls: type, params: Params, opts: csw.SwarmOptions, *, timeout: 
                    depth=sw.depth, seconds=sw.seconds + sw.compile_seconds, run=run, engine="compiled", note=None)
 
 
-def _interpreted(cls: type, params: Params, opts: csw.SwarmOptions, why: str, *, timeout: float | None, run: int,
-                 progress: Callable[[int, int], None] | None) -> list[Check]:
-    """Seeded random walks on the interpreter, for a point the swarm cannot run as C."""
-    from checker.simulate import simulate
+def _interpreted(cls: type, params: Params, opts: csw.SwarmOptions, why: str, *, timeout: float | None,
+                 max_states: int | None, symmetry: bool, run: int) -> list[Check]:
+    """For a point the swarm cannot run as C: the interpreter's breadth-first search, to a state budget.
+    Its violations and witnesses are real shortest traces; what it leaves undecided is inconclusive, and so
+    is an invariant it found holding everywhere it looked (even if it looked everywhere: a swarm never
+    says holds)."""
+    from checker.explore import explore
 
     model = Model(cls, params)
-    sim = simulate(model, runs=FALLBACK_RUNS, depth=opts.depth or FALLBACK_DEPTH, seed=opts.seed, timeout=timeout,
-                   progress=progress)
-    base = {"method": "swarm", "seed": opts.seed, "workers": 1, "runs_done": sim.walks.runs,
-            "max_depth": opts.depth or FALLBACK_DEPTH, "interpreted": why}
-    return _checks(cls, model, params, sim.outcomes, sim.found, base, states=len(sim.walks.fingerprints),
-                   transitions=sim.walks.steps, depth=sim.walks.max_depth, seconds=sim.seconds, run=run,
-                   engine="interpreted", note=f"interpreted walks: {why}")
+    budget = min(max_states or FALLBACK_STATES, FALLBACK_STATES)
+    r = explore(model, symmetry=symmetry, max_states=budget, timeout=timeout, engine="interpreted")
+    wanted = {p.name for p in model.properties} | {"no_deadlock"}
+    reason = (f"swarm: interpreted breadth-first search of {r.states:,} states ({why}); "
+              f"{'every reachable state' if r.complete else f'stopped at {budget:,} states or the timeout'}")
+    outcomes = {n: (o if o.verdict == VIOLATED or (o.kind == "sometimes" and o.verdict == HOLDS)
+                    else Outcome(n, o.kind, INCONCLUSIVE, reason))
+                for n, o in r.outcomes.items() if n in wanted}
+    found = {n: {"found_in_run": 0, "strategy": "interpreted breadth-first search (shortest)",
+                 "original_steps": len(o.trace), "shrunk_steps": len(o.trace)}
+             for n, o in outcomes.items() if o.verdict != INCONCLUSIVE}
+    base = {"method": "swarm", "seed": opts.seed, "workers": 1, "runs_done": 1,
+            "max_depth": opts.depth or csw.DEFAULT_DEPTH, "interpreted": why}
+    return _checks(cls, model, params, outcomes, found, base, states=r.states, transitions=r.transitions,
+                   depth=r.depth, seconds=r.seconds, run=run, engine="interpreted",
+                   note=f"interpreted breadth-first: {why}")
 
 
 def _checks(cls: type, model: Model, params: Params, outcomes: dict[str, Outcome], extras: dict[str, dict],
