@@ -296,8 +296,8 @@ int main(int argc, char **argv) {
             sw_rot[sw_sp] = (uint32_t)sw_below(CC_NSTEPS);
             sw_enabled[sw_sp] = 0;
             sw_lab[sw_sp] = (uint16_t)k;
-            if (directed) sw_direct(sw_sp, t, pending);
-            sw_sp++;
+            sw_sp++;  /* before ordering its steps: a step that fails there is reported on the path through it */
+            if (directed) sw_direct(sw_sp - 1, sw_stack + (size_t)(sw_sp - 1) * CC_NSLOTS, pending);
             if ((uint64_t)sw_sp > max_seen_depth) max_seen_depth = (uint64_t)sw_sp;
         }
         states += run_states;
