@@ -141,3 +141,15 @@ def test_every_bug_spec_is_found_at_its_explore_points(name):
             missed = [c.property for c in checks if c.bug and c.kind in ("invariant", "deadlock", "build")
                       and c.verdict != VIOLATED]
             assert not missed, f"{cls.spec_name} [{p}]: not found: {missed}"
+
+
+def test_a_value_beyond_64_bits_hands_the_point_to_the_interpreter_saying_so():
+    """cc_fail in a worker: its path is replayed on the interpreter (Python's ints do not overflow), and the
+    point runs on the interpreter's breadth-first search, still never `holds`."""
+    cls = loader.resolve([str(ROOT / "tests" / "fixtures" / "arith.py") + ":Squares"])[0]
+    (p,) = param_points(cls, own_sets(cls, {}))
+    checks = swarm_checks(cls, p, csw.SwarmOptions(workers=1))
+    assert {c.engine for c in checks} == {"interpreted"}
+    assert all("a 64-bit" in c.engine_note or "overflow" in c.engine_note for c in checks)
+    assert {c.verdict for c in checks} == {INCONCLUSIVE}
+    assert "every reachable state" in checks[0].reason
