@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """The swarm search (``verify --search swarm``) on the points issue 26 names as out of exhaustive reach.
 
-    nice python benchmarks/swarm_search.py [--timeout S] [--workers W] [--seed S] [--points issue|bugs] [--out FILE]
+    nice python benchmarks/swarm_search.py [--timeout S] [--workers W] [--seed S] [--points issue|tree|eager|bugs] [--out FILE]
 
 For each point: the time to the first violation of each property found (the
 worker's own clock, from its start: the violation's path is then replayed
@@ -28,12 +28,14 @@ from checker.language.compile import Model  # noqa: E402
 from checker.verify import own_sets, param_points  # noqa: E402
 
 TREE = {"ncpus": 8, "tasks": 1, "ops": 2, "large": 0, "migrations": 0}
-EAGER_C = {"variant": "C", "irq": 1, "migrations": 2, "readers": 1, "summers": 1, "forever": 0, "ncpus": 3}
-POINTS = [  # (spec, parameters, only the expected violations?)
+# the issue's point; of the three points its explore sweeps cross it with, the largest (batch 3, ops 3)
+EAGER_C = {"variant": "C", "irq": 1, "migrations": 2, "readers": 1, "summers": 1, "forever": 0, "ncpus": 3,
+           "batch": 3, "ops": 3, "limited": 0}
+TREE_POINTS = [  # (spec, parameters, only the expected violations?)
     *[("counter_tree_read_in_flight", {**TREE, "design": d}, True) for d in ("latest", "noskip", "v6")],
     *[("percpu_counter_tree", {**TREE, "design": d}, False) for d in ("latest", "noskip", "v6")],
-    ("percpu_eager", EAGER_C, False),
 ]
+EAGER_POINTS = [("percpu_eager", EAGER_C, False)]
 #: Bugs that exist at large points (``--points bugs``): the single-page in-flight read needs a second task
 #: per CPU; the eager counter's interrupt adder at the issue's variant C point.
 BUG_POINTS = [
@@ -82,13 +84,14 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--points", choices=("issue", "bugs"), default="issue")
+    ap.add_argument("--points", choices=("issue", "tree", "eager", "bugs"), default="issue")
     ap.add_argument("--out", help="append the results to FILE")
     a = ap.parse_args()
     lines = [f"swarm search, {a.workers} workers, seed {a.seed}, budget {a.timeout:.0f}s a point; "
              f"load at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})"]
     print(lines[0], flush=True)
-    for name, sets, bug in (POINTS if a.points == "issue" else BUG_POINTS):
+    points = {"issue": TREE_POINTS + EAGER_POINTS, "tree": TREE_POINTS, "eager": EAGER_POINTS, "bugs": BUG_POINTS}
+    for name, sets, bug in points[a.points]:
         for ln in point(name, sets, bug, a.timeout, a.workers, a.seed):
             print(ln, flush=True)
             lines.append(ln)
