@@ -143,7 +143,7 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
     timings = timings if timings is not None else Timings()
     use_sym = symmetry and model.symmetry.active
     quick = _quick_first(model, use_sym, timings, max_states)
-    low, evs, exe = prepare(model, use_sym, timings, cbuild.QUICK_FLAGS if quick else cbuild.FLAGS)
+    low, evs, exe = prepare(model, use_sym, timings, cbuild.QUICK_FLAGS) if quick else prepare(model, use_sym, timings)
     inits = model.initial_states()
     sample = (SYMMETRY_SAMPLE_FIRST, SYMMETRY_SAMPLE_EVERY, SYMMETRY_SAMPLE_MAX) if (use_sym and check_symmetry) \
         else (0, 0, 0)
@@ -158,7 +158,7 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
     if cap != max_states and out.error is None and out.killed is None and out.stats.get("stopped") == "max_states":
         # past the quick program's states: the whole search again, on the -O1 program (nothing of the first
         # run is kept: its events and paths are read from this one only)
-        low, evs, exe = prepare(model, use_sym, timings, cbuild.FLAGS)
+        low, evs, exe = prepare(model, use_sym, timings)
         left = None if timeout is None else max(0.001, timeout - (time.perf_counter() - t0))
         out = run(exe, flat, max_states=max_states, timeout=left, max_memory=memory, sample=sample,
                   min_states=min(distinct, max_states or distinct))
