@@ -22,6 +22,7 @@ from checker.version import version
 if TYPE_CHECKING:
     from checker.report.style import Style
     from checker.result import Check
+    from checker.compiled.swarm import SwarmOptions
     from checker.simulate.checks import SimulateOptions
 
 #: --format: the human report, the JSON contract, JUnit XML, SARIF 2.1.0, KTAP version 1.
@@ -164,6 +165,13 @@ def _verify_arguments(v: argparse.ArgumentParser) -> None:
     how.add_argument("--por", action="store_true",
                      help="partial-order reduction on the compiled engine: the same verdicts from fewer states; "
                           "a trace is the shortest in the reduced graph, not always the shortest")
+    how.add_argument("--search", choices=("bfs", "swarm"), default="bfs",
+                     help="bfs: the exhaustive breadth-first search (default); swarm: bug hunting for spaces no "
+                          "exhaustive search finishes, randomised depth-first runs in C on --jobs processes "
+                          "(default: every core) with bitstate hashing, each run seeded from --seed (default 0) "
+                          "and going at most --depth steps (default 10000); a violation comes with a replayed, "
+                          "shrunk trace, anything not found is inconclusive with the coverage reached, never "
+                          "holds; 8 runs, or until --timeout or --max-states")
     how.add_argument("--jobs", type=int, metavar="N",
                      help="explore each point on N processes (the same states, verdicts and traces as 1); with "
                           "--cluster, N Ray workers (default: the cluster's CPUs)")
@@ -193,8 +201,10 @@ def _verify_arguments(v: argparse.ArgumentParser) -> None:
     sim.add_argument("--simulate", type=int, metavar="RUNS", help="instead of exploring and proving, take RUNS "
                      "seeded random walks at the explore points (--set); a violation is a real, shrunk trace, "
                      "anything not found is inconclusive, never holds")
-    sim.add_argument("--depth", type=int, metavar="D", help="with --simulate: steps per walk (default 1000)")
-    sim.add_argument("--seed", type=int, metavar="S", help="with --simulate: the seed (default 0; the same seed "
+    sim.add_argument("--depth", type=int, metavar="D", help="with --simulate: steps per walk (default 1000); with "
+                     "--search swarm: the deepest run")
+    sim.add_argument("--seed", type=int, metavar="S", help="with --simulate or --search swarm: the seed (default 0; "
+                     "the same seed "
                      "gives the same runs and traces)")
 
 
@@ -581,6 +591,8 @@ def render_as(fmt: str, report: Report, spec_args: dict[str, str], kernel_tree: 
 def _simulate_options(args: argparse.Namespace) -> "SimulateOptions | None":
     from checker.simulate.checks import DEFAULT_DEPTH, SimulateOptions
 
+    if args.search == "swarm":
+        return _swarm_options(args)
     if args.simulate is None:
         if args.depth is not None or args.seed is not None:
             raise CheckerError("--depth and --seed go with --simulate RUNS, e.g. --simulate 100 --depth 500 --seed 1")
@@ -603,6 +615,27 @@ def _simulate_options(args: argparse.Namespace) -> "SimulateOptions | None":
         raise CheckerError("--seed must be at least 0")
     return SimulateOptions(args.simulate, DEFAULT_DEPTH if args.depth is None else args.depth,
                            0 if args.seed is None else args.seed)
+
+
+def _swarm_options(args: argparse.Namespace) -> "SwarmOptions":
+    from checker.compiled.swarm import SwarmOptions
+
+    if args.simulate is not None:
+        raise CheckerError("--search swarm and --simulate are two ways of looking for bugs at random: pick one")
+    if args.mode == "prove":
+        raise CheckerError("--search swarm looks for bugs instead of exploring and proving: it cannot prove; drop "
+                           "--mode prove, or --search swarm")
+    for flag, value in (("--bmc", args.bmc), ("--emit-smt", args.emit_smt), ("--cluster", args.cluster),
+                        ("--checkpoint", args.checkpoint), ("--resume", args.resume),
+                        ("--fingerprint", args.fingerprint or None)):
+        if value is not None:
+            raise CheckerError(f"{flag} is for exhaustive exploring and proving; --search swarm replaces both (use "
+                               f"--jobs, --depth, --seed, --timeout and --max-states with it)")
+    if args.depth is not None and args.depth < 1:
+        raise CheckerError("--depth must be at least 1")
+    if args.seed is not None and args.seed < 0:
+        raise CheckerError("--seed must be at least 0")
+    return SwarmOptions(0 if args.seed is None else args.seed, args.jobs, args.depth)
 
 
 def _where(e: ErrorInfo) -> str:

@@ -211,8 +211,8 @@ def _dying_search(monkeypatch, tmp_path, signal_name):
     victim.chmod(0o755)
     real = cengine.prepare
 
-    def prepare(model, symmetry, timings):
-        low, evs, _exe = real(model, symmetry, timings)
+    def prepare(model, symmetry, timings, *flags):
+        low, evs, _exe = real(model, symmetry, timings, *flags)
         return low, evs, victim
 
     monkeypatch.setattr(cengine, "prepare", prepare)
@@ -248,6 +248,25 @@ def test_the_build_cache_is_private_and_reused(monkeypatch, fresh_programs, tmp_
     again = cengine.Timings()
     cengine.compiled_search(Model(EagerTable(ncpus=2, ops=2, batch=2)), symmetry=True, timings=again)
     assert not again.compiled_now
+
+
+@pytest.mark.parametrize("quick", [30, 100_000], ids=["past-the-quick-states", "within-them"])
+def test_the_quick_program_and_the_full_one_agree_with_the_interpreter(monkeypatch, fresh_programs, tmp_path,
+                                                                      quick):
+    """Cold start (issue 26 item 5): a point's first states run on the -O0 program; past QUICK_STATES the
+    -O1 program searches again from the start. Either way the interpreter's states, verdicts and traces."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(cengine, "_sources", {})
+    monkeypatch.setattr(cengine, "QUICK_STATES", quick)
+    cls = SPECS["eager_fold_gt"]
+    a = same_exploration(cls, explorable(cls)[2], True)
+    assert quick > 30 or a.states > quick  # the hand-over is exercised
+    built = sorted(p.name for p in cache_dir().iterdir() if p.name.startswith("search-") and "." not in p.name)
+    assert len(built) == (2 if a.states > quick else 1)  # -O0, and -O1 only when the point passed it
+    timings = cengine.Timings()  # the -O1 program now cached (or not): a second process starts on the right one
+    monkeypatch.setattr(cengine, "_programs", {})
+    cengine.compiled_search(Model(cls, explorable(cls)[2]), symmetry=True, timings=timings)
+    assert not timings.compiled_now
 
 
 def test_cli_names_the_engine_in_text_and_json(cli, tmp_path):

@@ -358,7 +358,7 @@ def test_a_search_output_that_does_not_hold_together_is_never_a_verdict(tmp_path
     fake.write_text(f"#!/bin/sh\ncat >/dev/null\nprintf '{out}\\n'\n")
     fake.chmod(0o755)
     real = cengine.prepare
-    monkeypatch.setattr(cengine, "prepare", lambda m, s, t: (*real(m, s, t)[:2], fake))
+    monkeypatch.setattr(cengine, "prepare", lambda m, s, t, *f: (*real(m, s, t, *f)[:2], fake))
     with pytest.raises(SearchFailed, match=why):
         explore(model_of(write_spec(tmp_path / "tiny.py")), engine="compiled")
 
@@ -422,7 +422,7 @@ def test_a_compiled_search_out_of_memory_keeps_its_count(tmp_path, monkeypatch):
                     "exit 5\n")
     fake.chmod(0o755)
     real = cengine.prepare
-    monkeypatch.setattr(cengine, "prepare", lambda m, s, t: (*real(m, s, t)[:2], fake))
+    monkeypatch.setattr(cengine, "prepare", lambda m, s, t, *f: (*real(m, s, t, *f)[:2], fake))
     r = explore(model_of(write_spec(tmp_path / "tiny.py")), engine="compiled")
     assert (r.states, r.depth, r.stopped_because) == (77, 4, "memory")
     assert set(r.verdicts.values()) == {"inconclusive"}

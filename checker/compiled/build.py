@@ -38,6 +38,9 @@ import checker.persist as persist
 
 #: -O1: half of -O2's compile time, and within 5% of its search speed (measured on percpu_eager)
 FLAGS = ("-O1", "-std=gnu11", "-fno-strict-aliasing", "-w")
+#: -O0: half of -O1's compile time again, a third of its search speed: for the first states of a point
+#: (checker/compiled/engine.py's QUICK_STATES), which most points of a sweep never pass
+QUICK_FLAGS = ("-O0", "-std=gnu11", "-fno-strict-aliasing", "-w")
 
 
 class CompilerMissing(Exception):
@@ -113,11 +116,11 @@ def note() -> str | None:
     return _unusable
 
 
-def cache_key(source: str, cmd: list[str]) -> str:
+def cache_key(source: str, cmd: list[str], flags: tuple[str, ...] = FLAGS) -> str:
     """The cache name of a program: its source, the compiler's identity and command, and the flags."""
     h = hashlib.sha256()
     h.update(_identity(tuple(cmd)).encode())
-    h.update("\0".join(FLAGS).encode())
+    h.update("\0".join(flags).encode())
     h.update(b"\0")
     h.update(source.encode())
     return h.hexdigest()[:32]
@@ -131,11 +134,25 @@ def _discard(exe: Path) -> None:
             pass
 
 
-def build(source: str) -> tuple[Path, bool]:
+def cached(source: str, flags: tuple[str, ...] = FLAGS) -> Path | None:
+    """The program built from ``source`` with ``flags`` if the cache holds it whole and ours (the trust
+    rule), else None; nothing is built or deleted."""
+    try:
+        exe = cache_dir() / f"search-{cache_key(source, compiler(), flags)}"
+    except CompilerMissing:
+        return None
+    try:
+        persist.check_sealed(exe, "program", exe.name[len("search-"):])
+    except (persist.Refused, OSError):
+        return None
+    return exe
+
+
+def build(source: str, flags: tuple[str, ...] = FLAGS) -> tuple[Path, bool]:
     """(the built program, whether it was compiled now rather than found in the cache). A cached
     program that fails the trust rule is discarded and built again, once."""
     cmd = compiler()
-    key = cache_key(source, cmd)
+    key = cache_key(source, cmd, flags)
     for attempt in (1, 2):
         d = cache_dir()
         exe = d / f"search-{key}"
@@ -146,7 +163,7 @@ def build(source: str) -> tuple[Path, bool]:
             except persist.Refused:
                 _discard(exe)  # in a private directory: ours to delete, and to build again
         try:
-            _compile(source, cmd, key, d, exe)
+            _compile(source, cmd, key, d, exe, flags)
         except OSError as e:  # a full disk, a directory gone: once more in a private temporary one
             if attempt == 2 or d == _private:
                 raise CompilerMissing(f"cannot build in {d} ({e.strerror or e})") from None
@@ -166,7 +183,7 @@ def build(source: str) -> tuple[Path, bool]:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _compile(source: str, cmd: list[str], key: str, d: Path, exe: Path) -> None:
+def _compile(source: str, cmd: list[str], key: str, d: Path, exe: Path, flags: tuple[str, ...] = FLAGS) -> None:
     """Compile into ``exe``: the program fsynced, its manifest written, then the program renamed into
     place (a reader sees a program with its manifest, or no program)."""
     fd, src_tmp = tempfile.mkstemp(prefix=f".{key}-", suffix=".c", dir=d)
@@ -174,7 +191,7 @@ def _compile(source: str, cmd: list[str], key: str, d: Path, exe: Path) -> None:
     try:
         with os.fdopen(fd, "w") as f:
             f.write(source)
-        proc = subprocess.Popen([*cmd, *FLAGS, "-o", out_tmp, src_tmp], stdout=subprocess.PIPE,
+        proc = subprocess.Popen([*cmd, *flags, "-o", out_tmp, src_tmp], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, **lifetime.popen_kwargs())
         try:
             out, err = proc.communicate()

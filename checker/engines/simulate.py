@@ -19,5 +19,12 @@ class SimulateEngine:
             return []  # a liveness-only point: its invariants would read the dropped values
         progress = request.progress.simulating(f"{request.cls.spec_name} [{request.params}]") \
             if request.progress else None
+        opts = request.options["simulate"]
+        if getattr(opts, "method", None) == "swarm":  # --search swarm: the compiled bug-hunting search
+            from checker.engines.swarm import swarm_checks
+
+            return swarm_checks(request.cls, request.params, opts, timeout=request.limits.timeout,
+                                max_states=request.limits.max_states, run=request.run,
+                                symmetry=request.options.get("symmetry", True), progress=progress)
         return simulate_checks(request.cls, request.params, request.options["simulate"],
                                timeout=request.limits.timeout, run=request.run, progress=progress)

@@ -114,7 +114,9 @@ def reproduce(c: Check, spec_arg: str | None = None, prog: str | None = None) ->
         parts.append("--no-symmetry")
     if c.extra.get("method") == "pdr":
         parts += ["--mode", "prove", "--prover", "pdr"]
-    if c.backend == "simulate":  # the same runs, so the same trace
+    if c.backend == "simulate" and c.extra.get("method") == "swarm":  # run r depends on the seed and r alone
+        parts += ["--search", "swarm", "--depth", str(c.extra["max_depth"]), "--seed", str(c.extra["seed"])]
+    elif c.backend == "simulate":  # the same runs, so the same trace
         parts += ["--simulate", str(c.extra["runs"]), "--depth", str(c.extra["max_depth"]),
                   "--seed", str(c.extra["seed"])]
     return " ".join(shlex.quote(p) for p in parts)
@@ -155,8 +157,9 @@ def trace_block(c: Check, spec_arg: str | None = None, prog: str | None = None, 
         head = head.replace("(shortest)", "(IC3/PDR, replayed; not necessarily shortest)")
     if c.backend == "simulate":  # found at random, then shrunk: not a shortest trace
         head = head.replace("(shortest witness)", "(witness,").replace("(shortest)", "(")
-        head += (f"shrunk from {c.extra['original_steps']}; simulation run {c.extra['found_in_run']}, "
-                 f"strategy {c.extra['strategy']})")
+        head += (f"shrunk from {c.extra['original_steps']}; {c.extra['strategy']})" if c.extra.get("method") == "swarm"
+                 else f"shrunk from {c.extra['original_steps']}; simulation run {c.extra['found_in_run']}, "
+                      f"strategy {c.extra['strategy']})")
     head += f"; {params_text(c.params)}"
     lines = [head]
     if c.doc:
