@@ -122,7 +122,7 @@ def swarm_source(low: Lowered, symmetry: bool) -> str:
     full, _ = generate(low, symmetry)
     rt = runtime_source()
     mark = "/*@GENERATED@*/"
-    suffix = rt[rt.index(mark) + len(mark):]
+    suffix = rt[rt.index(mark) + len(mark):].replace("/*@POR@*/", "")  # (generate() without por leaves it empty)
     if not full.endswith(suffix):
         raise SwarmFailed("the generated program does not end with the runtime (checker/compiled/codegen.py changed)")
     head = full[:len(full) - len(suffix)]
