@@ -36,7 +36,7 @@ from pathlib import Path
 from checker import lifetime, persist
 
 #: -O1: half of -O2's compile time, and within 5% of its search speed (measured on percpu_eager)
-FLAGS = ("-O1", "-std=gnu11", "-fno-strict-aliasing", "-w")
+FLAGS = ("-O1", "-std=gnu11", "-fno-strict-aliasing", "-w", "-pthread")
 
 
 class CompilerMissing(Exception):

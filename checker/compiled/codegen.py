@@ -21,8 +21,10 @@ Event = tuple
 
 
 def runtime_source() -> str:
-    """The C runtime every generated explorer includes (``checker/compiled/runtime.c``)."""
-    return resources.files("checker.compiled").joinpath("runtime.c").read_text()
+    """The C runtime every generated explorer includes (``checker/compiled/runtime.c``, then the search on
+    several threads, ``search_threads.c``)."""
+    here = resources.files("checker.compiled")
+    return here.joinpath("runtime.c").read_text() + "\n" + here.joinpath("search_threads.c").read_text()
 
 
 def canonical_source(low: Lowered, symmetry: bool) -> str:

@@ -110,8 +110,9 @@ def prepare(model: Model, symmetry: bool, timings: Timings) -> tuple[Any, list, 
 
 def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = None, timeout: float | None = None,
                     check_symmetry: bool = True, max_memory: int | None = None,
-                    timings: Timings | None = None) -> SearchState:
-    """Explore ``model`` as generated C: the same states, verdicts and shortest traces as the interpreter."""
+                    timings: Timings | None = None, threads: int = 1) -> SearchState:
+    """Explore ``model`` as generated C: the same states, verdicts and shortest traces as the interpreter.
+    ``threads`` > 1 runs the search on that many threads, with the same result."""
     timings = timings if timings is not None else Timings()
     use_sym = symmetry and model.symmetry.active
     low, evs, exe = prepare(model, use_sym, timings)
@@ -122,7 +123,7 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
     distinct = len({tuple(canon(s) if canon else s) for s in inits})
     out = run(exe, [flatten(model, s) for s in inits], max_states=max_states, timeout=timeout,
               max_memory=max_memory or default_max_memory(), sample=sample,
-              min_states=min(distinct, max_states or distinct))
+              min_states=min(distinct, max_states or distinct), threads=threads)
     if out.error is not None and out.error[0] == "symmetry":  # the interpreter explains a broken symmetry
         s = unflatten(model, out.states[out.error[2]])
         model.symmetry.check_sample(s)
@@ -218,9 +219,9 @@ AUTO_THRESHOLD = 300
 
 def choose_and_search(model: Model, *, engine: str, symmetry: bool, max_states: int | None, timeout: float | None,
                       check_symmetry: bool, progress: Any, max_memory: int | None,
-                      interpreted: Any) -> tuple[SearchState, str, str | None]:
-    """(search state, the engine that ran, a one-line note when the compiled engine was asked for and
-    not used). ``interpreted(max_states, timeout)`` runs the interpreter's search."""
+                      interpreted: Any, threads: int = 1) -> tuple[SearchState, str, str | None]:
+    """(search state, the engine that ran, a one-line note: the compiled engine was asked for and not used,
+    or it ran on ``threads`` threads). ``interpreted(max_states, timeout)`` runs the interpreter's search."""
     if engine == "interpreted":
         return interpreted(max_states, timeout), "interpreted", None
     t0 = time.perf_counter()
@@ -235,8 +236,10 @@ def choose_and_search(model: Model, *, engine: str, symmetry: bool, max_states: 
         return interpreted(max_states, timeout), "interpreted", None
     left = None if timeout is None else max(0.001, timeout - (time.perf_counter() - t0))
     try:
-        return (compiled_search(model, symmetry=symmetry, max_states=max_states, timeout=left,
-                                check_symmetry=check_symmetry, max_memory=max_memory), "compiled", cbuild.note())
+        st = compiled_search(model, symmetry=symmetry, max_states=max_states, timeout=left,
+                             check_symmetry=check_symmetry, max_memory=max_memory, threads=threads)
+        notes = [n for n in (f"{threads} threads" if threads > 1 else None, cbuild.note()) if n]
+        return st, "compiled", "; ".join(notes) or None
     except Fallback as e:
         from checker.kernel.context import ContextRules
 

@@ -27,6 +27,7 @@
  *   error KIND STEP DETAIL     the search cannot decide the point: it runs on the interpreter
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,8 @@
 #define NONE UINT32_MAX
 
 /* ---- checked arithmetic: Python's ints do not wrap, so neither may ours ---- */
-static int cc_ovf;
+/* thread-local: each search thread (search_threads.c) has its own */
+static __thread int cc_ovf;
 
 static inline int64_t cc_add(int64_t a, int64_t b) { int64_t r; if (__builtin_add_overflow(a, b, &r)) cc_ovf = 1; return r; }
 static inline int64_t cc_sub(int64_t a, int64_t b) { int64_t r; if (__builtin_sub_overflow(a, b, &r)) cc_ovf = 1; return r; }
@@ -95,19 +97,24 @@ static inline int64_t cw_narrow(cw_t x) {
 }
 
 /* ---- errors that hand the point to the interpreter ---- */
+static pthread_mutex_t cc_fail_lock = PTHREAD_MUTEX_INITIALIZER;  /* one thread reports; the others wait for exit */
+static __thread int cc_fail_held;
 static void cc_fail(const char *kind, int step, int detail) {
+    if (!cc_fail_held) { pthread_mutex_lock(&cc_fail_lock); cc_fail_held = 1; }
     printf("error %s %d %d\n", kind, step, detail);
     fflush(stdout);
     exit(4);
 }
 
 /* ---- context events: the first transition raising each ---- */
-static uint32_t cc_cur;  /* the state being expanded */
-static uint32_t ev_idx[CC_NEVENTS + 1];
-static int ev_step[CC_NEVENTS + 1];
-static int cc_events_off;  /* while the symmetry check expands renamed states: they are not in the search */
+static __thread uint32_t cc_cur;  /* the state being expanded (its BFS number) */
+static __thread uint32_t ev_idx[CC_NEVENTS + 1];
+static __thread int ev_step[CC_NEVENTS + 1];
+static __thread int cc_events_off;  /* while the symmetry check expands renamed states: they are not in the search */
+/* the least state raising each event, its first step there (one thread numbers states in order; several
+   threads expand a level's states in any order, so the least is kept rather than the first seen) */
 static inline void cc_event(int e, int step) {
-    if (ev_idx[e] == NONE && !cc_events_off) { ev_idx[e] = cc_cur; ev_step[e] = step; }
+    if (cc_cur < ev_idx[e] && !cc_events_off) { ev_idx[e] = cc_cur; ev_step[e] = step; }
 }
 
 /*@GENERATED@*/
@@ -447,8 +454,8 @@ static void print_path(uint32_t idx) {
    terminal predicate tells renamed states apart. A failure hands the state to the interpreter, which
    reports it with its explanation. ---- */
 #if CC_SYM_MAPS > 0
-static int64_t sym_a[(CC_NSTEPS + 1) * CC_NSLOTS], sym_b[(CC_NSTEPS + 1) * CC_NSLOTS];
-static uint32_t sym_lab[CC_NSTEPS + 1];
+static __thread int64_t sym_a[(CC_NSTEPS + 1) * CC_NSLOTS], sym_b[(CC_NSTEPS + 1) * CC_NSLOTS];
+static __thread uint32_t sym_lab[CC_NSTEPS + 1];
 
 static int vec_cmp(const void *x, const void *y) {
     const int64_t *a = x, *b = y;
@@ -468,6 +475,7 @@ static int as_set(int64_t *v, int n) {  /* sorted, duplicates dropped; the new c
 }
 
 static void sym_fail(uint32_t idx, const int64_t *s) {
+    if (!cc_fail_held) { pthread_mutex_lock(&cc_fail_lock); cc_fail_held = 1; }
     printf("state %u", idx);
     for (int i = 0; i < CC_NSLOTS; i++) printf(" %lld", (long long)s[i]);
     printf("\n");
@@ -518,13 +526,19 @@ static double now(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* the level-synchronised search on several threads: search_threads.c, after this file */
+static void search_threaded(int nthreads, uint64_t limit, double timeout, double t0, uint32_t sample_first,
+                            uint32_t sample_every, uint32_t sample_max);
+
 int main(int argc, char **argv) {
-    if (argc < 7) { fprintf(stderr, "usage: search MAX_STATES TIMEOUT MAX_MEMORY SAMPLE_FIRST SAMPLE_EVERY SAMPLE_MAX < initial states\n"); return 2; }
+    if (argc < 7) { fprintf(stderr, "usage: search MAX_STATES TIMEOUT MAX_MEMORY SAMPLE_FIRST SAMPLE_EVERY SAMPLE_MAX [THREADS] < initial states\n"); return 2; }
     uint64_t limit = strtoull(argv[1], NULL, 10);  /* 0: none */
     double timeout = atof(argv[2]);                /* 0: none */
     max_memory = strtoull(argv[3], NULL, 10);
     uint32_t sample_first = (uint32_t)atol(argv[4]), sample_every = (uint32_t)atol(argv[5]), sample_max = (uint32_t)atol(argv[6]);
     if (limit == 0 || limit > (uint64_t)NONE - 2) limit = (uint64_t)NONE - 2;
+    int nthreads = argc > 7 ? atoi(argv[7]) : 1;
+    if (nthreads < 1 || nthreads > 256) { fprintf(stderr, "THREADS must be 1 to 256\n"); return 2; }
     int ninit = 0;
     if (scanf("%d", &ninit) != 1 || ninit < 1) { fprintf(stderr, "no initial states on stdin\n"); return 2; }
     int64_t *inits = malloc(sizeof(int64_t) * CC_NSLOTS * (size_t)ninit);
@@ -594,7 +608,9 @@ int main(int argc, char **argv) {
     }
     uint32_t level_start = 0, level_end = nstates;
     int64_t s[CC_NSLOTS];
-    while (level_start < level_end && strcmp(stopped, "none") == 0) {
+    if (nthreads > 1 && strcmp(stopped, "none") == 0)
+        search_threaded(nthreads, limit, timeout, t0, sample_first, sample_every, sample_max);
+    else while (level_start < level_end && strcmp(stopped, "none") == 0) {
         int any_new = 0;
         for (uint32_t idx = level_start; idx < level_end; idx++) {
             cc_cur = idx;
@@ -646,9 +662,9 @@ int main(int argc, char **argv) {
     getrusage(RUSAGE_SELF, &ru);
     double cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
     printf("result states=%u transitions=%llu depth=%d stopped=%s deadlock=%lld expanded=%u stride=%zu bits=%d "
-           "rss_before=%ld rss_peak=%ld seconds=%.6f cpu=%.6f\n",
+           "rss_before=%ld rss_peak=%ld seconds=%.6f cpu=%.6f threads=%d\n",
            nstates, (unsigned long long)transitions, depth, stopped, deadlock == NONE ? -1LL : (long long)deadlock,
-           expanded, L_stride, L_bits, rss0, peak_rss_bytes(), secs, cpu);
+           expanded, L_stride, L_bits, rss0, peak_rss_bytes(), secs, cpu, nthreads);
     marked = calloc(nstates + 1, 1);
     for (int k = 0; k < CC_NPROPS; k++)
         if (found_idx[k] != NONE) { printf("found %d %u\n", k, found_idx[k]); print_path(found_idx[k]); }

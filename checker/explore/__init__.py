@@ -50,11 +50,11 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
         jobs = jobs or ray_cluster.cluster_cpus()
     jobs = jobs or 1
     used, note = "interpreted", None
-    if engine == "compiled" and (jobs > 1 or pool is not None or checkpoint is not None or fingerprint):
-        what = "--cluster" if pool is not None else "--jobs" if jobs > 1 else "--checkpoint" if checkpoint else \
-            "--fingerprint"
-        note = f"interpreted: {what} (the compiled engine runs one process, storing whole states)"
-    if jobs > 1 or pool is not None or checkpoint is not None:
+    if engine == "compiled" and (pool is not None or checkpoint is not None or fingerprint):
+        what = "--cluster" if pool is not None else "--checkpoint" if checkpoint else "--fingerprint"
+        note = f"interpreted: {what} (the compiled engine runs on one machine, storing whole states)"
+    threads = jobs if pool is None and checkpoint is None and not fingerprint and engine != "interpreted" else 1
+    if (jobs > 1 and threads == 1) or pool is not None or checkpoint is not None:
         if fingerprint:
             raise UsageError("--fingerprint works with one process: drop --jobs, --cluster or --checkpoint")
         from checker.explore.parallel import parallel_search
@@ -63,13 +63,14 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
                              check_symmetry=check_symmetry, progress=progress, pool=pool,
                              checkpoint_root=checkpoint, resume=resume)
     elif engine != "interpreted" and not fingerprint and note is None:
-        from checker.compiled.engine import choose_and_search  # the compiled explorer behind the same seam
+        from checker.compiled.engine import AUTO_THRESHOLD, choose_and_search  # the compiled explorer, same seam
 
-        st, used, note = choose_and_search(
+        st, used, note = choose_and_search(  # (auto's first few states, and a fallback, on the interpreter)
             model, engine=engine, symmetry=symmetry, max_states=max_states, timeout=timeout,
-            check_symmetry=check_symmetry, progress=progress, max_memory=max_memory,
-            interpreted=lambda limit, left: search(model, symmetry=symmetry, max_states=limit, timeout=left,
-                                                   check_symmetry=check_symmetry, progress=progress))
+            check_symmetry=check_symmetry, progress=progress, max_memory=max_memory, threads=threads,
+            interpreted=lambda limit, left: _interpreted(
+                model, 1 if limit == AUTO_THRESHOLD else jobs, symmetry=symmetry, max_states=limit, timeout=left,
+                check_symmetry=check_symmetry, progress=progress))
     else:
         st = search(model, symmetry=symmetry, max_states=max_states, timeout=timeout,
                     check_symmetry=check_symmetry, progress=progress, fingerprint=fingerprint)
@@ -87,6 +88,15 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
         return Exploration(model.name, model.params.shown(), symmetry and declared, st.states, st.transitions,
                            st.depth, st.seconds, False, StopReason.OUT_OF_MEMORY, outcomes,
                            model.state_dict(model.initial_states()[0]), None, used, note)
+
+
+def _interpreted(model: Model, jobs: int, **kw: object) -> SearchState:
+    """The interpreter's search where the compiled one does not run: on ``jobs`` processes when asked."""
+    if jobs > 1:
+        from checker.explore.parallel import parallel_search
+
+        return parallel_search(model, jobs=jobs, pool=None, checkpoint_root=None, resume=False, **kw)
+    return search(model, **kw)
 
 
 def _verdicts(model: Model, st: SearchState, symmetry: bool, used: str, note: str | None) -> Exploration:
