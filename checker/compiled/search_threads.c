@@ -29,7 +29,6 @@
  * widen(), which repacks the stored states and rebuilds the table) and the level starts again.
  */
 
-#define TH_CHUNK 64
 #define TH_HI 0xffffffff00000000ULL
 
 struct th_worker {
@@ -49,6 +48,9 @@ struct th_worker {
     int64_t widen_val;
 };
 
+/* States a thread takes at a time: 64; COUNTERCHECK_THREAD_CHUNK sets it (the tests set 1, so that the
+   threads interleave on small specs) */
+static uint32_t th_chunk = 64;
 static int TH_n;
 static struct th_worker *TH_w;
 static uint32_t *th_order, *th_order_next;  /* BFS rank -> arena index, this level and the next */
@@ -184,8 +186,8 @@ static void *th_round(void *arg) {
         if (th_deadline > 0 && now() > th_deadline) break;
         uint32_t c = __atomic_fetch_add(&th_next_chunk, 1, __ATOMIC_RELAXED);
         if (c >= th_nchunks) break;
-        uint32_t r1 = (c + 1) * TH_CHUNK < th_F ? (c + 1) * TH_CHUNK : th_F;
-        for (uint32_t r = c * TH_CHUNK; r < r1; r++)
+        uint32_t r1 = (c + 1) * th_chunk < th_F ? (c + 1) * th_chunk : th_F;
+        for (uint32_t r = c * th_chunk; r < r1; r++)
             if (!th_expand(w, r)) break;
     }
     for (int e = 0; e < CC_NEVENTS; e++)
@@ -346,6 +348,8 @@ static void *th_reserve_or_die(size_t bytes) {
 static void search_threaded(int nthreads, uint64_t limit, double timeout, double t0, uint32_t sample_first,
                             uint32_t sample_every, uint32_t sample_max) {
     TH_n = nthreads;
+    const char *chunk = getenv("COUNTERCHECK_THREAD_CHUNK");
+    if (chunk && atoi(chunk) > 0 && atoi(chunk) <= 65536) th_chunk = (uint32_t)atoi(chunk);
     TH_w = calloc((size_t)nthreads, sizeof *TH_w);
     for (int t = 0; t < nthreads; t++) {
         TH_w[t].succ = malloc(sizeof(int64_t) * (CC_NSTEPS + 1) * CC_NSLOTS);
@@ -361,7 +365,7 @@ static void search_threaded(int nthreads, uint64_t limit, double timeout, double
     th_rank = th_reserve_or_die(node_cap * sizeof(uint32_t));
     th_count = th_reserve_or_die((node_cap + 1) * sizeof(uint32_t));
     th_nsucc = th_reserve_or_die(node_cap * sizeof(uint32_t));
-    th_margin = (uint64_t)nthreads * TH_CHUNK * (CC_NSTEPS + 1);
+    th_margin = (uint64_t)nthreads * th_chunk * (CC_NSTEPS + 1);
     th_deadline = timeout > 0 ? t0 + timeout : 0;
     th_sample_first = sample_first; th_sample_every = sample_every; th_sample_max = sample_max;
     (void)sample_first; (void)sample_every; (void)sample_max;
@@ -371,7 +375,7 @@ static void search_threaded(int nthreads, uint64_t limit, double timeout, double
     for (uint32_t i = 0; i < nstates; i++) th_order[i] = i;  /* the initial states, stored in order */
     while (th_ls < th_le && strcmp(stopped, "none") == 0) {
         th_F = th_le - th_ls;
-        th_nchunks = (th_F + TH_CHUNK - 1) / TH_CHUNK;
+        th_nchunks = (th_F + th_chunk - 1) / th_chunk;
         uint64_t room = limit - th_le;
         th_reset_level();
         for (;;) {
@@ -398,7 +402,7 @@ static void search_threaded(int nthreads, uint64_t limit, double timeout, double
             if (th_deadline > 0 && now() > th_deadline) { stopped = "timeout"; break; }
         }
         if (th_abort) break;  /* a widening the memory does not allow: this level is not kept */
-        uint32_t done = th_next_chunk >= th_nchunks ? th_F : th_next_chunk * TH_CHUNK;
+        uint32_t done = th_next_chunk >= th_nchunks ? th_F : th_next_chunk * th_chunk;
         th_finish_level(done, room);
         if (strcmp(stopped, "none") == 0 && done < th_F) stopped = "max_memory";
         uint32_t *o = th_order; th_order = th_order_next; th_order_next = o;
