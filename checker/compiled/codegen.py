@@ -22,9 +22,9 @@ Event = tuple
 
 def runtime_source() -> str:
     """The C runtime every generated explorer includes (``checker/compiled/runtime.c``, then the search on
-    several threads, ``search_threads.c``)."""
+    several threads, ``search_threads.c``, and the one keeping fingerprints, ``search_fingerprint.c``)."""
     here = resources.files("checker.compiled")
-    return here.joinpath("runtime.c").read_text() + "\n" + here.joinpath("search_threads.c").read_text()
+    return "\n".join(here.joinpath(f).read_text() for f in ("runtime.c", "search_threads.c", "search_fingerprint.c"))
 
 
 def canonical_source(low: Lowered, symmetry: bool) -> str:

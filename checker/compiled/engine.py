@@ -29,7 +29,8 @@ from checker.compiled.cterms import Untranslatable
 from checker.compiled.lower import NotLowerable, flatten, lower, unflatten
 from checker.compiled.run import run
 from checker.errors import CheckerError
-from checker.explore.search import (SYMMETRY_SAMPLE_EVERY, SYMMETRY_SAMPLE_FIRST, SYMMETRY_SAMPLE_MAX, SearchState)
+from checker.explore.search import (SYMMETRY_SAMPLE_EVERY, SYMMETRY_SAMPLE_FIRST, SYMMETRY_SAMPLE_MAX, SearchState,
+                                    fingerprint_of)
 from checker.result import StopReason
 from checker.language.compile import Model
 
@@ -110,9 +111,12 @@ def prepare(model: Model, symmetry: bool, timings: Timings) -> tuple[Any, list, 
 
 def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = None, timeout: float | None = None,
                     check_symmetry: bool = True, max_memory: int | None = None,
-                    timings: Timings | None = None, threads: int = 1) -> SearchState:
+                    timings: Timings | None = None, threads: int = 1, fingerprint: bool = False) -> SearchState:
     """Explore ``model`` as generated C: the same states, verdicts and shortest traces as the interpreter.
-    ``threads`` > 1 runs the search on that many threads, with the same result."""
+    ``threads`` > 1 runs the search on that many threads, with the same result. ``fingerprint`` keeps a
+    64-bit hash of each state (search_fingerprint.c): the result then holds unless two states share one
+    (``SearchState.omission_probability``), and its parents are keyed by ``fingerprint_of``, as the
+    interpreter's fingerprint search keys them, so traces are rebuilt the same way."""
     timings = timings if timings is not None else Timings()
     use_sym = symmetry and model.symmetry.active
     low, evs, exe = prepare(model, use_sym, timings)
@@ -123,7 +127,7 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
     distinct = len({tuple(canon(s) if canon else s) for s in inits})
     out = run(exe, [flatten(model, s) for s in inits], max_states=max_states, timeout=timeout,
               max_memory=max_memory or default_max_memory(), sample=sample,
-              min_states=min(distinct, max_states or distinct), threads=threads)
+              min_states=min(distinct, max_states or distinct), threads=threads, fingerprint=fingerprint)
     if out.error is not None and out.error[0] == "symmetry":  # the interpreter explains a broken symmetry
         s = unflatten(model, out.states[out.error[2]])
         model.symmetry.check_sample(s)
@@ -131,6 +135,7 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
     if out.error is not None:
         raise Fallback(_describe_error(low, out.error))
     st = SearchState()
+    st.fingerprint = fingerprint
     stats = out.stats
     if out.killed is not None:  # its counts, if it printed them; nothing found is shown (no paths)
         st.stopped = StopReason.OUT_OF_MEMORY if stats.get("stopped") == "memory" else StopReason.KILLED
@@ -152,8 +157,9 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
     timings.rss_peak = int(stats.get("rss_peak", 0))
     states = {i: unflatten(model, v) for i, v in out.states.items()}
     _replay_paths(model, low, out.nodes, states, inits, canon)
+    key = fingerprint_of if fingerprint else (lambda s: s)
     for i, (par, step) in out.nodes.items():
-        st.parents[states[i]] = None if par < 0 else (states[par], low.steps[step].label)
+        st.parents[key(states[i])] = None if par < 0 else (key(states[par]), low.steps[step].label)
     for k, idx in out.found.items():
         st.found[low.props[k][0]] = states[idx]
     dl = int(stats["deadlock"])
@@ -219,7 +225,7 @@ AUTO_THRESHOLD = 300
 
 def choose_and_search(model: Model, *, engine: str, symmetry: bool, max_states: int | None, timeout: float | None,
                       check_symmetry: bool, progress: Any, max_memory: int | None,
-                      interpreted: Any, threads: int = 1) -> tuple[SearchState, str, str | None]:
+                      interpreted: Any, threads: int = 1, fingerprint: bool = False) -> tuple[SearchState, str, str | None]:
     """(search state, the engine that ran, a one-line note: the compiled engine was asked for and not used,
     or it ran on ``threads`` threads). ``interpreted(max_states, timeout)`` runs the interpreter's search."""
     if engine == "interpreted":
@@ -237,8 +243,10 @@ def choose_and_search(model: Model, *, engine: str, symmetry: bool, max_states: 
     left = None if timeout is None else max(0.001, timeout - (time.perf_counter() - t0))
     try:
         st = compiled_search(model, symmetry=symmetry, max_states=max_states, timeout=left,
-                             check_symmetry=check_symmetry, max_memory=max_memory, threads=threads)
-        notes = [n for n in (f"{threads} threads" if threads > 1 else None, cbuild.note()) if n]
+                             check_symmetry=check_symmetry, max_memory=max_memory, threads=threads,
+                             fingerprint=fingerprint)
+        notes = [n for n in (f"{threads} threads" if threads > 1 else None,
+                             "64-bit fingerprints" if fingerprint else None, cbuild.note()) if n]
         return st, "compiled", "; ".join(notes) or None
     except Fallback as e:
         from checker.kernel.context import ContextRules

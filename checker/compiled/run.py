@@ -42,13 +42,15 @@ CRASHES = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL
 
 
 def run(exe: Path, initial: list[list[int]], *, max_states: int | None, timeout: float | None,
-        max_memory: int, sample: tuple[int, int, int], min_states: int = 1, threads: int = 1) -> RunOutput:
+        max_memory: int, sample: tuple[int, int, int], min_states: int = 1, threads: int = 1,
+        fingerprint: bool = False) -> RunOutput:
     """Run the search on ``initial`` and read back what it printed. Its output is read back data like
     any other (``checker.persist``'s rule): it must parse and hold together (``check``: at least
     ``min_states`` states, the distinct initial ones; the ``threads`` asked for), or it is a ``SearchFailed``,
-    never a verdict. ``threads`` > 1: the level-synchronised search on that many threads (search_threads.c)."""
+    never a verdict. ``threads`` > 1: the level-synchronised search on that many threads (search_threads.c);
+    ``fingerprint``: the search keeping 64-bit hashes of the states (search_fingerprint.c)."""
     args = [str(exe), str(max_states or 0), repr(float(timeout or 0)), str(int(max_memory)), *map(str, sample),
-            str(int(threads))]
+            str(int(threads)), str(int(fingerprint))]
     text = f"{len(initial)}\n" + "\n".join(" ".join(map(str, v)) for v in initial) + "\n"
     try:
         proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -87,9 +89,10 @@ def run(exe: Path, initial: list[list[int]], *, max_states: int | None, timeout:
     if proc.returncode != 0 or "end" not in res.stats:
         raise SearchFailed(f"the compiled search exited with status {proc.returncode}: {err.strip()[:300]}")
     check(res, min_states, exe)
-    if res.stats.get("threads") != str(int(threads)):
-        raise SearchFailed(f"the compiled search {exe} ran on threads={res.stats.get('threads')!r}, not the "
-                           f"{threads} asked for: a program changed in the cache; never a verdict")
+    ran = (res.stats.get("threads"), res.stats.get("fingerprint"))
+    if ran != (str(int(threads)), str(int(fingerprint))):
+        raise SearchFailed(f"the compiled search {exe} ran as threads, fingerprint = {ran!r}, not the "
+                           f"{threads}, {int(fingerprint)} asked for: a program changed in the cache; never a verdict")
     return res
 
 

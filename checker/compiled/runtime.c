@@ -529,9 +529,13 @@ static double now(void) {
 /* the level-synchronised search on several threads: search_threads.c, after this file */
 static void search_threaded(int nthreads, uint64_t limit, double timeout, double t0, uint32_t sample_first,
                             uint32_t sample_every, uint32_t sample_max);
+/* the search keeping 64-bit hashes of the states: search_fingerprint.c */
+static void search_fingerprint(const int64_t *inits, int ninit, uint64_t limit, double timeout, double t0,
+                               uint32_t sample_first, uint32_t sample_every, uint32_t sample_max);
+static void fp_print_path(uint32_t idx);
 
 int main(int argc, char **argv) {
-    if (argc < 7) { fprintf(stderr, "usage: search MAX_STATES TIMEOUT MAX_MEMORY SAMPLE_FIRST SAMPLE_EVERY SAMPLE_MAX [THREADS] < initial states\n"); return 2; }
+    if (argc < 7) { fprintf(stderr, "usage: search MAX_STATES TIMEOUT MAX_MEMORY SAMPLE_FIRST SAMPLE_EVERY SAMPLE_MAX [THREADS [FINGERPRINT]] < initial states\n"); return 2; }
     uint64_t limit = strtoull(argv[1], NULL, 10);  /* 0: none */
     double timeout = atof(argv[2]);                /* 0: none */
     max_memory = strtoull(argv[3], NULL, 10);
@@ -539,6 +543,8 @@ int main(int argc, char **argv) {
     if (limit == 0 || limit > (uint64_t)NONE - 2) limit = (uint64_t)NONE - 2;
     int nthreads = argc > 7 ? atoi(argv[7]) : 1;
     if (nthreads < 1 || nthreads > 256) { fprintf(stderr, "THREADS must be 1 to 256\n"); return 2; }
+    int fingerprint = argc > 8 ? atoi(argv[8]) : 0;
+    if (fingerprint && nthreads > 1) { fprintf(stderr, "FINGERPRINT runs on one thread\n"); return 2; }
     int ninit = 0;
     if (scanf("%d", &ninit) != 1 || ninit < 1) { fprintf(stderr, "no initial states on stdin\n"); return 2; }
     int64_t *inits = malloc(sizeof(int64_t) * CC_NSLOTS * (size_t)ninit);
@@ -598,7 +604,7 @@ int main(int argc, char **argv) {
     for (int k = 0; k <= CC_NEVENTS; k++) ev_idx[k] = NONE;
     pending_props = CC_NPROPS;
 
-    for (int k = 0; k < ninit; k++) {
+    for (int k = 0; k < ninit && !fingerprint; k++) {
         int64_t v[CC_NSLOTS];
         memcpy(v, inits + (size_t)k * CC_NSLOTS, sizeof v);
         cc_canonical(v);
@@ -608,7 +614,9 @@ int main(int argc, char **argv) {
     }
     uint32_t level_start = 0, level_end = nstates;
     int64_t s[CC_NSLOTS];
-    if (nthreads > 1 && strcmp(stopped, "none") == 0)
+    if (fingerprint)
+        search_fingerprint(inits, ninit, limit, timeout, t0, sample_first, sample_every, sample_max);
+    else if (nthreads > 1 && strcmp(stopped, "none") == 0)
         search_threaded(nthreads, limit, timeout, t0, sample_first, sample_every, sample_max);
     else while (level_start < level_end && strcmp(stopped, "none") == 0) {
         int any_new = 0;
@@ -662,15 +670,16 @@ int main(int argc, char **argv) {
     getrusage(RUSAGE_SELF, &ru);
     double cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
     printf("result states=%u transitions=%llu depth=%d stopped=%s deadlock=%lld expanded=%u stride=%zu bits=%d "
-           "rss_before=%ld rss_peak=%ld seconds=%.6f cpu=%.6f threads=%d\n",
+           "rss_before=%ld rss_peak=%ld seconds=%.6f cpu=%.6f threads=%d fingerprint=%d\n",
            nstates, (unsigned long long)transitions, depth, stopped, deadlock == NONE ? -1LL : (long long)deadlock,
-           expanded, L_stride, L_bits, rss0, peak_rss_bytes(), secs, cpu, nthreads);
+           expanded, L_stride, L_bits, rss0, peak_rss_bytes(), secs, cpu, nthreads, fingerprint);
     marked = calloc(nstates + 1, 1);
+    void (*path)(uint32_t) = fingerprint ? fp_print_path : print_path;
     for (int k = 0; k < CC_NPROPS; k++)
-        if (found_idx[k] != NONE) { printf("found %d %u\n", k, found_idx[k]); print_path(found_idx[k]); }
-    if (deadlock != NONE) print_path(deadlock);
+        if (found_idx[k] != NONE) { printf("found %d %u\n", k, found_idx[k]); path(found_idx[k]); }
+    if (deadlock != NONE) path(deadlock);
     for (int e = 0; e < CC_NEVENTS; e++)
-        if (ev_idx[e] != NONE) { printf("event %d %u %d\n", e, ev_idx[e], ev_step[e]); print_path(ev_idx[e]); }
+        if (ev_idx[e] != NONE) { printf("event %d %u %d\n", e, ev_idx[e], ev_step[e]); path(ev_idx[e]); }
     printf("end\n");
     return 0;
 }

@@ -38,7 +38,8 @@ struct th_worker {
     uint32_t *lab;
     uint64_t *pk;      /* the successors packed */
     uint64_t *pkh;     /* their hashes */
-    uint32_t spare;    /* an arena slot reserved and not yet published (-1: none) */
+    uint32_t blk_next, blk_end;  /* arena slots reserved by this thread and not yet used (a block at a time:
+                                    one shared counter per state would bounce its cache line between cores) */
     uint32_t dl;       /* the least BFS rank in this level of a deadlocked state (NONE: none) */
     uint32_t ev[CC_NEVENTS + 1];  /* per event, the least BFS number raising it, and the step */
     int ev_s[CC_NEVENTS + 1];
@@ -51,7 +52,10 @@ struct th_worker {
 /* States a thread takes at a time: 64; COUNTERCHECK_THREAD_CHUNK sets it (the tests set 1, so that the
    threads interleave on small specs) */
 static uint32_t th_chunk = 64;
+#define TH_BLOCK 256
 static int TH_n;
+static double th_t_round, th_t_finish;  /* where the time went (COUNTERCHECK_THREAD_STATS: on stderr) */
+static int th_rounds;
 static struct th_worker *TH_w;
 static uint32_t *th_order, *th_order_next;  /* BFS rank -> arena index, this level and the next */
 static uint64_t *th_key;      /* per arena slot past the level: the least (parent rank << 16 | step) */
@@ -84,14 +88,17 @@ static int th_insert(struct th_worker *w, const uint64_t *words, uint64_t h, uin
     for (;;) {
         uint64_t e = __atomic_load_n(&tab[p], __ATOMIC_ACQUIRE);
         if (e == 0) {
-            if (w->spare == NONE) w->spare = th_le + __atomic_fetch_add(&th_ncand, 1, __ATOMIC_RELAXED);
-            uint32_t i = w->spare;
+            if (w->blk_next == w->blk_end) {
+                w->blk_next = th_le + __atomic_fetch_add(&th_ncand, TH_BLOCK, __ATOMIC_RELAXED);
+                w->blk_end = w->blk_next + TH_BLOCK;
+            }
+            uint32_t i = w->blk_next;
             memcpy(arena + (size_t)i * L_stride, words, L_stride);
             th_key[i - th_le] = key;
             uint64_t want = 0;
             if (__atomic_compare_exchange_n(&tab[p], &want, tag | (uint64_t)(i + 1), 0, __ATOMIC_RELEASE,
                                             __ATOMIC_ACQUIRE)) {
-                w->spare = NONE;
+                w->blk_next++;
                 *at = i;
                 return 1;
             }
@@ -211,7 +218,7 @@ static void th_reset_level(void) {
     th_abort = 0;
     for (int t = 0; t < TH_n; t++) {
         struct th_worker *w = &TH_w[t];
-        w->spare = NONE;
+        w->blk_next = w->blk_end = 0;
         w->dl = NONE;
         w->widen_slot = -1;
         for (int e = 0; e <= CC_NEVENTS; e++) { w->ev[e] = NONE; w->ev_s[e] = 0; }
@@ -268,8 +275,10 @@ static void th_move(uint32_t from, uint32_t to, int fix) {
    `done`: how many of the level's states were expanded (a prefix). */
 static void th_finish_level(uint32_t done, uint64_t room) {
     uint32_t nc = th_ncand;
-    for (int t = 0; t < TH_n; t++)
-        if (TH_w[t].spare != NONE) { th_key[TH_w[t].spare - th_le] = UINT64_MAX; TH_w[t].spare = NONE; }
+    for (int t = 0; t < TH_n; t++) {  /* slots reserved and not used: holes */
+        for (uint32_t i = TH_w[t].blk_next; i < TH_w[t].blk_end; i++) th_key[i - th_le] = UINT64_MAX;
+        TH_w[t].blk_next = TH_w[t].blk_end = 0;
+    }
     /* counting sort by parent rank; within a parent by step (its successors are few: insertion sort) */
     memset(th_count, 0, sizeof(uint32_t) * ((size_t)done + 1));
     uint32_t nnew = 0;
@@ -365,7 +374,7 @@ static void search_threaded(int nthreads, uint64_t limit, double timeout, double
     th_rank = th_reserve_or_die(node_cap * sizeof(uint32_t));
     th_count = th_reserve_or_die((node_cap + 1) * sizeof(uint32_t));
     th_nsucc = th_reserve_or_die(node_cap * sizeof(uint32_t));
-    th_margin = (uint64_t)nthreads * th_chunk * (CC_NSTEPS + 1);
+    th_margin = (uint64_t)nthreads * ((uint64_t)th_chunk * (CC_NSTEPS + 1) + TH_BLOCK);
     th_deadline = timeout > 0 ? t0 + timeout : 0;
     th_sample_first = sample_first; th_sample_every = sample_every; th_sample_max = sample_max;
     (void)sample_first; (void)sample_every; (void)sample_max;
@@ -381,8 +390,12 @@ static void search_threaded(int nthreads, uint64_t limit, double timeout, double
         for (;;) {
             if (!th_make_room()) { stopped = "max_memory"; break; }
             th_cand_cap = th_capacity();
-            if (room + TH_n + th_margin < th_cand_cap) th_cand_cap = room + TH_n + th_margin;
+            uint64_t past = room + (uint64_t)TH_n * TH_BLOCK;  /* then more than room states are new */
+            if (past + th_margin < th_cand_cap) th_cand_cap = past + th_margin;
+            double tr = now();
             th_run_round();
+            th_t_round += now() - tr;
+            th_rounds++;
             if (th_abort) {  /* widen, then the level again from its start */
                 int ok = 1;
                 for (int t = 0; t < TH_n && ok; t++) {
@@ -396,18 +409,22 @@ static void search_threaded(int nthreads, uint64_t limit, double timeout, double
                 continue;
             }
             if (th_next_chunk >= th_nchunks) break;  /* the level is expanded */
-            uint32_t spares = 0;
-            for (int t = 0; t < TH_n; t++) spares += TH_w[t].spare != NONE;
-            if ((uint64_t)(th_ncand - spares) > room) break;  /* past the limit: th_finish_level stops */
+            uint32_t unused = 0;
+            for (int t = 0; t < TH_n; t++) unused += TH_w[t].blk_end - TH_w[t].blk_next;
+            if ((uint64_t)(th_ncand - unused) > room) break;  /* past the limit: th_finish_level stops */
             if (th_deadline > 0 && now() > th_deadline) { stopped = "timeout"; break; }
         }
         if (th_abort) break;  /* a widening the memory does not allow: this level is not kept */
         uint32_t done = th_next_chunk >= th_nchunks ? th_F : th_next_chunk * th_chunk;
+        double tf = now();
         th_finish_level(done, room);
+        th_t_finish += now() - tf;
         if (strcmp(stopped, "none") == 0 && done < th_F) stopped = "max_memory";
         uint32_t *o = th_order; th_order = th_order_next; th_order_next = o;
         th_ls = th_le;
         th_le = nstates;
     }
     for (int e = 0; e <= CC_NEVENTS; e++) { ev_idx[e] = th_ev[e]; ev_step[e] = th_ev_step[e]; }  /* for main() to print */
+    if (getenv("COUNTERCHECK_THREAD_STATS"))
+        fprintf(stderr, "threads: %d rounds, %.3f s in rounds, %.3f s finishing levels\n", th_rounds, th_t_round, th_t_finish);
 }

@@ -50,9 +50,9 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
         jobs = jobs or ray_cluster.cluster_cpus()
     jobs = jobs or 1
     used, note = "interpreted", None
-    if engine == "compiled" and (pool is not None or checkpoint is not None or fingerprint):
-        what = "--cluster" if pool is not None else "--checkpoint" if checkpoint else "--fingerprint"
-        note = f"interpreted: {what} (the compiled engine runs on one machine, storing whole states)"
+    if engine == "compiled" and (pool is not None or checkpoint is not None):
+        what = "--cluster" if pool is not None else "--checkpoint"
+        note = f"interpreted: {what} (the compiled engine does not run it)"
     threads = jobs if pool is None and checkpoint is None and not fingerprint and engine != "interpreted" else 1
     if (jobs > 1 and threads == 1) or pool is not None or checkpoint is not None:
         if fingerprint:
@@ -62,15 +62,16 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
         st = parallel_search(model, jobs=jobs, symmetry=symmetry, max_states=max_states, timeout=timeout,
                              check_symmetry=check_symmetry, progress=progress, pool=pool,
                              checkpoint_root=checkpoint, resume=resume)
-    elif engine != "interpreted" and not fingerprint and note is None:
+    elif engine != "interpreted" and note is None:
         from checker.compiled.engine import AUTO_THRESHOLD, choose_and_search  # the compiled explorer, same seam
 
         st, used, note = choose_and_search(  # (auto's first few states, and a fallback, on the interpreter)
             model, engine=engine, symmetry=symmetry, max_states=max_states, timeout=timeout,
             check_symmetry=check_symmetry, progress=progress, max_memory=max_memory, threads=threads,
+            fingerprint=fingerprint,
             interpreted=lambda limit, left: _interpreted(
                 model, 1 if limit == AUTO_THRESHOLD else jobs, symmetry=symmetry, max_states=limit, timeout=left,
-                check_symmetry=check_symmetry, progress=progress))
+                check_symmetry=check_symmetry, progress=progress, fingerprint=fingerprint))
     else:
         st = search(model, symmetry=symmetry, max_states=max_states, timeout=timeout,
                     check_symmetry=check_symmetry, progress=progress, fingerprint=fingerprint)
@@ -92,11 +93,12 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
 
 def _interpreted(model: Model, jobs: int, **kw: object) -> SearchState:
     """The interpreter's search where the compiled one does not run: on ``jobs`` processes when asked."""
+    fingerprint = kw.pop("fingerprint", False)
     if jobs > 1:
         from checker.explore.parallel import parallel_search
 
         return parallel_search(model, jobs=jobs, pool=None, checkpoint_root=None, resume=False, **kw)
-    return search(model, **kw)
+    return search(model, fingerprint=fingerprint, **kw)
 
 
 def _verdicts(model: Model, st: SearchState, symmetry: bool, used: str, note: str | None) -> Exploration:
