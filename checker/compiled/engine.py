@@ -17,8 +17,10 @@ caller runs the point on the interpreter and says so.
 """
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from checker.compiled import ENGINES  # noqa: F401  (re-exported)
@@ -28,7 +30,7 @@ from checker.compiled.codegen import generate
 from checker.compiled.cterms import Untranslatable
 from checker.compiled.lower import NotLowerable, flatten, lower, unflatten
 from checker.compiled.run import run
-from checker.errors import CheckerError
+from checker.errors import CheckerError, UsageError
 from checker.explore.search import (SYMMETRY_SAMPLE_EVERY, SYMMETRY_SAMPLE_FIRST, SYMMETRY_SAMPLE_MAX, SearchState,
                                     fingerprint_of)
 from checker.result import StopReason
@@ -111,12 +113,14 @@ def prepare(model: Model, symmetry: bool, timings: Timings) -> tuple[Any, list, 
 
 def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = None, timeout: float | None = None,
                     check_symmetry: bool = True, max_memory: int | None = None,
-                    timings: Timings | None = None, threads: int = 1, fingerprint: bool = False) -> SearchState:
+                    timings: Timings | None = None, threads: int = 1, fingerprint: bool = False,
+                    checkpoint: Path | None = None, resume: bool = False) -> SearchState:
     """Explore ``model`` as generated C: the same states, verdicts and shortest traces as the interpreter.
     ``threads`` > 1 runs the search on that many threads, with the same result. ``fingerprint`` keeps a
     64-bit hash of each state (search_fingerprint.c): the result then holds unless two states share one
     (``SearchState.omission_probability``), and its parents are keyed by ``fingerprint_of``, as the
-    interpreter's fingerprint search keys them, so traces are rebuilt the same way."""
+    interpreter's fingerprint search keys them, so traces are rebuilt the same way. ``checkpoint`` (a
+    directory) saves every whole level (checker.compiled.checkpoint); ``resume`` continues from the last."""
     timings = timings if timings is not None else Timings()
     use_sym = symmetry and model.symmetry.active
     low, evs, exe = prepare(model, use_sym, timings)
@@ -125,9 +129,22 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
         else (0, 0, 0)
     canon = model.symmetry.canonical if use_sym else None
     distinct = len({tuple(canon(s) if canon else s) for s in inits})
+    cp_dir, resumed, on_level = None, None, None
+    if checkpoint is not None:
+        from checker.compiled import checkpoint as cp
+
+        cp_dir, resumed, key = cp.start(Path(checkpoint), model, use_sym, resume)
+        on_level = lambda level, path: cp.seal(cp_dir, key, level, path)  # noqa: E731
     out = run(exe, [flatten(model, s) for s in inits], max_states=max_states, timeout=timeout,
               max_memory=max_memory or default_max_memory(), sample=sample,
-              min_states=min(distinct, max_states or distinct), threads=threads, fingerprint=fingerprint)
+              min_states=min(distinct, max_states or distinct), threads=threads, fingerprint=fingerprint,
+              checkpoint=cp_dir, resume_level=resumed, on_checkpoint=on_level)
+    if out.error is not None and out.error[0] == "checkpoint":
+        raise UsageError(f"--checkpoint: cannot save level {out.error[1]} in {cp_dir} "
+                         f"({os.strerror(out.error[2])}); free the space and continue with --resume {checkpoint}")
+    if out.error is not None and out.error[0] == "resume":
+        raise UsageError(f"the checkpoint in {cp_dir} does not load (level files that are each whole but do not "
+                         f"agree); delete {cp_dir} to explore this point afresh")
     if out.error is not None and out.error[0] == "symmetry":  # the interpreter explains a broken symmetry
         s = unflatten(model, out.states[out.error[2]])
         model.symmetry.check_sample(s)
@@ -136,6 +153,8 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
         raise Fallback(_describe_error(low, out.error))
     st = SearchState()
     st.fingerprint = fingerprint
+    if resumed is not None:
+        st.note = f"resumed from the checkpoint's level {resumed}"
     stats = out.stats
     if out.killed is not None:  # its counts, if it printed them; nothing found is shown (no paths)
         st.stopped = StopReason.OUT_OF_MEMORY if stats.get("stopped") == "memory" else StopReason.KILLED
@@ -225,7 +244,8 @@ AUTO_THRESHOLD = 300
 
 def choose_and_search(model: Model, *, engine: str, symmetry: bool, max_states: int | None, timeout: float | None,
                       check_symmetry: bool, progress: Any, max_memory: int | None,
-                      interpreted: Any, threads: int = 1, fingerprint: bool = False) -> tuple[SearchState, str, str | None]:
+                      interpreted: Any, threads: int = 1, fingerprint: bool = False, checkpoint: Path | None = None,
+                      resume: bool = False) -> tuple[SearchState, str, str | None]:
     """(search state, the engine that ran, a one-line note: the compiled engine was asked for and not used,
     or it ran on ``threads`` threads). ``interpreted(max_states, timeout)`` runs the interpreter's search."""
     if engine == "interpreted":
@@ -244,9 +264,10 @@ def choose_and_search(model: Model, *, engine: str, symmetry: bool, max_states: 
     try:
         st = compiled_search(model, symmetry=symmetry, max_states=max_states, timeout=left,
                              check_symmetry=check_symmetry, max_memory=max_memory, threads=threads,
-                             fingerprint=fingerprint)
+                             fingerprint=fingerprint, checkpoint=checkpoint, resume=resume)
         notes = [n for n in (f"{threads} threads" if threads > 1 else None,
-                             "64-bit fingerprints" if fingerprint else None, cbuild.note()) if n]
+                             "64-bit fingerprints" if fingerprint else None,
+                             "checkpoints" if checkpoint is not None else None, cbuild.note()) if n]
         return st, "compiled", "; ".join(notes) or None
     except Fallback as e:
         from checker.kernel.context import ContextRules

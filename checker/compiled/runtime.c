@@ -533,9 +533,13 @@ static void search_threaded(int nthreads, uint64_t limit, double timeout, double
 static void search_fingerprint(const int64_t *inits, int ninit, uint64_t limit, double timeout, double t0,
                                uint32_t sample_first, uint32_t sample_every, uint32_t sample_max);
 static void fp_print_path(uint32_t idx);
+/* checkpoints of the one-thread search: search_checkpoint.c */
+static const char *cp_dir;
+static void cp_save(int level, uint32_t level_start, uint32_t level_end);
+static int cp_load(int last, uint32_t *level_start, uint32_t *level_end);
 
 int main(int argc, char **argv) {
-    if (argc < 7) { fprintf(stderr, "usage: search MAX_STATES TIMEOUT MAX_MEMORY SAMPLE_FIRST SAMPLE_EVERY SAMPLE_MAX [THREADS [FINGERPRINT]] < initial states\n"); return 2; }
+    if (argc < 7) { fprintf(stderr, "usage: search MAX_STATES TIMEOUT MAX_MEMORY SAMPLE_FIRST SAMPLE_EVERY SAMPLE_MAX [THREADS [FINGERPRINT [CHECKPOINT_DIR RESUME_LEVEL]]] < initial states\n"); return 2; }
     uint64_t limit = strtoull(argv[1], NULL, 10);  /* 0: none */
     double timeout = atof(argv[2]);                /* 0: none */
     max_memory = strtoull(argv[3], NULL, 10);
@@ -545,6 +549,12 @@ int main(int argc, char **argv) {
     if (nthreads < 1 || nthreads > 256) { fprintf(stderr, "THREADS must be 1 to 256\n"); return 2; }
     int fingerprint = argc > 8 ? atoi(argv[8]) : 0;
     if (fingerprint && nthreads > 1) { fprintf(stderr, "FINGERPRINT runs on one thread\n"); return 2; }
+    cp_dir = argc > 9 && strcmp(argv[9], "-") != 0 ? argv[9] : NULL;
+    int resume_level = argc > 10 ? atoi(argv[10]) : -1;
+    if ((cp_dir || resume_level >= 0) && (nthreads > 1 || fingerprint || !cp_dir)) {
+        fprintf(stderr, "CHECKPOINT_DIR: one thread, no fingerprints\n");
+        return 2;
+    }
     int ninit = 0;
     if (scanf("%d", &ninit) != 1 || ninit < 1) { fprintf(stderr, "no initial states on stdin\n"); return 2; }
     int64_t *inits = malloc(sizeof(int64_t) * CC_NSLOTS * (size_t)ninit);
@@ -604,7 +614,7 @@ int main(int argc, char **argv) {
     for (int k = 0; k <= CC_NEVENTS; k++) ev_idx[k] = NONE;
     pending_props = CC_NPROPS;
 
-    for (int k = 0; k < ninit && !fingerprint; k++) {
+    for (int k = 0; k < ninit && !fingerprint && resume_level < 0; k++) {
         int64_t v[CC_NSLOTS];
         memcpy(v, inits + (size_t)k * CC_NSLOTS, sizeof v);
         cc_canonical(v);
@@ -614,6 +624,13 @@ int main(int argc, char **argv) {
     }
     uint32_t level_start = 0, level_end = nstates;
     int64_t s[CC_NSLOTS];
+    int cp_level = 0;
+    if (resume_level >= 0) {
+        if (!cp_load(resume_level, &level_start, &level_end)) cc_fail("resume", resume_level, 0);
+        cp_level = resume_level + 1;
+    } else if (cp_dir && strcmp(stopped, "none") == 0) {
+        cp_save(cp_level++, level_start, level_end);
+    }
     if (fingerprint)
         search_fingerprint(inits, ninit, limit, timeout, t0, sample_first, sample_every, sample_max);
     else if (nthreads > 1 && strcmp(stopped, "none") == 0)
@@ -664,6 +681,7 @@ int main(int argc, char **argv) {
         if (any_new) depth++;
         level_start = level_end;
         level_end = nstates;
+        if (cp_dir && strcmp(stopped, "none") == 0 && level_start < level_end) cp_save(cp_level++, level_start, level_end);
     }
     double secs = now() - t0;
     struct rusage ru;  /* CPU time of this process (a fork starts at zero) */

@@ -50,11 +50,14 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
         jobs = jobs or ray_cluster.cluster_cpus()
     jobs = jobs or 1
     used, note = "interpreted", None
-    if engine == "compiled" and (pool is not None or checkpoint is not None):
-        what = "--cluster" if pool is not None else "--checkpoint"
+    # the compiled engine runs --jobs on threads, --fingerprint and --checkpoint on one; not two of them at once
+    compiled_ok = engine != "interpreted" and pool is None and sum((jobs > 1, fingerprint, checkpoint is not None)) <= 1
+    if engine == "compiled" and not compiled_ok:
+        what = "--cluster" if pool is not None else "--jobs with --checkpoint" if jobs > 1 else \
+            "--fingerprint with --checkpoint"
         note = f"interpreted: {what} (the compiled engine does not run it)"
-    threads = jobs if pool is None and checkpoint is None and not fingerprint and engine != "interpreted" else 1
-    if (jobs > 1 and threads == 1) or pool is not None or checkpoint is not None:
+    threads = jobs if compiled_ok else 1
+    if not compiled_ok and (jobs > 1 or pool is not None or checkpoint is not None):
         if fingerprint:
             raise UsageError("--fingerprint works with one process: drop --jobs, --cluster or --checkpoint")
         from checker.explore.parallel import parallel_search
@@ -62,16 +65,17 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
         st = parallel_search(model, jobs=jobs, symmetry=symmetry, max_states=max_states, timeout=timeout,
                              check_symmetry=check_symmetry, progress=progress, pool=pool,
                              checkpoint_root=checkpoint, resume=resume)
-    elif engine != "interpreted" and note is None:
+    elif compiled_ok:
         from checker.compiled.engine import AUTO_THRESHOLD, choose_and_search  # the compiled explorer, same seam
 
         st, used, note = choose_and_search(  # (auto's first few states, and a fallback, on the interpreter)
             model, engine=engine, symmetry=symmetry, max_states=max_states, timeout=timeout,
             check_symmetry=check_symmetry, progress=progress, max_memory=max_memory, threads=threads,
-            fingerprint=fingerprint,
+            fingerprint=fingerprint, checkpoint=checkpoint, resume=resume,
             interpreted=lambda limit, left: _interpreted(
-                model, 1 if limit == AUTO_THRESHOLD else jobs, symmetry=symmetry, max_states=limit, timeout=left,
-                check_symmetry=check_symmetry, progress=progress, fingerprint=fingerprint))
+                model, 1 if limit == AUTO_THRESHOLD else jobs, None if limit == AUTO_THRESHOLD else checkpoint,
+                resume, symmetry=symmetry, max_states=limit, timeout=left, check_symmetry=check_symmetry,
+                progress=progress, fingerprint=fingerprint))
     else:
         st = search(model, symmetry=symmetry, max_states=max_states, timeout=timeout,
                     check_symmetry=check_symmetry, progress=progress, fingerprint=fingerprint)
@@ -91,13 +95,14 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
                            model.state_dict(model.initial_states()[0]), None, used, note)
 
 
-def _interpreted(model: Model, jobs: int, **kw: object) -> SearchState:
-    """The interpreter's search where the compiled one does not run: on ``jobs`` processes when asked."""
+def _interpreted(model: Model, jobs: int, checkpoint: Path | None, resume: bool, **kw: object) -> SearchState:
+    """The interpreter's search where the compiled one does not run: on ``jobs`` processes, or saving
+    levels in ``checkpoint``, when asked."""
     fingerprint = kw.pop("fingerprint", False)
-    if jobs > 1:
+    if jobs > 1 or checkpoint is not None:
         from checker.explore.parallel import parallel_search
 
-        return parallel_search(model, jobs=jobs, pool=None, checkpoint_root=None, resume=False, **kw)
+        return parallel_search(model, jobs=jobs, pool=None, checkpoint_root=checkpoint, resume=resume, **kw)
     return search(model, fingerprint=fingerprint, **kw)
 
 
