@@ -162,8 +162,9 @@ def _verify_arguments(v: argparse.ArgumentParser) -> None:
                           "once a point outgrows the interpreter and a C compiler, $CC or cc, is found)")
     how.add_argument("--no-symmetry", action="store_true", help="turn CPU-symmetry reduction off")
     how.add_argument("--jobs", type=int, metavar="N",
-                     help="explore each point on N processes (the same states, verdicts and traces as 1); with "
-                          "--cluster, N Ray workers (default: the cluster's CPUs)")
+                     help="explore each point on N processes, or N threads of the compiled engine (the same "
+                          "states, verdicts and traces as 1); with --cluster, N Ray workers (default: the "
+                          "cluster's CPUs)")
     how.add_argument("--cluster", metavar="ray[://HOST:PORT]",
                      help="explore on Ray: 'ray' starts a local Ray here, ray://HOST:PORT joins a running cluster "
                           "(needs Ray: pip install 'ray>=2.9')")

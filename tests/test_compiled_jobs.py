@@ -92,7 +92,7 @@ def test_threads_agree_on_many_random_specs():
 
     for model in sample_models(30, seed=26):
         for symmetry in (True, False):
-            same_with_threads(lambda: load(model.source), symmetry=symmetry, max_states=20000, jobs=3)
+            same_with_threads(lambda m=model: load(m.source), symmetry=symmetry, max_states=20000, jobs=3)
 
 
 def _searches() -> set[int]:
