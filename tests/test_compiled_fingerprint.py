@@ -55,3 +55,14 @@ def test_the_report_says_fingerprints_and_the_omission_probability():
     assert checks and all(c.engine == "compiled" and c.extra.get("fingerprint") for c in checks
                           if c.backend == "explore" and c.verdict != "not_applicable")
     assert all(0 < c.extra["omission_probability"] < 1e-6 for c in checks if c.extra.get("fingerprint"))
+
+
+
+@pytest.mark.differential
+def test_fingerprints_on_many_random_specs():
+    """(the default tier runs a few of these in test_compiled_jobs.py, sharing their programs)"""
+    from random_specs import load, sample_models
+
+    for model in sample_models(20, seed=27):
+        for symmetry in (True, False):
+            same_with_fingerprints(lambda m=model: load(m.source), symmetry=symmetry, max_states=20000)

@@ -70,18 +70,21 @@ def test_a_state_limit_stops_where_one_thread_stops(limit):
     assert r.stopped_because == ("max_states" if limit < 4202 else None)  # 4,202: every state, exactly
 
 
-def test_threads_agree_on_random_specs():
-    """Hypothesis-generated small specs (tests/random_specs.py), with and without symmetry."""
+def test_threads_and_fingerprints_agree_on_random_specs():
+    """Hypothesis-generated small specs (tests/random_specs.py), with and without symmetry: two threads, and
+    fingerprints, give one thread's exact result."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
     from random_specs import load, random_models
+    from test_compiled_fingerprint import same_with_fingerprints
 
     @settings(max_examples=3, deadline=None, derandomize=True, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
     @given(model=random_models(), symmetry=st.booleans())
-    def check(model, symmetry):  # (a program each: a compile is most of a second)
+    def check(model, symmetry):  # (a program each: a compile is most of a second; fingerprints share it)
         same_with_threads(lambda: load(model.source), symmetry=symmetry, max_states=5000)
+        same_with_fingerprints(lambda: load(model.source), symmetry=symmetry, max_states=5000)
 
     check()
 

@@ -21,7 +21,7 @@
 struct fp_seg { uint64_t *t; uint32_t size, n; };
 static struct fp_seg fp_seg[FP_SEGS];
 static uint64_t fp_table_bytes;
-static int fp_slots[CC_NSLOTS], fp_nslots;  /* the slots hashed: every slot a step can change */
+static int fp_slots[CC_NSLOTS], fp_nslots;  /* the slots hashed: every slot whose value can differ */
 static uint8_t *fp_cur, *fp_next;            /* the frontier: this level's states and the next's, packed */
 static uint32_t fp_ncur, fp_nnext;
 static size_t fp_cap;                        /* bytes reserved for each */
@@ -155,7 +155,11 @@ static int fp_store(const int64_t *v, uint64_t h, uint32_t par, int lab, uint64_
 
 static void search_fingerprint(const int64_t *inits, int ninit, uint64_t limit, double timeout, double t0,
                                uint32_t sample_first, uint32_t sample_every, uint32_t sample_max) {
-    for (int i = 0; i < CC_NSLOTS; i++) if (!cc_static[i]) fp_slots[fp_nslots++] = i;
+    for (int i = 0; i < CC_NSLOTS; i++) {  /* a static slot keeps its initial value: hashed if those differ */
+        int differs = 0;
+        for (int k = 1; k < ninit && !differs; k++) differs = inits[(size_t)k * CC_NSLOTS + i] != inits[i];
+        if (!cc_static[i] || differs) fp_slots[fp_nslots++] = i;
+    }
     for (int k = 0; k < FP_SEGS; k++) {
         fp_seg[k].size = 64;
         fp_seg[k].t = calloc(64, sizeof(uint64_t));
