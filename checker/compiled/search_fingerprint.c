@@ -28,16 +28,26 @@ static size_t fp_cap;                        /* bytes reserved for each */
 static FILE *fp_parents;                     /* per state: its parent's index and its step (6 bytes) */
 static int64_t *fp_inits;
 
+static inline uint64_t fp_mix(uint64_t x) {  /* splitmix64's finaliser */
+    x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27; x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* Four independent multiply-xorshift lanes over the slots (so the multiplies overlap), then mixed. */
 static inline uint64_t fp_hash(const int64_t *v) {
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)fp_nslots;
-    for (int k = 0; k < fp_nslots; k++) {
-        uint64_t x = (uint64_t)v[fp_slots[k]] * 0xbf58476d1ce4e5b9ULL;
-        x ^= x >> 31;
-        h = (h ^ x) * 0x94d049bb133111ebULL;
-        h ^= h >> 29;
+    uint64_t a = 0x9e3779b97f4a7c15ULL, b = 0xc2b2ae3d27d4eb4fULL, c = 0x165667b19e3779f9ULL,
+             d = 0x27d4eb2f165667c5ULL ^ (uint64_t)fp_nslots;
+    int k = 0;
+    for (; k + 4 <= fp_nslots; k += 4) {
+        a = (a ^ (uint64_t)v[fp_slots[k]]) * 0xff51afd7ed558ccdULL; a ^= a >> 32;
+        b = (b ^ (uint64_t)v[fp_slots[k + 1]]) * 0xc4ceb9fe1a85ec53ULL; b ^= b >> 32;
+        c = (c ^ (uint64_t)v[fp_slots[k + 2]]) * 0xff51afd7ed558ccdULL; c ^= c >> 32;
+        d = (d ^ (uint64_t)v[fp_slots[k + 3]]) * 0xc4ceb9fe1a85ec53ULL; d ^= d >> 32;
     }
-    h *= 0xd6e8feb86659fd93ULL;
-    h ^= h >> 32;
+    for (; k < fp_nslots; k++) { a = (a ^ (uint64_t)v[fp_slots[k]]) * 0xff51afd7ed558ccdULL; a ^= a >> 32; }
+    uint64_t h = fp_mix(fp_mix(a) ^ fp_mix(b + 0x9e3779b97f4a7c15ULL) ^ fp_mix(c + 0x3c6ef372fe94f82aULL) ^
+                        fp_mix(d + 0xdaa66d2c7ddf743fULL));
     return h ? h : 1;  /* 0 marks an empty entry */
 }
 
@@ -223,10 +233,16 @@ static void search_fingerprint(const int64_t *inits, int ninit, uint64_t limit, 
                 }
                 if (cc_ovf) cc_fail("overflow_terminal", -1, 0);
             }
-            for (int j = 0; j < n; j++) {
+            for (int j = 0; j < n; j++) {  /* hashed first, their table entries prefetched: the misses overlap */
                 int64_t *t = succ_buf + (size_t)j * CC_NSLOTS;
                 cc_canonical(t);
-                int r = fp_store(t, fp_hash(t), idx, (int)succ_lab[j], limit);
+                pk_hash[j] = fp_hash(t);
+                const struct fp_seg *sg = &fp_seg[FP_SEG(pk_hash[j])];
+                __builtin_prefetch(&sg->t[fp_pos(pk_hash[j], sg->size)]);
+            }
+            for (int j = 0; j < n; j++) {
+                int64_t *t = succ_buf + (size_t)j * CC_NSLOTS;
+                int r = fp_store(t, pk_hash[j], idx, (int)succ_lab[j], limit);
                 if (r < 0) break;
                 if (r == 1) { any_new = 1; check_props(t, nstates - 1, (int)succ_lab[j]); }
             }

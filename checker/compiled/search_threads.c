@@ -8,8 +8,8 @@
  *
  * Breadth first, one level at a time. The threads take the level's states in chunks, in BFS order, expand
  * them and insert each successor into the shared table: a new one is written to a slot of the arena past
- * the level, then published with a compare-and-swap on its table entry (the one-thread search's entry:
- * the high half of the hash and the index). The order in which threads publish is timing; what is kept
+ * the level (each thread reserves slots a block at a time), then published with a compare-and-swap on its
+ * table entry (the one-thread search's entry: the high half of the hash and the index). The order in which threads publish is timing; what is kept
  * with each new state is not: its key, the least (BFS rank of the parent, step) that reaches it, lowered
  * with an atomic minimum. The one-thread search numbers a level's new states in the order of exactly
  * that key (it expands parents in BFS order, successors in step order, and keeps the first), so at the
@@ -365,7 +365,10 @@ static void search_threaded(int nthreads, uint64_t limit, double timeout, double
         TH_w[t].lab = malloc(sizeof(uint32_t) * (CC_NSTEPS + 1));
         TH_w[t].pk = malloc(sizeof(uint64_t) * (CC_NSTEPS + 1) * (CC_NSLOTS + 1));
         TH_w[t].pkh = malloc(sizeof(uint64_t) * (CC_NSTEPS + 1));
-        if (!TH_w[t].succ || !TH_w[t].lab || !TH_w[t].pk || !TH_w[t].pkh) th_reserve_or_die((size_t)-1);
+        if (!TH_w[t].succ || !TH_w[t].lab || !TH_w[t].pk || !TH_w[t].pkh) {
+            printf("result stopped=memory states=%u transitions=0 depth=0\n", nstates);
+            exit(5);
+        }
     }
     /* per-level arrays, as address space: only what a level uses is touched */
     th_order = th_reserve_or_die(node_cap * sizeof(uint32_t));
@@ -377,7 +380,6 @@ static void search_threaded(int nthreads, uint64_t limit, double timeout, double
     th_margin = (uint64_t)nthreads * ((uint64_t)th_chunk * (CC_NSTEPS + 1) + TH_BLOCK);
     th_deadline = timeout > 0 ? t0 + timeout : 0;
     th_sample_first = sample_first; th_sample_every = sample_every; th_sample_max = sample_max;
-    (void)sample_first; (void)sample_every; (void)sample_max;
     for (int e = 0; e <= CC_NEVENTS; e++) th_ev[e] = NONE;
     th_ls = 0;
     th_le = nstates;
