@@ -25,6 +25,10 @@
  *   node INDEX PARENT STEP     the stored path back from each state above
  *   state INDEX V0 V1 ...      the unpacked slot vector of a state
  *   error KIND STEP DETAIL     the search cannot decide the point: it runs on the interpreter
+ *   checkpoint LEVEL PATH      a whole level saved (search_checkpoint.c), as it happens
+ *
+ * The optional arguments after the six above: THREADS (search_threads.c), FINGERPRINT
+ * (search_fingerprint.c), CHECKPOINT_DIR and RESUME_LEVEL (search_checkpoint.c).
  */
 #include <errno.h>
 #include <pthread.h>
