@@ -31,7 +31,7 @@
 
 #define TH_HI 0xffffffff00000000ULL
 
-struct th_worker {
+struct __attribute__((aligned(64))) th_worker {  /* a thread's own cache lines */
     pthread_t th;
     int64_t s[CC_NSLOTS];
     int64_t *succ;     /* (CC_NSTEPS + 1) successors */
@@ -63,7 +63,12 @@ static uint32_t *th_rank;     /* per arena slot past the level: its BFS rank in 
 static uint32_t *th_count;    /* the counting sort's buckets, per parent rank */
 static uint32_t *th_nsucc;    /* per rank in this level: its successor count (the transitions at a limit) */
 static uint32_t th_ls, th_le, th_F;  /* the level: its first state, its end, its size */
-static uint32_t th_nchunks, th_next_chunk, th_ncand;  /* chunks handed out; arena slots taken past the level */
+/* chunks handed out; arena slots taken past the level: the two counters the threads write, each on a cache
+   line of its own (so the level's read-mostly fields beside them stay in every core's cache) */
+static struct { uint32_t v; char pad[60]; } __attribute__((aligned(64))) th_hot_chunk, th_hot_ncand;
+#define th_next_chunk th_hot_chunk.v
+#define th_ncand th_hot_ncand.v
+static uint32_t th_nchunks;
 static uint64_t th_cand_cap;  /* a round ends before th_ncand + th_margin exceeds this */
 static uint64_t th_margin;    /* the most successors the threads can insert between two checks */
 static int th_abort;          /* a successor needs a wider layout */
@@ -359,7 +364,9 @@ static void search_threaded(int nthreads, uint64_t limit, double timeout, double
     TH_n = nthreads;
     const char *chunk = getenv("COUNTERCHECK_THREAD_CHUNK");
     if (chunk && atoi(chunk) > 0 && atoi(chunk) <= 65536) th_chunk = (uint32_t)atoi(chunk);
-    TH_w = calloc((size_t)nthreads, sizeof *TH_w);
+    if (posix_memalign((void **)&TH_w, 64, (size_t)nthreads * sizeof *TH_w) != 0) TH_w = NULL;
+    if (TH_w) memset(TH_w, 0, (size_t)nthreads * sizeof *TH_w);
+    if (!TH_w) { printf("result stopped=memory states=%u transitions=0 depth=0\n", nstates); exit(5); }
     for (int t = 0; t < nthreads; t++) {
         TH_w[t].succ = malloc(sizeof(int64_t) * (CC_NSTEPS + 1) * CC_NSLOTS);
         TH_w[t].lab = malloc(sizeof(uint32_t) * (CC_NSTEPS + 1));
