@@ -173,8 +173,9 @@ def _verify_arguments(v: argparse.ArgumentParser) -> None:
                           "shrunk trace, anything not found is inconclusive with the coverage reached, never "
                           "holds; 8 runs, or until --timeout or --max-states")
     how.add_argument("--jobs", type=int, metavar="N",
-                     help="explore each point on N processes (the same states, verdicts and traces as 1); with "
-                          "--cluster, N Ray workers (default: the cluster's CPUs)")
+                     help="explore each point on N processes, or N threads of the compiled engine (the same "
+                          "states, verdicts and traces as 1); with --cluster, N Ray workers (default: the "
+                          "cluster's CPUs)")
     how.add_argument("--cluster", metavar="ray[://HOST:PORT]",
                      help="explore on Ray: 'ray' starts a local Ray here, ray://HOST:PORT joins a running cluster "
                           "(needs Ray: pip install 'ray>=2.9')")

@@ -37,10 +37,10 @@ import checker.lifetime as lifetime
 import checker.persist as persist
 
 #: -O1: half of -O2's compile time, and within 5% of its search speed (measured on percpu_eager)
-FLAGS = ("-O1", "-std=gnu11", "-fno-strict-aliasing", "-w")
+FLAGS = ("-O1", "-std=gnu11", "-fno-strict-aliasing", "-w", "-pthread")
 #: -O0: half of -O1's compile time again, a third of its search speed: for the first states of a point
 #: (checker/compiled/engine.py's QUICK_STATES), which most points of a sweep never pass
-QUICK_FLAGS = ("-O0", "-std=gnu11", "-fno-strict-aliasing", "-w")
+QUICK_FLAGS = ("-O0", "-std=gnu11", "-fno-strict-aliasing", "-w", "-pthread")
 
 
 class CompilerMissing(Exception):

@@ -495,7 +495,7 @@ def _c_tasks(model: "Model", lay: Layout) -> list[str]:
                 "    }"]
     out += ["    return n;", "}", "",
             "static void cc_canonical(int64_t *v) {",
-            "    static cc_tc_keys K;  /* large; the search is single-threaded */",
+            "    static __thread cc_tc_keys K;  /* large: one per search thread */",
             f"    int pi[CC_CANON_NC], cpi[CC_CANON_NC], cord[{ncg}], tord[{ntg}], crs[{ncg}], crl[{ncg}], trs[{ntg}],"
             f" trl[{ntg}], ncr, ntr, r, have = 0;",
             "    int64_t w[CC_CANON_N], best[CC_CANON_N];",

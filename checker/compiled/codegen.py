@@ -21,8 +21,12 @@ Event = tuple
 
 
 def runtime_source() -> str:
-    """The C runtime every generated explorer includes (``checker/compiled/runtime.c``)."""
-    return resources.files("checker.compiled").joinpath("runtime.c").read_text()
+    """The C runtime every generated explorer includes (``checker/compiled/runtime.c``, then the search on
+    several threads, ``search_threads.c``, the one keeping fingerprints, ``search_fingerprint.c``, and
+    checkpoints, ``search_checkpoint.c``)."""
+    here = resources.files("checker.compiled")
+    return "\n".join(here.joinpath(f).read_text()
+                     for f in ("runtime.c", "search_threads.c", "search_fingerprint.c", "search_checkpoint.c"))
 
 
 def canonical_source(low: Lowered, symmetry: bool) -> str:

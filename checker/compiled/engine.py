@@ -17,8 +17,10 @@ caller runs the point on the interpreter and says so.
 """
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from checker.compiled import ENGINES  # noqa: F401  (re-exported)
@@ -28,8 +30,9 @@ from checker.compiled.codegen import generate
 from checker.compiled.cterms import Untranslatable
 from checker.compiled.lower import NotLowerable, flatten, lower, unflatten
 from checker.compiled.run import run
-from checker.errors import CheckerError
-from checker.explore.search import (SYMMETRY_SAMPLE_EVERY, SYMMETRY_SAMPLE_FIRST, SYMMETRY_SAMPLE_MAX, SearchState)
+from checker.errors import CheckerError, UsageError
+from checker.explore.search import (SYMMETRY_SAMPLE_EVERY, SYMMETRY_SAMPLE_FIRST, SYMMETRY_SAMPLE_MAX, SearchState,
+                                    fingerprint_of)
 from checker.result import StopReason
 from checker.language.compile import Model
 
@@ -138,25 +141,42 @@ def _quick_first(model: Model, symmetry: bool, timings: Timings, por: bool) -> b
 
 def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = None, timeout: float | None = None,
                     check_symmetry: bool = True, max_memory: int | None = None,
-                    timings: Timings | None = None, por: bool = False) -> SearchState:
+                    timings: Timings | None = None, por: bool = False, threads: int = 1, fingerprint: bool = False,
+                    checkpoint: Path | None = None, resume: bool = False) -> SearchState:
     """Explore ``model`` as generated C: the same states, verdicts and shortest traces as the interpreter.
-    ``por``: partial-order reduction (checker/compiled/ample.py): the same verdicts, fewer states, and
-    traces that may not be the shortest (``st.note`` says how many states were expanded reduced)."""
+    ``por``: partial-order reduction (checker/compiled/ample.py, one thread): the same verdicts, fewer
+    states, and traces that may not be the shortest (``st.note`` says how many states were expanded reduced).
+    ``threads`` > 1 runs the search on that many threads, with the same result. ``fingerprint`` keeps a
+    64-bit hash of each state (search_fingerprint.c): the result then holds unless two states share one
+    (``SearchState.omission_probability``), and its parents are keyed by ``fingerprint_of``, as the
+    interpreter's fingerprint search keys them, so traces are rebuilt the same way. ``checkpoint`` (a
+    directory) saves every whole level (checker.compiled.checkpoint); ``resume`` continues from the last."""
+    if por and (threads > 1 or fingerprint):
+        raise UsageError("--por runs on one thread of the compiled engine, without --fingerprint: "
+                         "leave out --jobs or --fingerprint")
     timings = timings if timings is not None else Timings()
     use_sym = symmetry and model.symmetry.active
-    quick = _quick_first(model, use_sym, timings, por)
+    # (a large run, by its flags, is built -O1 at once; a checkpointed one is never searched twice)
+    quick = threads == 1 and not fingerprint and checkpoint is None and _quick_first(model, use_sym, timings, por)
     low, evs, exe = prepare(model, use_sym, timings, por, cbuild.QUICK_FLAGS if quick else cbuild.FLAGS)
     inits = model.initial_states()
     sample = (SYMMETRY_SAMPLE_FIRST, SYMMETRY_SAMPLE_EVERY, SYMMETRY_SAMPLE_MAX) if (use_sym and check_symmetry) \
         else (0, 0, 0)
     canon = model.symmetry.canonical if use_sym else None
     distinct = len({tuple(canon(s) if canon else s) for s in inits})
+    cp_dir, resumed, on_level = None, None, None
+    if checkpoint is not None:
+        from checker.compiled import checkpoint as cp
+
+        cp_dir, resumed, key = cp.start(Path(checkpoint), model, use_sym, resume, por)
+        on_level = lambda level, path: cp.seal(cp_dir, key, level, path)  # noqa: E731
     flat = [flatten(model, s) for s in inits]
     memory = max_memory or default_max_memory()
     t0 = time.perf_counter()
     cap = QUICK_STATES if quick and (max_states is None or max_states > QUICK_STATES) else max_states
     out = run(exe, flat, max_states=cap, timeout=timeout, max_memory=memory, sample=sample,
-              min_states=min(distinct, cap or distinct))
+              min_states=min(distinct, cap or distinct), threads=threads, fingerprint=fingerprint,
+              checkpoint=cp_dir, resume_level=resumed, on_checkpoint=on_level)
     if cap != max_states and out.error is None and out.killed is None and out.stats.get("stopped") == "max_states":
         # past the quick program's states: the whole search again, on the -O1 program (nothing of the first
         # run is kept: its events and paths are read from this one only)
@@ -164,6 +184,12 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
         left = None if timeout is None else max(0.001, timeout - (time.perf_counter() - t0))
         out = run(exe, flat, max_states=max_states, timeout=left, max_memory=memory, sample=sample,
                   min_states=min(distinct, max_states or distinct))
+    if out.error is not None and out.error[0] == "checkpoint":
+        raise UsageError(f"--checkpoint: cannot save level {out.error[1]} in {cp_dir} "
+                         f"({os.strerror(out.error[2])}); free the space and continue with --resume {checkpoint}")
+    if out.error is not None and out.error[0] == "resume":
+        raise UsageError(f"the checkpoint in {cp_dir} does not load (level files that are each whole but do not "
+                         f"agree); delete {cp_dir} to explore this point afresh")
     if out.error is not None and out.error[0] == "symmetry":  # the interpreter explains a broken symmetry
         s = unflatten(model, out.states[out.error[2]])
         model.symmetry.check_sample(s)
@@ -171,6 +197,9 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
     if out.error is not None:
         raise Fallback(_describe_error(low, out.error))
     st = SearchState()
+    st.fingerprint = fingerprint
+    if resumed is not None:
+        st.note = f"resumed from the checkpoint's level {resumed}"
     stats = out.stats
     if out.killed is not None:  # its counts, if it printed them; nothing found is shown (no paths)
         st.stopped = StopReason.OUT_OF_MEMORY if stats.get("stopped") == "memory" else StopReason.KILLED
@@ -194,8 +223,9 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
     timings.rss_peak = int(stats.get("rss_peak", 0))
     states = {i: unflatten(model, v) for i, v in out.states.items()}
     _replay_paths(model, low, out.nodes, states, inits, canon)
+    key = fingerprint_of if fingerprint else (lambda s: s)
     for i, (par, step) in out.nodes.items():
-        st.parents[states[i]] = None if par < 0 else (states[par], low.steps[step].label)
+        st.parents[key(states[i])] = None if par < 0 else (key(states[par]), low.steps[step].label)
     for k, idx in out.found.items():
         st.found[low.props[k][0]] = states[idx]
     dl = int(stats["deadlock"])
@@ -270,9 +300,10 @@ AUTO_THRESHOLD = 300
 
 def choose_and_search(model: Model, *, engine: str, symmetry: bool, max_states: int | None, timeout: float | None,
                       check_symmetry: bool, progress: Any, max_memory: int | None,
-                      interpreted: Any, por: bool = False) -> tuple[SearchState, str, str | None]:
-    """(search state, the engine that ran, a one-line note when the compiled engine was asked for and
-    not used). ``interpreted(max_states, timeout)`` runs the interpreter's search."""
+                      interpreted: Any, por: bool = False, threads: int = 1, fingerprint: bool = False,
+                      checkpoint: Path | None = None, resume: bool = False) -> tuple[SearchState, str, str | None]:
+    """(search state, the engine that ran, a one-line note: the compiled engine was asked for and not used,
+    or it ran on ``threads`` threads). ``interpreted(max_states, timeout)`` runs the interpreter's search."""
     unreduced = "interpreted without partial-order reduction (compiled engine only)" if por else None
     if engine == "interpreted":
         return interpreted(max_states, timeout), "interpreted", unreduced
@@ -288,9 +319,13 @@ def choose_and_search(model: Model, *, engine: str, symmetry: bool, max_states: 
         return interpreted(max_states, timeout), "interpreted", unreduced
     left = None if timeout is None else max(0.001, timeout - (time.perf_counter() - t0))
     try:
-        return (compiled_search(model, symmetry=symmetry, max_states=max_states, timeout=left,
-                                check_symmetry=check_symmetry, max_memory=max_memory, por=por), "compiled",
-                cbuild.note())
+        st = compiled_search(model, symmetry=symmetry, max_states=max_states, timeout=left,
+                             check_symmetry=check_symmetry, max_memory=max_memory, por=por, threads=threads,
+                             fingerprint=fingerprint, checkpoint=checkpoint, resume=resume)
+        notes = [n for n in (f"{threads} threads" if threads > 1 else None,
+                             "64-bit fingerprints" if fingerprint else None,
+                             "checkpoints" if checkpoint is not None else None, cbuild.note()) if n]
+        return st, "compiled", "; ".join(notes) or None
     except Fallback as e:
         from checker.kernel.context import ContextRules
 

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import signal
 import subprocess
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import checker.lifetime as lifetime
 from checker.errors import CheckerError
@@ -31,6 +33,7 @@ class RunOutput:
     states: dict[int, list[int]] = field(default_factory=dict)  # state index -> slot vector
     error: tuple[str, int, int] | None = None  # (kind, step or property, detail)
     killed: str | None = None  # why the process ended without a result
+    checkpoints: list[tuple[int, str]] = field(default_factory=list)  # (level, file) saved
 
 
 class SearchFailed(CheckerError):
@@ -42,11 +45,19 @@ CRASHES = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL
 
 
 def run(exe: Path, initial: list[list[int]], *, max_states: int | None, timeout: float | None,
-        max_memory: int, sample: tuple[int, int, int], min_states: int = 1) -> RunOutput:
+        max_memory: int, sample: tuple[int, int, int], min_states: int = 1, threads: int = 1,
+        fingerprint: bool = False, checkpoint: Path | None = None, resume_level: int | None = None,
+        on_checkpoint: Callable[[int, Path], None] | None = None) -> RunOutput:
     """Run the search on ``initial`` and read back what it printed. Its output is read back data like
     any other (``checker.persist``'s rule): it must parse and hold together (``check``: at least
-    ``min_states`` states, the distinct initial ones), or it is a ``SearchFailed``, never a verdict."""
-    args = [str(exe), str(max_states or 0), repr(float(timeout or 0)), str(int(max_memory)), *map(str, sample)]
+    ``min_states`` states, the distinct initial ones; the ``threads`` asked for), or it is a ``SearchFailed``,
+    never a verdict. ``threads`` > 1: the level-synchronised search on that many threads (search_threads.c);
+    ``fingerprint``: the search keeping 64-bit hashes of the states (search_fingerprint.c). ``checkpoint``:
+    a directory the search saves each whole level in (search_checkpoint.c), ``on_checkpoint(level, file)``
+    told of each as it is written; ``resume_level``: the search first loads the levels up to that one."""
+    args = [str(exe), str(max_states or 0), repr(float(timeout or 0)), str(int(max_memory)), *map(str, sample),
+            str(int(threads)), str(int(fingerprint)), str(checkpoint) if checkpoint else "-",
+            str(-1 if resume_level is None else resume_level)]
     text = f"{len(initial)}\n" + "\n".join(" ".join(map(str, v)) for v in initial) + "\n"
     try:
         proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -54,7 +65,10 @@ def run(exe: Path, initial: list[list[int]], *, max_states: int | None, timeout:
     except OSError as e:
         raise SearchFailed(f"the compiled search {exe} did not start: {e}") from None
     try:
-        out, err = proc.communicate(text)
+        if checkpoint is None:
+            out, err = proc.communicate(text)
+        else:  # read as it comes: each level file is sealed as soon as it is written
+            out, err = _follow(proc, text, on_checkpoint)
     except BaseException:  # an interrupt: the search must not outlive us, nor its half result read as a pass
         lifetime.kill_group(proc)
         raise
@@ -85,7 +99,30 @@ def run(exe: Path, initial: list[list[int]], *, max_states: int | None, timeout:
     if proc.returncode != 0 or "end" not in res.stats:
         raise SearchFailed(f"the compiled search exited with status {proc.returncode}: {err.strip()[:300]}")
     check(res, min_states, exe)
+    ran = (res.stats.get("threads"), res.stats.get("fingerprint"))
+    if ran != (str(int(threads)), str(int(fingerprint))):
+        raise SearchFailed(f"the compiled search {exe} ran as threads, fingerprint = {ran!r}, not the "
+                           f"{threads}, {int(fingerprint)} asked for: a program changed in the cache; never a verdict")
     return res
+
+
+def _follow(proc: subprocess.Popen, text: str, on_checkpoint: Callable[[int, Path], None] | None) -> tuple[str, str]:
+    """``communicate``, telling ``on_checkpoint`` of each ``checkpoint LEVEL PATH`` line as it comes."""
+    errs: list[str] = []
+    reader = threading.Thread(target=lambda: errs.append(proc.stderr.read()), daemon=True)
+    reader.start()
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(text)
+    proc.stdin.close()
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "checkpoint" and parts[1].isdigit() and on_checkpoint is not None:
+            on_checkpoint(int(parts[1]), Path(parts[2]))
+    proc.wait()
+    reader.join()
+    return "".join(lines), "".join(errs)
 
 
 def _partial(out: str) -> RunOutput:
@@ -154,6 +191,8 @@ def parse(out: str) -> RunOutput:
                 res.states[int(parts[1])] = [int(x) for x in parts[2:]]
             elif tag == "error" and len(parts) == 4:
                 res.error = (parts[1], int(parts[2]), int(parts[3]))
+            elif tag == "checkpoint" and len(parts) == 3:
+                res.checkpoints.append((int(parts[1]), parts[2]))
             elif tag == "end" and len(parts) == 1:
                 res.stats["end"] = "1"
             else:

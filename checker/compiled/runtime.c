@@ -25,8 +25,13 @@
  *   node INDEX PARENT STEP     the stored path back from each state above
  *   state INDEX V0 V1 ...      the unpacked slot vector of a state
  *   error KIND STEP DETAIL     the search cannot decide the point: it runs on the interpreter
+ *   checkpoint LEVEL PATH      a whole level saved (search_checkpoint.c), as it happens
+ *
+ * The optional arguments after the six above: THREADS (search_threads.c), FINGERPRINT
+ * (search_fingerprint.c), CHECKPOINT_DIR and RESUME_LEVEL (search_checkpoint.c).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +44,8 @@
 #define NONE UINT32_MAX
 
 /* ---- checked arithmetic: Python's ints do not wrap, so neither may ours ---- */
-static int cc_ovf;
+/* thread-local: each search thread (search_threads.c) has its own */
+static __thread int cc_ovf;
 
 static inline int64_t cc_add(int64_t a, int64_t b) { int64_t r; if (__builtin_add_overflow(a, b, &r)) cc_ovf = 1; return r; }
 static inline int64_t cc_sub(int64_t a, int64_t b) { int64_t r; if (__builtin_sub_overflow(a, b, &r)) cc_ovf = 1; return r; }
@@ -95,19 +101,24 @@ static inline int64_t cw_narrow(cw_t x) {
 }
 
 /* ---- errors that hand the point to the interpreter ---- */
+static pthread_mutex_t cc_fail_lock = PTHREAD_MUTEX_INITIALIZER;  /* one thread reports; the others wait for exit */
+static __thread int cc_fail_held;
 static void cc_fail(const char *kind, int step, int detail) {
+    if (!cc_fail_held) { pthread_mutex_lock(&cc_fail_lock); cc_fail_held = 1; }
     printf("error %s %d %d\n", kind, step, detail);
     fflush(stdout);
     exit(4);
 }
 
 /* ---- context events: the first transition raising each ---- */
-static uint32_t cc_cur;  /* the state being expanded */
-static uint32_t ev_idx[CC_NEVENTS + 1];
-static int ev_step[CC_NEVENTS + 1];
-static int cc_events_off;  /* while the symmetry check expands renamed states: they are not in the search */
+static __thread uint32_t cc_cur;  /* the state being expanded (its BFS number) */
+static __thread uint32_t ev_idx[CC_NEVENTS + 1];
+static __thread int ev_step[CC_NEVENTS + 1];
+static __thread int cc_events_off;  /* while the symmetry check expands renamed states: they are not in the search */
+/* the least state raising each event, its first step there (one thread numbers states in order; several
+   threads expand a level's states in any order, so the least is kept rather than the first seen) */
 static inline void cc_event(int e, int step) {
-    if (ev_idx[e] == NONE && !cc_events_off) { ev_idx[e] = cc_cur; ev_step[e] = step; }
+    if (cc_cur < ev_idx[e] && !cc_events_off) { ev_idx[e] = cc_cur; ev_step[e] = step; }
 }
 
 /*@GENERATED@*/
@@ -447,8 +458,8 @@ static void print_path(uint32_t idx) {
    terminal predicate tells renamed states apart. A failure hands the state to the interpreter, which
    reports it with its explanation. ---- */
 #if CC_SYM_MAPS > 0
-static int64_t sym_a[(CC_NSTEPS + 1) * CC_NSLOTS], sym_b[(CC_NSTEPS + 1) * CC_NSLOTS];
-static uint32_t sym_lab[CC_NSTEPS + 1];
+static __thread int64_t sym_a[(CC_NSTEPS + 1) * CC_NSLOTS], sym_b[(CC_NSTEPS + 1) * CC_NSLOTS];
+static __thread uint32_t sym_lab[CC_NSTEPS + 1];
 
 static int vec_cmp(const void *x, const void *y) {
     const int64_t *a = x, *b = y;
@@ -468,6 +479,7 @@ static int as_set(int64_t *v, int n) {  /* sorted, duplicates dropped; the new c
 }
 
 static void sym_fail(uint32_t idx, const int64_t *s) {
+    if (!cc_fail_held) { pthread_mutex_lock(&cc_fail_lock); cc_fail_held = 1; }
     printf("state %u", idx);
     for (int i = 0; i < CC_NSLOTS; i++) printf(" %lld", (long long)s[i]);
     printf("\n");
@@ -519,14 +531,35 @@ static double now(void) {
 }
 
 /*@POR@*/
+/* the level-synchronised search on several threads: search_threads.c, after this file */
+static void search_threaded(int nthreads, uint64_t limit, double timeout, double t0, uint32_t sample_first,
+                            uint32_t sample_every, uint32_t sample_max);
+/* the search keeping 64-bit hashes of the states: search_fingerprint.c */
+static void search_fingerprint(const int64_t *inits, int ninit, uint64_t limit, double timeout, double t0,
+                               uint32_t sample_first, uint32_t sample_every, uint32_t sample_max);
+static void fp_print_path(uint32_t idx);
+/* checkpoints of the one-thread search: search_checkpoint.c */
+static const char *cp_dir;
+static void cp_save(int level, uint32_t level_start, uint32_t level_end);
+static int cp_load(int last, uint32_t *level_start, uint32_t *level_end);
 
 int main(int argc, char **argv) {
-    if (argc < 7) { fprintf(stderr, "usage: search MAX_STATES TIMEOUT MAX_MEMORY SAMPLE_FIRST SAMPLE_EVERY SAMPLE_MAX < initial states\n"); return 2; }
+    if (argc < 7) { fprintf(stderr, "usage: search MAX_STATES TIMEOUT MAX_MEMORY SAMPLE_FIRST SAMPLE_EVERY SAMPLE_MAX [THREADS [FINGERPRINT [CHECKPOINT_DIR RESUME_LEVEL]]] < initial states\n"); return 2; }
     uint64_t limit = strtoull(argv[1], NULL, 10);  /* 0: none */
     double timeout = atof(argv[2]);                /* 0: none */
     max_memory = strtoull(argv[3], NULL, 10);
     uint32_t sample_first = (uint32_t)atol(argv[4]), sample_every = (uint32_t)atol(argv[5]), sample_max = (uint32_t)atol(argv[6]);
     if (limit == 0 || limit > (uint64_t)NONE - 2) limit = (uint64_t)NONE - 2;
+    int nthreads = argc > 7 ? atoi(argv[7]) : 1;
+    if (nthreads < 1 || nthreads > 256) { fprintf(stderr, "THREADS must be 1 to 256\n"); return 2; }
+    int fingerprint = argc > 8 ? atoi(argv[8]) : 0;
+    if (fingerprint && nthreads > 1) { fprintf(stderr, "FINGERPRINT runs on one thread\n"); return 2; }
+    cp_dir = argc > 9 && strcmp(argv[9], "-") != 0 ? argv[9] : NULL;
+    int resume_level = argc > 10 ? atoi(argv[10]) : -1;
+    if ((cp_dir || resume_level >= 0) && (nthreads > 1 || fingerprint || !cp_dir)) {
+        fprintf(stderr, "CHECKPOINT_DIR: one thread, no fingerprints\n");
+        return 2;
+    }
     int ninit = 0;
     if (scanf("%d", &ninit) != 1 || ninit < 1) { fprintf(stderr, "no initial states on stdin\n"); return 2; }
     int64_t *inits = malloc(sizeof(int64_t) * CC_NSLOTS * (size_t)ninit);
@@ -586,7 +619,7 @@ int main(int argc, char **argv) {
     for (int k = 0; k <= CC_NEVENTS; k++) ev_idx[k] = NONE;
     pending_props = CC_NPROPS;
 
-    for (int k = 0; k < ninit; k++) {
+    for (int k = 0; k < ninit && !fingerprint && resume_level < 0; k++) {
         int64_t v[CC_NSLOTS];
         memcpy(v, inits + (size_t)k * CC_NSLOTS, sizeof v);
         cc_canonical(v);
@@ -596,7 +629,18 @@ int main(int argc, char **argv) {
     }
     uint32_t level_start = 0, level_end = nstates;
     int64_t s[CC_NSLOTS];
-    while (level_start < level_end && strcmp(stopped, "none") == 0) {
+    int cp_level = 0;
+    if (resume_level >= 0) {
+        if (!cp_load(resume_level, &level_start, &level_end)) cc_fail("resume", resume_level, 0);
+        cp_level = resume_level + 1;
+    } else if (cp_dir && strcmp(stopped, "none") == 0) {
+        cp_save(cp_level++, level_start, level_end);
+    }
+    if (fingerprint)
+        search_fingerprint(inits, ninit, limit, timeout, t0, sample_first, sample_every, sample_max);
+    else if (nthreads > 1 && strcmp(stopped, "none") == 0)
+        search_threaded(nthreads, limit, timeout, t0, sample_first, sample_every, sample_max);
+    else while (level_start < level_end && strcmp(stopped, "none") == 0) {
         int any_new = 0;
         for (uint32_t idx = level_start; idx < level_end; idx++) {
             cc_cur = idx;
@@ -645,24 +689,26 @@ int main(int argc, char **argv) {
         if (any_new) depth++;
         level_start = level_end;
         level_end = nstates;
+        if (cp_dir && strcmp(stopped, "none") == 0 && level_start < level_end) cp_save(cp_level++, level_start, level_end);
     }
     double secs = now() - t0;
     struct rusage ru;  /* CPU time of this process (a fork starts at zero) */
     getrusage(RUSAGE_SELF, &ru);
     double cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
     printf("result states=%u transitions=%llu depth=%d stopped=%s deadlock=%lld expanded=%u stride=%zu bits=%d "
-           "rss_before=%ld rss_peak=%ld seconds=%.6f cpu=%.6f\n",
+           "rss_before=%ld rss_peak=%ld seconds=%.6f cpu=%.6f threads=%d fingerprint=%d\n",
            nstates, (unsigned long long)transitions, depth, stopped, deadlock == NONE ? -1LL : (long long)deadlock,
-           expanded, L_stride, L_bits, rss0, peak_rss_bytes(), secs, cpu);
+           expanded, L_stride, L_bits, rss0, peak_rss_bytes(), secs, cpu, nthreads, fingerprint);
 #ifdef CC_POR
     printf("result por_full=%llu por_reduced=%llu\n", (unsigned long long)por_full, (unsigned long long)por_reduced);
 #endif
     marked = calloc(nstates + 1, 1);
+    void (*path)(uint32_t) = fingerprint ? fp_print_path : print_path;
     for (int k = 0; k < CC_NPROPS; k++)
-        if (found_idx[k] != NONE) { printf("found %d %u\n", k, found_idx[k]); print_path(found_idx[k]); }
-    if (deadlock != NONE) print_path(deadlock);
+        if (found_idx[k] != NONE) { printf("found %d %u\n", k, found_idx[k]); path(found_idx[k]); }
+    if (deadlock != NONE) path(deadlock);
     for (int e = 0; e < CC_NEVENTS; e++)
-        if (ev_idx[e] != NONE) { printf("event %d %u %d\n", e, ev_idx[e], ev_step[e]); print_path(ev_idx[e]); }
+        if (ev_idx[e] != NONE) { printf("event %d %u %d\n", e, ev_idx[e], ev_step[e]); path(ev_idx[e]); }
     printf("end\n");
     return 0;
 }

@@ -52,11 +52,14 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
         jobs = jobs or ray_cluster.cluster_cpus()
     jobs = jobs or 1
     used, note = "interpreted", None
-    if engine == "compiled" and (jobs > 1 or pool is not None or checkpoint is not None or fingerprint):
-        what = "--cluster" if pool is not None else "--jobs" if jobs > 1 else "--checkpoint" if checkpoint else \
-            "--fingerprint"
-        note = f"interpreted: {what} (the compiled engine runs one process, storing whole states)"
-    if jobs > 1 or pool is not None or checkpoint is not None:
+    # the compiled engine runs --jobs on threads, --fingerprint and --checkpoint on one; not two of them at once
+    compiled_ok = engine != "interpreted" and pool is None and sum((jobs > 1, fingerprint, checkpoint is not None)) <= 1
+    if engine == "compiled" and not compiled_ok:
+        what = "--cluster" if pool is not None else "--jobs with --checkpoint" if jobs > 1 else \
+            "--fingerprint with --checkpoint"
+        note = f"interpreted: {what} (the compiled engine does not run it)"
+    threads = jobs if compiled_ok else 1
+    if not compiled_ok and (jobs > 1 or pool is not None or checkpoint is not None):
         if fingerprint:
             raise UsageError("--fingerprint works with one process: drop --jobs, --cluster or --checkpoint")
         from checker.explore.parallel import parallel_search
@@ -64,14 +67,17 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
         st = parallel_search(model, jobs=jobs, symmetry=symmetry, max_states=max_states, timeout=timeout,
                              check_symmetry=check_symmetry, progress=progress, pool=pool,
                              checkpoint_root=checkpoint, resume=resume)
-    elif engine != "interpreted" and not fingerprint and note is None:
-        from checker.compiled.engine import choose_and_search  # the compiled explorer behind the same seam
+    elif compiled_ok:
+        from checker.compiled.engine import AUTO_THRESHOLD, choose_and_search  # the compiled explorer, same seam
 
-        st, used, note = choose_and_search(
+        st, used, note = choose_and_search(  # (auto's first few states, and a fallback, on the interpreter)
             model, engine=engine, symmetry=symmetry, max_states=max_states, timeout=timeout,
-            check_symmetry=check_symmetry, progress=progress, max_memory=max_memory, por=por,
-            interpreted=lambda limit, left: search(model, symmetry=symmetry, max_states=limit, timeout=left,
-                                                   check_symmetry=check_symmetry, progress=progress))
+            check_symmetry=check_symmetry, progress=progress, max_memory=max_memory, por=por, threads=threads,
+            fingerprint=fingerprint, checkpoint=checkpoint, resume=resume,
+            interpreted=lambda limit, left: _interpreted(
+                model, 1 if limit == AUTO_THRESHOLD else jobs, None if limit == AUTO_THRESHOLD else checkpoint,
+                resume, symmetry=symmetry, max_states=limit, timeout=left, check_symmetry=check_symmetry,
+                progress=progress, fingerprint=fingerprint))
     else:
         st = search(model, symmetry=symmetry, max_states=max_states, timeout=timeout,
                     check_symmetry=check_symmetry, progress=progress, fingerprint=fingerprint)
@@ -95,6 +101,17 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
         return Exploration(model.name, model.params.shown(), symmetry and declared, st.states, st.transitions,
                            st.depth, st.seconds, False, StopReason.OUT_OF_MEMORY, outcomes,
                            model.state_dict(model.initial_states()[0]), None, used, note)
+
+
+def _interpreted(model: Model, jobs: int, checkpoint: Path | None, resume: bool, **kw: object) -> SearchState:
+    """The interpreter's search where the compiled one does not run: on ``jobs`` processes, or saving
+    levels in ``checkpoint``, when asked."""
+    fingerprint = kw.pop("fingerprint", False)
+    if jobs > 1 or checkpoint is not None:
+        from checker.explore.parallel import parallel_search
+
+        return parallel_search(model, jobs=jobs, pool=None, checkpoint_root=checkpoint, resume=resume, **kw)
+    return search(model, fingerprint=fingerprint, **kw)
 
 
 def _verdicts(model: Model, st: SearchState, symmetry: bool, used: str, note: str | None) -> Exploration:
