@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from checker import persist
+import checker.persist as persist
 from checker.errors import UsageError
 from checker.explore.checkpoint import META, _FIELDS, _spec_sources, point_dir
 
@@ -40,7 +40,8 @@ def level_file(d: Path, level: int) -> Path:
 
 def meta(model: "Model", symmetry: bool, por: bool = False) -> dict[str, Any]:
     """What a compiled checkpoint is bound to (a reduced search stores other states: ``por`` too)."""
-    return {"spec": model.name, "params": model.params.shown(), "jobs": 1, "symmetry": symmetry, "por": por,
+    return {"spec": model.name, "params": model.params.shown(), "jobs": 1, "symmetry": symmetry,
+            **({"por": True} if por else {}),
             "engine": "compiled", "spec_source": persist.files_digest(_spec_sources(model)),
             "checker": persist.checker_digest()}
 

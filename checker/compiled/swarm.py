@@ -36,7 +36,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from checker import lifetime
+import checker.lifetime as lifetime
 from checker.compiled.build import CompileFailed, CompilerMissing, build
 from checker.compiled.codegen import generate, runtime_source
 from checker.compiled.cterms import Untranslatable
