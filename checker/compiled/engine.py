@@ -17,12 +17,14 @@ caller runs the point on the interpreter and says so.
 """
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import checker.persist as persist
 from checker.compiled import ENGINES  # noqa: F401  (re-exported)
 from checker.compiled import build as cbuild
 from checker.compiled.build import CompileFailed, CompilerMissing, build
@@ -298,25 +300,43 @@ def _describe_error(low: Any, err: tuple[str, int, int]) -> str:
 AUTO_THRESHOLD = 300
 
 
+def _interpreters(root: Path, model: Model) -> bool:
+    """Whether the point's checkpoint under ``root`` was written by the interpreter (checked in full when it
+    resumes; here only which engine reads it)."""
+    from checker.explore.checkpoint import META, point_dir
+
+    try:
+        meta = json.loads(persist.read_framed(point_dir(Path(root), model) / META, "checkpoint-meta", None))
+    except (OSError, ValueError, persist.Refused):
+        return False
+    return isinstance(meta, dict) and meta.get("engine") != "compiled"
+
+
 def choose_and_search(model: Model, *, engine: str, symmetry: bool, max_states: int | None, timeout: float | None,
                       check_symmetry: bool, progress: Any, max_memory: int | None,
                       interpreted: Any, por: bool = False, threads: int = 1, fingerprint: bool = False,
                       checkpoint: Path | None = None, resume: bool = False) -> tuple[SearchState, str, str | None]:
     """(search state, the engine that ran, a one-line note: the compiled engine was asked for and not used,
-    or it ran on ``threads`` threads). ``interpreted(max_states, timeout)`` runs the interpreter's search."""
+    or it ran on ``threads`` threads). ``interpreted(max_states, timeout, warmup=False)`` runs the interpreter's
+    search (``warmup``: auto's first states, on one process, with no checkpoint)."""
     unreduced = "interpreted without partial-order reduction (compiled engine only)" if por else None
     if engine == "interpreted":
         return interpreted(max_states, timeout), "interpreted", unreduced
     t0 = time.perf_counter()
-    if engine == "auto" and (max_states is None or max_states > AUTO_THRESHOLD):
-        st = interpreted(AUTO_THRESHOLD, timeout)
+    small = max_states is not None and max_states <= AUTO_THRESHOLD
+    if engine == "auto" and checkpoint is not None and (small or resume and _interpreters(checkpoint, model)):
+        return interpreted(max_states, timeout), "interpreted", unreduced  # (a checkpoint resumes on its engine)
+    # auto: the interpreter first, for a point too small to be worth a C program; not with --checkpoint,
+    # whose levels one engine writes from the start (a warm-up's first states would leave none)
+    if engine == "auto" and checkpoint is None:
+        if small:
+            return interpreted(max_states, timeout), "interpreted", unreduced
+        st = interpreted(AUTO_THRESHOLD, timeout, warmup=True)
         if st.stopped != StopReason.MAX_STATES:
             return st, "interpreted", unreduced
         from checker.kernel.context import ContextRules
 
         model.rules = ContextRules(model)  # the events of the partial run are the compiled run's to record
-    elif engine == "auto":
-        return interpreted(max_states, timeout), "interpreted", unreduced
     left = None if timeout is None else max(0.001, timeout - (time.perf_counter() - t0))
     try:
         st = compiled_search(model, symmetry=symmetry, max_states=max_states, timeout=left,

@@ -68,14 +68,14 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
                              check_symmetry=check_symmetry, progress=progress, pool=pool,
                              checkpoint_root=checkpoint, resume=resume)
     elif compiled_ok:
-        from checker.compiled.engine import AUTO_THRESHOLD, choose_and_search  # the compiled explorer, same seam
+        from checker.compiled.engine import choose_and_search  # the compiled explorer, same seam
 
         st, used, note = choose_and_search(  # (auto's first few states, and a fallback, on the interpreter)
             model, engine=engine, symmetry=symmetry, max_states=max_states, timeout=timeout,
             check_symmetry=check_symmetry, progress=progress, max_memory=max_memory, por=por, threads=threads,
             fingerprint=fingerprint, checkpoint=checkpoint, resume=resume,
-            interpreted=lambda limit, left: _interpreted(
-                model, 1 if limit == AUTO_THRESHOLD else jobs, None if limit == AUTO_THRESHOLD else checkpoint,
+            interpreted=lambda limit, left, warmup=False: _interpreted(
+                model, 1 if warmup else jobs, None if warmup else checkpoint,
                 resume, symmetry=symmetry, max_states=limit, timeout=left, check_symmetry=check_symmetry,
                 progress=progress, fingerprint=fingerprint))
     else:
