@@ -76,10 +76,7 @@ def generalise(model: Model, inv: z3.ExprRef, role: str) -> list[Candidate]:
         slots.append((base, int(rest[:-1]) if rest else None))
     cpu_slots = {i for i, (b, _) in enumerate(slots) if isinstance(model.vars[b].type, CpuIdType)}
     params = _param_terms(model, role)
-    exact = set()
-    for n, v in model.vars.items():
-        if not _numeric(v.type):
-            exact |= {z3.Int(f"s.{n}").get_id(), z3.Int(f"s.{n}[c]").get_id(), z3.Int(f"s.{n}[d]").get_id()}
+    exact = {f"s.{n}{at}" for n, v in model.vars.items() if not _numeric(v.type) for at in ("", "[c]", "[d]")}
     out: dict[str, Candidate] = {}
     conj = inv.children() if z3.is_and(inv) else [inv]
     for c in conj:
@@ -231,9 +228,13 @@ def _param_terms(model: Model, role: str) -> dict[int, list[z3.ArithRef]]:
     return out
 
 
-def _constants(g: z3.ExprRef, params: dict[int, list[z3.ArithRef]], exact: set[int]) -> list[z3.ExprRef]:
+def _name(x: z3.ExprRef) -> str | None:
+    return x.decl().name() if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED else None
+
+
+def _constants(g: z3.ExprRef, params: dict[int, list[z3.ArithRef]], exact: set[str]) -> list[z3.ExprRef]:
     """``g``, and ``g`` with its numbers read as parameter terms of the same value (a bounded number);
-    ``exact``: ids of the placeholders whose values are names (enums, CPU ids, flags), never compared with
+    ``exact``: names of the placeholders whose values are names (enums, CPU ids, flags), never compared with
     a parameter."""
     spots: list[z3.ExprRef] = []
     seen: set[int] = set()
@@ -246,7 +247,7 @@ def _constants(g: z3.ExprRef, params: dict[int, list[z3.ArithRef]], exact: set[i
             return
         if z3.is_app(x):
             k = x.decl().kind()
-            if len(x.children()) == 2 and any(_is_cpu_placeholder(c) or c.get_id() in exact for c in x.children()):
+            if len(x.children()) == 2 and any(_is_cpu_placeholder(c) or _name(c) in exact for c in x.children()):
                 return  # a CPU id or an enum compared with a value: not a number to read as a parameter
             for c in x.children():
                 walk(c, k == z3.Z3_OP_MUL)
@@ -311,6 +312,9 @@ def templates(model: Model, role: str) -> list[Candidate]:
                                  f"template: the {x}'s {n} is all of it"))
     for e, t in enums:
         for k, label in enumerate(t.names):
+            for x in holders:  # at this place in its code, CPU c is the one x names (it holds the lock)
+                out.append(Candidate(z3.Or(z3.Int(f"s.{e}[c]") != k, z3.Int(f"s.{x}") == z3.Int("c")), 1,
+                                     f"template: {x} is the CPU at {e} {label}"))
             for n in numeric:
                 f = z3.Or(z3.Int(f"s.{e}[c]") != k, z3.Int(f"s.{n}[c]") == 0)
                 out.append(Candidate(f, 1, f"template: {n} is 0 at {e} {label}"))
