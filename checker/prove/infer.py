@@ -89,9 +89,21 @@ def infer_point(cls: type, enc: AnyN, choice: dict[str, Any], timeout: float | N
     role_param = si.roles[role].count
     claims = [p for p in enc.properties if not p.lemma and p.proof and p.expect == "holds"]
     candidates: list[Candidate] = []
+    keys: set[str] = set()
     sizes: list[str] = []
     printer = None
     prev = None
+    proofs: dict[str, Proof] = {}
+    kept: list[str] = []
+
+    def add(new: list[Candidate]) -> None:
+        for c in new:
+            if c.cpus <= 1 and c.key not in keys:
+                keys.add(c.key)
+                candidates.append(c)
+
+    # The sizes one at a time: what one CPU's invariant gives is often enough, and IC3/PDR at two CPUs is
+    # where its time goes.
     for n in SIZES:
         check_interrupt()
         try:
@@ -103,25 +115,34 @@ def infer_point(cls: type, enc: AnyN, choice: dict[str, Any], timeout: float | N
         if symmetric_role(small) != role:
             sizes.append(f"{n} CPU(s): role {role!r} is not symmetric there")
             continue
+        if printer is None:
+            printer = CandidateText(small)
+            add(templates(small, role))
         asked = [p for p in claims_of(small) if p.expect == "holds" and p.name not in LATE]
         seed = _seed(prev, small, role, timeout)
         verdicts, inv = solve_point(small, asked, timeout, seed, late=False)
         held = sum(v.verdict == HOLDS for v in verdicts.values())
         sizes.append(f"{n} CPU(s) at {_point_text(small)}: IC3/PDR proved {held} of {len(asked)} claims"
                      + ("" if inv is not None else ", no invariant to generalise"))
-        if inv is None:
-            prev = None
+        prev = (small, inv) if inv is not None else None
+        if inv is not None:
+            add(generalise(small, inv, role))
+        if not candidates:
             continue
-        prev = (small, inv)
-        printer = printer or CandidateText(small)
-        candidates += [c for c in generalise(small, inv, role) if c.cpus <= 1
-                       and c.key not in {d.key for d in candidates}]
-    printer = printer or CandidateText(Model(cls, resolve_params(cls, small_values(cls, choice, role_param, 1))))
-    if prev is not None or candidates:
-        keys = {c.key for c in candidates}
-        candidates += [c for c in templates(prev[0] if prev else small, role) if c.key not in keys]
-    texts = {c.key: printer.text(c) for c in candidates}
-    inferred = [_property(enc, c, k, texts[c.key]) for k, c in enumerate(candidates)]
+        proofs, kept = _strengthen(enc, claims, candidates, printer, timeout, tag, progress)
+        if all(pr.verdict == HOLDS for pr in proofs.values()):
+            break
+    if not proofs:  # nothing to strengthen with: the claims alone, as the induction asks them
+        proofs = prove_invariants(enc, [replace(p, inductive=p.inductive and p.name in ENGINE_FLAGS)
+                                        for p in claims], Solver(timeout), f"{tag}.infer", progress)
+    return Inference(proofs, kept, len(candidates), sizes, time.perf_counter() - t0)
+
+
+def _strengthen(enc: AnyN, claims: list[PropertyInfo], candidates: list[Candidate], printer: CandidateText,
+                timeout: float | None, tag: str, progress: Any) -> tuple[dict[str, Proof], list[str]]:
+    """Houdini over the claims and the candidates, then the induction with what it kept (lemmas left out):
+    the claims' proofs, and the kept candidates printed."""
+    inferred = [_property(enc, c, k, printer.text(c)) for k, c in enumerate(candidates)]
     pool = [replace(p, inductive=True) for p in claims] + inferred
     alive = minimal(enc, houdini_any(enc, pool, timeout), timeout)
     kept_names = {p.name for p in alive}
@@ -136,8 +157,7 @@ def infer_point(cls: type, enc: AnyN, choice: dict[str, Any], timeout: float | N
             break
         kept_names -= refused
     kept = [p.doc for p in inferred if p.name in kept_names]
-    proofs = {n: pr for n, pr in proofs.items() if not n.startswith("inferred_")}
-    return Inference(proofs, kept, len(candidates), sizes, time.perf_counter() - t0)
+    return {n: pr for n, pr in proofs.items() if not n.startswith("inferred_")}, kept
 
 
 def _point_text(model: Model) -> str:
