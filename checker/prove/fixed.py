@@ -219,7 +219,7 @@ def vocabulary(model: Model, enc: PerN) -> Vocabulary:
     """How the encoding's slots read in the spec's own words (``s.local[1]``, enum names), to print invariants."""
     names = slot_names(enc)
     types = [model.vars[n.split("[", 1)[0]].type for n in names]
-    return Vocabulary(names, types, model.cls.__module__)
+    return Vocabulary(names, types, model.cls)
 
 
 def _recheck(model: Model, enc: PerN, horn: HornSystem, inv: z3.ExprRef, claims: list[PropertyInfo],

@@ -34,8 +34,9 @@ import z3
 from checker.language.compile import Model
 from checker.prove.encoding import PerN
 from checker.prove.horn import slot_names
-from checker.prove.houdini import _forms
+from checker.prove.houdini import _default_role, _forms
 from checker.prove.vocabulary import Vocabulary
+from checker.symbolic.term import Sym, to_z3_num
 from checker.types import BoolType, CpuIdType, Enum, NOBODY
 
 #: At most this many alternatives for one number of a conjunct (the number itself among them).
@@ -67,8 +68,8 @@ def _numeric(t: Any) -> bool:
 def generalise(model: Model, inv: z3.ExprRef, role: str) -> list[Candidate]:
     """Candidates for every CPU count from ``inv`` (over ``Var(i)``, the slots of ``model``'s point)."""
     names = slot_names(PerN(model))
-    vocab = Vocabulary(names, [model.vars[n.split("[", 1)[0]].type for n in names], model.cls.__module__)
-    role_vars = {n for n, v in model.vars.items() if getattr(v, "role", None) == role and n in model.tupled}
+    vocab = Vocabulary(names, [model.vars[n.split("[", 1)[0]].type for n in names], model.cls)
+    role_vars = {n for n, v in model.vars.items() if getattr(v, "role", None) in (role, _default_role(model)) and n in model.tupled}
     ncpus = len(model.roles[role])
     slots: list[tuple[str, int | None]] = []
     for n in names:
@@ -236,27 +237,35 @@ def _constants(g: z3.ExprRef, params: dict[int, list[z3.ArithRef]], exact: set[s
     """``g``, and ``g`` with its numbers read as parameter terms of the same value (a bounded number);
     ``exact``: names of the placeholders whose values are names (enums, CPU ids, flags), never compared with
     a parameter."""
-    spots: list[z3.ExprRef] = []
-    seen: set[int] = set()
+    # Only a number that is a whole side of a comparison (``x <= 2``, ``x + y == 3``): a coefficient
+    # (``-1 * x``) is the same term, but reading it as a parameter would make the candidate nonlinear.
+    comparisons = (z3.Z3_OP_LE, z3.Z3_OP_LT, z3.Z3_OP_GE, z3.Z3_OP_GT, z3.Z3_OP_EQ, z3.Z3_OP_DISTINCT)
+    spots: list[tuple[z3.ExprRef, int]] = []  # (comparison, which side)
 
-    def walk(x: z3.ExprRef, under_mul: bool) -> None:
-        if z3.is_int_value(x):
-            if not under_mul and x.as_long() not in (0,) and x.as_long() in params and x.get_id() not in seen:
-                seen.add(x.get_id())
-                spots.append(x)
+    def walk(x: z3.ExprRef) -> None:
+        if not z3.is_app(x):
             return
-        if z3.is_app(x):
-            k = x.decl().kind()
-            if len(x.children()) == 2 and any(_is_cpu_placeholder(c) or _name(c) in exact for c in x.children()):
+        ch = x.children()
+        if x.decl().kind() in comparisons and len(ch) == 2:
+            if any(_is_cpu_placeholder(c) or _name(c) in exact for c in ch):
                 return  # a CPU id or an enum compared with a value: not a number to read as a parameter
-            for c in x.children():
-                walk(c, k == z3.Z3_OP_MUL)
+            for side, c in enumerate(ch):
+                if z3.is_int_value(c) and c.as_long() != 0 and c.as_long() in params:
+                    spots.append((x, side))
+            return
+        for c in ch:
+            walk(c)
 
-    walk(g, False)
-    options = [[None] + params[s.as_long()][:MAX_ALTERNATIVES - 1] for s in spots]
+    walk(g)
+    options = [[None] + params[cmp.children()[side].as_long()][:MAX_ALTERNATIVES - 1] for cmp, side in spots]
     out = []
     for combo in itertools.product(*options):
-        pairs = [(s, t) for s, t in zip(spots, combo) if t is not None]
+        pairs = []
+        for (cmp, side), t in zip(spots, combo):
+            if t is not None:
+                ch = list(cmp.children())
+                ch[side] = t
+                pairs.append((cmp, cmp.decl()(*ch)))
         out.append(z3.substitute(g, *pairs) if pairs else g)
         if len(out) >= MAX_PER_CONJUNCT:
             break
@@ -267,12 +276,21 @@ def _is_cpu_placeholder(x: z3.ExprRef) -> bool:
     return z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED and x.decl().name() in CPU_NAMES
 
 
+class _Placeholders:
+    """A state whose every variable and parameter is its placeholder (``s.batch``), for a spec's bounds."""
+
+    def __getattr__(self, name: str) -> Sym:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return Sym(z3.Int(f"s.{name}"))
+
+
 class CandidateText:
     """A candidate printed in the spec's words, as the body of an ``@invariant``."""
 
     def __init__(self, model: Model):
         self.types = {n: v.type for n, v in model.vars.items()}
-        self.module = model.cls.__module__
+        self.module = model.cls
 
     def text(self, cand: Candidate) -> str:
         names = sorted(_placeholders(cand.formula))
@@ -296,7 +314,7 @@ def templates(model: Model, role: str) -> list[Candidate]:
     each of its values, each numeric per-CPU variable of the role is 0 there (``Implies(s.pc[c] == ADD.idle,
     s.seen[c] == 0)``): what a step in flight keeps and clears, which IC3/PDR at one CPU rarely says alone;
     and for each shared CPU id (a lock's holder), that only the CPU it names holds a nonzero value."""
-    role_vars = {n: v for n, v in model.vars.items() if getattr(v, "role", None) == role and n in model.tupled}
+    role_vars = {n: v for n, v in model.vars.items() if getattr(v, "role", None) in (role, _default_role(model)) and n in model.tupled}
     enums = [(n, v.type) for n, v in role_vars.items() if isinstance(v.type, Enum)]
     numeric = [n for n, v in role_vars.items() if _numeric(v.type) or isinstance(v.type, BoolType)]
     holders = [n for n, v in model.vars.items() if n not in model.tupled and isinstance(v.type, CpuIdType)]
@@ -310,6 +328,12 @@ def templates(model: Model, role: str) -> list[Candidate]:
                                  f"template: no {n} without a {x}"))
             out.append(Candidate(z3.Or(z3.Int(f"s.{x}") != z3.Int("c"), total == mine), 1,
                                  f"template: the {x}'s {n} is all of it"))
+    # The per-CPU bounds the spec declares for its sums (``sum_bounds``), each an obligation of the any-N
+    # induction: each is a candidate for every CPU.
+    for n, bounds in model.info.sum_bounds.items():
+        lo, hi = (to_z3_num(b) for b in bounds(_Placeholders()))
+        v = z3.Int(f"s.{n}[c]")
+        out += [Candidate(lo <= v, 1, f"template: sum_bounds of {n}"), Candidate(v <= hi, 1, f"template: sum_bounds of {n}")]
     for e, t in enums:
         for k, label in enumerate(t.names):
             for x in holders:  # at this place in its code, CPU c is the one x names (it holds the lock)
