@@ -343,3 +343,53 @@ def templates(model: Model, role: str) -> list[Candidate]:
                 f = z3.Or(z3.Int(f"s.{e}[c]") != k, z3.Int(f"s.{n}[c]") == 0)
                 out.append(Candidate(f, 1, f"template: {n} is 0 at {e} {label}"))
     return out
+
+
+def at_point(model: Model, cands: list[Candidate]) -> list[z3.ExprRef]:
+    """``cands`` at ``model``'s concrete point, over ``Var(i)`` (its slots): a per-CPU candidate once for
+    each CPU of the role; a candidate naming a variable or parameter the point does not have is left out."""
+    names = slot_names(PerN(model))
+    index = {n: i for i, n in enumerate(names)}
+    role = next((r for r in model.info.roles if model.info.roles[r].symmetric), None)
+    cpus = list(model.roles[role]) if role is not None else []
+    out: list[z3.ExprRef] = []
+    for cand in cands:
+        consts = {x.decl().name(): x for x in _consts(cand.formula)}
+        for c in (cpus if cand.cpus == 1 else [None]):
+            pairs = []
+            for name, x in consts.items():
+                t = _slot_term(model, index, name, c)
+                if t is None:
+                    break
+                pairs.append((x, t))
+            else:
+                out.append(z3.substitute(cand.formula, *pairs))
+    return out
+
+
+def _slot_term(model: Model, index: dict[str, int], name: str, c: int | None) -> z3.ArithRef | None:
+    if name == "c":
+        return None if c is None else z3.IntVal(c)
+    if name.startswith("Sum(s."):
+        base = name[6:-1]
+        slots = [i for n, i in index.items() if n.startswith(base + "[")]
+        return z3.Sum([z3.Var(i, z3.IntSort()) for i in slots]) if slots else None
+    base, _, rest = name[2:].partition("[")
+    if rest:
+        return None if c is None or f"{base}[{c}]" not in index else z3.Var(index[f"{base}[{c}]"], z3.IntSort())
+    if base in index:
+        return z3.Var(index[base], z3.IntSort())
+    v = getattr(model.params, base, None)
+    return z3.IntVal(v) if isinstance(v, int) else None
+
+
+def _consts(e: z3.ExprRef) -> list[z3.ExprRef]:
+    out: dict[str, z3.ExprRef] = {}
+    todo = [e]
+    while todo:
+        x = todo.pop()
+        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out[x.decl().name()] = x
+        elif z3.is_app(x):
+            todo.extend(x.children())
+    return list(out.values())
