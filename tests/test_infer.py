@@ -102,3 +102,17 @@ def test_percpu_eager_inferred_invariants_are_printed_and_proved_again():
     # the printed invariants are the ones the induction proved: proved again from their text here
     from checker.prove.infer import houdini_any  # noqa: F401 - the module the lines came from
     assert shown.extra["inferred"] == [line.strip() for line in shown.trace_text[1:]]
+
+
+def test_the_pdr_ladder_starts_from_candidates_read_for_any_n_and_proves_three_cpus():
+    from checker.language.compile import Model
+    from checker.language.model import resolve_params
+    from checker.prove.fixed import _seed, check_ladder, claims_of
+    from checker.prove.generalise import at_point, templates
+
+    model = Model(Handoff, resolve_params(Handoff, {"ncpus": 3}))
+    placed = at_point(model, templates(model, "cpus"))
+    assert len(placed) > len(templates(model, "cpus"))  # a per-CPU template once per CPU
+    assert _seed(None, model, "cpus", 20) is not None  # some template is inductive at three CPUs
+    v = check_ladder(model, claims_of(model), 20)["one_holder"]
+    assert v.verdict == "holds" and v.invariant
