@@ -116,3 +116,12 @@ def test_the_pdr_ladder_starts_from_candidates_read_for_any_n_and_proves_three_c
     assert _seed(None, model, "cpus", 20) is not None  # some template is inductive at three CPUs
     v = check_ladder(model, claims_of(model), 20)["one_holder"]
     assert v.verdict == "holds" and v.invariant
+
+
+def test_prover_infer_on_the_command_line_prints_the_invariants_and_how_to_run_it_again(cli):
+    r = cli("verify", "tests/test_infer.py:Handoff", "--mode", "prove", "--prover", "infer", "-v")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "handoff.one_holder proved for every CPU count without lemmas; ncpus=1..99" in r.stdout
+    assert "(inferred, " in r.stdout and "    Or(s.pc[c] != HELD.held, s.lock == c)" in r.stdout
+    assert "holder_holds_the_lock" not in r.stdout  # the lemmas are left out
+    assert "--mode prove --prover infer" in r.stdout

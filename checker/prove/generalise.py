@@ -313,7 +313,8 @@ def templates(model: Model, role: str) -> list[Candidate]:
     """Candidates from the spec's vocabulary alone: for each per-CPU enum (a CPU's place in its code) and
     each of its values, each numeric per-CPU variable of the role is 0 there (``Implies(s.pc[c] == ADD.idle,
     s.seen[c] == 0)``): what a step in flight keeps and clears, which IC3/PDR at one CPU rarely says alone;
-    and for each shared CPU id (a lock's holder), that only the CPU it names holds a nonzero value."""
+    for each shared CPU id (a lock's holder), that only the CPU it names holds a nonzero value; each shared
+    number as the sum of a per-CPU one; the per-CPU bounds the spec declares for its sums."""
     role_vars = {n: v for n, v in model.vars.items() if getattr(v, "role", None) in (role, _default_role(model)) and n in model.tupled}
     enums = [(n, v.type) for n, v in role_vars.items() if isinstance(v.type, Enum)]
     numeric = [n for n, v in role_vars.items() if _numeric(v.type) or isinstance(v.type, BoolType)]
@@ -328,6 +329,13 @@ def templates(model: Model, role: str) -> list[Candidate]:
                                  f"template: no {n} without a {x}"))
             out.append(Candidate(z3.Or(z3.Int(f"s.{x}") != z3.Int("c"), total == mine), 1,
                                  f"template: the {x}'s {n} is all of it"))
+    # A shared count of what the CPUs hold (``inside == Sum(mine)``): conservation, as a candidate.
+    shared = [n for n, v in model.vars.items() if n not in model.tupled and _numeric(v.type)
+              and getattr(v, "kind", None) != "array"]
+    for x in shared:
+        for n in numeric:
+            if _numeric(model.vars[n].type):
+                out.append(Candidate(z3.Int(f"s.{x}") == z3.Int(f"Sum(s.{n})"), 0, f"template: {x} counts {n}"))
     # The per-CPU bounds the spec declares for its sums (``sum_bounds``), each an obligation of the any-N
     # induction: each is a candidate for every CPU.
     for n, bounds in model.info.sum_bounds.items():
