@@ -118,8 +118,9 @@ def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout
     checks: list[Check] = []
     # A bug spec inherits a correct spec's strengthening, which its bug breaks:
     # it is checked by exploration, BMC and its witnesses, not by induction.
-    has_proof = any(p.inductive or infer and p.kind == "invariant" and p.proof for p in si.properties.values()) \
-        and not cls.expect_violated
+    # With ``infer``, a spec with a prove sweep (a parameter's prove=) needs no inductive invariant of its own.
+    has_proof = (any(p.inductive for p in si.properties.values())
+                 or infer and any(p.prove is not None for p in si.params.values())) and not cls.expect_violated
     if has_proof:
         axes = _axes(cls, sets)
         names = [n for n, _ in axes]
