@@ -253,10 +253,20 @@ def houdini_any(enc: AnyN, pool: list[PropertyInfo], timeout: float | None) -> l
                 r = q.check()
                 if r == z3.unsat:
                     break
-                if r == z3.unknown:  # cannot tell which: nothing is known to be inductive
-                    return []
-                m = q.model()
-                broken = {i for i, f in enumerate(after) if z3.is_false(m.eval(f, model_completion=True))}
+                if r == z3.unknown:  # too much at once: each alone, dropping what is broken or undecided
+                    broken = set()
+                    for i, f in enumerate(after):
+                        one = solver()
+                        one.add(*base, _types(enc, s), *_inv(enc, alive, s), guard, z3.Not(f))
+                        if enc.si.sum_bounds:
+                            one.add(enc.sum_lemma(s, enc.cpu_terms(s)))
+                        if one.check() != z3.unsat:
+                            broken.add(i)
+                    if not broken:
+                        break
+                else:
+                    m = q.model()
+                    broken = {i for i, f in enumerate(after) if z3.is_false(m.eval(f, model_completion=True))}
                 alive = [p for i, p in enumerate(alive) if i not in broken]
                 changed = True
     return alive
