@@ -190,10 +190,12 @@ def _verify_arguments(v: argparse.ArgumentParser) -> None:
     pr = v.add_argument_group("proofs (Z3)")
     pr.add_argument("--bmc", type=int, metavar="K", help="also bounded-model-check every property to depth K "
                     "at the explore points (with --mode prove or all)")
-    pr.add_argument("--prover", choices=("induction", "pdr"), default="induction",
+    pr.add_argument("--prover", choices=("induction", "pdr", "infer"), default="induction",
                     help="with --mode prove or all: induction over the prove sweep from the spec's inductive "
-                         "invariants (default), or pdr: IC3/PDR at the explore points, which finds the "
-                         "invariant itself (no lemmas) or a run of any length")
+                         "invariants (default); pdr: IC3/PDR at the explore points, which finds the "
+                         "invariant itself (no lemmas) or a run of any length; infer: induction over the "
+                         "prove sweep with the lemmas left out and invariants inferred from IC3/PDR at 1 and "
+                         "2 CPUs in their place, each proved again for every CPU count")
     pr.add_argument("--smt-timeout", type=float, metavar="S", default=60.0,
                     help="timeout of each Z3 query, in seconds (default 60; a timeout is inconclusive)")
     pr.add_argument("--emit-smt", metavar="DIR", help="write every proof obligation as an SMT-LIB2 file to DIR")

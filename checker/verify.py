@@ -286,7 +286,7 @@ def check_sets_apply(classes: list[type], sets: dict[str, Any]) -> None:
 MODES = ("explore", "prove", "all")
 #: The mode an engine run belongs to, as the report's spec lines group them.
 TASK_MODE = {"explore": "explore", "coverage": "explore", "simulate": "simulate", "prove": "prove", "pdr": "prove",
-             "bmc": "bmc"}
+             "infer": "prove", "bmc": "bmc"}
 
 #: Seconds per Z3 query unless --smt-timeout says otherwise: every query has one.
 DEFAULT_SMT_TIMEOUT = 60.0
@@ -321,7 +321,8 @@ def plan(cls: type, own: dict[str, tuple], *, mode: str, simulate: Any, bmc: int
         if coverage and points:
             tasks.append(Task("coverage"))
     if mode in ("prove", "all"):
-        tasks += [Task("pdr", p) for p in points] if prover == "pdr" else [Task("prove")]
+        tasks += ([Task("pdr", p) for p in points] if prover == "pdr" else
+                  [Task("infer")] if prover == "infer" else [Task("prove")])
         if bmc is not None:
             tasks += [Task("bmc", p) for p in points]
     return tasks
@@ -359,7 +360,7 @@ def interrupted_checks(cls: type, task: Task, run: int) -> list[Check]:
         except Exception:  # noqa: BLE001, S110 - spec code failing at this point: its own properties, below
             pass
     params = task.params.shown() if task.params is not None else {}
-    backend = {"prove": "z3", "bmc": "z3", "pdr": "z3"}.get(task.engine, task.engine)
+    backend = {"prove": "z3", "bmc": "z3", "pdr": "z3", "infer": "z3"}.get(task.engine, task.engine)
     props = [p for p in si.properties.values()
              if task.params is None or p.applies is None or p.applies(task.params)]
     return [Check(spec=cls.spec_name, file=p.file, line=p.line, params=params, property=p.name, kind=p.kind,
@@ -384,7 +385,7 @@ def nothing_checked(cls: type, own: dict[str, tuple], tasks: list[Task], mode: s
     elif simulate is not None:
         why.append("every point of its explore sweep is liveness-only (an Abstraction), which simulation "
                    "does not check")
-    if any(t.engine == "prove" for t in tasks):
+    if any(t.engine in ("prove", "infer") for t in tasks):
         why.append("it has no prove sweep (no inductive invariant, witness, lemma or bmc)"
                    + ("; run it with --mode explore" if mode == "prove" and _has_points(cls, own) else ""))
     if not why:
@@ -406,13 +407,13 @@ def _sc_only_engines(cls: type, own: dict[str, tuple], tasks: list[Task]) -> tup
             continue
         if t.engine in ("explore", "coverage", "simulate") or (t.params is not None and t.params.memory == 0):
             kept.append(t)
-        elif t.engine == "prove" and 0 in own["memory"]:
-            kept.append(Task("prove", sets={**own, "memory": (0,)}))
+        elif t.engine in ("prove", "infer") and 0 in own["memory"]:
+            kept.append(Task(t.engine, sets={**own, "memory": (0,)}))
         else:
             left.add(t.engine)
-    if not left and all(t.engine != "prove" for t in tasks):
+    if not left and all(t.engine not in ("prove", "infer") for t in tasks):
         return kept, None
-    what = ", ".join(sorted({t.engine for t in tasks if t.engine in ("prove", "bmc", "pdr")} |
+    what = ", ".join(sorted({t.engine for t in tasks if t.engine in ("prove", "bmc", "pdr", "infer")} |
                             ({"its liveness-abstraction points"} if "liveness" in left else set())))
     return kept, (f"{cls.spec_name}: {what} under sc only (the Z3 backend and the liveness abstraction do not "
                   f"model weak memory); the explorer checks --memory {','.join(info(cls).params['memory'].show(v) for v in own['memory'] if v)}")
@@ -461,7 +462,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     each note and warning as it arises (a sweep wider than the values set, a point out of reach).
     ``memory`` (sc, tso, lkmm, or several joined by commas) is the memory model of every spec with
     ``access=`` annotations (``checker.ordering``): their ``memory`` parameter, as ``--set memory=...``.
-    ``prover="pdr"`` proves at the explore points with IC3/PDR (``checker.prove.fixed``), no lemmas needed.
+    ``prover="pdr"`` proves at the explore points with IC3/PDR (``checker.prove.fixed``), no lemmas needed;
+    ``prover="infer"`` over the prove sweep with inferred invariants in place of the lemmas (``checker.prove.infer``).
     ``on_start`` is told (spec name, mode) as each engine run begins (mode: explore, simulate, prove
     or bmc). ``select`` (``-k``) keeps the checks whose id (``spec.property``) it accepts; the others
     are counted in ``Report.deselected``. ``stop_early`` (``-x``) ends the run after the first engine

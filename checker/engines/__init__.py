@@ -85,6 +85,7 @@ ENGINES: dict[str, str] = {
     "prove": "checker.engines.prove:ProveEngine",
     "bmc": "checker.engines.prove:BmcEngine",
     "pdr": "checker.engines.prove:PdrEngine",
+    "infer": "checker.engines.prove:InferEngine",
     "simulate": "checker.engines.simulate:SimulateEngine",
 }
 

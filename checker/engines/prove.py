@@ -42,3 +42,18 @@ class PdrEngine:
         from checker.prove import pdr_checks
 
         return pdr_checks(request.cls, request.params, smt_timeout=request.limits.smt_timeout, run=request.run)
+
+
+class InferEngine:
+    """The prove sweep with the spec's lemmas left out and invariants inferred in their place
+    (``checker.prove.infer``), each proved again by the any-N induction."""
+
+    name = "infer"
+
+    def run(self, request: Request) -> list[Check]:
+        from checker.prove import prove_checks
+
+        return prove_checks(request.cls, dict(request.sets), smt_timeout=request.limits.smt_timeout,
+                            emit_dir=request.options.get("emit_smt"), run=request.run,
+                            progress=request.progress.proving if request.progress else None,
+                            cluster=request.runner.cluster, warn=request.warn, infer=True)

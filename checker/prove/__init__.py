@@ -103,8 +103,12 @@ def _bind(cls: type, choice: dict[str, Any]) -> tuple[dict[str, Any], dict[str, 
 def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout: float | None = None,
                  emit_dir: Path | None = None, run: int = 0,
                  progress: Callable[[str], Callable[[int, int], None] | None] | None = None,
-                 cluster: str | None = None, warn: Callable[[str], None] | None = None) -> list[Check]:
+                 cluster: str | None = None, warn: Callable[[str], None] | None = None,
+                 infer: bool = False) -> list[Check]:
     """Inductive proofs over the prove sweep, and witnesses by construction.
+
+    ``infer``: the spec's lemmas are left out and invariants inferred from IC3/PDR at small CPU counts
+    take their place (``checker.prove.infer``); every one is proved again by the induction.
 
     ``progress(label)`` gives a callback told the obligations done of total at each point.
     With ``cluster``, the points of a per-N fallback are proved on Ray tasks. ``warn`` is told each claim
@@ -114,12 +118,15 @@ def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout
     checks: list[Check] = []
     # A bug spec inherits a correct spec's strengthening, which its bug breaks:
     # it is checked by exploration, BMC and its witnesses, not by induction.
-    has_proof = any(p.inductive for p in si.properties.values()) and not cls.expect_violated
+    # With ``infer``, a spec with a prove sweep (a parameter's prove=) needs no inductive invariant of its own.
+    has_proof = (any(p.inductive for p in si.properties.values())
+                 or infer and any(p.prove is not None for p in si.params.values())) and not cls.expect_violated
     if has_proof:
         axes = _axes(cls, sets)
         names = [n for n, _ in axes]
         for combo in itertools.product(*(v for _, v in axes)):
-            checks += _prove_point(cls, dict(zip(names, combo)), smt_timeout, emit_dir, run, progress, cluster)
+            checks += _prove_point(cls, dict(zip(names, combo)), smt_timeout, emit_dir, run, progress, cluster,
+                                   infer)
     if warn is not None:
         dropped: dict[str, tuple[str, int]] = {}
         for c in checks:
@@ -143,7 +150,7 @@ def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout
 
 
 def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, emit_dir: Path | None,
-                 run: int, progress: Any = None, cluster: str | None = None) -> list[Check]:
+                 run: int, progress: Any = None, cluster: str | None = None, infer: bool = False) -> list[Check]:
     si = info(cls)
     solver = Solver(smt_timeout, emit_dir)
     t0 = time.perf_counter()
@@ -170,10 +177,18 @@ def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, e
         size_z = size.z if isinstance(size, Sym) else z3.IntVal(size)
         try:
             enc = AnyN(cls, values, shown, role, size_z, constraints)
+            if infer:
+                from checker.prove.infer import infer_point
+
+                inference = infer_point(cls, enc, choice, smt_timeout, tag, progress and progress(tag))
+                checks = _proof_checks(cls, inference.proofs, "inferred", shown, time.perf_counter() - t0, run)
+                return _inferred_text(checks, inference)
             proofs = prove_invariants(enc, enc.properties, solver, tag, progress and progress(tag))
             method = "parametric"
         except (NotParametric, SymbolicBranch, SymbolicIndex) as e:
             fallback_reason = str(e) or _NOT_PARAMETRIC[type(e)]
+            if infer:
+                fallback_reason += "; no inference (it needs the any-N encoding): proved with the spec's lemmas"
             proofs, method, shown = _per_n_fallback(cls, choice, solver, tag, fallback_reason, progress, cluster)
     else:
         model = Model(cls, resolve_params(cls, values))
@@ -207,6 +222,22 @@ def _proof_checks(cls: type, proofs: dict[str, Proof], method: str, shown: dict[
             check.trace_text = _cti_text(cti, cls)
         out.append(check)
     return out
+
+
+def _inferred_text(checks: list[Check], inference: Any) -> list[Check]:
+    """What was inferred, on every check of the point; printed once, under the first claim it proves."""
+    shown = False
+    for c in checks:
+        c.extra.update({"inferred": inference.kept, "candidates": inference.asked, "fixed_size": inference.sizes})
+        c.extra["notes"] = c.extra.get("notes", []) + [
+            f"lemmas left out; {len(inference.kept)} of {inference.asked} candidate invariants inferred from "
+            f"IC3/PDR ({'; '.join(inference.sizes)}) are inductive for every CPU count and strengthen the proof"]
+        if c.verdict == HOLDS and not shown and c.property not in ("types", "sum_lemma"):
+            shown = True
+            c.trace_text = ([f"proved with {len(inference.kept)} inferred invariants (lemmas left out), each proved "
+                             f"again by induction for every CPU count:"]
+                            + [f"  {line}" for line in inference.kept])
+    return checks
 
 
 _BUILTIN_DOC = {

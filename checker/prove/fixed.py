@@ -173,9 +173,17 @@ def check_ladder(model: Model, claims: list[PropertyInfo], timeout: float | None
 
 
 def _seed(prev: tuple[Model, z3.ExprRef] | None, model: Model, role: str, timeout: float | None) -> z3.ExprRef | None:
-    if prev is None:
+    """What Spacer starts from at ``model``'s point: the smaller point's invariant copied to this size, the
+    same read for any number of CPUs and placed at each CPU (``checker.prove.generalise``), and the spec's
+    vocabulary templates, kept where Houdini proves them inductive here."""
+    from checker.prove.generalise import at_point, generalise, templates
+
+    cands = at_point(model, templates(model, role))
+    if prev is not None:
+        cands = candidates(prev[0], prev[1], model, role) + at_point(model, generalise(prev[0], prev[1], role)) + cands
+    if not cands:
         return None
-    kept = houdini(PerN(model), candidates(prev[0], prev[1], model, role), timeout)
+    kept = houdini(PerN(model), cands, timeout)
     return z3.And(kept) if kept else None
 
 
@@ -219,7 +227,7 @@ def vocabulary(model: Model, enc: PerN) -> Vocabulary:
     """How the encoding's slots read in the spec's own words (``s.local[1]``, enum names), to print invariants."""
     names = slot_names(enc)
     types = [model.vars[n.split("[", 1)[0]].type for n in names]
-    return Vocabulary(names, types, model.cls.__module__)
+    return Vocabulary(names, types, model.cls)
 
 
 def _recheck(model: Model, enc: PerN, horn: HornSystem, inv: z3.ExprRef, claims: list[PropertyInfo],

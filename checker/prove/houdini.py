@@ -33,7 +33,7 @@ def candidates(small: Model, inv: z3.ExprRef, large: Model, role: str) -> list[z
     s_names = slot_names(PerN(small))
     l_index = {n: i for i, n in enumerate(slot_names(PerN(large)))}
     cpu_slots = {i for i, n in enumerate(s_names) if isinstance(small.vars[n.split("[", 1)[0]].type, CpuIdType)}
-    role_vars = {n for n, v in small.vars.items() if getattr(v, "role", None) == role}
+    role_vars = {n for n, v in small.vars.items() if getattr(v, "role", None) in (role, _default_role(small)) and n in small.tupled}
     s_cpus = list(small.roles[role])
     l_cpus = list(large.roles[role])
     if len(s_cpus) > len(l_cpus):
@@ -221,6 +221,12 @@ def houdini(enc: PerN, cands: list[z3.ExprRef], timeout: float | None) -> list[z
                 alive = [c for i, c in enumerate(alive) if i not in broken]
                 changed = True
     return alive
+
+
+def _default_role(model: Model) -> str | None:
+    """The ``role`` of a per-CPU variable of the role being generalised when it is declared without ``role=``:
+    None when the spec has one role (its slots are that role's CPUs), otherwise a name no variable has."""
+    return None if len(model.info.roles) == 1 else "%no role"
 
 
 def symmetric_role(model: Model) -> str | None:

@@ -19,12 +19,16 @@ from checker.types import CpuIdType, Enum, NOBODY
 class Vocabulary:
     """How to print slot ``i`` and a number compared with it."""
 
-    def __init__(self, names: list[str], types: list[Any], module: str | None):
+    def __init__(self, names: list[str], types: list[Any], module: str | type | None):
         self.names = names
         self.types = types
-        mod = sys.modules.get(module or "")
-        # The name the spec's module gives each enum (``ADD``), so a printed line can be pasted back.
-        self.enums = {id(v): k for k, v in (vars(mod).items() if mod else ()) if isinstance(v, Enum)}
+        # The name the spec's module gives each enum (``ADD``), so a printed line can be pasted back; for a
+        # spec class, its own module's name first, then those of the modules of the classes it extends.
+        modules = ([c.__module__ for c in module.__mro__] if isinstance(module, type) else [module or ""])
+        self.enums: dict[int, str] = {}
+        for m in reversed(modules):
+            mod = sys.modules.get(m)
+            self.enums.update({id(v): k for k, v in (vars(mod).items() if mod else ()) if isinstance(v, Enum)})
 
     def slot(self, i: int) -> str:
         return f"s.{self.names[i]}"

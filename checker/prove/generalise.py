@@ -1,0 +1,403 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""From an invariant proved at a few CPUs to candidate invariants for every CPU count.
+
+IC3/PDR (``checker.prove.fixed``) proves a spec's claims at one concrete
+point and hands back an inductive invariant over that point's slots
+(``local[0]``, ``pc[1]``, ``lock``, numbers). Each of its conjuncts is read
+here as a candidate about an arbitrary CPU ``c`` of the symmetric role, in the
+manner of IC3PO and DuoAI (invariants of parameterised protocols from finite
+instances):
+
+- a conjunct about one CPU's slots is ``forall c. P(c)``: ``local[0]``
+  becomes ``s.local[c]``, a CPU id compared with that CPU (``lock == 0``)
+  becomes ``s.lock == c``;
+- a per-CPU variable may be read as its sum over all CPUs instead
+  (``count + local[0] == exact`` at one CPU is conservation,
+  ``count + Sum(local) == exact``); at two CPUs, when every CPU's slot of a
+  variable occurs, the sum is what the conjunct is about;
+- a number may be a parameter (``31`` is ``batch - 1`` at ``batch=32``): each
+  parameter term of that value is an alternative, the number itself another.
+
+Most candidates are wrong for some CPU count. ``checker.prove.infer`` keeps
+only the ones the any-N induction proves inductive together (Houdini), and
+proves them again with the spec's claims before anything is reported.
+A conjunct relating two CPUs is read as ``forall c != d. Q(c, d)``.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+
+from checker.language.compile import Model
+from checker.prove.encoding import PerN
+from checker.prove.horn import slot_names
+from checker.prove.houdini import _default_role, _forms
+from checker.prove.vocabulary import Vocabulary
+from checker.symbolic.term import Sym, to_z3_num
+from checker.types import BoolType, CpuIdType, Enum, NOBODY
+
+#: At most this many alternatives for one number of a conjunct (the number itself among them).
+MAX_ALTERNATIVES = 5
+#: At most this many candidates from one conjunct.
+MAX_PER_CONJUNCT = 24
+#: The CPUs of a generalised conjunct, by the placeholder names they print as.
+CPU_NAMES = ("c", "d")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """``formula`` over placeholder constants: ``s.x`` (a shared variable), ``s.v[c]`` / ``s.v[d]`` (a
+    per-CPU one at CPU c or d), ``Sum(s.v)``, ``s.p`` (a parameter), ``c`` and ``d`` (the CPUs)."""
+
+    formula: z3.BoolRef
+    cpus: int  # 0: about the shared state; 1: forall c; 2: forall c != d
+    source: str  # the conjunct it came from, as printed at its point
+
+    @property
+    def key(self) -> str:
+        return self.formula.sexpr()
+
+
+def _numeric(t: Any) -> bool:
+    return not isinstance(t, (Enum, CpuIdType, BoolType))
+
+
+def generalise(model: Model, inv: z3.ExprRef, role: str) -> list[Candidate]:
+    """Candidates for every CPU count from ``inv`` (over ``Var(i)``, the slots of ``model``'s point)."""
+    names = slot_names(PerN(model))
+    vocab = Vocabulary(names, [model.vars[n.split("[", 1)[0]].type for n in names], model.cls)
+    role_vars = {n for n, v in model.vars.items() if getattr(v, "role", None) in (role, _default_role(model)) and n in model.tupled}
+    ncpus = len(model.roles[role])
+    slots: list[tuple[str, int | None]] = []
+    for n in names:
+        base, _, rest = n.partition("[")
+        slots.append((base, int(rest[:-1]) if rest else None))
+    cpu_slots = {i for i, (b, _) in enumerate(slots) if isinstance(model.vars[b].type, CpuIdType)}
+    params = _param_terms(model, role)
+    exact = {f"s.{n}{at}" for n, v in model.vars.items() if not _numeric(v.type) for at in ("", "[c]", "[d]")}
+    out: dict[str, Candidate] = {}
+    conj = inv.children() if z3.is_and(inv) else [inv]
+    for c in conj:
+        source = vocab.text(c)
+        used = _vars(c)
+        if any(slots[i][1] is not None and slots[i][0] not in role_vars for i in used):
+            continue  # a slot of an array or of another role: nothing to generalise it to
+        # One CPU: "a CPU id is that CPU" and "it is some CPU" say the same; for any N they differ, both asked.
+        forms = _forms(c, cpu_slots, [0]) + [_some_cpu(c, cpu_slots)] if ncpus == 1 else [c]
+        for form in forms:
+            cpus = sorted({slots[i][1] for i in _vars(form) if slots[i][1] is not None}
+                          | _cpu_literals(form, cpu_slots, ncpus))
+            if len(cpus) > 2:
+                continue
+            present = {b for i in used for b in [slots[i][0]] if b in role_vars}
+            summable = [v for v in sorted(present) if _numeric(model.vars[v].type)
+                        and (ncpus == 1 or {slots[i][1] for i in used if slots[i][0] == v} == set(range(ncpus)))]
+            made = 0
+            for k in range(0, min(len(summable), 3) + 1):
+                for summed in itertools.combinations(summable, k):
+                    g = _rename(form, slots, cpu_slots, summed, cpus, role_vars)
+                    if g is None:
+                        continue
+                    left = sorted({n for n in _placeholders(g) if n in CPU_NAMES or n.endswith("[c]")
+                                   or n.endswith("[d]")})
+                    arity = 2 if any(n == "d" or n.endswith("[d]") for n in left) else (1 if left else 0)
+                    for alt in _constants(g, params, exact):
+                        if made >= MAX_PER_CONJUNCT:
+                            break
+                        cand = Candidate(alt, arity, source)
+                        if cand.key not in out:
+                            out[cand.key] = cand
+                            made += 1
+    return list(out.values())
+
+
+def _some_cpu(e: z3.ExprRef, cpu_slots: set[int]) -> z3.ExprRef:
+    """``e`` with ``x == 0`` (x a CPU-id slot, one CPU) read as ``x != NOBODY``."""
+    if not z3.is_app(e) or not e.children():
+        return e
+    ch = e.children()
+    k = e.decl().kind()
+    if k in (z3.Z3_OP_EQ, z3.Z3_OP_DISTINCT) and len(ch) == 2:
+        for a, b in (ch, ch[::-1]):
+            if z3.is_var(a) and z3.get_var_index(a) in cpu_slots and z3.is_int_value(b) and b.as_long() == 0:
+                return (a >= 0) if k == z3.Z3_OP_EQ else (a < 0)
+    if k in (z3.Z3_OP_AND, z3.Z3_OP_OR, z3.Z3_OP_NOT, z3.Z3_OP_IMPLIES):
+        return e.decl()(*[_some_cpu(x, cpu_slots) for x in ch])
+    return e
+
+
+def _cpu_literals(e: z3.ExprRef, cpu_slots: set[int], ncpus: int) -> set[int]:
+    """CPUs named by a number compared for equality with a CPU-id slot (``lock == 1``)."""
+    out: set[int] = set()
+    if not z3.is_app(e):
+        return out
+    ch = e.children()
+    if e.decl().kind() in (z3.Z3_OP_EQ, z3.Z3_OP_DISTINCT) and len(ch) == 2:
+        for a, b in (ch, ch[::-1]):
+            if z3.is_var(a) and z3.get_var_index(a) in cpu_slots and z3.is_int_value(b) \
+                    and 0 <= b.as_long() < ncpus:
+                out.add(b.as_long())
+    for x in ch:
+        out |= _cpu_literals(x, cpu_slots, ncpus)
+    return out
+
+
+def _vars(e: z3.ExprRef) -> set[int]:
+    if z3.is_var(e):
+        return {z3.get_var_index(e)}
+    return set().union(*(_vars(c) for c in e.children())) if z3.is_app(e) else set()
+
+
+def _placeholders(e: z3.ExprRef) -> set[str]:
+    if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+        return {e.decl().name()}
+    return set().union(*(_placeholders(c) for c in e.children())) if z3.is_app(e) else set()
+
+
+def _rename(e: z3.ExprRef, slots: list[tuple[str, int | None]], cpu_slots: set[int], summed: tuple,
+            cpus: list[int], role_vars: set[str]) -> z3.ExprRef | None:
+    """``e`` over placeholders: the point's CPUs ``cpus`` as c (and d), ``summed`` variables as their sums
+    (the first CPU's slot the sum, the others' 0); None where a CPU id is ordered against a CPU."""
+    which = {k: CPU_NAMES[i] for i, k in enumerate(cpus)}
+
+    def slot(i: int) -> z3.ArithRef:
+        base, cpu = slots[i]
+        if cpu is None:
+            return z3.Int(f"s.{base}")
+        if base in summed:
+            return z3.Int(f"Sum(s.{base})") if cpu == min(c for b, c in slots if b == base) else z3.IntVal(0)
+        return z3.Int(f"s.{base}[{which[cpu]}]")
+
+    def go(x: z3.ExprRef) -> z3.ExprRef | None:
+        if z3.is_var(x):
+            return slot(z3.get_var_index(x))
+        if not z3.is_app(x) or not x.children():
+            return x
+        k = x.decl().kind()
+        ch = x.children()
+        if len(ch) == 2:
+            for var, num in ((ch[0], ch[1]), (ch[1], ch[0])):
+                if z3.is_var(var) and z3.get_var_index(var) in cpu_slots and z3.is_int_value(num):
+                    v = num.as_long()
+                    target = slot(z3.get_var_index(var))
+                    if k in (z3.Z3_OP_EQ, z3.Z3_OP_DISTINCT) and v in which:
+                        cpu = z3.Int(which[v])
+                        return (target == cpu) if k == z3.Z3_OP_EQ else (target != cpu)
+                    if v in (NOBODY, 0) and k not in (z3.Z3_OP_EQ, z3.Z3_OP_DISTINCT) or v == NOBODY:
+                        # a test for no CPU (x < 0, x >= 0, x == -1): about no CPU in particular
+                        return x.decl()(*[target if a.eq(var) else a for a in ch])
+                    return None
+        args = []
+        for c in ch:
+            r = go(c)
+            if r is None:
+                return None
+            args.append(r)
+        return x.decl()(*args)
+
+    g = go(e)
+    return None if g is None else z3.simplify(g)
+
+
+def _param_terms(model: Model, role: str) -> dict[int, list[z3.ArithRef]]:
+    """Parameter terms by their value at ``model``'s point: ``p``, ``p - 1``, ``-(p - 1)``, ``N * (p - 1)``."""
+    out: dict[int, list[z3.ArithRef]] = {}
+    count = model.info.roles[role].count
+    values = {n: getattr(model.params, n) for n in model.info.params}
+    n_cpus = len(model.roles[role])
+
+    def add(v: int, t: z3.ArithRef) -> None:
+        lst = out.setdefault(v, [])
+        if not any(t.eq(x) for x in lst):
+            lst.append(t)
+
+    for name, v in values.items():
+        if not isinstance(v, int) or isinstance(v, bool) or model.info.params[name].names is not None \
+                or name == count and n_cpus == 1:
+            continue  # an enum's value is no bound; one CPU's count is the number 1
+        p = z3.Int(f"s.{name}")
+        for d in (-2, -1, 0, 1, 2):
+            add(v + d, p + d if d else p)
+            add(-(v + d), -(p + d) if d else -p)
+        if isinstance(count, str) and name != count:
+            ncpu = z3.Int(f"s.{count}")
+            for d in (-1, 0):
+                add(n_cpus * (v + d), ncpu * (p + d) if d else ncpu * p)
+    return out
+
+
+def _name(x: z3.ExprRef) -> str | None:
+    return x.decl().name() if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED else None
+
+
+def _constants(g: z3.ExprRef, params: dict[int, list[z3.ArithRef]], exact: set[str]) -> list[z3.ExprRef]:
+    """``g``, and ``g`` with its numbers read as parameter terms of the same value (a bounded number);
+    ``exact``: names of the placeholders whose values are names (enums, CPU ids, flags), never compared with
+    a parameter."""
+    # Only a number that is a whole side of a comparison (``x <= 2``, ``x + y == 3``): a coefficient
+    # (``-1 * x``) is the same term, but reading it as a parameter would make the candidate nonlinear.
+    comparisons = (z3.Z3_OP_LE, z3.Z3_OP_LT, z3.Z3_OP_GE, z3.Z3_OP_GT, z3.Z3_OP_EQ, z3.Z3_OP_DISTINCT)
+    spots: list[tuple[z3.ExprRef, int]] = []  # (comparison, which side)
+
+    def walk(x: z3.ExprRef) -> None:
+        if not z3.is_app(x):
+            return
+        ch = x.children()
+        if x.decl().kind() in comparisons and len(ch) == 2:
+            if any(_is_cpu_placeholder(c) or _name(c) in exact for c in ch):
+                return  # a CPU id or an enum compared with a value: not a number to read as a parameter
+            for side, c in enumerate(ch):
+                if z3.is_int_value(c) and c.as_long() != 0 and c.as_long() in params:
+                    spots.append((x, side))
+            return
+        for c in ch:
+            walk(c)
+
+    walk(g)
+    options = [[None] + params[cmp.children()[side].as_long()][:MAX_ALTERNATIVES - 1] for cmp, side in spots]
+    out = []
+    for combo in itertools.product(*options):
+        pairs = []
+        for (cmp, side), t in zip(spots, combo):
+            if t is not None:
+                ch = list(cmp.children())
+                ch[side] = t
+                pairs.append((cmp, cmp.decl()(*ch)))
+        out.append(z3.substitute(g, *pairs) if pairs else g)
+        if len(out) >= MAX_PER_CONJUNCT:
+            break
+    return out
+
+
+def _is_cpu_placeholder(x: z3.ExprRef) -> bool:
+    return z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED and x.decl().name() in CPU_NAMES
+
+
+class _Placeholders:
+    """A state whose every variable and parameter is its placeholder (``s.batch``), for a spec's bounds."""
+
+    def __getattr__(self, name: str) -> Sym:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return Sym(z3.Int(f"s.{name}"))
+
+
+class CandidateText:
+    """A candidate printed in the spec's words, as the body of an ``@invariant``."""
+
+    def __init__(self, model: Model):
+        self.types = {n: v.type for n, v in model.vars.items()}
+        self.module = model.cls
+
+    def text(self, cand: Candidate) -> str:
+        names = sorted(_placeholders(cand.formula))
+        types = []
+        for n in names:
+            base = n[2:].split("[", 1)[0] if n.startswith("s.") else None
+            types.append(self.types[base] if base in self.types and not n.startswith("Sum") else None)
+        v = _Verbatim(names, types, self.module)
+        consts = [z3.Int(n) for n in names]
+        f = z3.substitute(cand.formula, *[(x, z3.Var(i, z3.IntSort())) for i, x in enumerate(consts)])
+        return v.text(f)
+
+
+class _Verbatim(Vocabulary):
+    def slot(self, i: int) -> str:
+        return self.names[i]
+
+
+def templates(model: Model, role: str) -> list[Candidate]:
+    """Candidates from the spec's vocabulary alone: for each per-CPU enum (a CPU's place in its code) and
+    each of its values, each numeric per-CPU variable of the role is 0 there (``Implies(s.pc[c] == ADD.idle,
+    s.seen[c] == 0)``): what a step in flight keeps and clears, which IC3/PDR at one CPU rarely says alone;
+    for each shared CPU id (a lock's holder), that only the CPU it names holds a nonzero value; each shared
+    number as the sum of a per-CPU one; the per-CPU bounds the spec declares for its sums."""
+    role_vars = {n: v for n, v in model.vars.items() if getattr(v, "role", None) in (role, _default_role(model)) and n in model.tupled}
+    enums = [(n, v.type) for n, v in role_vars.items() if isinstance(v.type, Enum)]
+    numeric = [n for n, v in role_vars.items() if _numeric(v.type) or isinstance(v.type, BoolType)]
+    holders = [n for n, v in model.vars.items() if n not in model.tupled and isinstance(v.type, CpuIdType)]
+    out = []
+    # Only the CPU a shared CPU id names (a lock's holder) may hold a nonzero value: with no holder the sum
+    # is 0, with one it is the holder's. Stated per CPU, so the any-N induction can carry it through a step.
+    for x in holders:
+        for n in numeric:
+            total, mine = z3.Int(f"Sum(s.{n})"), z3.Int(f"s.{n}[c]")
+            out.append(Candidate(z3.Or(z3.Int(f"s.{x}") != NOBODY, total == 0), 0,
+                                 f"template: no {n} without a {x}"))
+            out.append(Candidate(z3.Or(z3.Int(f"s.{x}") != z3.Int("c"), total == mine), 1,
+                                 f"template: the {x}'s {n} is all of it"))
+    # A shared count of what the CPUs hold (``inside == Sum(mine)``): conservation, as a candidate.
+    shared = [n for n, v in model.vars.items() if n not in model.tupled and _numeric(v.type)
+              and getattr(v, "kind", None) != "array"]
+    for x in shared:
+        for n in numeric:
+            if _numeric(model.vars[n].type):
+                out.append(Candidate(z3.Int(f"s.{x}") == z3.Int(f"Sum(s.{n})"), 0, f"template: {x} counts {n}"))
+    # The per-CPU bounds the spec declares for its sums (``sum_bounds``), each an obligation of the any-N
+    # induction: each is a candidate for every CPU.
+    for n, bounds in model.info.sum_bounds.items():
+        lo, hi = (to_z3_num(b) for b in bounds(_Placeholders()))
+        v = z3.Int(f"s.{n}[c]")
+        out += [Candidate(lo <= v, 1, f"template: sum_bounds of {n}"), Candidate(v <= hi, 1, f"template: sum_bounds of {n}")]
+    for e, t in enums:
+        for k, label in enumerate(t.names):
+            for x in holders:  # at this place in its code, CPU c is the one x names (it holds the lock)
+                out.append(Candidate(z3.Or(z3.Int(f"s.{e}[c]") != k, z3.Int(f"s.{x}") == z3.Int("c")), 1,
+                                     f"template: {x} is the CPU at {e} {label}"))
+            for n in numeric:
+                f = z3.Or(z3.Int(f"s.{e}[c]") != k, z3.Int(f"s.{n}[c]") == 0)
+                out.append(Candidate(f, 1, f"template: {n} is 0 at {e} {label}"))
+    return out
+
+
+def at_point(model: Model, cands: list[Candidate]) -> list[z3.ExprRef]:
+    """``cands`` at ``model``'s concrete point, over ``Var(i)`` (its slots): a per-CPU candidate once for
+    each CPU of the role; a candidate naming a variable or parameter the point does not have is left out."""
+    names = slot_names(PerN(model))
+    index = {n: i for i, n in enumerate(names)}
+    role = next((r for r in model.info.roles if model.info.roles[r].symmetric), None)
+    cpus = list(model.roles[role]) if role is not None else []
+    out: list[z3.ExprRef] = []
+    for cand in cands:
+        consts = {x.decl().name(): x for x in _consts(cand.formula)}
+        for c in (cpus if cand.cpus == 1 else [None]):
+            pairs = []
+            for name, x in consts.items():
+                t = _slot_term(model, index, name, c)
+                if t is None:
+                    break
+                pairs.append((x, t))
+            else:
+                out.append(z3.substitute(cand.formula, *pairs))
+    return out
+
+
+def _slot_term(model: Model, index: dict[str, int], name: str, c: int | None) -> z3.ArithRef | None:
+    if name == "c":
+        return None if c is None else z3.IntVal(c)
+    if name.startswith("Sum(s."):
+        base = name[6:-1]
+        slots = [i for n, i in index.items() if n.startswith(base + "[")]
+        return z3.Sum([z3.Var(i, z3.IntSort()) for i in slots]) if slots else None
+    base, _, rest = name[2:].partition("[")
+    if rest:
+        return None if c is None or f"{base}[{c}]" not in index else z3.Var(index[f"{base}[{c}]"], z3.IntSort())
+    if base in index:
+        return z3.Var(index[base], z3.IntSort())
+    v = getattr(model.params, base, None)
+    return z3.IntVal(v) if isinstance(v, int) else None
+
+
+def _consts(e: z3.ExprRef) -> list[z3.ExprRef]:
+    out: dict[str, z3.ExprRef] = {}
+    todo = [e]
+    while todo:
+        x = todo.pop()
+        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out[x.decl().name()] = x
+        elif z3.is_app(x):
+            todo.extend(x.children())
+    return list(out.values())

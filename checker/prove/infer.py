@@ -1,0 +1,297 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Claims proved for every CPU count with invariants inferred in place of the spec's lemmas (--prover infer).
+
+At each point of the prove sweep whose CPUs are one symmetric role:
+
+1. the claims (lemmas left out) are proved by IC3/PDR at 1 and 2 CPUs of the
+   role (``checker.prove.fixed``), the other parameters at small values;
+2. each conjunct of the invariants found there is generalised to candidates
+   for any CPU count (``checker.prove.generalise``);
+3. Houdini over the any-N encoding drops every candidate (and every claim
+   among them) that is false initially or that a step from a state of all the
+   others can break, until what is left is inductive together;
+4. the claims are proved by the ordinary any-N induction
+   (``checker.prove.inductive``) with what is left as their strengthening,
+   the spec's lemmas left out. Nothing Houdini or Spacer said is reported
+   before that induction proves it.
+
+A claim the candidates do not imply stays ``inconclusive`` (``not_inductive``)
+with its counterexample to induction; the candidates that were not inductive
+are counted in the report. A point the any-N encoding cannot take is proved
+as ``--prover induction`` proves it (with the lemmas), and says so.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+import z3
+
+from checker.errors import CheckerError
+from checker.interrupts import check as check_interrupt
+from checker.language.compile import Model
+from checker.language.declare import PropertyInfo
+from checker.language.model import info, resolve_params
+from checker.prove.encoding import AnyN
+from checker.prove.fixed import LATE, _seed, claims_of, solve_point
+from checker.prove.generalise import Candidate, CandidateText, generalise, templates
+from checker.prove.houdini import symmetric_role
+from checker.prove.inductive import ENGINE_FLAGS, Proof, _inv, _types, prove_invariants
+from checker.prove.solver import Solver
+from checker.result import HOLDS
+from checker.symbolic.term import to_z3_num
+
+#: CPU counts of the role at which IC3/PDR is asked for an invariant to generalise.
+SIZES = (1, 2)
+#: Rounds of "drop what the full induction refuses" after Houdini (it agrees with Houdini unless Z3 gives up).
+RECHECK_ROUNDS = 3
+
+
+@dataclass
+class Inference:
+    """What the inference at one point came to: the proofs and what was inferred."""
+
+    proofs: dict[str, Proof]
+    kept: list[str] = field(default_factory=list)  # the inferred invariants, printed
+    asked: int = 0  # candidates generalised from the fixed-size invariants
+    sizes: list[str] = field(default_factory=list)  # what IC3/PDR said at each size
+    seconds: float = 0.0
+
+
+def small_values(cls: type, choice: dict[str, Any], role_param: str, n: int) -> dict[str, Any]:
+    """The concrete point with ``n`` CPUs standing in for ``choice``: its numbers and defaults kept; a range
+    or a symbolic parameter at its largest explore value (or its default; 1 for one that is 0 by default,
+    so that what it counts happens)."""
+    si = info(cls)
+    given: dict[str, Any] = {role_param: n}
+    for name, c in choice.items():
+        p = si.params[name]
+        if name == role_param:
+            continue
+        if isinstance(c, int) and not isinstance(c, bool):
+            given[name] = c
+        elif c == "default":
+            continue  # the point's own default
+        elif p.explore and all(isinstance(x, int) for x in p.explore):
+            given[name] = max(p.explore)
+        elif not p.derived and p.default == 0 and p.valid(1):
+            given[name] = 1
+    return given
+
+
+def infer_point(cls: type, enc: AnyN, choice: dict[str, Any], timeout: float | None, tag: str,
+                progress: Callable[[int, int], None] | None = None) -> Inference:
+    """Proofs of ``enc``'s claims at this point, strengthened by inferred invariants instead of lemmas."""
+    t0 = time.perf_counter()
+    si = info(cls)
+    role = enc.role
+    role_param = si.roles[role].count
+    claims = [p for p in enc.properties if not p.lemma and p.proof and p.expect == "holds"]
+    candidates: list[Candidate] = []
+    keys: set[str] = set()
+    sizes: list[str] = []
+    printer = None
+    prev = None
+    proofs: dict[str, Proof] = {}
+    kept: list[str] = []
+
+    def add(new: list[Candidate]) -> None:
+        for c in new:
+            if c.cpus <= 1 and c.key not in keys:
+                keys.add(c.key)
+                candidates.append(c)
+
+    # The sizes one at a time: what one CPU's invariant gives is often enough, and IC3/PDR at two CPUs is
+    # where its time goes.
+    for n in SIZES:
+        check_interrupt()
+        try:
+            small = Model(cls, resolve_params(cls, small_values(cls, choice, role_param, n)))
+        except CheckerError as e:
+            sizes.append(f"{n} CPU(s): not a point of the spec ({e})")
+            prev = None
+            continue
+        if symmetric_role(small) != role:
+            sizes.append(f"{n} CPU(s): role {role!r} is not symmetric there")
+            continue
+        if printer is None:
+            printer = CandidateText(small)
+            add(templates(small, role))
+        asked = [p for p in claims_of(small) if p.expect == "holds" and p.name not in LATE]
+        seed = _seed(prev, small, role, timeout)
+        verdicts, inv = solve_point(small, asked, timeout, seed, late=False)
+        held = sum(v.verdict == HOLDS for v in verdicts.values())
+        sizes.append(f"{n} CPU(s) at {_point_text(small)}: IC3/PDR proved {held} of {len(asked)} claims"
+                     + ("" if inv is not None else ", no invariant to generalise"))
+        prev = (small, inv) if inv is not None else None
+        if inv is not None:
+            add(generalise(small, inv, role))
+        if not candidates:
+            continue
+        proofs, kept = _strengthen(enc, claims, candidates, printer, timeout, tag, progress)
+        if all(pr.verdict == HOLDS for pr in proofs.values()):
+            break
+    if not proofs:  # nothing to strengthen with: the claims alone, as the induction asks them
+        proofs = prove_invariants(enc, [replace(p, inductive=p.inductive and p.name in ENGINE_FLAGS)
+                                        for p in claims], Solver(timeout), f"{tag}.infer", progress)
+    return Inference(proofs, kept, len(candidates), sizes, time.perf_counter() - t0)
+
+
+def _strengthen(enc: AnyN, claims: list[PropertyInfo], candidates: list[Candidate], printer: CandidateText,
+                timeout: float | None, tag: str, progress: Any) -> tuple[dict[str, Proof], list[str]]:
+    """Houdini over the claims and the candidates, then the induction with what it kept (lemmas left out):
+    the claims' proofs, and the kept candidates printed."""
+    inferred = [_property(enc, c, k, printer.text(c)) for k, c in enumerate(candidates)]
+    pool = [replace(p, inductive=True) for p in claims] + inferred
+    alive = minimal(enc, houdini_any(enc, pool, timeout), timeout)
+    kept_names = {p.name for p in alive}
+    solver = Solver(timeout)
+    for _ in range(RECHECK_ROUNDS):
+        props = [replace(p, inductive=p.name in kept_names or (p.inductive and p.name in ENGINE_FLAGS))
+                 for p in claims] + [p for p in inferred if p.name in kept_names]
+        proofs = prove_invariants(enc, props, solver, f"{tag}.infer", progress)
+        refused = {n for n, pr in proofs.items() if n in kept_names and pr.verdict != HOLDS
+                   and not (pr.reason or "").startswith("unproved_support")}
+        if not refused:
+            break
+        kept_names -= refused
+    kept = [p.doc for p in inferred if p.name in kept_names]
+    return {n: pr for n, pr in proofs.items() if not n.startswith("inferred_")}, kept
+
+
+def _point_text(model: Model) -> str:
+    shown = model.params.shown()
+    return " ".join(f"{k}={v}" for k, v in shown.items() if k in model.info.params and k != "memory"
+                    and not isinstance(v, str) or k in ("variant",))
+
+
+def _property(enc: AnyN, cand: Candidate, k: int, text: str) -> PropertyInfo:
+    """The candidate as an invariant of the any-N encoding (per-CPU when it is about a CPU ``c``)."""
+    pairs_of = _instantiate(cand.formula)
+
+    if cand.cpus == 1:
+        def fn(s: Any, c: Any) -> z3.BoolRef:
+            return pairs_of(s, c)
+    else:
+        def fn(s: Any) -> z3.BoolRef:  # type: ignore[misc]
+            return pairs_of(s, None)
+
+    return PropertyInfo(f"inferred_{k}", fn, "invariant", "holds", None, text, None, None,
+                        role=enc.role if cand.cpus == 1 else None, inductive=True)
+
+
+def _instantiate(formula: z3.BoolRef) -> Callable[[Any, Any], z3.BoolRef]:
+    """A function of a symbolic state (and CPU) giving ``formula`` with its placeholders as the state's terms."""
+    consts = _consts(formula)
+
+    def term(s: Any, c: Any, name: str) -> z3.ArithRef:
+        if name == "c":
+            return to_z3_num(c)
+        if name.startswith("Sum(s."):
+            return to_z3_num(getattr(s, name[6:-1]).total())
+        base, _, rest = name[2:].partition("[")
+        v = getattr(s, base)
+        return to_z3_num(v[c] if rest else v)
+
+    def build(s: Any, c: Any) -> z3.BoolRef:
+        return z3.substitute(formula, *[(x, term(s, c, x.decl().name())) for x in consts])
+
+    return build
+
+
+def _consts(e: z3.ExprRef) -> list[z3.ExprRef]:
+    out: dict[str, z3.ExprRef] = {}
+    todo = [e]
+    while todo:
+        x = todo.pop()
+        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            out[x.decl().name()] = x
+        elif z3.is_app(x):
+            todo.extend(x.children())
+    return list(out.values())
+
+
+def houdini_any(enc: AnyN, pool: list[PropertyInfo], timeout: float | None) -> list[PropertyInfo]:
+    """The largest subset of ``pool`` that holds initially and is inductive together for every CPU count
+    (each step from a state of all of them, at the CPUs the step can mention, keeps each, at any CPU)."""
+    base = enc.constraints()
+    s = enc.fresh("")
+    s0 = enc.initial()
+
+    def solver() -> z3.Solver:
+        q = z3.Solver()
+        q.set("random_seed", 0)
+        if timeout:
+            q.set("timeout", max(1, int(timeout * 1000)))
+        return q
+
+    alive = []
+    for p in pool:
+        q = solver()
+        q.add(*base, z3.Not(_holds(enc, p, s0)))
+        if q.check() == z3.unsat:
+            alive.append(p)
+    steps = []
+    for tr in enc.transitions():
+        try:
+            steps.append(enc.fire(tr, s))
+        except Exception:  # noqa: BLE001 - a step the encoding cannot take: the induction reports it
+            continue
+    changed = True
+    while changed and alive:
+        changed = False
+        for guard, t in steps:
+            while alive:
+                check_interrupt()
+                q = solver()
+                q.add(*base, _types(enc, s), *_inv(enc, alive, s), guard)
+                if enc.si.sum_bounds:
+                    q.add(enc.sum_lemma(s, enc.cpu_terms(s)))
+                after = [_holds(enc, p, t) for p in alive]
+                q.add(z3.Not(z3.And(after)))
+                r = q.check()
+                if r == z3.unsat:
+                    break
+                if r == z3.unknown:  # too much at once: each alone, dropping what is broken or undecided
+                    broken = set()
+                    for i, f in enumerate(after):
+                        one = solver()
+                        one.add(*base, _types(enc, s), *_inv(enc, alive, s), guard, z3.Not(f))
+                        if enc.si.sum_bounds:
+                            one.add(enc.sum_lemma(s, enc.cpu_terms(s)))
+                        if one.check() != z3.unsat:
+                            broken.add(i)
+                    if not broken:
+                        break
+                else:
+                    m = q.model()
+                    broken = {i for i, f in enumerate(after) if z3.is_false(m.eval(f, model_completion=True))}
+                alive = [p for i, p in enumerate(alive) if i not in broken]
+                changed = True
+    return alive
+
+
+def minimal(enc: AnyN, props: list[PropertyInfo], timeout: float | None) -> list[PropertyInfo]:
+    """``props`` less each inferred one the others imply at the same CPU (longest first): the same conjunction
+    at every CPU, so still inductive, and fewer lines to read. The spec's claims are never dropped."""
+    base = enc.constraints()
+    s = enc.fresh("")
+    solver = Solver(timeout)
+    keep = list(props)
+    for p in sorted((p for p in props if p.name.startswith("inferred_")), key=lambda p: -len(p.doc)):
+        others = [q for q in keep if q is not p]
+        hyps = base + [enc.types_at(s, [enc.j])] + [_holds(enc, q, s) for q in others]
+        if solver.obligation(f"minimal.{p.name}", hyps, _holds(enc, p, s)).result == "unsat":
+            keep = others
+    return keep
+
+
+def _holds(enc: AnyN, p: PropertyInfo, s: tuple) -> z3.BoolRef:
+    try:
+        return enc.holds(p, s)
+    except Exception:  # noqa: BLE001 - a claim the any-N encoding cannot state is no candidate
+        return z3.BoolVal(False)
+
+
+__all__ = ["Inference", "houdini_any", "infer_point", "small_values"]

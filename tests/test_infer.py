@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""--prover infer: claims proved for every CPU count with the lemmas left out, from invariants IC3/PDR finds at
+one and two CPUs, generalised, kept by Houdini and proved again by the any-N induction."""
+from __future__ import annotations
+
+import pytest
+
+from checker import NOBODY, And, CpuId, Enum, Implies, Int, Or, Param, PerCpu, Role, Shared, Spec, action, invariant, \
+    sometimes, terminal, when
+from checker.prove import prove_checks
+
+HELD = Enum("idle", "held", name="handoff_pc")
+
+
+class Handoff(Spec, name="handoff"):
+    """A lock taken and released by each CPU; ``inside`` counts the holders. The claim needs two lemmas."""
+
+    kernel = "none: a test spec (a lock and a count of its holders)"
+    ncpus = Param(2, domain=range(1, 100), explore=(1, 2), prove=range(1, 100))
+    cpus = Role("ncpus", symmetric=True)
+    lock = Shared(NOBODY, type=CpuId)
+    inside = Shared(0)
+    pc = PerCpu(HELD.idle, type=HELD, role="cpus")
+    mine = PerCpu(0, type=Int, role="cpus")
+
+    @action(role="cpus")
+    def take(s, c):
+        return when(And(s.pc[c] == HELD.idle, s.lock == NOBODY), lock=c, pc={c: HELD.held}, mine={c: 1},
+                    inside=s.inside + 1)
+
+    @action(role="cpus")
+    def give(s, c):
+        return when(s.pc[c] == HELD.held, lock=NOBODY, pc={c: HELD.idle}, mine={c: 0}, inside=s.inside - 1)
+
+    @terminal
+    def nothing_held(s):
+        return s.inside == 0
+
+    @sometimes
+    def someone_holds(s):
+        return s.inside == 1
+
+    @invariant(inductive=True)
+    def one_holder(s):
+        return And(s.inside >= 0, s.inside <= 1)
+
+    @invariant(role="cpus", lemma=True)
+    def holder_holds_the_lock(s, c):
+        return And(Implies(s.pc[c] == HELD.held, And(s.lock == c, s.mine[c] == 1)),
+                   Implies(s.pc[c] == HELD.idle, s.mine[c] == 0))
+
+    @invariant(lemma=True)
+    def inside_counts_the_holder(s):
+        return Or(And(s.lock == NOBODY, s.inside == 0), And(s.lock != NOBODY, s.inside == 1))
+
+
+def _proofs(checks):
+    return {c.property: c for c in checks if c.kind == "proof"}
+
+
+def test_a_claim_that_needs_lemmas_is_proved_for_every_cpu_count_without_them():
+    got = _proofs(prove_checks(Handoff, smt_timeout=20, infer=True))
+    c = got["one_holder"]
+    assert c.verdict == "holds" and c.extra["method"] == "inferred" and c.params["ncpus"] == "1..99"
+    assert "holder_holds_the_lock" not in got and "inside_counts_the_holder" not in got  # lemmas left out
+    lines = c.extra["inferred"]
+    assert lines and len(lines) < c.extra["candidates"]  # Houdini refused some candidates
+    assert any("Sum(s.mine)" in x for x in lines) and any("[c]" in x for x in lines)  # sums and forall c
+    assert "proved with" in c.trace_text[0] and c.trace_text[1:] == [f"  {x}" for x in lines]
+
+
+def test_without_inference_the_claim_alone_is_not_inductive():
+    """The same claim, its lemmas taken away and nothing inferred: induction cannot prove it (the test above
+    would pass vacuously if it could)."""
+    from checker.language.model import info
+    from checker.prove import _bind
+    from checker.prove.encoding import AnyN
+    from checker.prove.inductive import prove_invariants
+    from checker.prove.solver import Solver
+
+    values, shown, constraints, _ = _bind(Handoff, {"ncpus": ("range", 1, 99)})
+    enc = AnyN(Handoff, values, shown, "cpus", values["ncpus"].z, constraints)
+    claims = [p for p in enc.properties if not p.lemma]
+    proofs = prove_invariants(enc, claims, Solver(20), "handoff")
+    assert proofs["one_holder"].verdict == "inconclusive" and proofs["one_holder"].reason == "not_inductive"
+    assert info(Handoff).properties["holder_holds_the_lock"].lemma
+
+
+@pytest.mark.differential
+def test_percpu_eager_inferred_invariants_are_printed_and_proved_again():
+    from checker.loader import resolve
+
+    cls = resolve(["percpu_eager"])[0]
+    got = _proofs(prove_checks(cls, {"variant": (1,), "limited": (0,), "batch": ("symbolic",)}, smt_timeout=30,
+                               infer=True))
+    for name in ("read_bound", "local_bound", "conservation", "compare_margin_sound", "types", "sum_lemma"):
+        assert got[name].verdict == "holds", (name, got[name].reason)
+    assert not any(n.startswith("inferred_") for n in got)  # reported through the claims they prove
+    shown = next(c for c in got.values() if c.trace_text and c.verdict == "holds")
+    assert shown.extra["method"] == "inferred" and shown.params["ncpus"] == "1..8192"
+    text = "\n".join(shown.trace_text)
+    assert "Sum(s.local)" in text and "s.lock == c" in text and "ADD." in text
+    assert shown.extra["inferred"] == [line.strip() for line in shown.trace_text[1:]]
+
+
+def test_the_pdr_ladder_starts_from_candidates_read_for_any_n_and_proves_three_cpus():
+    from checker.language.compile import Model
+    from checker.language.model import resolve_params
+    from checker.prove.fixed import _seed, check_ladder, claims_of
+    from checker.prove.generalise import at_point, templates
+
+    model = Model(Handoff, resolve_params(Handoff, {"ncpus": 3}))
+    placed = at_point(model, templates(model, "cpus"))
+    assert len(placed) > len(templates(model, "cpus"))  # a per-CPU template once per CPU
+    assert _seed(None, model, "cpus", 20) is not None  # some template is inductive at three CPUs
+    v = check_ladder(model, claims_of(model), 20)["one_holder"]
+    assert v.verdict == "holds" and v.invariant
+
+
+def test_prover_infer_on_the_command_line_prints_the_invariants_and_how_to_run_it_again(cli):
+    r = cli("verify", "tests/test_infer.py:Handoff", "--mode", "prove", "--prover", "infer", "-v")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "handoff.one_holder proved for every CPU count without lemmas; ncpus=1..99" in r.stdout
+    assert "(inferred, " in r.stdout and "    Or(s.pc[c] != HELD.held, s.lock == c)" in r.stdout
+    assert "holder_holds_the_lock" not in r.stdout  # the lemmas are left out
+    assert "--mode prove --prover infer" in r.stdout
