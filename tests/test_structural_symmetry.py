@@ -94,7 +94,7 @@ def test_c_canonical_is_the_interpreters_on_reachable_and_renamed_states():
     m = tree_model(ncpus=4, tasks=1, ops=1, design=DESIGN.latest)
     cc = compiled_canonical(m)
     if cc is None:
-        pytest.skip("no C compiler")
+        pytest.skip("no C compiler ($CC, else cc): apt-get install gcc")
     sym = m.symmetry
     rng = random.Random(26)
     states = reachable(m, 400)
