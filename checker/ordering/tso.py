@@ -48,7 +48,7 @@ from checker.language.declare import DISABLED, ActionInfo, Ghost, Step, when
 from checker.types import NOBODY, IntType
 
 from checker.ordering.declare import weak_vars
-from checker.ordering.machine import (ORDERED, PLAIN, Locations, _Shown, classify, involved, lock_vars, locations,
+from checker.ordering.machine import (ORDERED, PLAIN, Locations, _Shown, classify, lock_vars, locations,
                                       put_location, split_updates, switches, unlisted_store, value_at, weak_cpus,
                                       with_values)
 
@@ -68,10 +68,8 @@ class Tso:
         #: location index of each Lock (after the weak variables' slots)
         self.lock_loc = {name: self.locs.of[(name, None)] for name in self.locks}
         self.depth = model.params.sb_depth
-        #: The compiled explorer lowers these steps; with tasks the scheduler's barrier is checked in Python.
-        from checker.kernel.tasks import has_tasks
-
-        self.lowerable = not has_tasks(model.info)
+        #: The compiled explorer lowers these steps (expressions over flat ghosts, tasks' included).
+        self.lowerable = True
 
     def ghosts(self) -> list:
         names = self.locs.names
@@ -122,7 +120,7 @@ class Tso:
         for act in actions:
             kind = self.kinds[act.index]
             if act.index in self.switches:
-                fn = self._switch(act.info.fn)
+                fn = self._switch(act)
             elif kind == PLAIN:
                 fn = act.info.fn
             else:
@@ -354,21 +352,22 @@ class Tso:
 
         return step
 
-    def _switch(self, fn: Any) -> Any:
-        """The scheduler's step (tasks only: interpreted): a full barrier, so the tasks involved drain first."""
-        m = self.model
+    def _switch(self, act: CompiledAction) -> Any:
+        """The scheduler's context switch on a CPU (``schedule(cpu, to)``): a full barrier on that CPU, so its
+        buffer drains first. __schedule() takes the rq lock and then smp_mb__after_spinlock()
+        (kernel/sched/core.c); on x86 the lock is a LOCK CMPXCHG, which drains the buffer. A migration is
+        ``_moving``'s barrier on the old and the new CPU."""
+        fn = act.info.fn
+        if act.info.role in self.model.scheduler.task_roles:  # migrate(t, dest): see _moving
+            return fn
 
         def step(s: Any, cpu: Any, *args: Any) -> Any:
-            r = fn(s, cpu, *args) if cpu is not None else fn(s, *args)
-            if r is DISABLED or not r.guard:
+            r = fn(s, cpu, *args)
+            if r is DISABLED or r.__class__ is not Step or cpu not in self.cpus:
                 return r
-            t = m.apply(s, r.updates)
-            if any(s.sb_n[c] for c in involved(m, s, t)):
-                return DISABLED
-            return r
+            return when(And(r.guard, s.sb_n[cpu] == 0), **r.updates)
 
         return step
-
 
 def _with_locks(locs: Locations, locks: tuple[str, ...]) -> Locations:
     """The weak locations and, after them, one per Lock (its word in memory: a release waits in the buffer)."""
