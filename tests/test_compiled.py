@@ -18,7 +18,6 @@ from checker.explore import explore
 from checker.loader import builtin_specs
 from checker.language.compile import Model
 from checker.language.model import info
-from checker.kernel.tasks import has_tasks
 from checker.verify import param_points
 from eager_table import EagerTable
 
@@ -49,8 +48,6 @@ def same_exploration(cls, params, symmetry, max_states=None):
         note = INTERPRETED[cls.spec_name]
     elif m.tearing:  # a 32-bit point: its accesses in halves are the interpreter's
         note = "32-bit"
-    elif m.memory in ("tso", "lkmm") and has_tasks(m.info):
-        note = "with tasks"  # the scheduler's barrier is Python
     else:
         note = None
     if note is not None:
@@ -123,7 +120,7 @@ TOO_SLOW_INTERPRETED_LKMM = {"percpu_counter_tree_deep"}
 @pytest.mark.parametrize("name", [n for n in LKMM_SPECS if n not in STACK_VARIANTS | TOO_SLOW_INTERPRETED_LKMM])
 def test_engines_agree_under_lkmm_at_the_first_point(name):
     """lkmm's steps are expressions over flat ghosts: the compiled engine runs them, state for state (a spec
-    with tasks runs on the interpreter, saying so). The first 1,000 states of the first point (the interpreted
+    with tasks too). The first 1,000 states of the first point (the interpreted
     side costs a second per thousand states, the stack family's programs 3 s to build; the differential tier
     goes to 5,000 at every point)."""
     cls = SPECS[name]

@@ -693,10 +693,10 @@ def test_lkmm_counters_locks_rmws_and_races_are_compiled_state_for_state(name):
     _same_on_both(globals()[name], memory=LKMM, lkmm_history=2)
 
 
-def test_lkmm_with_tasks_runs_on_the_interpreter_and_says_so():
-    r = explore(SameCpuHandOff(memory=LKMM), engine="compiled")
-    assert r.engine == "interpreted" and "--memory lkmm with tasks" in r.engine_note
-    assert r.states == explore(SameCpuHandOff(memory=LKMM)).states
+@pytest.mark.parametrize("mem", [TSO, LKMM], ids=["tso", "lkmm"])
+def test_tasks_under_weak_memory_are_compiled_state_for_state(mem):
+    """A task's steps use its CPU's buffer and views, the scheduler's barrier is an expression: compiled."""
+    _same_on_both(SameCpuHandOff, memory=mem)
 
 
 def test_z3_runs_at_the_sc_points_only_with_a_note():

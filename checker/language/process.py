@@ -271,7 +271,6 @@ class _Lowered:
         #: a Task role's functions run in tasks the scheduler moves (checker.kernel.tasks): this_cpu is the
         #: CPU the task is on now, its context (irqs, preempt_count, migrate_disable) is the task's own
         self.task = isinstance(role, Task)
-        self.with_tasks = any(isinstance(r, Task) for r in roles.values())
         self.role_cpu = _on_task_cpu if self.task else role.cpu
         self.roles = roles
         self.runs = info.runs
@@ -899,13 +898,7 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
     run.__wrapped__ = inner  # type: ignore[attr-defined]  # its file and line: the step's, in the spec
     fair = _fairness(lw, a, start)
     accesses = tuple(acc.out)
-    if lw.with_tasks:
-        # The memory models buffer a step's stores by the id of who takes it, and a task's id is not its CPU's:
-        # a task and an interrupt handler on one CPU would each miss the other's buffered stores to that CPU's
-        # slot. Until checker.ordering places task steps on their CPU, a spec with tasks is left unannotated
-        # (sc only), as the hand-written task specs are.
-        accesses = ()
-    elif _locks_within(lw, a):
+    if _locks_within(lw, a):
         # The lock is taken and released inside this one step, so the memory models see no lock (its state
         # does not change): the step is left unannotated, which they take as fully ordered, as the lock
         # orders it against every other holder.

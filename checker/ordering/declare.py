@@ -156,7 +156,8 @@ def _weak_cpus(si: Any, p: Any) -> int:
     """How many CPUs take annotated steps at a point: one alone never falls behind its own stores, so the
     history bound cannot be reached (and is not needed: every verdict is exact)."""
     roles = {a.role for a in si.actions.values() if a.access and a.role is not None}
-    on = {n for n in roles if getattr(si.roles[n], "cpu", None) is not None}  # members run on the CPU roles
+    # members run on the CPU roles: a Role(cpu=)'s, and a Task's (on its CPU's buffer and views)
+    on = {n for n in roles if getattr(si.roles[n], "cpu", None) is not None or isinstance(si.roles[n], Task)}
     if on:
         roles = (roles - on) | {n for n, r in si.roles.items() if getattr(r, "cpu", None) is None
                                 and not isinstance(r, Task)}

@@ -72,8 +72,9 @@ entries and zeroing the slots past the kept count, so a state has one form
 ``lk_taint[c*R+k]``         with promises: CPU ``c``'s register ``k`` holds a value from a load since its promise
 ``data_race``               the first data race (``races.code``; 0: none)
 
-Tasks (a ``Task`` role): the scheduler's steps are Python over ints (as
-under tso), so such points run on the interpreter.
+Tasks (a ``Task`` role): a task's accesses use the views of the CPU it runs
+on (``task_cpu``), as a ``Role(cpu=)`` member's do; a context switch is
+smp_mb() on its CPU and a migration on the old and the new CPU.
 """
 from __future__ import annotations
 
@@ -87,7 +88,7 @@ from checker.types import NOBODY
 from checker.ordering import races
 from checker.ordering.promises import Promises
 from checker.ordering.declare import weak_vars
-from checker.ordering.machine import (ORDERED, PLAIN, classify, extra_choices, ghost, involved, lock_vars, locations,
+from checker.ordering.machine import (ORDERED, PLAIN, classify, extra_choices, ghost, lock_vars, locations,
                                       own_slot, put_location, split_updates, switches, unlisted_store, value_at, weak_cpus,
                                       with_values)
 
@@ -217,10 +218,8 @@ class Lkmm:
         #: (LKMM's po-unlock-lock-po, in ppo and cumul-fence), without being a full barrier.
         self.ul = self.nv if self.locks else None
         self.nv += 2 if self.locks else 0
-        from checker.kernel.tasks import has_tasks
-
-        #: The compiled explorer lowers these steps; with tasks the scheduler's barrier is Python over ints.
-        self.lowerable = not has_tasks(model.info)
+        #: The compiled explorer lowers these steps (expressions over flat ghosts, tasks' included).
+        self.lowerable = True
         #: Promises (load buffering; checker.ordering.promises), where ``lkmm_promises`` allows any.
         # Only a "once" store can be promised: a spec without one has nothing to promise, and pays nothing.
         bound = getattr(model.params, "lkmm_promises", 0)
@@ -286,7 +285,7 @@ class Lkmm:
         for act in actions:
             kind = self.kinds[act.index]
             if act.index in self.switches:
-                out.append(_with_fn(act, self._switch(act.info.fn)))
+                out.append(_with_fn(act, self._switch(act)))
                 continue
             if kind == PLAIN:
                 act2 = _with_fn(act, self._plain_moving(act)) if act.index in self.ro.moving else act
@@ -997,24 +996,30 @@ class Lkmm:
 
         return step
 
-    def _switch(self, fn: Any) -> Any:
-        """A context switch or migration (tasks only: Python over ints): the scheduler's smp_mb() on each task
-        involved (views are per task, and travel with it), the one leaving the CPU first."""
-        m = self.model
+    def _switch(self, act: CompiledAction) -> Any:
+        """A scheduler step: a context switch (``schedule(cpu, to)``) is smp_mb() on that CPU (__schedule()'s
+        smp_mb__after_spinlock() after taking the rq lock, kernel/sched/core.c); a migration is ``_moved``'s
+        barrier on the old CPU, then the new one. Views are the CPU's: the task finds them where it runs."""
+        fn = act.info.fn
+        on_cpu = act.info.role not in self.model.scheduler.task_roles
 
-        def step(s: Any, cpu: Any, *args: Any) -> Any:
-            r = fn(s, cpu, *args) if cpu is not None else fn(s, *args)
-            if r is DISABLED or not r.guard:
+        def step(s: Any, *a: Any) -> Any:
+            r = fn(s, *a)
+            if r is DISABLED or r.__class__ is not Step:
                 return r
-            t = m.apply(s, r.updates)
-            w = self._load(t)
-            for c in involved(m, s, t):
-                if c in w.views:
-                    self._full(w, w.views[c])
-            self._finish(t, w)
+            pairs = self.ro.moved(self.model, s, r.updates) if act.index in self.ro.moving else []
+            cpu = a[0] if on_cpu else None
+            if not pairs and cpu not in self.cpus:
+                return r
+            w = self._load(s)
+            if cpu in w.views:
+                self._full(w, w.views[cpu])
+            self._moved(w, pairs)
+            more = [Not(self.pr.any_outstanding(s))] if self.pr is not None else []  # not with a promise out
+            self._finish(s, w, more)
             upd = dict(r.updates)
-            self._store(t, w, upd)
-            return when(r.guard, **upd)
+            self._store(s, w, upd)
+            return when(And(r.guard, *more), **upd)
 
         return step
 

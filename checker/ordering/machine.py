@@ -246,21 +246,10 @@ def weak_cpus(model: Any, kinds: dict[int, str], actions: tuple, ro: RunsOn) -> 
 
 
 def switches(model: Any, actions: tuple) -> frozenset:
-    """The scheduler's steps (a context switch, a migration): each a full barrier on the tasks involved."""
+    """The scheduler's steps (a context switch, a migration): each a full barrier on the CPUs involved."""
     if model.scheduler is None:
         return frozenset()
     return frozenset(a.index for a in actions if a.info.builtin)
-
-
-def involved(model: Any, s: tuple, t: tuple) -> list[int]:
-    """The tasks a scheduler step switched out, switched in or moved: the one leaving a CPU first."""
-    out: list[int] = []
-    curr, tc = model.index["curr"], model.index["task_cpu"]
-    for a, b in zip(s[curr], t[curr]):
-        if a != b:
-            out += [x for x in (a, b) if x != NOBODY]
-    out += [k for k, (a, b) in enumerate(zip(s[tc], t[tc])) if a != b]
-    return list(dict.fromkeys(out))
 
 
 @dataclass(frozen=True)
@@ -319,6 +308,9 @@ def runs_on(model: Any, actions: tuple) -> tuple[RunsOn, tuple]:
     from checker.language.lint import symbolic_state
 
     declared = {name: r.cpu for name, r in model.info.roles.items() if getattr(r, "cpu", None) is not None}
+    # A task runs on the CPU task_cpu names: its accesses use that CPU's store buffer and views (they are the
+    # CPU's, not the task's: an interrupt on that CPU sees them, and a task switched in finds them there).
+    declared.update({name: _task_cpu for name in task_roles(model.info)})
     reads: set[str] = set()
     sym = recording(model, reads)(symbolic_state(model))
     # a role whose every member is on its own CPU at this point (percpu_eager without migration) needs nothing
@@ -339,7 +331,9 @@ def runs_on(model: Any, actions: tuple) -> tuple[RunsOn, tuple]:
     out, acts, moving = [], set(), set()
     for act in actions:
         # (an interrupt or softirq handler of such a role runs on the member as the CPU it interrupts)
-        if act.info.role in fns and act.cpus != (None,) and act.cpus and not (act.info.irq or act.info.softirq):
+        # (the scheduler's own steps are not a task's: migrate is the barrier on both CPUs, see switches)
+        if act.info.role in fns and act.cpus != (None,) and act.cpus and not (act.info.irq or act.info.softirq) \
+                and not (act.info.builtin and act.info.role in tasks):
             name, j = "on_cpu", 2
             while name in act.arg_names:
                 name, j = f"on_cpu{j}", j + 1
@@ -353,6 +347,11 @@ def runs_on(model: Any, actions: tuple) -> tuple[RunsOn, tuple]:
         if writes is None or writes & ro.reads:
             moving.add(act.index)
     return dataclasses.replace(ro, moving=frozenset(moving)), tuple(out)
+
+
+def _task_cpu(s: Any, t: Any) -> Any:
+    """task_cpu(p): the CPU a task runs on (checker.kernel.tasks)."""
+    return s.task_cpu[t]
 
 
 def _on_cpu(fn: Any, cpu_of: Any) -> Any:

@@ -48,7 +48,7 @@ from checker.language.declare import DISABLED, ActionInfo, Ghost, Step, when
 from checker.types import NOBODY, IntType
 
 from checker.ordering.declare import weak_vars
-from checker.ordering.machine import (ORDERED, PLAIN, Locations, _Shown, classify, involved, lock_vars, locations,
+from checker.ordering.machine import (ORDERED, PLAIN, Locations, _Shown, classify, lock_vars, locations,
                                       put_location, split_updates, switches, unlisted_store, value_at, weak_cpus,
                                       with_values)
 
@@ -68,10 +68,8 @@ class Tso:
         #: location index of each Lock (after the weak variables' slots)
         self.lock_loc = {name: self.locs.of[(name, None)] for name in self.locks}
         self.depth = model.params.sb_depth
-        #: The compiled explorer lowers these steps; with tasks the scheduler's barrier is checked in Python.
-        from checker.kernel.tasks import has_tasks
-
-        self.lowerable = not has_tasks(model.info)
+        #: The compiled explorer lowers these steps (expressions over flat ghosts, tasks' included).
+        self.lowerable = True
 
     def ghosts(self) -> list:
         names = self.locs.names
@@ -122,7 +120,7 @@ class Tso:
         for act in actions:
             kind = self.kinds[act.index]
             if act.index in self.switches:
-                fn = self._switch(act.info.fn)
+                fn = self._switch(act)
             elif kind == PLAIN:
                 fn = act.info.fn
             else:
@@ -216,8 +214,8 @@ class Tso:
                 return r
             normal, stores = split_updates(m, r.updates, self.weak, view)
             upd: dict[str, Any] = dict(normal)
-            memupd: dict[int, Any] = {}
-            buffered: list[tuple[tuple, Any]] = []
+            memw: list[tuple[int, Any, Any]] = []  # (location, condition, value): stores written to memory
+            buffered: list[tuple[tuple, Any, Any]] = []  # (location, value, condition)
             lockmem: list[tuple[int, Any, Any]] = []  # (location, condition, value): lock words written to memory
             releases: list[tuple[int, Any]] = []  # (location, condition): a release buffered, last in the step
             for name, i in lock_loc.items():
@@ -241,13 +239,23 @@ class Tso:
                     lockmem.append((i, True, cpu))
                 else:
                     releases.append((i, True))
+            made: dict[tuple, Any] = {}  # a store made only where its condition holds (default: always)
             for loc in [loc for loc in stores if loc[1] is not None and loc[1].__class__ is not int]:
                 x = stores.pop(loc)  # a slot the state picks (on terms, as the compiled engine lowers it)
                 if cpu is not None and loc[0] in own_only:  # the own slot: the CPU the step runs on
                     conds.append(loc[1] == cpu)
                     stores[(loc[0], cpu)] = x
-                else:  # left as the spec wrote it: the lowering refuses it, and the interpreter runs the point
-                    upd.setdefault(loc[0], {})[loc[1]] = x
+                    continue
+                # (a task's this_cpu slot, task_cpu[t]): a store to each slot, made where the index names it,
+                # as the interpreter, on ints, makes the one store the index names
+                for k in range(m.arrays.get(loc[0], m.ncpus_total)):
+                    hit = loc[1] == k
+                    if (loc[0], k) in stores:  # also a store to that slot by name: the later one, as a dict does
+                        stores[(loc[0], k)] = If(hit, x, stores[(loc[0], k)])
+                        made[(loc[0], k)] = Or(hit, made.get((loc[0], k), True))
+                    else:
+                        stores[(loc[0], k)] = x
+                        made[(loc[0], k)] = hit
             for loc, x in stores.items():
                 how = "locked" if kind == ORDERED else orders.get(loc[0])
                 if how is None:
@@ -256,18 +264,19 @@ class Tso:
                     if isinstance(x, int) and isinstance(seen[loc], int) and x != seen[loc]:
                         raise unlisted_store(m, act, loc)
                     continue
-                _put(m, upd, loc, x)  # the variable holds the newest store
+                p = made.get(loc, True)
+                _put(m, upd, loc, x if p is True else If(p, x, value_at(s, m, loc)))  # the newest store
                 if how == "locked" or cpu is None:
-                    memupd[of[loc]] = x
+                    memw.append((of[loc], p, x))
                 else:
-                    buffered.append((loc, x))
+                    buffered.append((loc, x, p))
             buffered.sort(key=lambda e: place[e[0][0]])  # stable: one variable's slots keep their order
             # The entries the step appends, in program order: its buffered stores, then the releases of its
             # locks (an unlock ends its critical section: the step's stores reach memory before it), each there
             # only where the step does release. More than the buffer holds: x86 stalls until the oldest drain.
             # The step waits for an empty buffer (the flush steps empty it) and its oldest entries beyond the
             # depth reach memory in the step.
-            entries = [(of[loc], x, True, loc) for loc, x in buffered]
+            entries = [(of[loc], x, p, loc) for loc, x, p in buffered]
             entries += [(i, NOBODY, rel, None) for i, rel in releases]
             total: Any = 0
             before = []
@@ -299,13 +308,15 @@ class Tso:
                         upd[f"sb_val{k}"] = {cpu: newval[k]}
             # a store written to memory now is not the newest while another CPU still buffers one to its location:
             # that one reaches memory later (as in _flush)
-            for i, when_, x in [(i, True, x) for i, x in memupd.items()] + [e for e in spilled if e[0] not in lock_at]:
+            for i, when_, x in memw + [e for e in spilled if e[0] not in lock_at]:
                 loc = locs.var_of[i]
                 later = self._pending(s, i, cpu)
                 if later:
-                    _put(m, upd, loc, If(And(when_, Or(*later)), value_at(s, m, loc), x))
+                    p = made.get(loc, True)  # (what the variable holds: the store, where it is made)
+                    newest = x if p is True else If(p, x, value_at(s, m, loc))
+                    _put(m, upd, loc, If(And(when_, Or(*later)), value_at(s, m, loc), newest))
             writes: dict[int, Any] = {}
-            for i, when_, x in [(i, True, x) for i, x in memupd.items()] + lockmem + spilled:
+            for i, when_, x in memw + lockmem + spilled:
                 if when_ is not False:
                     writes[i] = If(when_, x, writes.get(i, mem[i]))
             memupd = writes
@@ -354,21 +365,22 @@ class Tso:
 
         return step
 
-    def _switch(self, fn: Any) -> Any:
-        """The scheduler's step (tasks only: interpreted): a full barrier, so the tasks involved drain first."""
-        m = self.model
+    def _switch(self, act: CompiledAction) -> Any:
+        """The scheduler's context switch on a CPU (``schedule(cpu, to)``): a full barrier on that CPU, so its
+        buffer drains first. __schedule() takes the rq lock and then smp_mb__after_spinlock()
+        (kernel/sched/core.c); on x86 the lock is a LOCK CMPXCHG, which drains the buffer. A migration is
+        ``_moving``'s barrier on the old and the new CPU."""
+        fn = act.info.fn
+        if act.info.role in self.model.scheduler.task_roles:  # migrate(t, dest): see _moving
+            return fn
 
         def step(s: Any, cpu: Any, *args: Any) -> Any:
-            r = fn(s, cpu, *args) if cpu is not None else fn(s, *args)
-            if r is DISABLED or not r.guard:
+            r = fn(s, cpu, *args)
+            if r is DISABLED or r.__class__ is not Step or cpu not in self.cpus:
                 return r
-            t = m.apply(s, r.updates)
-            if any(s.sb_n[c] for c in involved(m, s, t)):
-                return DISABLED
-            return r
+            return when(And(r.guard, s.sb_n[cpu] == 0), **r.updates)
 
         return step
-
 
 def _with_locks(locs: Locations, locks: tuple[str, ...]) -> Locations:
     """The weak locations and, after them, one per Lock (its word in memory: a release waits in the buffer)."""
