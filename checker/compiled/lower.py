@@ -183,9 +183,6 @@ class _Recording(PerN):
 def lower(model: Model) -> Lowered:
     """Every step, property and the terminal predicate as Z3 terms over the slot vector."""
     m = model
-    if getattr(m, "weak", None) is not None and not getattr(m.weak, "lowerable", False):
-        # tso's and lkmm's steps are expressions over flat ghosts; with tasks the scheduler's barrier is Python
-        raise NotLowerable(f"--memory {m.memory} with tasks (the scheduler's barrier is interpreted)")
     if m.uninit_report:
         raise NotLowerable(f"reads of the uninitialised {', '.join(m.uninit_report)} in the reporting mode")
     if m.tearing:  # the engine-made steps of a 32-bit point are Python closures, not terms

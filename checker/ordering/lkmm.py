@@ -218,8 +218,6 @@ class Lkmm:
         #: (LKMM's po-unlock-lock-po, in ppo and cumul-fence), without being a full barrier.
         self.ul = self.nv if self.locks else None
         self.nv += 2 if self.locks else 0
-        #: The compiled explorer lowers these steps (expressions over flat ghosts, tasks' included).
-        self.lowerable = True
         #: Promises (load buffering; checker.ordering.promises), where ``lkmm_promises`` allows any.
         # Only a "once" store can be promised: a spec without one has nothing to promise, and pays nothing.
         bound = getattr(model.params, "lkmm_promises", 0)

@@ -68,8 +68,6 @@ class Tso:
         #: location index of each Lock (after the weak variables' slots)
         self.lock_loc = {name: self.locs.of[(name, None)] for name in self.locks}
         self.depth = model.params.sb_depth
-        #: The compiled explorer lowers these steps (expressions over flat ghosts, tasks' included).
-        self.lowerable = True
 
     def ghosts(self) -> list:
         names = self.locs.names
