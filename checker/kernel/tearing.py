@@ -216,20 +216,54 @@ def _first(model: Any, fn: Any, v: str, kind: str, order: int, tag: str = "", ch
     base = 1 + order + (0 if kind == "store" else 2)
 
     per = v in model.percpu
+    could_start = _could_start(model, fn, v) if kind == "load" else None
 
     def first(s: tuple, cpu: int, *args: Any) -> Any:
         r = fn(s, cpu, *args)
-        if r is DISABLED or not isinstance(r, Step):
-            return r
         code = base + 4 * (first_id + choices.index(tuple(args)))
         old = _get(s, v, cpu, per)
         slots = {f"_{tag}tear_{v}": {cpu: code}, f"_{tag}half_{v}": {cpu: int(old)}}
         if kind == "load":  # the half read now; the other half is read by the finish
-            return Step(r.guard, slots)
+            # the load runs wherever the step could start: its guard decides on the value the two halves
+            # assemble (the finish), not on the word as it is now
+            if isinstance(r, Step) and r.guard:
+                return Step(True, slots)
+            return Step(True, slots) if could_start(s, cpu, args) else DISABLED
+        if r is DISABLED or not isinstance(r, Step):
+            return r
         new = _new(r, v, cpu, per)
         half = _combine(0, old, new, t) if order == 0 else _combine(0, new, old, t)
         return Step(r.guard, {**_put(v, half, cpu, per), **slots})
     return first
+
+
+def _could_start(model: Any, fn: Any, v: str) -> Any:
+    """Whether the action's guard holds for some value of ``v`` (every other variable as it is now)."""
+    import z3
+
+    from checker.symbolic.term import Sym, SymbolicBranch, SymbolicIndex, to_z3_bool
+
+    t = model.vars[v].type
+    per = v in model.percpu
+    x = z3.Int(f"_torn_{v}")
+    lo, hi = (-(1 << 63), (1 << 63) - 1) if t.signed else (0, (1 << 64) - 1)
+    known: dict[str, bool] = {}  # a guard's residue over v (sexpr) -> satisfiable in v's range
+
+    def could(s: tuple, cpu: int, args: tuple) -> bool:
+        try:
+            r = fn(set_slots(model, s, _put(v, Sym(x, t), cpu, per)), cpu, *args)
+        except (SymbolicBranch, SymbolicIndex):  # code that branches on v: decided on the whole value only
+            return False
+        if r is DISABLED or not isinstance(r, Step):
+            return False
+        g = to_z3_bool(r.guard)
+        key = g.sexpr()
+        if key not in known:
+            solver = z3.Solver()
+            solver.add(x >= lo, x <= hi, g)
+            known[key] = solver.check() == z3.sat
+        return known[key]
+    return could
 
 
 def _finish(model: Any, fn: Any, v: str, kind: str, tag: str = "", choices: tuple = ((),),
