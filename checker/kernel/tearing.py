@@ -49,9 +49,10 @@ from typing import Any
 
 from checker.language.declare import DISABLED, ActionInfo, Ghost, Step
 from checker.ordering.machine import recording, set_slots
-from checker.types import LONG, ULONG, Int, IntType
+from checker.types import LONG, NOBODY, ULONG, CpuId, Int, IntType
 
 LO = (1 << 32) - 1
+M64 = (1 << 64) - 1
 HALVES = ("lo", "hi")
 
 
@@ -85,12 +86,16 @@ def add_ghosts(si: Any) -> None:
     if bits_param(si) is None:
         return
     for n in candidates(si):
-        for g, t, doc in ((f"_tear_{n}", PENDING, f"this CPU's access to {n} in halves"),
-                          (f"_half_{n}", Int, f"the old {n} (a store) or the half read (a load)"),
-                          (f"_itear_{n}", PENDING, f"this CPU's interrupt handler's access to {n} in halves"),
-                          (f"_ihalf_{n}", Int, "the same for the interrupt handler's access")):
+        ghosts = [(f"_tear_{n}", PENDING, f"this CPU's access to {n} in halves"),
+                  (f"_half_{n}", Int, f"the old {n} (a store) or the half read (a load)"),
+                  (f"_itear_{n}", PENDING, f"this CPU's interrupt handler's access to {n} in halves"),
+                  (f"_ihalf_{n}", Int, "the same for the interrupt handler's access")]
+        if si.vars[n].kind == "percpu":  # a load of another CPU's slot: which CPU's
+            ghosts += [(f"_tslot_{n}", CpuId, f"the CPU whose {n} this CPU's load in halves reads"),
+                       (f"_itslot_{n}", CpuId, "the same for the interrupt handler's load")]
+        for g, t, doc in ghosts:
             if g not in si.vars:
-                v = Ghost(0, type=t, doc=doc)
+                v = Ghost(NOBODY if t is CpuId else 0, type=t, doc=doc)
                 v.kind = "percpu"
                 v.name = g
                 si.vars[g] = v
@@ -111,7 +116,7 @@ def resolve_types(si: Any, params: Any) -> dict[str, Any]:
 
 
 def _combine(v: int, hi_from: int, lo_from: int, t: IntType) -> int:
-    u = ((hi_from & ~LO) | (lo_from & LO)) & ((1 << 64) - 1)
+    u = ((int(hi_from) & ~LO) | (int(lo_from) & LO)) & M64
     return t.wrap(u)
 
 
@@ -140,9 +145,11 @@ def split(model: Any, compiled: tuple) -> tuple:
         writes = set(r.updates) if isinstance(r, Step) else set()
         percpu = model.percpu
         # a per-CPU slot: its owner's store is split (this_cpu_write: whole to its own CPU, which takes no
-        # step in between, but two stores to a remote reader); a load of one stays whole (see the guide)
+        # step in between, but two stores to a remote reader); a load of one is split where it reads another
+        # CPU's slot (*per_cpu_ptr(p, cpu), one slot per step), and whole where it reads only its own
         stored = [n for n in names if n in writes and (n not in percpu or _own_slot(r.updates[n], cpu))]
-        loaded = [n for n in names if n in reads and n not in writes and n not in percpu]
+        loaded = [n for n in names if n in reads and n not in writes
+                  and (n not in percpu or _reads_remote(model, act, s, n))]
         if cpu is None or not (stored or loaded):
             out.append(act)
             continue
@@ -151,8 +158,11 @@ def split(model: Any, compiled: tuple) -> tuple:
         # interrupted code's access to the same variable, and handlers do not nest
         tag = "i" if act.info.irq else ""
         # the access's number (this action, this choice) is part of its code: only its own finish continues it
+        # (a remote per-CPU load: one number for the action, the slot it reads kept in a CpuId ghost that CPU
+        # symmetry renames, as a choice of CPU would not be)
+        remote = kind == "load" and v in percpu
         first_id = next_id.get((v, kind), 0)
-        next_id[(v, kind)] = first_id + len(act.choices)
+        next_id[(v, kind)] = first_id + (1 if remote else len(act.choices))
         for order in (0, 1):
             info = _step_info(act.info, f"{act.info.name}.{kind}_{HALVES[order]}",
                               _first(model, act.info.fn, v, kind, order, tag, act.choices, first_id))
@@ -184,6 +194,50 @@ def _step_info(info: ActionInfo, name: str, fn: Any) -> ActionInfo:
 
 def _own_slot(update: Any, cpu: Any) -> bool:
     return isinstance(update, dict) and list(update) == [cpu]
+
+
+class _Watched(tuple):
+    """A per-CPU variable's slots that note which of them spec code reads."""
+
+    log: list
+
+    def __getitem__(self, i: Any) -> Any:
+        self.log.append(i)
+        return super().__getitem__(i)
+
+    def __iter__(self) -> Any:
+        self.log.extend(range(len(self)))
+        return super().__iter__()
+
+
+def _slots_read(model: Any, fn: Any, s: tuple, v: str, cpu: Any, args: tuple) -> set:
+    """The slots of per-CPU ``v`` the action reads in state ``s`` (its code run once, the reads noted)."""
+    row = list(s)
+    pos = model.index[v]
+    seen = _Watched(row[pos])
+    seen.log = []
+    row[pos] = seen
+    fn(model.state_cls(row), cpu, *args) if cpu is not None else fn(model.state_cls(row), *args)
+    return set(seen.log)
+
+
+def _reads_remote(model: Any, act: Any, s: tuple, v: str) -> bool:
+    """Whether the action reads a slot of per-CPU ``v`` other than its own CPU's, for some choice."""
+    cpu = act.cpus[0]
+    for args in act.choices:
+        try:
+            read = _slots_read(model, act.info.fn, s, v, cpu, args)
+        except Exception:  # code that only runs on numbers, or a symbolic index: left whole
+            return False
+        if any(not isinstance(i, int) or i != cpu for i in read):
+            return True
+    return False
+
+
+def _remote_slot(model: Any, fn: Any, s: tuple, v: str, cpu: int, args: tuple) -> int | None:
+    """The one other CPU's slot of ``v`` the action reads here, or None (its own only, or several)."""
+    other = _slots_read(model, fn, s, v, cpu, args) - {cpu}
+    return next(iter(other)) if len(other) == 1 else None
 
 
 def _get(s: tuple, v: str, cpu: int, percpu: bool) -> Any:
@@ -220,15 +274,21 @@ def _first(model: Any, fn: Any, v: str, kind: str, order: int, tag: str = "", ch
 
     def first(s: tuple, cpu: int, *args: Any) -> Any:
         r = fn(s, cpu, *args)
-        code = base + 4 * (first_id + choices.index(tuple(args)))
-        old = _get(s, v, cpu, per)
-        slots = {f"_{tag}tear_{v}": {cpu: code}, f"_{tag}half_{v}": {cpu: int(old)}}
+        code = base + 4 * (first_id + (0 if per and kind == "load" else choices.index(tuple(args))))
         if kind == "load":  # the half read now; the other half is read by the finish
+            slot = _remote_slot(model, fn, s, v, cpu, args) if per else None
+            if per and slot is None:  # here it reads its own slot only (or several): one whole load
+                return r if order == 0 else DISABLED
+            slots = {f"_{tag}tear_{v}": {cpu: code}, f"_{tag}half_{v}": {cpu: int(_get(s, v, slot, per))}}
+            if per:
+                slots[f"_{tag}tslot_{v}"] = {cpu: slot}
             # the load runs wherever the step could start: its guard decides on the value the two halves
             # assemble (the finish), not on the word as it is now
             if isinstance(r, Step) and r.guard:
                 return Step(True, slots)
-            return Step(True, slots) if could_start(s, cpu, args) else DISABLED
+            return Step(True, slots) if could_start(s, cpu, args, slot) else DISABLED
+        old = _get(s, v, cpu, per)
+        slots = {f"_{tag}tear_{v}": {cpu: code}, f"_{tag}half_{v}": {cpu: int(old)}}
         if r is DISABLED or not isinstance(r, Step):
             return r
         new = _new(r, v, cpu, per)
@@ -249,9 +309,9 @@ def _could_start(model: Any, fn: Any, v: str) -> Any:
     lo, hi = (-(1 << 63), (1 << 63) - 1) if t.signed else (0, (1 << 64) - 1)
     known: dict[str, bool] = {}  # a guard's residue over v (sexpr) -> satisfiable in v's range
 
-    def could(s: tuple, cpu: int, args: tuple) -> bool:
+    def could(s: tuple, cpu: int, args: tuple, slot: int | None) -> bool:
         try:
-            r = fn(set_slots(model, s, _put(v, Sym(x, t), cpu, per)), cpu, *args)
+            r = fn(set_slots(model, s, _put(v, Sym(x, t), slot, per)), cpu, *args)
         except (SymbolicBranch, SymbolicIndex):  # code that branches on v: decided on the whole value only
             return False
         if r is DISABLED or not isinstance(r, Step):
@@ -275,16 +335,24 @@ def _finish(model: Any, fn: Any, v: str, kind: str, tag: str = "", choices: tupl
 
     def finish(s: tuple, cpu: int, *args: Any) -> Any:
         code = getattr(s, f"_{tag}tear_{v}")[cpu]
-        if code == 0 or (code - 1) // 4 != first_id + choices.index(tuple(args)) or (code - 1) % 4 + 1 not in codes:
+        remote = per and kind == "load"
+        if code == 0 or (code - 1) // 4 != first_id + (0 if remote else choices.index(tuple(args))) \
+                or (code - 1) % 4 + 1 not in codes:
             return DISABLED
         order = (code - 1) % 2
-        saved = getattr(s, f"_{tag}half_{v}")[cpu]
-        now = _get(s, v, cpu, per)
+        saved = int(getattr(s, f"_{tag}half_{v}")[cpu])
         clear = {f"_{tag}tear_{v}": {cpu: 0}, f"_{tag}half_{v}": {cpu: 0}}
         if kind == "load":
+            slot = None
+            if remote:  # the slot the first half was read from; only the choice that reads it continues
+                slot = getattr(s, f"_{tag}tslot_{v}")[cpu]
+                if _remote_slot(model, fn, s, v, cpu, args) != slot:
+                    return DISABLED
+                clear[f"_{tag}tslot_{v}"] = {cpu: NOBODY}
+            now = _get(s, v, slot, per)
             # the first half from the first load, the other half as it is now
             seen = _combine(0, now, saved, t) if order == 0 else _combine(0, saved, now, t)
-            r = fn(set_slots(model, s, {v: seen}), cpu, *args)
+            r = fn(set_slots(model, s, _put(v, seen, slot, per)), cpu, *args)
             if r is DISABLED or not isinstance(r, Step) or not r.guard:
                 return Step(True, clear)
             return Step(True, {**r.updates, **clear})
@@ -292,6 +360,7 @@ def _finish(model: Any, fn: Any, v: str, kind: str, tag: str = "", choices: tupl
         if r is DISABLED or not isinstance(r, Step):
             return Step(True, clear)
         new = _new(r, v, cpu, per)
+        now = _get(s, v, cpu, per)
         # the second half into the word as it is now (a racing store's first half stays, as in memory)
         whole = _combine(0, new, now, t) if order == 0 else _combine(0, now, new, t)
         return Step(True, {**r.updates, **_put(v, whole, cpu, per), **clear})
