@@ -16,8 +16,14 @@ in halves, and the engine, not the spec, writes the extra steps:
 - an action that **loads** ``v`` without storing it becomes two steps:
   ``<action>.load_lo``/``.load_hi`` reads one half, ``<action>.finish``
   reads the other half as it is then and runs the action on the combined
-  value (a torn value if a store came between); where the action is not
-  enabled on what it read, the finish only ends the access;
+  value (a torn value if a store came between); the first half runs
+  wherever the step could start (its guard satisfiable, by Z3, for some
+  value of ``v``, every other variable as it is), and where the action is
+  not enabled on what it read, the finish only ends the access;
+- a load of **another CPU's** slot of a per-CPU ``v`` (``*per_cpu_ptr(p,
+  cpu)``, one slot per step) is split likewise, the slot kept in
+  ``_tslot_v`` (a CPU id, which symmetry renames); a load of the CPU's
+  own slot, or of several other slots in one step, stays whole;
 - between its two steps the CPU's task takes no other step (it is in the
   middle of one instruction sequence); other CPUs run freely, and so does an
   interrupt handler on that CPU (``@action(irq=True)``, while interrupts
