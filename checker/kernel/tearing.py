@@ -171,7 +171,8 @@ def split(model: Any, compiled: tuple) -> tuple:
         next_id[(v, kind)] = first_id + (1 if remote else len(act.choices))
         for order in (0, 1):
             info = _step_info(act.info, f"{act.info.name}.{kind}_{HALVES[order]}",
-                              _first(model, act.info.fn, v, kind, order, tag, act.choices, first_id))
+                              _first(model, act.info.fn, v, kind, order, tag, act.choices, first_id,
+                                     _guard_reads(act, s, v) if kind == "load" else None))
             out.append(dataclasses.replace(act, index=len(out), info=info))
         info = _step_info(act.info, f"{act.info.name}.finish", _finish(model, act.info.fn, v, kind, tag, act.choices, first_id))
         out.append(dataclasses.replace(act, index=len(out), info=info))
@@ -269,14 +270,15 @@ def _blocked(fn: Any, pending: list[str]) -> Any:
 
 
 def _first(model: Any, fn: Any, v: str, kind: str, order: int, tag: str = "", choices: tuple = ((),),
-           first_id: int = 0) -> Any:
+           first_id: int = 0, guard_reads_v: tuple | None = None) -> Any:
     t = model.vars[v].type
     # 1, 2: a store, low or high half first; 3, 4: a load; plus 4 * the access's number (the action and its
     # choice), so that only that action's finish, with the arguments it started with, continues it
     base = 1 + order + (0 if kind == "store" else 2)
 
     per = v in model.percpu
-    could_start = _could_start(model, fn, v) if kind == "load" else None
+    # a guard that never reads v is decided on the word as it is (the Z3 question only where it reads v)
+    could_start = _could_start(model, fn, v, guard_reads_v) if guard_reads_v is not None else None
 
     def first(s: tuple, cpu: int, *args: Any) -> Any:
         r = fn(s, cpu, *args)
@@ -292,7 +294,7 @@ def _first(model: Any, fn: Any, v: str, kind: str, order: int, tag: str = "", ch
             # assemble (the finish), not on the word as it is now
             if isinstance(r, Step) and r.guard:
                 return Step(True, slots)
-            return Step(True, slots) if could_start(s, cpu, args, slot) else DISABLED
+            return Step(True, slots) if could_start and could_start(s, cpu, args, slot) else DISABLED
         old = _get(s, v, cpu, per)
         slots = {f"_{tag}tear_{v}": {cpu: code}, f"_{tag}half_{v}": {cpu: int(old)}}
         if r is DISABLED or not isinstance(r, Step):
@@ -303,7 +305,28 @@ def _first(model: Any, fn: Any, v: str, kind: str, order: int, tag: str = "", ch
     return first
 
 
-def _could_start(model: Any, fn: Any, v: str) -> Any:
+def _guard_reads(act: Any, s: tuple, v: str) -> tuple | None:
+    """The slots (``name`` or ``name[cpu]``) the action's guard reads on the symbolic state ``s``, over its
+    CPUs and choices, where one of them is ``v``'s; None where it never reads ``v``, or cannot be run so."""
+    from z3.z3util import get_vars
+
+    from checker.symbolic.term import to_z3_bool
+
+    names: set[str] = set()
+    for cpu in act.cpus:
+        for args in act.choices:
+            try:
+                r = act.info.fn(s, cpu, *args)
+            except Exception:  # code that only runs on numbers: the load-time checks report it
+                return None
+            if isinstance(r, Step):
+                names |= {str(x) for x in get_vars(to_z3_bool(r.guard))}
+    if not any(x == v or x.startswith(v + "[") for x in names):
+        return None
+    return tuple(sorted(x for x in names if x != v and not x.startswith(v + "[")))
+
+
+def _could_start(model: Any, fn: Any, v: str, others: tuple) -> Any:
     """Whether the action's guard holds for some value of ``v`` (every other variable as it is now)."""
     import z3
 
@@ -314,8 +337,16 @@ def _could_start(model: Any, fn: Any, v: str) -> Any:
     x = z3.Int(f"_torn_{v}")
     lo, hi = (-(1 << 63), (1 << 63) - 1) if t.signed else (0, (1 << 64) - 1)
     known: dict[str, bool] = {}  # a guard's residue over v (sexpr) -> satisfiable in v's range
+    asked: dict[tuple, bool] = {}  # (cpu, choice, slot, the other slots the guard reads) -> the answer
+    where = [(n.split("[")[0], int(n[:-1].split("[")[1]) if "[" in n else None) for n in others]
 
     def could(s: tuple, cpu: int, args: tuple, slot: int | None) -> bool:
+        key = (cpu, args, slot, tuple(getattr(s, n) if c is None else getattr(s, n)[c] for n, c in where))
+        if key not in asked:
+            asked[key] = ask(s, cpu, args, slot)
+        return asked[key]
+
+    def ask(s: tuple, cpu: int, args: tuple, slot: int | None) -> bool:
         try:
             r = fn(set_slots(model, s, _put(v, Sym(x, t), slot, per)), cpu, *args)
         except (SymbolicBranch, SymbolicIndex):  # code that branches on v: decided on the whole value only
