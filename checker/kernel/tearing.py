@@ -323,7 +323,7 @@ def _guard_reads(act: Any, s: tuple, v: str) -> tuple | None:
                 names |= {str(x) for x in get_vars(to_z3_bool(r.guard))}
     if not any(x == v or x.startswith(v + "[") for x in names):
         return None
-    return tuple(sorted(x for x in names if x != v and not x.startswith(v + "[")))
+    return tuple(sorted(x for x in names if x != v))  # v's own slots stay: the one read in halves is left out
 
 
 def _could_start(model: Any, fn: Any, v: str, others: tuple) -> Any:
@@ -341,7 +341,8 @@ def _could_start(model: Any, fn: Any, v: str, others: tuple) -> Any:
     where = [(n.split("[")[0], int(n[:-1].split("[")[1]) if "[" in n else None) for n in others]
 
     def could(s: tuple, cpu: int, args: tuple, slot: int | None) -> bool:
-        key = (cpu, args, slot, tuple(getattr(s, n) if c is None else getattr(s, n)[c] for n, c in where))
+        key = (cpu, args, slot, tuple(getattr(s, n) if c is None else None if n == v and c == slot
+                                      else getattr(s, n)[c] for n, c in where))
         if key not in asked:
             asked[key] = ask(s, cpu, args, slot)
         return asked[key]
