@@ -16,8 +16,14 @@ in halves, and the engine, not the spec, writes the extra steps:
 - an action that **loads** ``v`` without storing it becomes two steps:
   ``<action>.load_lo``/``.load_hi`` reads one half, ``<action>.finish``
   reads the other half as it is then and runs the action on the combined
-  value (a torn value if a store came between); where the action is not
-  enabled on what it read, the finish only ends the access;
+  value (a torn value if a store came between); the first half runs
+  wherever the step could start (its guard satisfiable, by Z3, for some
+  value of ``v``, every other variable as it is), and where the action is
+  not enabled on what it read, the finish only ends the access;
+- a load of **another CPU's** slot of a per-CPU ``v`` (``*per_cpu_ptr(p,
+  cpu)``, one slot per step) is split likewise, the slot kept in
+  ``_tslot_v`` (a CPU id, which symmetry renames); a load of the CPU's
+  own slot, or of several other slots in one step, stays whole;
 - between its two steps the CPU's task takes no other step (it is in the
   middle of one instruction sequence); other CPUs run freely, and so does an
   interrupt handler on that CPU (``@action(irq=True)``, while interrupts
@@ -49,9 +55,10 @@ from typing import Any
 
 from checker.language.declare import DISABLED, ActionInfo, Ghost, Step
 from checker.ordering.machine import recording, set_slots
-from checker.types import LONG, ULONG, Int, IntType
+from checker.types import LONG, NOBODY, ULONG, CpuId, Int, IntType
 
 LO = (1 << 32) - 1
+M64 = (1 << 64) - 1
 HALVES = ("lo", "hi")
 
 
@@ -85,12 +92,16 @@ def add_ghosts(si: Any) -> None:
     if bits_param(si) is None:
         return
     for n in candidates(si):
-        for g, t, doc in ((f"_tear_{n}", PENDING, f"this CPU's access to {n} in halves"),
-                          (f"_half_{n}", Int, f"the old {n} (a store) or the half read (a load)"),
-                          (f"_itear_{n}", PENDING, f"this CPU's interrupt handler's access to {n} in halves"),
-                          (f"_ihalf_{n}", Int, "the same for the interrupt handler's access")):
+        ghosts = [(f"_tear_{n}", PENDING, f"this CPU's access to {n} in halves"),
+                  (f"_half_{n}", Int, f"the old {n} (a store) or the half read (a load)"),
+                  (f"_itear_{n}", PENDING, f"this CPU's interrupt handler's access to {n} in halves"),
+                  (f"_ihalf_{n}", Int, "the same for the interrupt handler's access")]
+        if si.vars[n].kind == "percpu":  # a load of another CPU's slot: which CPU's
+            ghosts += [(f"_tslot_{n}", CpuId, f"the CPU whose {n} this CPU's load in halves reads"),
+                       (f"_itslot_{n}", CpuId, "the same for the interrupt handler's load")]
+        for g, t, doc in ghosts:
             if g not in si.vars:
-                v = Ghost(0, type=t, doc=doc)
+                v = Ghost(NOBODY if t is CpuId else 0, type=t, doc=doc)
                 v.kind = "percpu"
                 v.name = g
                 si.vars[g] = v
@@ -111,7 +122,7 @@ def resolve_types(si: Any, params: Any) -> dict[str, Any]:
 
 
 def _combine(v: int, hi_from: int, lo_from: int, t: IntType) -> int:
-    u = ((hi_from & ~LO) | (lo_from & LO)) & ((1 << 64) - 1)
+    u = ((int(hi_from) & ~LO) | (int(lo_from) & LO)) & M64
     return t.wrap(u)
 
 
@@ -140,9 +151,11 @@ def split(model: Any, compiled: tuple) -> tuple:
         writes = set(r.updates) if isinstance(r, Step) else set()
         percpu = model.percpu
         # a per-CPU slot: its owner's store is split (this_cpu_write: whole to its own CPU, which takes no
-        # step in between, but two stores to a remote reader); a load of one stays whole (see the guide)
+        # step in between, but two stores to a remote reader); a load of one is split where it reads another
+        # CPU's slot (*per_cpu_ptr(p, cpu), one slot per step), and whole where it reads only its own
         stored = [n for n in names if n in writes and (n not in percpu or _own_slot(r.updates[n], cpu))]
-        loaded = [n for n in names if n in reads and n not in writes and n not in percpu]
+        loaded = [n for n in names if n in reads and n not in writes
+                  and (n not in percpu or _reads_remote(model, act, s, n))]
         if cpu is None or not (stored or loaded):
             out.append(act)
             continue
@@ -151,11 +164,15 @@ def split(model: Any, compiled: tuple) -> tuple:
         # interrupted code's access to the same variable, and handlers do not nest
         tag = "i" if act.info.irq else ""
         # the access's number (this action, this choice) is part of its code: only its own finish continues it
+        # (a remote per-CPU load: one number for the action, the slot it reads kept in a CpuId ghost that CPU
+        # symmetry renames, as a choice of CPU would not be)
+        remote = kind == "load" and v in percpu
         first_id = next_id.get((v, kind), 0)
-        next_id[(v, kind)] = first_id + len(act.choices)
+        next_id[(v, kind)] = first_id + (1 if remote else len(act.choices))
         for order in (0, 1):
             info = _step_info(act.info, f"{act.info.name}.{kind}_{HALVES[order]}",
-                              _first(model, act.info.fn, v, kind, order, tag, act.choices, first_id))
+                              _first(model, act.info.fn, v, kind, order, tag, act.choices, first_id,
+                                     _guard_reads(act, s, v) if kind == "load" else None))
             out.append(dataclasses.replace(act, index=len(out), info=info))
         info = _step_info(act.info, f"{act.info.name}.finish", _finish(model, act.info.fn, v, kind, tag, act.choices, first_id))
         out.append(dataclasses.replace(act, index=len(out), info=info))
@@ -186,6 +203,50 @@ def _own_slot(update: Any, cpu: Any) -> bool:
     return isinstance(update, dict) and list(update) == [cpu]
 
 
+class _Watched(tuple):
+    """A per-CPU variable's slots that note which of them spec code reads."""
+
+    log: list
+
+    def __getitem__(self, i: Any) -> Any:
+        self.log.append(i)
+        return super().__getitem__(i)
+
+    def __iter__(self) -> Any:
+        self.log.extend(range(len(self)))
+        return super().__iter__()
+
+
+def _slots_read(model: Any, fn: Any, s: tuple, v: str, cpu: Any, args: tuple) -> set:
+    """The slots of per-CPU ``v`` the action reads in state ``s`` (its code run once, the reads noted)."""
+    row = list(s)
+    pos = model.index[v]
+    seen = _Watched(row[pos])
+    seen.log = []
+    row[pos] = seen
+    fn(model.state_cls(row), cpu, *args) if cpu is not None else fn(model.state_cls(row), *args)
+    return set(seen.log)
+
+
+def _reads_remote(model: Any, act: Any, s: tuple, v: str) -> bool:
+    """Whether the action reads a slot of per-CPU ``v`` other than its own CPU's, for some choice."""
+    cpu = act.cpus[0]
+    for args in act.choices:
+        try:
+            read = _slots_read(model, act.info.fn, s, v, cpu, args)
+        except Exception:  # code that only runs on numbers, or a symbolic index: left whole
+            return False
+        if any(not isinstance(i, int) or i != cpu for i in read):
+            return True
+    return False
+
+
+def _remote_slot(model: Any, fn: Any, s: tuple, v: str, cpu: int, args: tuple) -> int | None:
+    """The one other CPU's slot of ``v`` the action reads here, or None (its own only, or several)."""
+    other = _slots_read(model, fn, s, v, cpu, args) - {cpu}
+    return next(iter(other)) if len(other) == 1 else None
+
+
 def _get(s: tuple, v: str, cpu: int, percpu: bool) -> Any:
     x = getattr(s, v)
     return x[cpu] if percpu else x
@@ -209,27 +270,98 @@ def _blocked(fn: Any, pending: list[str]) -> Any:
 
 
 def _first(model: Any, fn: Any, v: str, kind: str, order: int, tag: str = "", choices: tuple = ((),),
-           first_id: int = 0) -> Any:
+           first_id: int = 0, guard_reads_v: tuple | None = None) -> Any:
     t = model.vars[v].type
     # 1, 2: a store, low or high half first; 3, 4: a load; plus 4 * the access's number (the action and its
     # choice), so that only that action's finish, with the arguments it started with, continues it
     base = 1 + order + (0 if kind == "store" else 2)
 
     per = v in model.percpu
+    # a guard that never reads v is decided on the word as it is (the Z3 question only where it reads v)
+    could_start = _could_start(model, fn, v, guard_reads_v) if guard_reads_v is not None else None
 
     def first(s: tuple, cpu: int, *args: Any) -> Any:
         r = fn(s, cpu, *args)
-        if r is DISABLED or not isinstance(r, Step):
-            return r
-        code = base + 4 * (first_id + choices.index(tuple(args)))
+        code = base + 4 * (first_id + (0 if per and kind == "load" else choices.index(tuple(args))))
+        if kind == "load":  # the half read now; the other half is read by the finish
+            slot = _remote_slot(model, fn, s, v, cpu, args) if per else None
+            if per and slot is None:  # here it reads its own slot only (or several): one whole load
+                return r if order == 0 else DISABLED
+            slots = {f"_{tag}tear_{v}": {cpu: code}, f"_{tag}half_{v}": {cpu: int(_get(s, v, slot, per))}}
+            if per:
+                slots[f"_{tag}tslot_{v}"] = {cpu: slot}
+            # the load runs wherever the step could start: its guard decides on the value the two halves
+            # assemble (the finish), not on the word as it is now
+            if isinstance(r, Step) and r.guard:
+                return Step(True, slots)
+            return Step(True, slots) if could_start and could_start(s, cpu, args, slot) else DISABLED
         old = _get(s, v, cpu, per)
         slots = {f"_{tag}tear_{v}": {cpu: code}, f"_{tag}half_{v}": {cpu: int(old)}}
-        if kind == "load":  # the half read now; the other half is read by the finish
-            return Step(r.guard, slots)
+        if r is DISABLED or not isinstance(r, Step):
+            return r
         new = _new(r, v, cpu, per)
         half = _combine(0, old, new, t) if order == 0 else _combine(0, new, old, t)
         return Step(r.guard, {**_put(v, half, cpu, per), **slots})
     return first
+
+
+def _guard_reads(act: Any, s: tuple, v: str) -> tuple | None:
+    """The slots (``name`` or ``name[cpu]``) the action's guard reads on the symbolic state ``s``, over its
+    CPUs and choices, where one of them is ``v``'s; None where it never reads ``v``, or cannot be run so."""
+    from z3.z3util import get_vars
+
+    from checker.symbolic.term import to_z3_bool
+
+    names: set[str] = set()
+    for cpu in act.cpus:
+        for args in act.choices:
+            try:
+                r = act.info.fn(s, cpu, *args)
+            except Exception:  # code that only runs on numbers: the load-time checks report it
+                return None
+            if isinstance(r, Step):
+                names |= {str(x) for x in get_vars(to_z3_bool(r.guard))}
+    if not any(x == v or x.startswith(v + "[") for x in names):
+        return None
+    return tuple(sorted(x for x in names if x != v))  # v's own slots stay: the one read in halves is left out
+
+
+def _could_start(model: Any, fn: Any, v: str, others: tuple) -> Any:
+    """Whether the action's guard holds for some value of ``v`` (every other variable as it is now)."""
+    import z3
+
+    from checker.symbolic.term import Sym, SymbolicBranch, SymbolicIndex, to_z3_bool
+
+    t = model.vars[v].type
+    per = v in model.percpu
+    x = z3.Int(f"_torn_{v}")
+    lo, hi = (-(1 << 63), (1 << 63) - 1) if t.signed else (0, (1 << 64) - 1)
+    known: dict[str, bool] = {}  # a guard's residue over v (sexpr) -> satisfiable in v's range
+    asked: dict[tuple, bool] = {}  # (cpu, choice, slot, the other slots the guard reads) -> the answer
+    where = [(n.split("[")[0], int(n[:-1].split("[")[1]) if "[" in n else None) for n in others]
+
+    def could(s: tuple, cpu: int, args: tuple, slot: int | None) -> bool:
+        key = (cpu, args, slot, tuple(getattr(s, n) if c is None else None if n == v and c == slot
+                                      else getattr(s, n)[c] for n, c in where))
+        if key not in asked:
+            asked[key] = ask(s, cpu, args, slot)
+        return asked[key]
+
+    def ask(s: tuple, cpu: int, args: tuple, slot: int | None) -> bool:
+        try:
+            r = fn(set_slots(model, s, _put(v, Sym(x, t), slot, per)), cpu, *args)
+        except (SymbolicBranch, SymbolicIndex):  # code that branches on v: decided on the whole value only
+            return False
+        if r is DISABLED or not isinstance(r, Step):
+            return False
+        g = to_z3_bool(r.guard)
+        key = g.sexpr()
+        if key not in known:
+            solver = z3.Solver()
+            solver.add(x >= lo, x <= hi, g)
+            known[key] = solver.check() == z3.sat
+        return known[key]
+    return could
 
 
 def _finish(model: Any, fn: Any, v: str, kind: str, tag: str = "", choices: tuple = ((),),
@@ -241,16 +373,24 @@ def _finish(model: Any, fn: Any, v: str, kind: str, tag: str = "", choices: tupl
 
     def finish(s: tuple, cpu: int, *args: Any) -> Any:
         code = getattr(s, f"_{tag}tear_{v}")[cpu]
-        if code == 0 or (code - 1) // 4 != first_id + choices.index(tuple(args)) or (code - 1) % 4 + 1 not in codes:
+        remote = per and kind == "load"
+        if code == 0 or (code - 1) // 4 != first_id + (0 if remote else choices.index(tuple(args))) \
+                or (code - 1) % 4 + 1 not in codes:
             return DISABLED
         order = (code - 1) % 2
-        saved = getattr(s, f"_{tag}half_{v}")[cpu]
-        now = _get(s, v, cpu, per)
+        saved = int(getattr(s, f"_{tag}half_{v}")[cpu])
         clear = {f"_{tag}tear_{v}": {cpu: 0}, f"_{tag}half_{v}": {cpu: 0}}
         if kind == "load":
+            slot = None
+            if remote:  # the slot the first half was read from; only the choice that reads it continues
+                slot = getattr(s, f"_{tag}tslot_{v}")[cpu]
+                if _remote_slot(model, fn, s, v, cpu, args) != slot:
+                    return DISABLED
+                clear[f"_{tag}tslot_{v}"] = {cpu: NOBODY}
+            now = _get(s, v, slot, per)
             # the first half from the first load, the other half as it is now
             seen = _combine(0, now, saved, t) if order == 0 else _combine(0, saved, now, t)
-            r = fn(set_slots(model, s, {v: seen}), cpu, *args)
+            r = fn(set_slots(model, s, _put(v, seen, slot, per)), cpu, *args)
             if r is DISABLED or not isinstance(r, Step) or not r.guard:
                 return Step(True, clear)
             return Step(True, {**r.updates, **clear})
@@ -258,6 +398,7 @@ def _finish(model: Any, fn: Any, v: str, kind: str, tag: str = "", choices: tupl
         if r is DISABLED or not isinstance(r, Step):
             return Step(True, clear)
         new = _new(r, v, cpu, per)
+        now = _get(s, v, cpu, per)
         # the second half into the word as it is now (a racing store's first half stays, as in memory)
         whole = _combine(0, new, now, t) if order == 0 else _combine(0, now, new, t)
         return Step(True, {**r.updates, **_put(v, whole, cpu, per), **clear})
