@@ -61,7 +61,7 @@ def test_an_unknown_engine_or_explorer_lists_the_known_ones():
     from checker.engines.explore import explorer
     from checker.errors import UsageError
 
-    with pytest.raises(UsageError, match="explore, prove, bmc, pdr, simulate"):
+    with pytest.raises(UsageError, match="explore, prove, bmc, pdr, infer, simulate"):
         engines.get("fast")
     with pytest.raises(UsageError, match="interpreted"):
         explorer("compiledd")
