@@ -587,7 +587,7 @@ class PercpuEagerCalls(Spec):
     # (sc only, a finding of issue 29: the bound counts each other CPU's fast add whose check passed before the
     # walk read that CPU, by the SC order of steps. Under tso the walk under fbc->lock also misses an add that has
     # completed but whose this_cpu_add store still waits in its CPU's store buffer (not LOCKed): 4 + 2 * 1 = 6 is
-    # passed with E = 7 at ncpus=2, amount=2, limit=4 (26 steps). The kernel documents no bound; the one the
+    # passed with E = 7 at ncpus=2, amount=2, limit=4 (25 steps). The kernel documents no bound; the one the
     # callers can rely on under weak memory is not stated here.)
     @invariant(applies=lambda p: p.adds == ADDS.limited and _bounded(p), sc_only=True)
     def limit_overshoot_bounded(s):

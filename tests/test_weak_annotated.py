@@ -81,12 +81,12 @@ def test_eager_calls_racing_set_breaks_conservation_under_tso():
 @pytest.mark.differential
 def test_eager_calls_limited_overshoot_bound_fails_under_tso():
     """The finding: the slow path's walk misses a completed fast add still in its CPU's store buffer, so E
-    passes limit + (ncpus - 1) * F (26 steps, the last a fast add whose check passed long before)."""
+    passes limit + (ncpus - 1) * F (25 steps, the last a fast add whose check passed long before)."""
     point = dict(bits=64, ncpus=2, batch=2, ops=3, adds=ADDS.limited, amount=2, limit=4, readers=0, summers=0,
                  cmp=0, setters=0, retune=0, memory=TSO)
     r = explore(_checked_everywhere(PercpuEagerCalls, "limit_overshoot_bounded")(**point), engine="compiled")
     trace = r.outcomes["limit_overshoot_bounded"].trace
-    assert r.verdicts["limit_overshoot_bounded"] == "violated" and len(trace) == 26
+    assert r.verdicts["limit_overshoot_bounded"] == "violated" and len(trace) == 25
     assert trace[-1].action == "limited_fast_add" and r.states == 28710
     assert explore(PercpuEagerCalls(**{**point, "memory": SC})).verdicts["limit_overshoot_bounded"] == "holds"
 
