@@ -126,8 +126,8 @@ MAX_BUG_DEPTH = 8
 
 #: Every spec at its first size; its larger sizes in the slow tier (pytest -m differential, which .ci/run runs):
 #: BMC's unrolling makes them the default tier's slowest tests.
-#: Two first sizes take 30-40 s to unroll: the slow tier too.
-SLOW_BMC = ("lazy_decode_logical_shift", "percpu_grouped")
+#: Two first sizes take 30-40 s to unroll, and one 7 s: the slow tier too.
+SLOW_BMC = ("lazy_decode_logical_shift", "percpu_grouped", "vmstat_refresh_window")
 POINTS = [(name, n) if i == 0 and name not in SLOW_BMC else pytest.param(name, n, marks=pytest.mark.differential)
           for name, cls in SPECS.items() for i, n in enumerate(_sizes(cls))]
 

@@ -66,7 +66,7 @@ def same_exploration(cls, params, symmetry, max_states=None):
 
 #: The specs whose first point takes 9-19 s to compare interpreted: compared in the slow tier (.ci/run runs it).
 SLOW_FIRST_POINT = ("stack_stranded_dead_cpu", "percpu_counter_tree_deep", "stack_drain_online_cpu",
-                    "stack_teardown_keeps_pointer")
+                    "stack_teardown_keeps_pointer", "lazy_publish_relaxed")
 
 
 @pytest.mark.parametrize("symmetry", [True, False], ids=["symmetry", "no-symmetry"])
@@ -80,8 +80,13 @@ def test_engines_agree_at_the_first_point(name, symmetry):
     same_exploration(cls, points[0], symmetry)
 
 
-@pytest.mark.parametrize("name", sorted(n for n, c in SPECS.items()
-                                       if any(Model(c, p).symmetry.active for p in explorable(c))))
+#: 6-7 s each to compare: in the differential tier.
+SLOW_SYMMETRY_POINT = ("vmstat_refresh_window",)
+
+
+@pytest.mark.parametrize("name", [n if n not in SLOW_SYMMETRY_POINT else pytest.param(n, marks=pytest.mark.differential)
+                                  for n in sorted(n for n, c in SPECS.items()
+                                                  if any(Model(c, p).symmetry.active for p in explorable(c)))])
 def test_engines_agree_at_the_first_point_where_symmetry_reduces(name):
     """The first points are mostly one CPU: at these the canonical form does work."""
     cls = SPECS[name]
@@ -117,7 +122,12 @@ STACK_VARIANTS = {n for n in LKMM_SPECS if n.startswith("stack_") and n not in (
 TOO_SLOW_INTERPRETED_LKMM = {"percpu_counter_tree_deep"}
 
 
-@pytest.mark.parametrize("name", [n for n in LKMM_SPECS if n not in STACK_VARIANTS | TOO_SLOW_INTERPRETED_LKMM])
+#: 6-10 s each at the first point: compared in the differential tier only (every point, below).
+SLOW_FIRST_LKMM = {"stack_cache", "stack_drain_online_cpu", "counter_tree_read_in_flight", "hotplug_dying_partial"}
+
+
+@pytest.mark.parametrize("name", [n for n in LKMM_SPECS
+                                  if n not in STACK_VARIANTS | TOO_SLOW_INTERPRETED_LKMM | SLOW_FIRST_LKMM])
 def test_engines_agree_under_lkmm_at_the_first_point(name):
     """lkmm's steps are expressions over flat ghosts: the compiled engine runs them, state for state (a spec
     with tasks too). The first 1,000 states of the first point (the interpreted

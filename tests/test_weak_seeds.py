@@ -289,6 +289,7 @@ def test_stack_cache_holds_under_every_model(memory):
         assert r.verdicts["history_fills"] == "holds" and r.verdicts["no_data_race"] == "holds"
 
 
+@pytest.mark.differential  # 9 s; the default tier compares the engines under tso on smaller specs
 def test_stack_cache_tso_is_compiled_state_for_state():
     interpreted = explore(StackCache(**STACK, memory=TSO), engine="interpreted")
     compiled = explore(StackCache(**STACK, memory=TSO), engine="compiled")
