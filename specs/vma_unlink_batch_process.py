@@ -22,7 +22,7 @@ from checker import (And, Array, Bool, Ghost, If, Implies, Or, Param, PerCpu, Ro
                      sometimes, terminal, when)
 from checker.kernel.memory import MEM, MEM_ERROR
 from checker.language.process import at, process
-from specs.vma_unlink_batch import (HEAP, LAYOUTS, MAXV, WALK, _file_change_in_group, _file_of, _files,
+from checker.specs.vma_unlink_batch import (HEAP, LAYOUTS, MAXV, WALK, _file_change_in_group, _file_of, _files,
                                     _free, _free_pgt, _huge_of, _far_of, _layout, _map_of, _pgt_mem, _remove,
                                     _run_at_least, _set, _tables, _vma_mem, _writable_init, expected_write_locks)
 
