@@ -456,7 +456,7 @@ class PercpuCounterTree(Spec):
             cases.append(And(s.at[t] == level, s.carry[t] != 0, s.carry[t] % below == 0))
         return And(Or(*cases), Implies(s.at[t] == 0, s.carry[t] == 0))
 
-    @invariant(lemma=True)
+    @invariant(lemma=True, applies=lambda p: _shape(p).nr_levels > 1)  # a one-level tree has no such item
     def items_hold_whole_carries(s):
         """Each intermediate item holds a multiple of the carry bit below its level."""
         sh = _shape(s)
@@ -528,7 +528,8 @@ class PercpuCounterTree(Spec):
         return AnyOf(And(s.at[t] != 0, s.via[t] != s.spec.home(s, t)) for t in s.task)
 
     @witness(reaches=("settled_gap_is_max",), violates=("settled_gap_minus_one",),
-             at={"ncpus": (4, 26, 64, 256), "batch": (32,), "fill": (1,), "tasks": (1,), "migrations": (0,)})
+             at={"ncpus": (4, 26, 64, 256), "batch": (32,), "fill": (1,), "tasks": (1,), "migrations": (0,)},
+             applies=lambda p: p.ops >= p.batch + 80)  # fill's own ops: a smaller --set ops cannot fill the tree
     def fill_every_counter(p):
         """Bottom up: every level-0 counter to m0 - 1 with single pages; then, for each level, each item
         gets m - m_below through carries of +m_below routed from one of its CPUs (a folio of that many
