@@ -86,7 +86,7 @@ class Sets:
     """Per step: reads, guard reads, writes (slot indices), dependence, enablers; per property and event its
     interesting steps; which properties form the assumption; why POR is off, if it is."""
 
-    def __init__(self, low: "Lowered", kids: Kids, event_steps: dict[int, set[int]]):
+    def __init__(self, low: "Lowered", kids: Kids, event_steps: dict[int, set[int]], events: list[tuple]):
         index = {name: i for i, name in enumerate(low.slot_names)}
         n = len(low.steps)
 
@@ -122,14 +122,17 @@ class Sets:
             goal_before, goal_after = (term, False) if kind == "invariant" else (term, True)
             self.interesting.append({t for t in range(n) if self.writes[t] & reads
                                      and q.can_reach(t, goal_before, goal_after)})
-        self.event_interesting = [{t for t, es in event_steps.items() if e in es} for e in range(self.n_events)]
+        conds = _event_conditions(low, q, event_steps, events)
+        self.event_interesting = [{t for t, es in event_steps.items() if e in es
+                                   and ((t, e) not in conds or q._sat(low.steps[t].guard, conds[t, e]))}
+                                  for e in range(self.n_events)]
         self.checked = {st.index for st in low.steps if st.checks and q.check_can_fail(st)}
         spin = _irq_spin_term(low, q) if r.get("irq_actions") and r.get("locks") else None
         if spin is not None:
             reads = slots([spin])
             self.spin = {t for t in range(n) if self.writes[t] & reads and q.can_reach(t, spin, True)}
-        else:
-            self.spin = set()
+        else:  # no interrupt action takes a lock (no check), or the check is not a term here (every step)
+            self.spin = set(range(n)) if r.get("irq_actions") and r.get("locks") else set()
         # dependence and enabling, syntactic first, then Z3; an event's condition and a check are read in the
         # state a step starts from, so a step writing what they read stays dependent
         cond = [(event_reads if t in event_steps else set()) | slots([c for c, _ in st.checks])
@@ -183,6 +186,7 @@ class _Questions:
         for i, d in enumerate(low.domains):
             if d is not None and i in self.consts and self.consts[i].is_int():
                 self.solver.add(self.consts[i] >= d[0], self.consts[i] <= d[1])
+        _value_sets(low, self.consts, self.solver)
         self.asked = 0
 
     def slot(self, i: int) -> z3.ExprRef | None:
@@ -233,6 +237,60 @@ class _Questions:
         return self._sat(z3.Not(a.guard), self.low.steps[u].guard, self.after(a.guard, u))
 
 
+def _value_sets(low: "Lowered", consts: dict[int, z3.ExprRef], solver: z3.Solver) -> dict[int, set[int]]:
+    """Per slot whose every update is a constant, or a choice between constants and the slot's own value,
+    the values it can hold (those and its initial ones): a fact of every reachable state, by induction
+    (a task's CPU is one of the CPUs it can be moved to, not any CPU id). A second pass leaves out the
+    branches of a choice that the step's guard and the first pass's facts rule out (the local of a CPU
+    no task can run on keeps its initial value)."""
+    from checker.compiled.lower import flatten
+
+    init: dict[int, set[int]] = {}
+    for vec in (flatten(low.model, s) for s in low.model.initial_states()):
+        for i in consts:
+            init.setdefault(i, set()).add(vec[i])
+
+    def leaves(i: int, z: z3.ExprRef, guard: z3.BoolRef | None) -> set[int] | None:
+        found: set[int] = set()
+        todo = [z]
+        while todo:
+            x = todo.pop()
+            if z3.is_int_value(x):
+                found.add(x.as_long())
+            elif z3.is_app_of(x, z3.Z3_OP_ITE):
+                for branch, cond in ((x.arg(1), x.arg(0)), (x.arg(2), z3.Not(x.arg(0)))):
+                    if guard is None or _possible(solver, guard, cond):
+                        todo.append(branch)
+            elif not x.eq(consts[i]):
+                return None
+        return found
+
+    facts: dict[int, set[int]] = {}
+    for second in (False, True):
+        out = {i: set(v) for i, v in init.items() if consts[i].is_int()}
+        for st in low.steps:
+            for i, z in st.updates:
+                if i in out:
+                    got = leaves(i, z, st.guard if second else None)
+                    if got is None:
+                        del out[i]
+                    else:
+                        out[i] |= got
+        for i, vals in out.items():
+            solver.add(z3.Or(*[consts[i] == v for v in sorted(vals)]))
+        for i, vals in out.items():  # (the second pass's sets are within the first's)
+            facts[i] = facts[i] & vals if i in facts else vals
+    return facts
+
+
+def _possible(solver: z3.Solver, *fs: z3.ExprRef) -> bool:
+    solver.push()
+    solver.add(*fs)
+    r = solver.check()
+    solver.pop()
+    return r != z3.unsat
+
+
 def _irq_spin_term(low: "Lowered", q: _Questions) -> z3.ExprRef | None:
     """codegen ``cc_irq_spins`` as a term: an interrupt step that is disabled, and would be enabled with a
     lock its CPU's own code holds freed. None: a slot it needs is not a term here (every step then counts)."""
@@ -261,6 +319,33 @@ def _irq_spin_term(low: "Lowered", q: _Questions) -> z3.ExprRef | None:
                 return None
             out.append(z3.And(lock != NOBODY, z3.Or(*held), freed, z3.Not(st.guard)))
     return z3.Or(*out) if out else z3.BoolVal(False)
+
+
+def _event_conditions(low: "Lowered", q: _Questions, event_steps: dict[int, set[int]], events: list[tuple]) -> dict:
+    """(step, event) -> the condition under which the step raises the event, as a term, for the events of a
+    lock taken (codegen ``_events``: the step's new lock value is its CPU, the old one is not; with
+    interrupts on, for ``irqs_on_taken``; any, for ``irq_taken``). Events without a term here are left out:
+    every step that can raise them stays interesting. ``events``: codegen ``events()``, in order."""
+    r = low.rules or {}
+    evs = {e: i for i, e in enumerate(events)}
+    out = {}
+    for t, es in event_steps.items():
+        st = low.steps[t]
+        c = st.cpu
+        upd = dict(st.updates)
+        for name, pl in r.get("locks", ()):
+            lock = q.slot(pl)
+            if lock is None or pl not in upd:
+                continue
+            taken = z3.And(upd[pl] == c, lock != c)
+            e = evs.get(("irq_taken", name))
+            if st.action in r["irq_actions"] and e in es:
+                out[t, e] = taken
+            e = evs.get(("irqs_on_taken", name))
+            rows = [q.slot(row[c]) for row in r.get("irqs") or []]
+            if st.action not in r["irq_actions"] and e in es and rows and None not in rows:
+                out[t, e] = z3.And(taken, *[x == 0 for x in rows])
+    return out
 
 
 def event_steps(low: "Lowered", lines_of: dict[int, list[str]]) -> dict[int, set[int]]:
