@@ -101,6 +101,7 @@ def first_points(max_states: int) -> list[str]:
         pts = [p for p in param_points(cls, {}, "explore") if Model(cls, p).abstraction is None]
         if not pts:
             continue
+        print(f"  ({name}, {time.strftime('%H:%M:%S')})", flush=True)
         runs = []
         for por in (False, True):
             c0 = time.process_time()

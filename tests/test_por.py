@@ -51,6 +51,23 @@ def test_an_interesting_step_is_not_postponed_round_a_loop():
     assert [(s.action, s.cpu) for s in red.outcomes["never_bad"].trace] == [("break_it", 1)]
 
 
+def test_additions_to_one_total_commute_so_the_cpus_are_explored_one_at_a_time():
+    from checker.compiled.ample import Sets
+    from checker.compiled.lower import lower
+    from checker.export.terms import Kids
+
+    from checker.language.model import resolve_params
+
+    cls = fixture("SharedTotal")
+    sets = Sets(lower(Model(cls, resolve_params(cls, {}))), Kids(), {}, [])
+    assert all(sets._syntactic(0, u) for u in (1, 2))  # each writes the total
+    assert sets.dep == [{0}, {1}, {2}]  # and yet they commute
+    full, red = both(cls)
+    assert full.verdicts == red.verdicts
+    # at the start every step can decide something_counted (all three are taken); after it, one at a time
+    assert (full.states, red.states) == (64, 19)
+
+
 def test_an_assumed_invariant_violated_explores_the_point_again_unreduced():
     full, red = both(fixture("LoopAndBug"))
     assert full.verdicts == red.verdicts and red.verdicts["never_bad"] == VIOLATED

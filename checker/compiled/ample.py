@@ -78,8 +78,11 @@ if TYPE_CHECKING:
 
 #: Past this many steps the dependency tables (steps^2 bits) are not generated: the search runs unreduced.
 MAX_STEPS = 4096
-#: Milliseconds for each Z3 question; an answer not given in time keeps the syntactic (safe) relation.
-Z3_TIMEOUT_MS = 200
+#: Z3's resource limit for each question (deterministic, unlike a timeout: the same reduction on a busy
+#: machine); an answer not given within it is the cautious one.
+Z3_RLIMIT = 2_000_000
+#: Questions asked at most for one point (deterministic); past them every answer is the cautious one.
+MAX_QUESTIONS = 20_000
 
 
 class Sets:
@@ -162,7 +165,8 @@ class Sets:
 
 class _Questions:
     """Z3 questions about the lowered steps, each asked at the states where the assumption holds (and every
-    slot with a declared domain is in it). An answer not given in time is the cautious one."""
+    slot with a declared domain is in it). An answer not given within Z3_RLIMIT, or past MAX_QUESTIONS, is
+    the cautious one."""
 
     def __init__(self, low: "Lowered", index: dict[str, int]):
         self.low = low
@@ -182,7 +186,7 @@ class _Questions:
                 self.consts[index[x.decl().name()]] = x
             todo.extend(ch)
         self.solver = z3.Solver()
-        self.solver.set("timeout", Z3_TIMEOUT_MS)
+        self.solver.set("rlimit", Z3_RLIMIT)
         for i, d in enumerate(low.domains):
             if d is not None and i in self.consts and self.consts[i].is_int():
                 self.solver.add(self.consts[i] >= d[0], self.consts[i] <= d[1])
@@ -203,6 +207,8 @@ class _Questions:
 
     def _sat(self, *fs: z3.ExprRef) -> bool:
         """Whether the formulas can hold together (unknown counts as yes: the cautious answer)."""
+        if self.asked >= MAX_QUESTIONS:
+            return True
         self.asked += 1
         self.solver.push()
         self.solver.add(*fs)
