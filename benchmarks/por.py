@@ -4,7 +4,7 @@ issue 26's targets: percpu_eager variant C with an interrupt adder, two migratio
 at 3 CPUs (target: exhaustive in under 2 minutes), and percpu_eager's explore points under lkmm.
 
     python benchmarks/por.py [--out FILE] [--timeout S]
-    python benchmarks/por.py --first-points [--out FILE]
+    python benchmarks/por.py --first-points [--specs NAME ...] [--out FILE]
 
 Each run is its own process (``explore()`` on the compiled engine, symmetry on, as ``verify`` runs it),
 with a per-exploration timeout. Printed per run: the states stored, whether it finished, the CPU
@@ -84,7 +84,7 @@ def run(given: dict, por: bool, timeout: float) -> dict:
     return res
 
 
-def first_points(max_states: int) -> list[str]:
+def first_points(max_states: int, only: list[str] | None = None) -> list[str]:
     """Every built-in spec's first explore point (as tests/test_por.py takes it), unreduced and reduced in this
     process: the states each stores, whether the verdicts agree, and the reduced run's note."""
     sys.path.insert(0, str(ROOT))
@@ -98,6 +98,8 @@ def first_points(max_states: int) -> list[str]:
     print("\n".join(lines), flush=True)
     totals = [0, 0]
     for name, cls in sorted(builtin_specs().items()):
+        if only and name not in only:
+            continue
         pts = [p for p in param_points(cls, {}, "explore") if Model(cls, p).abstraction is None]
         if not pts:
             continue
@@ -132,13 +134,14 @@ def main() -> None:
     ap.add_argument("--lkmm-points", type=int, default=2, help="how many of the largest lkmm explore points (default 2)")
     ap.add_argument("--first-points", action="store_true",
                     help="instead: every built-in spec's first explore point, unreduced and reduced")
+    ap.add_argument("--specs", nargs="*", help="with --first-points: only these specs")
     args = ap.parse_args()
     if args.child:
         child(args.child)
         return
     if args.first_points:
         lines = [f"# {platform.node()} {platform.machine()}, {os.cpu_count()} cores; load {os.getloadavg()[0]:.1f} "
-                 f"at the start"] + first_points(300_000)
+                 f"at the start"] + first_points(300_000, args.specs)
         lines.append(f"# load {os.getloadavg()[0]:.1f} at the end")
         if args.out:
             Path(args.out).write_text("\n".join(lines) + "\n")

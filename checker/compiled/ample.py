@@ -80,9 +80,9 @@ if TYPE_CHECKING:
 MAX_STEPS = 4096
 #: Z3's resource limit for each question (deterministic, unlike a timeout: the same reduction on a busy
 #: machine); an answer not given within it is the cautious one.
-Z3_RLIMIT = 2_000_000
+Z3_RLIMIT = 300_000
 #: Questions asked at most for one point (deterministic); past them every answer is the cautious one.
-MAX_QUESTIONS = 20_000
+MAX_QUESTIONS = 3_000
 
 
 class Sets:
