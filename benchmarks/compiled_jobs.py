@@ -4,6 +4,7 @@ and ``--fingerprint`` on a point of over 10^9 states.
 
     python benchmarks/compiled_jobs.py [--jobs 2] [--repeat 3] [--output benchmarks/compiled_jobs.txt]
     python benchmarks/compiled_jobs.py --fingerprint [--max-states N] [--max-memory GIB]
+    python benchmarks/compiled_jobs.py --share [--repeat 2] [--output FILE]
 
 Each point's program is built first (not timed); then the search runs with 1 and N threads, alternately,
 ``--repeat`` times; reported per run: the search's wall time and CPU time (all threads), from the search
@@ -40,6 +41,42 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def share(repeat: int, say) -> None:
+    """The search program of the first point run directly (no Python around it), each configuration
+    ``repeat`` times: the CPU time it takes (all threads) says what threading costs in work, and CPU time
+    over wall time says how much of the machine the scheduler gave it. Pinned to one CPU, two threads do
+    the work of two with no parallelism, so any extra CPU time there is the threaded algorithm's own."""
+    import subprocess
+
+    from checker.compiled import engine as ce
+    from checker.compiled.lower import flatten
+    from checker.language.compile import Model
+    from checker.language.model import resolve_params
+    from checker.loader import builtin_specs
+
+    spec, point, sym = POINTS[0]
+    cls = builtin_specs()[spec]
+    m = Model(cls, resolve_params(cls, point))
+    _low, _evs, exe = ce.prepare(m, sym, ce.Timings())
+    inits = [flatten(m, s) for s in m.initial_states()]
+    text = f"{len(inits)}\n" + "\n".join(" ".join(map(str, v)) for v in inits) + "\n"
+    say(f"{spec} {point} symmetry={sym}: the search program alone (sched_autogroup_enabled="
+        f"{Path('/proc/sys/kernel/sched_autogroup_enabled').read_text().strip()})")
+    for rep in range(repeat):
+        for threads, cpus in ((1, {0, 1}), (2, {0}), (2, {0, 1})):
+            before = load()
+            t0 = time.perf_counter()
+            proc = subprocess.Popen([str(exe), "0", "0", str(8 << 30), "0", "0", "0", str(threads), "0", "-", "-1"],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                    preexec_fn=lambda c=cpus: os.sched_setaffinity(0, c))
+            out, _ = proc.communicate(text)
+            wall = time.perf_counter() - t0
+            res = dict(kv.split("=", 1) for kv in out.splitlines()[0].split()[1:])
+            cpu = float(res["cpu"])
+            say(f"  run {rep + 1} threads={threads} cpus={','.join(map(str, sorted(cpus)))}: {int(res['states']):,} "
+                f"states; {wall:.1f} s wall, {cpu:.2f} s CPU, {cpu / wall:.2f} CPUs; load before: {before}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--jobs", type=int, default=2)
@@ -49,6 +86,9 @@ def main() -> None:
     ap.add_argument("--max-states", type=int)
     ap.add_argument("--max-memory", type=float, default=16.0, help="GiB for the fingerprint run")
     ap.add_argument("--output")
+    ap.add_argument("--share", action="store_true",
+                    help="where the time of two threads goes: the search program alone, on 1 thread, on 2 threads "
+                         "pinned to one CPU, and on 2 threads free on both, with its CPU time and share of a CPU")
     args = ap.parse_args()
     from checker.compiled import engine as ce
     from checker.language.compile import Model
@@ -62,6 +102,12 @@ def main() -> None:
         print(s, flush=True)
         lines.append(s)
 
+    if args.share:
+        share(args.repeat, say)
+        if args.output:
+            with open(args.output, "a") as f:
+                f.write("\n".join(lines) + "\n")
+        return
     if args.fingerprint:
         spec, point = BIG
         cls = builtin_specs()[spec]

@@ -4,6 +4,7 @@ issue 26's targets: percpu_eager variant C with an interrupt adder, two migratio
 at 3 CPUs (target: exhaustive in under 2 minutes), and percpu_eager's explore points under lkmm.
 
     python benchmarks/por.py [--out FILE] [--timeout S]
+    python benchmarks/por.py --first-points [--specs NAME ...] [--out FILE]
 
 Each run is its own process (``explore()`` on the compiled engine, symmetry on, as ``verify`` runs it),
 with a per-exploration timeout. Printed per run: the states stored, whether it finished, the CPU
@@ -83,15 +84,67 @@ def run(given: dict, por: bool, timeout: float) -> dict:
     return res
 
 
+def first_points(max_states: int, only: list[str] | None = None) -> list[str]:
+    """Every built-in spec's first explore point (as tests/test_por.py takes it), unreduced and reduced in this
+    process: the states each stores, whether the verdicts agree, and the reduced run's note."""
+    sys.path.insert(0, str(ROOT))
+    from checker.explore import explore
+    from checker.language.compile import Model
+    from checker.loader import builtin_specs
+    from checker.verify import param_points
+
+    lines = [f"# every built-in spec's first explore point, compiled, symmetry on, --max-states {max_states:,}",
+             "# spec                              states    --por  verdicts  cpu s (off, on)  states expanded reduced"]
+    print("\n".join(lines), flush=True)
+    totals = [0, 0]
+    for name, cls in sorted(builtin_specs().items()):
+        if only and name not in only:
+            continue
+        pts = [p for p in param_points(cls, {}, "explore") if Model(cls, p).abstraction is None]
+        if not pts:
+            continue
+        print(f"  ({name}, {time.strftime('%H:%M:%S')})", flush=True)
+        runs = []
+        for por in (False, True):
+            c0 = time.process_time()
+            r = explore(Model(cls, pts[0]), engine="compiled", por=por, max_states=max_states)
+            runs.append((r, time.process_time() - c0))
+        (full, c_full), (red, c_red) = runs
+        if full.engine != "compiled":
+            lines.append(f"{name:34s} interpreted: {full.engine_note}")
+            print(lines[-1], flush=True)
+            continue
+        same = {n: o.verdict for n, o in full.outcomes.items()} == {n: o.verdict for n, o in red.outcomes.items()}
+        note = (red.engine_note or "").split(" with two or more")[0].replace("partial-order reduction: ", "")
+        totals[0] += full.states
+        totals[1] += red.states
+        lines.append(f"{name:34s} {full.states:>9,d} {red.states:>9,d}  {'same' if same else 'DIFFER':8s}"
+                     f"  {c_full:6.1f} {c_red:6.1f}    {note}")
+        print(lines[-1], flush=True)
+    lines.append(f"# total: {totals[0]:,} states unreduced, {totals[1]:,} reduced")
+    print(lines[-1], flush=True)
+    return lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", help="also write the table to this file")
     ap.add_argument("--timeout", type=float, default=120.0, help="per exploration (default 120 s)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--lkmm-points", type=int, default=2, help="how many of the largest lkmm explore points (default 2)")
+    ap.add_argument("--first-points", action="store_true",
+                    help="instead: every built-in spec's first explore point, unreduced and reduced")
+    ap.add_argument("--specs", nargs="*", help="with --first-points: only these specs")
     args = ap.parse_args()
     if args.child:
         child(args.child)
+        return
+    if args.first_points:
+        lines = [f"# {platform.node()} {platform.machine()}, {os.cpu_count()} cores; load {os.getloadavg()[0]:.1f} "
+                 f"at the start"] + first_points(300_000, args.specs)
+        lines.append(f"# load {os.getloadavg()[0]:.1f} at the end")
+        if args.out:
+            Path(args.out).write_text("\n".join(lines) + "\n")
         return
     lines = [f"# {platform.node()} {platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}",
              f"# compiled engine, symmetry on; timeout {args.timeout:.0f} s per exploration",

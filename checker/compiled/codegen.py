@@ -147,9 +147,9 @@ def generate(low: Lowered, symmetry: bool, por: bool = False) -> tuple[str, list
                    + ", ".join("{" + ", ".join(map(str, r)) + "}" for r in rows) + "};")
     select = ""
     if por:
-        from checker.compiled.ample import Sets, c_ample, c_select
+        from checker.compiled.ample import Sets, c_ample, c_select, event_steps
 
-        sets = Sets(low, kids, {st.index for st in low.steps if _events(st, low, ev_index)})
+        sets = Sets(low, kids, event_steps(low, {st.index: _events(st, low, ev_index) for st in low.steps}), evs)
         if sets.off is None:
             gen += c_ample(sets)
             select = c_select()

@@ -505,6 +505,41 @@ static void sym_check(uint32_t idx, const int64_t *s, const int64_t *succ, int n
 }
 #endif
 
+/* What the interpreter does at each state it takes steps from, besides the steps (search.py), for all
+   three searches (this file's, search_threads.c's, search_fingerprint.c's): a spinning interrupt handler
+   looked for before the steps, the declared symmetry checked at the sampled states, and a state without
+   steps judged terminal (an unbalanced context then) or a deadlock. `bfs`: the state's BFS number (what is
+   sampled, and the state an event is kept at: the least wins, as several threads see states in any order);
+   `idx`: where it is stored (what a failed symmetry check prints); `*dl` lowered to `dl_at` at a deadlock. */
+static uint32_t cc_sample_first, cc_sample_every, cc_sample_max;  /* main()'s arguments */
+static inline void cc_bookkeeping(uint32_t bfs, uint32_t idx, const int64_t *s, const int64_t *succ, int n,
+                                  uint32_t *dl, uint32_t dl_at) {
+#if CC_EV_IRQ_SPINS >= 0
+    if (n > 0 && bfs < ev_idx[CC_EV_IRQ_SPINS] && cc_irq_spins(s)) {
+        ev_idx[CC_EV_IRQ_SPINS] = bfs; ev_step[CC_EV_IRQ_SPINS] = -2;
+    }
+#endif
+#if CC_SYM_MAPS > 0
+    if (cc_sample_every && (bfs < cc_sample_first || (bfs % cc_sample_every == 0 &&
+                                                      bfs <= (uint64_t)cc_sample_every * cc_sample_max)))
+        sym_check(idx, s, succ, n);
+#else
+    (void)idx; (void)succ;
+#endif
+    if (n == 0) {
+        if (cc_terminal(s)) {
+#if CC_EV_UNBALANCED >= 0
+            if (bfs < ev_idx[CC_EV_UNBALANCED] && cc_unbalanced(s)) {
+                ev_idx[CC_EV_UNBALANCED] = bfs; ev_step[CC_EV_UNBALANCED] = -1;
+            }
+#endif
+        } else if (dl_at < *dl) {
+            *dl = dl_at;
+        }
+        if (cc_ovf) cc_fail("overflow_terminal", -1, 0);
+    }
+}
+
 static long rss_bytes(void) {
     FILE *f = fopen("/proc/self/statm", "r");
     long pages = 0, res = 0;
@@ -532,11 +567,9 @@ static double now(void) {
 
 /*@POR@*/
 /* the level-synchronised search on several threads: search_threads.c, after this file */
-static void search_threaded(int nthreads, uint64_t limit, double timeout, double t0, uint32_t sample_first,
-                            uint32_t sample_every, uint32_t sample_max);
+static void search_threaded(int nthreads, uint64_t limit, double timeout, double t0);
 /* the search keeping 64-bit hashes of the states: search_fingerprint.c */
-static void search_fingerprint(const int64_t *inits, int ninit, uint64_t limit, double timeout, double t0,
-                               uint32_t sample_first, uint32_t sample_every, uint32_t sample_max);
+static void search_fingerprint(const int64_t *inits, int ninit, uint64_t limit, double timeout, double t0);
 static void fp_print_path(uint32_t idx);
 /* checkpoints of the one-thread search: search_checkpoint.c */
 static const char *cp_dir;
@@ -548,7 +581,7 @@ int main(int argc, char **argv) {
     uint64_t limit = strtoull(argv[1], NULL, 10);  /* 0: none */
     double timeout = atof(argv[2]);                /* 0: none */
     max_memory = strtoull(argv[3], NULL, 10);
-    uint32_t sample_first = (uint32_t)atol(argv[4]), sample_every = (uint32_t)atol(argv[5]), sample_max = (uint32_t)atol(argv[6]);
+    cc_sample_first = (uint32_t)atol(argv[4]), cc_sample_every = (uint32_t)atol(argv[5]), cc_sample_max = (uint32_t)atol(argv[6]);
     if (limit == 0 || limit > (uint64_t)NONE - 2) limit = (uint64_t)NONE - 2;
     int nthreads = argc > 7 ? atoi(argv[7]) : 1;
     if (nthreads < 1 || nthreads > 256) { fprintf(stderr, "THREADS must be 1 to 256\n"); return 2; }
@@ -637,9 +670,9 @@ int main(int argc, char **argv) {
         cp_save(cp_level++, level_start, level_end);
     }
     if (fingerprint)
-        search_fingerprint(inits, ninit, limit, timeout, t0, sample_first, sample_every, sample_max);
+        search_fingerprint(inits, ninit, limit, timeout, t0);
     else if (nthreads > 1 && strcmp(stopped, "none") == 0)
-        search_threaded(nthreads, limit, timeout, t0, sample_first, sample_every, sample_max);
+        search_threaded(nthreads, limit, timeout, t0);
     else while (level_start < level_end && strcmp(stopped, "none") == 0) {
         int any_new = 0;
         for (uint32_t idx = level_start; idx < level_end; idx++) {
@@ -647,31 +680,8 @@ int main(int argc, char **argv) {
             unpack_state(idx, s);
             expanded++;
             int n = cc_expand(s, succ_buf, succ_lab);
-#if CC_EV_IRQ_SPINS >= 0
-            /* the interpreter looks for a spinning handler at each state it takes a step from */
-            if (n > 0 && ev_idx[CC_EV_IRQ_SPINS] == NONE && cc_irq_spins(s)) {
-                ev_idx[CC_EV_IRQ_SPINS] = idx; ev_step[CC_EV_IRQ_SPINS] = -2;
-            }
-#endif
-#if CC_SYM_MAPS > 0
-            if (sample_every && (idx < sample_first || (idx % sample_every == 0 && idx <= (uint64_t)sample_every * sample_max)))
-                sym_check(idx, s, succ_buf, n);
-#else
-            (void)sample_first; (void)sample_every; (void)sample_max;
-#endif
+            cc_bookkeeping(idx, idx, s, succ_buf, n, &deadlock, idx);
             transitions += (uint64_t)n;
-            if (n == 0) {
-                if (cc_terminal(s)) {
-#if CC_EV_UNBALANCED >= 0
-                    if (ev_idx[CC_EV_UNBALANCED] == NONE && cc_unbalanced(s)) {
-                        ev_idx[CC_EV_UNBALANCED] = idx; ev_step[CC_EV_UNBALANCED] = -1;
-                    }
-#endif
-                } else if (deadlock == NONE) {
-                    deadlock = idx;
-                }
-                if (cc_ovf) cc_fail("overflow_terminal", -1, 0);
-            }
             for (int j = 0; j < n; j++) cc_canonical(succ_buf + (size_t)j * CC_NSLOTS);
             if (!pack_batch(n)) break;
 #ifdef CC_POR
@@ -700,7 +710,8 @@ int main(int argc, char **argv) {
            nstates, (unsigned long long)transitions, depth, stopped, deadlock == NONE ? -1LL : (long long)deadlock,
            expanded, L_stride, L_bits, rss0, peak_rss_bytes(), secs, cpu, nthreads, fingerprint);
 #ifdef CC_POR
-    printf("result por_full=%llu por_reduced=%llu\n", (unsigned long long)por_full, (unsigned long long)por_reduced);
+    printf("result por_full=%llu por_reduced=%llu por_assumed_failed=%d\n", (unsigned long long)por_full,
+           (unsigned long long)por_reduced, por_assumed_failed());
 #endif
     marked = calloc(nstates + 1, 1);
     void (*path)(uint32_t) = fingerprint ? fp_print_path : print_path;

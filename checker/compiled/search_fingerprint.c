@@ -163,8 +163,7 @@ static int fp_store(const int64_t *v, uint64_t h, uint32_t par, int lab, uint64_
     return 1;
 }
 
-static void search_fingerprint(const int64_t *inits, int ninit, uint64_t limit, double timeout, double t0,
-                               uint32_t sample_first, uint32_t sample_every, uint32_t sample_max) {
+static void search_fingerprint(const int64_t *inits, int ninit, uint64_t limit, double timeout, double t0) {
     for (int i = 0; i < CC_NSLOTS; i++) {  /* a static slot keeps its initial value: hashed if those differ */
         int differs = 0;
         for (int k = 1; k < ninit && !differs; k++) differs = inits[(size_t)k * CC_NSLOTS + i] != inits[i];
@@ -209,30 +208,8 @@ static void search_fingerprint(const int64_t *inits, int ninit, uint64_t limit, 
             cc_cur = idx;
             expanded++;
             int n = cc_expand(s, succ_buf, succ_lab);
-#if CC_EV_IRQ_SPINS >= 0
-            if (n > 0 && ev_idx[CC_EV_IRQ_SPINS] == NONE && cc_irq_spins(s)) {
-                ev_idx[CC_EV_IRQ_SPINS] = idx; ev_step[CC_EV_IRQ_SPINS] = -2;
-            }
-#endif
-#if CC_SYM_MAPS > 0
-            if (sample_every && (idx < sample_first || (idx % sample_every == 0 && idx <= (uint64_t)sample_every * sample_max)))
-                sym_check(idx, s, succ_buf, n);
-#else
-            (void)sample_first; (void)sample_every; (void)sample_max;
-#endif
+            cc_bookkeeping(idx, idx, s, succ_buf, n, &deadlock, idx);
             transitions += (uint64_t)n;
-            if (n == 0) {
-                if (cc_terminal(s)) {
-#if CC_EV_UNBALANCED >= 0
-                    if (ev_idx[CC_EV_UNBALANCED] == NONE && cc_unbalanced(s)) {
-                        ev_idx[CC_EV_UNBALANCED] = idx; ev_step[CC_EV_UNBALANCED] = -1;
-                    }
-#endif
-                } else if (deadlock == NONE) {
-                    deadlock = idx;
-                }
-                if (cc_ovf) cc_fail("overflow_terminal", -1, 0);
-            }
             for (int j = 0; j < n; j++) {  /* hashed first, their table entries prefetched: the misses overlap */
                 int64_t *t = succ_buf + (size_t)j * CC_NSLOTS;
                 cc_canonical(t);

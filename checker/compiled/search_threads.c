@@ -73,7 +73,6 @@ static uint64_t th_cand_cap;  /* a round ends before th_ncand + th_margin exceed
 static uint64_t th_margin;    /* the most successors the threads can insert between two checks */
 static int th_abort;          /* a successor needs a wider layout */
 static double th_deadline;
-static uint32_t th_sample_first, th_sample_every, th_sample_max;
 static uint32_t th_ev[CC_NEVENTS + 1];  /* the events found (arena indices; ev_idx is each thread's own) */
 static int th_ev_step[CC_NEVENTS + 1];
 
@@ -142,29 +141,8 @@ static int th_expand(struct th_worker *w, uint32_t r) {
     unpack_state(idx, s);
     cc_cur = bfs;
     int n = cc_expand(s, w->succ, w->lab);
-#if CC_EV_IRQ_SPINS >= 0
-    if (n > 0 && bfs < ev_idx[CC_EV_IRQ_SPINS] && cc_irq_spins(s)) {
-        ev_idx[CC_EV_IRQ_SPINS] = bfs; ev_step[CC_EV_IRQ_SPINS] = -2;
-    }
-#endif
-#if CC_SYM_MAPS > 0
-    if (th_sample_every && (bfs < th_sample_first || (bfs % th_sample_every == 0 &&
-                                                      bfs <= (uint64_t)th_sample_every * th_sample_max)))
-        sym_check(idx, s, w->succ, n);
-#endif
+    cc_bookkeeping(bfs, idx, s, w->succ, n, &w->dl, r);
     th_nsucc[r] = (uint32_t)n;
-    if (n == 0) {
-        if (cc_terminal(s)) {
-#if CC_EV_UNBALANCED >= 0
-            if (bfs < ev_idx[CC_EV_UNBALANCED] && cc_unbalanced(s)) {
-                ev_idx[CC_EV_UNBALANCED] = bfs; ev_step[CC_EV_UNBALANCED] = -1;
-            }
-#endif
-        } else if (r < w->dl) {
-            w->dl = r;
-        }
-        if (cc_ovf) cc_fail("overflow_terminal", -1, 0);
-    }
     for (int j = 0; j < n; j++) cc_canonical(w->succ + (size_t)j * CC_NSLOTS);
     for (int j = 0; j < n; j++) {
         const int64_t *t = w->succ + (size_t)j * CC_NSLOTS;
@@ -359,8 +337,7 @@ static void *th_reserve_or_die(size_t bytes) {
     return p;
 }
 
-static void search_threaded(int nthreads, uint64_t limit, double timeout, double t0, uint32_t sample_first,
-                            uint32_t sample_every, uint32_t sample_max) {
+static void search_threaded(int nthreads, uint64_t limit, double timeout, double t0) {
     TH_n = nthreads;
     const char *chunk = getenv("COUNTERCHECK_THREAD_CHUNK");
     if (chunk && atoi(chunk) > 0 && atoi(chunk) <= 65536) th_chunk = (uint32_t)atoi(chunk);
@@ -386,7 +363,6 @@ static void search_threaded(int nthreads, uint64_t limit, double timeout, double
     th_nsucc = th_reserve_or_die(node_cap * sizeof(uint32_t));
     th_margin = (uint64_t)nthreads * ((uint64_t)th_chunk * (CC_NSTEPS + 1) + TH_BLOCK);
     th_deadline = timeout > 0 ? t0 + timeout : 0;
-    th_sample_first = sample_first; th_sample_every = sample_every; th_sample_max = sample_max;
     for (int e = 0; e <= CC_NEVENTS; e++) th_ev[e] = NONE;
     th_ls = 0;
     th_le = nstates;
