@@ -31,6 +31,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import checker.lifetime as lifetime
@@ -41,6 +42,10 @@ FLAGS = ("-O1", "-std=gnu11", "-fno-strict-aliasing", "-w", "-pthread")
 #: -O0: half of -O1's compile time again, a third of its search speed: for the first states of a point
 #: (checker/compiled/engine.py's QUICK_STATES), which most points of a sweep never pass
 QUICK_FLAGS = ("-O0", "-std=gnu11", "-fno-strict-aliasing", "-w", "-pthread")
+
+
+#: Programs compiled by this process and the seconds spent in the compiler (``verify --timings`` reports them).
+SPENT = {"programs": 0, "seconds": 0.0}
 
 
 class CompilerMissing(Exception):
@@ -162,6 +167,7 @@ def build(source: str, flags: tuple[str, ...] = FLAGS) -> tuple[Path, bool]:
                 return exe, False
             except persist.Refused:
                 _discard(exe)  # in a private directory: ours to delete, and to build again
+        t0 = time.perf_counter()
         try:
             _compile(source, cmd, key, d, exe, flags)
         except OSError as e:  # a full disk, a directory gone: once more in a private temporary one
@@ -172,6 +178,9 @@ def build(source: str, flags: tuple[str, ...] = FLAGS) -> tuple[Path, bool]:
                         f"directory"
             _private_tmp()
             continue
+        finally:
+            SPENT["programs"] += 1
+            SPENT["seconds"] += time.perf_counter() - t0
         try:
             persist.check_sealed(exe, "program", key)
         except persist.Refused as e:
