@@ -12,6 +12,9 @@ sys.path.insert(0, str(FIXTURES))
 # Under GitHub Actions the CLI adds workflow commands to its output: the commands the tests run are not the
 # job's, and the tests that check those commands set GITHUB_ACTIONS themselves.
 os.environ.pop("GITHUB_ACTIONS", None)
+# Proofs are proved in every test: tests replace solver functions in-process, which the proof cache's key
+# (checker.engines.proof_cache: a digest of files) cannot see. tests/test_proof_cache.py turns it on.
+os.environ["COUNTERCHECK_PROOF_CACHE"] = "off"
 
 
 @pytest.hookimpl(tryfirst=True)
