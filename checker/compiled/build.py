@@ -121,13 +121,23 @@ def note() -> str | None:
     return _unusable
 
 
+def source_digest(source: str) -> str:
+    """The SHA-256 of a generated program's text (what the point index, checker/compiled/index.py, keeps)."""
+    return hashlib.sha256(source.encode()).hexdigest()
+
+
 def cache_key(source: str, cmd: list[str], flags: tuple[str, ...] = FLAGS) -> str:
     """The cache name of a program: its source, the compiler's identity and command, and the flags."""
+    return digest_key(source_digest(source), cmd, flags)
+
+
+def digest_key(digest: str, cmd: list[str], flags: tuple[str, ...] = FLAGS) -> str:
+    """``cache_key`` of the source whose ``source_digest`` is ``digest``."""
     h = hashlib.sha256()
     h.update(_identity(tuple(cmd)).encode())
     h.update("\0".join(flags).encode())
     h.update(b"\0")
-    h.update(source.encode())
+    h.update(digest.encode())
     return h.hexdigest()[:32]
 
 
@@ -142,8 +152,13 @@ def _discard(exe: Path) -> None:
 def cached(source: str, flags: tuple[str, ...] = FLAGS) -> Path | None:
     """The program built from ``source`` with ``flags`` if the cache holds it whole and ours (the trust
     rule), else None; nothing is built or deleted."""
+    return cached_digest(source_digest(source), flags)
+
+
+def cached_digest(digest: str, flags: tuple[str, ...] = FLAGS) -> Path | None:
+    """``cached`` of the source whose ``source_digest`` is ``digest``."""
     try:
-        exe = cache_dir() / f"search-{cache_key(source, compiler(), flags)}"
+        exe = cache_dir() / f"search-{digest_key(digest, compiler(), flags)}"
     except CompilerMissing:
         return None
     try:
