@@ -33,7 +33,9 @@ import hashlib
 import json
 import os
 import stat
+import sys
 import tempfile
+import types
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -305,3 +307,39 @@ def files_digest(paths: Iterable[str | Path]) -> str:
         except OSError:
             h.update(b"\0missing")
     return h.hexdigest()[:32]
+
+
+# -- the code a spec runs ---------------------------------------------------------------------------
+_SKIP = frozenset(sys.stdlib_module_names) | {"z3", "builtins"}
+#: The checker's own sources (``checker_digest`` covers them); the built-in specs, which load as
+#: ``checker.specs.*`` from the ``specs`` directory beside it, are not among them.
+_CHECKER = Path(__file__).resolve().parent
+
+
+def _user_module(name: str | None) -> types.ModuleType | None:
+    if not name or name.partition(".")[0] in _SKIP:
+        return None
+    m = sys.modules.get(name)
+    f = getattr(m, "__file__", None) if isinstance(m, types.ModuleType) else None
+    if not f or Path(f).resolve().is_relative_to(_CHECKER):
+        return None
+    return m
+
+
+def code_files(cls: type) -> list[str]:
+    """The source files a spec's behaviour can depend on: its classes' modules and, transitively, every
+    module they use (imported, or a name imported from it) outside the standard library, Z3 and the checker."""
+    seen: dict[str, types.ModuleType] = {}
+    todo = [m for k in cls.__mro__ if (m := _user_module(k.__module__)) is not None]
+    while todo:
+        m = todo.pop()
+        if m.__name__ in seen:
+            continue
+        seen[m.__name__] = m
+        for v in list(vars(m).values()):
+            used = v if isinstance(v, types.ModuleType) else None
+            name = used.__name__ if used is not None else getattr(v, "__module__", None)
+            u = _user_module(name if isinstance(name, str) else None)
+            if u is not None and u.__name__ not in seen:
+                todo.append(u)
+    return sorted(str(m.__file__) for m in seen.values())
