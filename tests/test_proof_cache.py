@@ -105,3 +105,14 @@ def test_verify_proves_once(on):
         [(c.property, c.verdict, c.trace) for c in first.checks]
     assert all(c.extra.get("cached") for c in again.checks) and not any(c.extra.get("cached") for c in first.checks)
     assert [p.name for p in on.iterdir()] and all(os.stat(p).st_mode & 0o077 == 0 for p in on.iterdir())
+    assert set(first.phases) == {"prove"} and 0 < first.phases["prove"] <= first.seconds
+
+
+def test_the_timings_line_splits_the_wall_time():
+    from checker.report.text import timings_line
+    from checker.verify import Report
+
+    r = Report(seconds=10.0, phases={"explore": 4.0, "compile": 3.0, "prove": 2.5}, programs_built=7)
+    assert timings_line(r) == "time: 10.0s: compile 3.0s (7 programs built), explore 4.0s, prove 2.5s, the rest 0.5s"
+    warm = Report(seconds=2.0, phases={"explore": 1.5})
+    assert timings_line(warm) == "time: 2.0s: compile 0.0s (no program built), explore 1.5s, the rest 0.5s"
