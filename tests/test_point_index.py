@@ -63,3 +63,17 @@ def test_a_damaged_entry_is_lowered_again(point, monkeypatch):
     again = explore(Model(cls, p), symmetry=True, engine="compiled")
     assert _view(again) == _view(first)
     assert index.recall(cache_dir(), Model(cls, p), True, False) is not None  # written again, whole
+
+
+def test_a_lint_pass_is_remembered(point, monkeypatch):
+    from checker.language import lint as lint_mod
+
+    cls, p = point
+    monkeypatch.setattr(lint_mod, "_checked", set())
+    lint_mod.lint(Model(cls, p))
+    monkeypatch.setattr(lint_mod, "_checked", set())
+    monkeypatch.setattr(lint_mod, "_run", lambda *a, **k: (_ for _ in ()).throw(AssertionError("linted again")))
+    lint_mod.lint(Model(cls, p))  # remembered: not run again
+    monkeypatch.setenv(index.ENV, "off")
+    with pytest.raises(AssertionError, match="linted again"):
+        lint_mod.lint(Model(cls, p))

@@ -54,10 +54,7 @@ class Recalled:
 
 def point_key(model: Any, symmetry: bool, por: bool) -> str:
     """The digest of what a point's program depends on."""
-    cls, p = model.cls, model.params
-    return persist.digest(KIND, persist.checker_digest(), persist.files_digest(persist.code_files(cls)),
-                          f"{cls.__module__}.{cls.__qualname__}", sorted(p.as_dict().items()),
-                          sorted((k, r.start, r.stop) for k, r in p.roles().items()), bool(symmetry), bool(por))
+    return persist.point_digest(KIND, model.cls, model.params, bool(symmetry), bool(por))
 
 
 def _path(d: Path, key: str) -> Path:

@@ -41,15 +41,12 @@ def enabled() -> bool:
 def cache_dir() -> Path:
     """``$XDG_CACHE_HOME/countercheck/proofs`` (or ``~/.cache``), made private; OSError or ``persist.Refused``
     when it cannot be."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    top = Path(base) / "countercheck"
-    persist.private_dir(top)
-    return persist.private_dir(top / "proofs")
+    return persist.user_cache("proofs")
 
 
 def spec_files(cls: type) -> list[str]:
     """The source files a spec's behaviour can depend on (``persist.code_files``)."""
-    return persist.code_files(cls)
+    return list(persist.code_files(cls))
 
 
 def binding(engine: str, cls: type, request_key: Any) -> str:
