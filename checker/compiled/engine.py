@@ -221,7 +221,7 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
     if cap != max_states and out.error is None and out.killed is None and out.stats.get("stopped") == "max_states":
         # past the quick program's states: the whole search again, on the -O1 program (nothing of the first
         # run is kept: its events and paths are read from this one only)
-        low, evs, exe = prepare(model, use_sym, timings, por, past_warmup=past_warmup)
+        low, evs, exe = prepare(model, use_sym, timings, por, cbuild.FLAGS, past_warmup)
         left = None if timeout is None else max(0.001, timeout - (time.perf_counter() - t0))
         out = run(exe, flat, max_states=max_states, timeout=left, max_memory=memory, sample=sample,
                   min_states=min(distinct, max_states or distinct))
