@@ -41,7 +41,9 @@ import checker.persist as persist
 FLAGS = ("-O1", "-std=gnu11", "-fno-strict-aliasing", "-w", "-pthread")
 #: -O0: half of -O1's compile time again, a third of its search speed: for the first states of a point
 #: (checker/compiled/engine.py's QUICK_STATES), which most points of a sweep never pass
-QUICK_FLAGS = ("-O0", "-std=gnu11", "-fno-strict-aliasing", "-w", "-pthread")
+#: (``-DCC_QUICK``: without the searches on several threads, with fingerprints and with checkpoints, which
+#: that first search never is: a third less compiling; checker/compiled/codegen.py's runtime_source)
+QUICK_FLAGS = ("-O0", "-DCC_QUICK", "-std=gnu11", "-fno-strict-aliasing", "-w", "-pthread")
 
 
 #: Programs compiled by this process and the seconds spent in the compiler (``verify --timings`` reports them).
