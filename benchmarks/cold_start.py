@@ -1,87 +1,61 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""A bare ``verify`` with an empty build cache, then warm: wall and CPU seconds, and the split between
-compiling, exploring and proving (issue 26 item 5).
+"""A bare ``verify`` with empty caches, then warm: wall and CPU seconds, and the split between compiling,
+exploring and proving (issue 26 item 5).
 
-    nice python benchmarks/cold_start.py [--no-quick] [--out FILE]
+    nice python benchmarks/cold_start.py [--also-unproved] [--out FILE]
 
-Runs ``verify()`` in this process on every built-in spec (as ``python -m checker verify`` with no
-arguments) twice: with ``XDG_CACHE_HOME`` an empty temporary directory (cold), then again on the cache
-the first run filled (warm, a new process's view: the in-process program tables are cleared). The
-compile time is the wall time inside the compiler (``checker.compiled.build._compile``; its CPU time is
-the children's), prove is the wall time of the Z3 engines, explore the rest of the engines' time.
-``--no-quick`` builds every program with -O1 from the start (``QUICK_STATES = 0``, the code before the
-quick tier). On a shared machine note the load: wall times follow it, CPU times much less.
+Runs ``python -m checker verify --timings -q`` (every built-in spec, as a user's bare ``verify``) in a
+fresh process with ``XDG_CACHE_HOME`` an empty temporary directory (cold: no program built, no point
+remembered, no proof kept), then again on the caches that run filled (warm). ``--also-unproved`` adds a
+third run, warm but with ``COUNTERCHECK_PROOF_CACHE=off`` (the build cache and the point index only: every
+proof proved again). Each line gives the wall time, the CPU seconds of the run and everything it waited
+for (compilers, searches), and the run's own ``--timings`` line. On a shared machine note the load: wall
+times follow it, CPU times much less.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import resource
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from checker import loader  # noqa: E402
-from checker.compiled import build as cbuild, engine as cengine  # noqa: E402
-from checker.engines import prove as eprove  # noqa: E402
-from checker.verify import verify  # noqa: E402
-
-SPENT = {"compile": 0.0, "prove": 0.0, "programs": 0}
+ROOT = Path(__file__).resolve().parent.parent
 
 
-def _timed(key, fn):
-    def wrapper(*a, **k):
-        t0 = time.perf_counter()
-        try:
-            return fn(*a, **k)
-        finally:
-            SPENT[key] += time.perf_counter() - t0
-            if key == "compile":
-                SPENT["programs"] += 1
-    return wrapper
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
-def cpu() -> tuple[float, float]:
-    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
-
-
-def once(label: str) -> str:
-    for k in SPENT:
-        SPENT[k] = 0
-    cengine._programs.clear()
-    cengine._sources.clear()
-    c0, k0 = cpu()
-    t0 = time.perf_counter()
-    l0 = os.getloadavg()[0]
-    report = verify(loader.resolve([]))
-    wall = time.perf_counter() - t0
-    c1, k1 = cpu()
-    l1 = os.getloadavg()[0]
-    return (f"{label}: wall {wall:.1f}s, CPU {c1 - c0:.1f}s here + {k1 - k0:.1f}s in children (compilers, "
-            f"searches); {SPENT['programs']} programs compiled in {SPENT['compile']:.1f}s, prove "
-            f"{SPENT['prove']:.1f}s, explore and the rest {wall - SPENT['compile'] - SPENT['prove']:.1f}s; "
-            f"{len(report.checks)} checks, {len(report.errors)} errors; load {l0:.1f} -> {l1:.1f}")
+def once(label: str, cache: str, **env: str) -> str:
+    e = {**os.environ, "XDG_CACHE_HOME": cache, "PYTHONPATH": str(ROOT), **env}
+    c0, t0, l0 = _cpu(), time.perf_counter(), os.getloadavg()[0]
+    r = subprocess.run([sys.executable, "-m", "checker", "verify", "--timings", "-q"], cwd=ROOT, env=e,
+                       capture_output=True, text=True)
+    wall, cpu, l1 = time.perf_counter() - t0, _cpu() - c0, os.getloadavg()[0]
+    lines = r.stdout.strip().splitlines()
+    summary = next((ln for ln in lines if " checks in " in ln), "no summary")
+    timings = next((ln for ln in lines if ln.startswith("time: ")), "no timings")
+    return (f"{label}: wall {wall:.1f}s, CPU {cpu:.1f}s (the run and its compilers and searches), exit "
+            f"{r.returncode}; load {l0:.1f} -> {l1:.1f}\n  {timings}\n  {summary}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--no-quick", action="store_true")
+    ap.add_argument("--also-unproved", action="store_true", help="a third run: warm, with the proof cache off")
     ap.add_argument("--out")
     a = ap.parse_args()
-    if a.no_quick:
-        cengine.QUICK_STATES = 0
-    cbuild._compile = _timed("compile", cbuild._compile)
-    for cls in (eprove.ProveEngine, eprove.BmcEngine, eprove.PdrEngine):
-        cls.run = _timed("prove", cls.run)
-    os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="cold-start-")
-    tier = "-O1 only" if a.no_quick else f"-O0 first, -O1 past {cengine.QUICK_STATES:,} states"
-    lines = [f"bare verify ({tier}), {os.cpu_count()} cores, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"]
-    for label in ("cold", "warm"):
-        lines.append(once(label))
+    cache = tempfile.mkdtemp(prefix="cold-start-")
+    lines = [f"bare verify, {os.cpu_count()} cores, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"]
+    runs = [("cold (empty caches)", {}), ("warm (programs, point index, proofs)", {})]
+    if a.also_unproved:
+        runs.append(("warm, proof cache off", {"COUNTERCHECK_PROOF_CACHE": "off"}))
+    for label, env in runs:
+        lines.append(once(label, cache, **env))
         print(lines[-1], flush=True)
     if a.out:
         with open(a.out, "a") as f:

@@ -124,6 +124,9 @@ def _verify_arguments(v: argparse.ArgumentParser) -> None:
                           "counts grow with its parameters")
     out.add_argument("-q", "--quiet", action="store_true",
                      help="no line per spec and no progress on stderr: the failures and the summary")
+    out.add_argument("--timings", action="store_true",
+                     help="end with where the time went: compiling the compiled explorer's programs (how many "
+                          "were built), exploring, proving, and the rest")
     out.add_argument("-x", "--exitfirst", action="store_true",
                      help="stop at the first result not as expected (a failure or an inconclusive check)")
     out.add_argument("--traces", action="append", metavar="WHICH",
@@ -563,6 +566,8 @@ def _emit_verify(args: argparse.Namespace, report: Report, spec_args: dict[str, 
     failed = write_all(files)
     sys.stdout.write(out)
     sys.stdout.flush()
+    if getattr(args, "timings", False):  # (beside a payload on stdout: on stderr)
+        print(text.timings_line(report), file=sys.stdout if args.format == "text" or args.output else sys.stderr)
     for line in errors + [f"error: {f}" for f in failed]:
         print(line, file=sys.stderr)
     _github_actions(args, report, spec_args)

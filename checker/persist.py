@@ -33,7 +33,9 @@ import hashlib
 import json
 import os
 import stat
+import sys
 import tempfile
+import types
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -305,3 +307,64 @@ def files_digest(paths: Iterable[str | Path]) -> str:
         except OSError:
             h.update(b"\0missing")
     return h.hexdigest()[:32]
+
+
+# -- the code a spec runs ---------------------------------------------------------------------------
+_SKIP = frozenset(sys.stdlib_module_names) | {"z3", "builtins"}
+#: The checker's own sources (``checker_digest`` covers them); the built-in specs, which load as
+#: ``checker.specs.*`` from the ``specs`` directory beside it, are not among them.
+_CHECKER = Path(__file__).resolve().parent
+
+
+#: Per module file: whether it is the checker's (resolving a path is slow, and a spec's modules name many).
+_in_checker: dict[str, bool] = {}
+
+
+def _user_module(name: str | None) -> types.ModuleType | None:
+    if not name or name.partition(".")[0] in _SKIP:
+        return None
+    m = sys.modules.get(name)
+    f = getattr(m, "__file__", None) if isinstance(m, types.ModuleType) else None
+    if not f:
+        return None
+    if f not in _in_checker:
+        _in_checker[f] = Path(f).resolve().is_relative_to(_CHECKER)
+    return None if _in_checker[f] else m
+
+
+@functools.lru_cache(maxsize=256)
+def code_files(cls: type) -> list[str]:
+    """The source files a spec's behaviour can depend on: its classes' modules and, transitively, every
+    module they use (imported, or a name imported from it) outside the standard library, Z3 and the checker
+    (which modules they are is found once per class and process; their contents are read by each digest)."""
+    seen: dict[str, types.ModuleType] = {}
+    todo = [m for k in cls.__mro__ if (m := _user_module(k.__module__)) is not None]
+    while todo:
+        m = todo.pop()
+        if m.__name__ in seen:
+            continue
+        seen[m.__name__] = m
+        for v in list(vars(m).values()):
+            used = v if isinstance(v, types.ModuleType) else None
+            name = used.__name__ if used is not None else getattr(v, "__module__", None)
+            u = _user_module(name if isinstance(name, str) else None)
+            if u is not None and u.__name__ not in seen:
+                todo.append(u)
+    return sorted(str(m.__file__) for m in seen.values())
+
+
+def user_cache(sub: str) -> Path:
+    """``$XDG_CACHE_HOME/countercheck/SUB`` (else ``~/.cache/...``), made private; OSError or ``Refused``
+    when it cannot be."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    top = Path(base) / "countercheck"
+    private_dir(top)
+    return private_dir(top / sub)
+
+
+def point_digest(kind: str, cls: type, params: Any, *more: Any) -> str:
+    """The digest of what a result at a parameter point depends on: the checker's code, the spec's
+    (``code_files``), the class, the point's values and roles, and ``more``."""
+    return digest(kind, checker_digest(), files_digest(code_files(cls)), f"{cls.__module__}.{cls.__qualname__}",
+                  sorted(params.as_dict().items()), sorted((k, r.start, r.stop) for k, r in params.roles().items()),
+                  *more)

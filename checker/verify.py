@@ -69,6 +69,10 @@ class Report:
     stopped: str | None = None
     #: Checks decided and left out of the report by ``select`` (``-k``).
     deselected: int = 0
+    #: Wall seconds per phase of this process (``phase_seconds``): compile, explore, prove, bmc, simulate.
+    phases: dict[str, float] = field(default_factory=dict)
+    #: Programs the compiled explorer built in this process (not found in the build cache).
+    programs_built: int = 0
 
     @property
     def exit_code(self) -> int:
@@ -481,6 +485,18 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     named = set(named)
     report = Report()
     t0 = time.perf_counter()
+    from checker.compiled.build import SPENT as COMPILED
+
+    built0, compile0 = COMPILED["programs"], COMPILED["seconds"]
+
+    def finish() -> None:  # the time taken, and the compiler's share of exploring (``--timings``)
+        report.seconds = time.perf_counter() - t0
+        report.programs_built = COMPILED["programs"] - built0
+        if report.programs_built:
+            spent = COMPILED["seconds"] - compile0
+            report.phases["compile"] = spent
+            report.phases["explore"] = max(0.0, report.phases.get("explore", 0.0) - spent)
+
     check_sets_apply(classes, sets)
     ids = itertools.count(1)
     limits = Limits(max_states=max_states, timeout=timeout, smt_timeout=smt_timeout, max_memory=max_memory)
@@ -592,12 +608,17 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                                 from checker.live import coverage_check
                                 add(cls, [coverage_check(cls, graphs, run=run)])
                         else:
-                            with interrupts.as_interrupt(), running_spec_code(cls.__name__, {info(cls).file}):
-                                checks = engines.run(task.engine, Request(
-                                    cls, task.params, sets=own if task.sets is None else task.sets, limits=limits,
-                                    runner=runner, options=options, run=run, progress=progress,
-                                    graphs=graphs if task.engine == "explore" else None, warn=warn,
-                                    ran=ran if task.engine == "explore" else None))
+                            t_task = time.perf_counter()
+                            try:
+                                with interrupts.as_interrupt(), running_spec_code(cls.__name__, {info(cls).file}):
+                                    checks = engines.run(task.engine, Request(
+                                        cls, task.params, sets=own if task.sets is None else task.sets,
+                                        limits=limits, runner=runner, options=options, run=run, progress=progress,
+                                        graphs=graphs if task.engine == "explore" else None, warn=warn,
+                                        ran=ran if task.engine == "explore" else None))
+                            finally:
+                                phase = TASK_MODE[task.engine]
+                                report.phases[phase] = report.phases.get(phase, 0.0) + time.perf_counter() - t_task
                             add(cls, checks)
                     except KeyboardInterrupt:
                         add(cls, interrupted_checks(cls, task, run))
@@ -620,14 +641,14 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
         report.stopped = (f"stopped at the first result not as expected (-x): {c.spec}.{c.property} "
                           f"{c.verdict}; {left} engine run{'s' if left != 1 else ''} not run"
                           + (f", {specs_left} spec{'s' if specs_left != 1 else ''} not started" if specs_left else ""))
-        report.seconds = time.perf_counter() - t0
+        finish()
         return report
     except KeyboardInterrupt:
         report.interrupted = True
         for cls, _own, tasks in planned[len(done):]:
             for task in tasks:
                 add(cls, interrupted_checks(cls, task, next(ids)))
-    report.seconds = time.perf_counter() - t0
+    finish()
     unbounded = sum(1 for c in report.checks if c.backend == "explore" and c.engine not in (None, "compiled"))
     if max_memory is not None and unbounded:
         warn(f"--max-memory bounds the compiled explorer only: {unbounded} checks were explored by the "

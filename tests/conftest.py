@@ -12,6 +12,11 @@ sys.path.insert(0, str(FIXTURES))
 # Under GitHub Actions the CLI adds workflow commands to its output: the commands the tests run are not the
 # job's, and the tests that check those commands set GITHUB_ACTIONS themselves.
 os.environ.pop("GITHUB_ACTIONS", None)
+# Proofs are proved and points lowered in every test: tests replace solver and lowering functions in-process,
+# which the keys of the proof cache and the point index (checker.engines.proof_cache, checker.compiled.index:
+# digests of files) cannot see. tests/test_proof_cache.py and tests/test_point_index.py turn them on.
+os.environ["COUNTERCHECK_PROOF_CACHE"] = "off"
+os.environ["COUNTERCHECK_POINT_INDEX"] = "off"
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -31,6 +31,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import checker.lifetime as lifetime
@@ -40,7 +41,13 @@ import checker.persist as persist
 FLAGS = ("-O1", "-std=gnu11", "-fno-strict-aliasing", "-w", "-pthread")
 #: -O0: half of -O1's compile time again, a third of its search speed: for the first states of a point
 #: (checker/compiled/engine.py's QUICK_STATES), which most points of a sweep never pass
-QUICK_FLAGS = ("-O0", "-std=gnu11", "-fno-strict-aliasing", "-w", "-pthread")
+#: (``-DCC_QUICK``: without the searches on several threads, with fingerprints and with checkpoints, which
+#: that first search never is: a third less compiling; checker/compiled/codegen.py's runtime_source)
+QUICK_FLAGS = ("-O0", "-DCC_QUICK", "-std=gnu11", "-fno-strict-aliasing", "-w", "-pthread")
+
+
+#: Programs compiled by this process and the seconds spent in the compiler (``verify --timings`` reports them).
+SPENT = {"programs": 0, "seconds": 0.0}
 
 
 class CompilerMissing(Exception):
@@ -116,13 +123,23 @@ def note() -> str | None:
     return _unusable
 
 
+def source_digest(source: str) -> str:
+    """The SHA-256 of a generated program's text (what the point index, checker/compiled/index.py, keeps)."""
+    return hashlib.sha256(source.encode()).hexdigest()
+
+
 def cache_key(source: str, cmd: list[str], flags: tuple[str, ...] = FLAGS) -> str:
     """The cache name of a program: its source, the compiler's identity and command, and the flags."""
+    return digest_key(source_digest(source), cmd, flags)
+
+
+def digest_key(digest: str, cmd: list[str], flags: tuple[str, ...] = FLAGS) -> str:
+    """``cache_key`` of the source whose ``source_digest`` is ``digest``."""
     h = hashlib.sha256()
     h.update(_identity(tuple(cmd)).encode())
     h.update("\0".join(flags).encode())
     h.update(b"\0")
-    h.update(source.encode())
+    h.update(digest.encode())
     return h.hexdigest()[:32]
 
 
@@ -137,8 +154,13 @@ def _discard(exe: Path) -> None:
 def cached(source: str, flags: tuple[str, ...] = FLAGS) -> Path | None:
     """The program built from ``source`` with ``flags`` if the cache holds it whole and ours (the trust
     rule), else None; nothing is built or deleted."""
+    return cached_digest(source_digest(source), flags)
+
+
+def cached_digest(digest: str, flags: tuple[str, ...] = FLAGS) -> Path | None:
+    """``cached`` of the source whose ``source_digest`` is ``digest``."""
     try:
-        exe = cache_dir() / f"search-{cache_key(source, compiler(), flags)}"
+        exe = cache_dir() / f"search-{digest_key(digest, compiler(), flags)}"
     except CompilerMissing:
         return None
     try:
@@ -162,6 +184,7 @@ def build(source: str, flags: tuple[str, ...] = FLAGS) -> tuple[Path, bool]:
                 return exe, False
             except persist.Refused:
                 _discard(exe)  # in a private directory: ours to delete, and to build again
+        t0 = time.perf_counter()
         try:
             _compile(source, cmd, key, d, exe, flags)
         except OSError as e:  # a full disk, a directory gone: once more in a private temporary one
@@ -172,6 +195,9 @@ def build(source: str, flags: tuple[str, ...] = FLAGS) -> tuple[Path, bool]:
                         f"directory"
             _private_tmp()
             continue
+        finally:
+            SPENT["programs"] += 1
+            SPENT["seconds"] += time.perf_counter() - t0
         try:
             persist.check_sealed(exe, "program", key)
         except persist.Refused as e:

@@ -25,8 +25,32 @@ def runtime_source() -> str:
     several threads, ``search_threads.c``, the one keeping fingerprints, ``search_fingerprint.c``, and
     checkpoints, ``search_checkpoint.c``)."""
     here = resources.files("checker.compiled")
-    return "\n".join(here.joinpath(f).read_text()
-                     for f in ("runtime.c", "search_threads.c", "search_fingerprint.c", "search_checkpoint.c"))
+    rest = "\n".join(here.joinpath(f).read_text()
+                     for f in ("search_threads.c", "search_fingerprint.c", "search_checkpoint.c"))
+    # the quick build (-DCC_QUICK, checker/compiled/build.py's QUICK_FLAGS) searches on one thread, without
+    # fingerprints or checkpoints: their code is left to the preprocessor (a third of the compiler's time)
+    return here.joinpath("runtime.c").read_text() + "\n#ifndef CC_QUICK\n" + rest + "\n#else\n" + QUICK_REFUSALS \
+        + "#endif\n"
+
+
+#: The quick build's answer to what only the full build runs (compiled_search never asks it for them).
+QUICK_REFUSALS = """static void cc_quick_refuses(const char *what) {
+    fprintf(stderr, "%s: not in the quick build (-DCC_QUICK): one thread, no fingerprints, no checkpoints\\n", what);
+    exit(2);
+}
+static void search_threaded(int nthreads, uint64_t limit, double timeout, double t0, uint32_t sample_first,
+                            uint32_t sample_every, uint32_t sample_max) { cc_quick_refuses("THREADS"); }
+static void search_fingerprint(const int64_t *inits, int ninit, uint64_t limit, double timeout, double t0,
+                               uint32_t sample_first, uint32_t sample_every, uint32_t sample_max) {
+    cc_quick_refuses("FINGERPRINT");
+}
+static void fp_print_path(uint32_t idx) { (void)idx; cc_quick_refuses("FINGERPRINT"); }
+static void cp_save(int level, uint32_t level_start, uint32_t level_end) { cc_quick_refuses("CHECKPOINT_DIR"); }
+static int cp_load(int last, uint32_t *level_start, uint32_t *level_end) {
+    cc_quick_refuses("CHECKPOINT_DIR");
+    return 0;
+}
+"""
 
 
 def canonical_source(low: Lowered, symmetry: bool) -> str:

@@ -26,7 +26,7 @@ from typing import Any
 
 import checker.persist as persist
 from checker.compiled import ENGINES  # noqa: F401  (re-exported)
-from checker.compiled import build as cbuild
+from checker.compiled import build as cbuild, index
 from checker.compiled.build import CompileFailed, CompilerMissing, build
 from checker.compiled.codegen import generate
 from checker.compiled.cterms import Untranslatable
@@ -110,13 +110,35 @@ def _source(model: Model, symmetry: bool, timings: Timings, por: bool = False) -
     return low, evs, source
 
 
+def _recall(model: Model, symmetry: bool, por: bool) -> tuple[str, Any, list, bool] | None:
+    """The point index's entry for this point (checker/compiled/index.py), unless generated in this process."""
+    if (model.cls, model.params, symmetry, por) in _sources or getattr(model, "tearing", False):
+        return None
+    try:
+        return index.recall(cbuild.cache_dir(), model, symmetry, por)
+    except CompilerMissing:
+        return None
+
+
 def prepare(model: Model, symmetry: bool, timings: Timings, por: bool = False,
-            flags: tuple[str, ...] = cbuild.FLAGS) -> tuple[Any, list, Any]:
-    """(lowered model, events, built program), or Fallback. ``por``: with partial-order reduction (ample.py)."""
+            flags: tuple[str, ...] = cbuild.FLAGS, past_warmup: bool = False) -> tuple[Any, list, Any]:
+    """(lowered model, events, built program), or Fallback. ``por``: with partial-order reduction (ample.py).
+    A point the index remembers, whose program is in the build cache, is neither lowered nor generated: the
+    lowered model is then the index's ``Recalled``. ``past_warmup``: ``auto`` comes here after the
+    interpreter's first states (the index remembers it, so that the next run starts here)."""
     key = (model.cls, model.params, symmetry, por, flags)
     hit = _programs.get(key)
     if hit is not None and hit[2].exists():  # (a cleaned cache: built again)
         return hit
+    recalled = _recall(model, symmetry, por)
+    if recalled is not None:
+        digest, rec, evs, went = recalled
+        exe = cbuild.cached_digest(digest, flags)
+        if exe is not None:
+            if past_warmup and not went:
+                index.remember(cbuild.cache_dir(), model, symmetry, por, digest, rec, evs, True)
+            _programs[key] = (rec, evs, exe)
+            return rec, evs, exe
     low, evs, source = _source(model, symmetry, timings, por)
     t2 = time.perf_counter()
     try:
@@ -127,6 +149,8 @@ def prepare(model: Model, symmetry: bool, timings: Timings, por: bool = False,
         raise Fallback(f"the generated C did not compile: {e}") from None
     timings.compiled_now = timings.compiled_now or now
     timings.compile += time.perf_counter() - t2
+    index.remember(exe.parent, model, symmetry, por, cbuild.source_digest(source), low, evs,
+                   past_warmup or (recalled is not None and recalled[3]))
     out = (low, evs, exe)
     _programs[key] = out
     return out
@@ -137,14 +161,28 @@ def _quick_first(model: Model, symmetry: bool, timings: Timings, por: bool) -> b
     QUICK_STATES)."""
     if QUICK_STATES <= 0 or (model.cls, model.params, symmetry, por, cbuild.FLAGS) in _programs:
         return False
+    recalled = _recall(model, symmetry, por)
+    if recalled is not None:
+        return cbuild.cached_digest(recalled[0]) is None
     _low, _evs, source = _source(model, symmetry, timings, por)
     return cbuild.cached(source) is None
+
+
+def went_past_warmup(model: Model, symmetry: bool, por: bool) -> bool:
+    """Whether the index remembers this point going past the interpreter's warm-up (``auto``), with its
+    program still in the build cache: the warm-up would hand it over again."""
+    use_sym = symmetry and model.symmetry.active
+    recalled = _recall(model, use_sym, por)
+    if recalled is None or not recalled[3]:
+        return False
+    return cbuild.cached_digest(recalled[0], cbuild.QUICK_FLAGS) is not None or \
+        cbuild.cached_digest(recalled[0]) is not None
 
 
 def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = None, timeout: float | None = None,
                     check_symmetry: bool = True, max_memory: int | None = None,
                     timings: Timings | None = None, por: bool = False, threads: int = 1, fingerprint: bool = False,
-                    checkpoint: Path | None = None, resume: bool = False) -> SearchState:
+                    checkpoint: Path | None = None, resume: bool = False, past_warmup: bool = False) -> SearchState:
     """Explore ``model`` as generated C: the same states, verdicts and shortest traces as the interpreter.
     ``por``: partial-order reduction (checker/compiled/ample.py, one thread): the same verdicts, fewer
     states, and traces that may not be the shortest (``st.note`` says how many states were expanded reduced).
@@ -160,7 +198,8 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
     use_sym = symmetry and model.symmetry.active
     # (a large run, by its flags, is built -O1 at once; a checkpointed one is never searched twice)
     quick = threads == 1 and not fingerprint and checkpoint is None and _quick_first(model, use_sym, timings, por)
-    low, evs, exe = prepare(model, use_sym, timings, por, cbuild.QUICK_FLAGS if quick else cbuild.FLAGS)
+    low, evs, exe = prepare(model, use_sym, timings, por, cbuild.QUICK_FLAGS if quick else cbuild.FLAGS,
+                            past_warmup)
     inits = model.initial_states()
     sample = (SYMMETRY_SAMPLE_FIRST, SYMMETRY_SAMPLE_EVERY, SYMMETRY_SAMPLE_MAX) if (use_sym and check_symmetry) \
         else (0, 0, 0)
@@ -182,7 +221,7 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
     if cap != max_states and out.error is None and out.killed is None and out.stats.get("stopped") == "max_states":
         # past the quick program's states: the whole search again, on the -O1 program (nothing of the first
         # run is kept: its events and paths are read from this one only)
-        low, evs, exe = prepare(model, use_sym, timings, por)
+        low, evs, exe = prepare(model, use_sym, timings, por, cbuild.FLAGS, past_warmup)
         left = None if timeout is None else max(0.001, timeout - (time.perf_counter() - t0))
         out = run(exe, flat, max_states=max_states, timeout=left, max_memory=memory, sample=sample,
                   min_states=min(distinct, max_states or distinct))
@@ -340,17 +379,20 @@ def choose_and_search(model: Model, *, engine: str, symmetry: bool, max_states: 
     if engine == "auto" and checkpoint is None:
         if small:
             return interpreted(max_states, timeout), "interpreted", unreduced
-        st = interpreted(AUTO_THRESHOLD, timeout, warmup=True)
-        if st.stopped != StopReason.MAX_STATES:
-            return st, "interpreted", unreduced
-        from checker.kernel.context import ContextRules
+        # (a point the index remembers going past the warm-up, with its program built, starts on it)
+        if not went_past_warmup(model, symmetry, por):
+            st = interpreted(AUTO_THRESHOLD, timeout, warmup=True)
+            if st.stopped != StopReason.MAX_STATES:
+                return st, "interpreted", unreduced
+            from checker.kernel.context import ContextRules
 
-        model.rules = ContextRules(model)  # the events of the partial run are the compiled run's to record
+            model.rules = ContextRules(model)  # the events of the partial run are the compiled run's to record
     left = None if timeout is None else max(0.001, timeout - (time.perf_counter() - t0))
     try:
         st = compiled_search(model, symmetry=symmetry, max_states=max_states, timeout=left,
                              check_symmetry=check_symmetry, max_memory=max_memory, por=por, threads=threads,
-                             fingerprint=fingerprint, checkpoint=checkpoint, resume=resume)
+                             fingerprint=fingerprint, checkpoint=checkpoint, resume=resume,
+                             past_warmup=engine == "auto" and checkpoint is None)
         notes = [n for n in (f"{threads} threads" if threads > 1 else None,
                              "64-bit fingerprints" if fingerprint else None,
                              "checkpoints" if checkpoint is not None else None, cbuild.note()) if n]

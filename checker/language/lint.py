@@ -80,7 +80,7 @@ def symbolic_state(model: Model, tag: str = "", checked: bool = False) -> tuple:
 def lint(model: Model) -> None:
     """Raise SpecError for spec code that only works on concrete values."""
     key = (model.cls, model.params)
-    if key in _checked:
+    if key in _checked or _passed_before(model):
         return
     from checker.symbolic.term import SymbolicBranch, SymbolicIndex
 
@@ -135,6 +135,51 @@ def lint(model: Model) -> None:
         _run(model, f"{name}.{model.terminal.__name__}", lambda: model.terminal(s), SymbolicBranch,
              SymbolicIndex, model.info.file, model.info.line)
     _checked.add(key)
+    _remember_pass(model)
+
+
+#: Lint passes kept between runs (``$XDG_CACHE_HOME/countercheck/lint``): a marker per point, bound to the
+#: spec's code and the checker's (``persist.point_digest``), so a warm ``verify`` does not run every action
+#: symbolically again. Only passes are kept: a spec error is found again each run. Off with
+#: ``COUNTERCHECK_POINT_INDEX=off``, as the compiled engine's point index.
+LINT_KIND = "lint-pass-1"
+
+
+def _marker(model: Model) -> tuple[Any, str] | None:
+    import os
+
+    import checker.persist as persist
+
+    if os.environ.get("COUNTERCHECK_POINT_INDEX", "").strip().lower() in ("off", "0", "no", "false"):
+        return None
+    try:
+        key = persist.point_digest(LINT_KIND, model.cls, model.params)
+        return persist.user_cache("lint") / key, key
+    except (OSError, ValueError, TypeError, persist.Refused):
+        return None
+
+
+def _passed_before(model: Model) -> bool:
+    import checker.persist as persist
+
+    m = _marker(model)
+    if m is None:
+        return False
+    try:
+        return persist.read_data(m[0], LINT_KIND, m[1]) == "passed"
+    except (OSError, ValueError, persist.Refused):
+        return False
+
+
+def _remember_pass(model: Model) -> None:
+    import checker.persist as persist
+
+    m = _marker(model)
+    if m is not None:
+        try:
+            persist.write_data(m[0], LINT_KIND, m[1], "passed")
+        except (OSError, ValueError, TypeError):
+            pass
 
 
 def _run(model: Model, what: str, call: Callable[[], Any], branch: type, index: type,

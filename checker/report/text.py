@@ -328,6 +328,26 @@ def not_as_expected(report: Report, style: Style = PLAIN, limit: int = 3) -> lis
     return out
 
 
+#: ``--timings``: the phases in the order a run goes through them.
+PHASES = ("compile", "explore", "simulate", "prove", "bmc")
+
+
+def timings_line(report: Report) -> str:
+    """``--timings``: where this process's wall time went: compiling the compiled explorer's programs (how
+    many were built, not found in the build cache), exploring (the searches, without their compiles),
+    proving with Z3, and the rest (planning, reports)."""
+    parts = []
+    for phase in PHASES:
+        if phase in report.phases:
+            built = (f" ({report.programs_built} program{'s' if report.programs_built != 1 else ''} built)"
+                     if phase == "compile" else "")
+            parts.append(f"{phase} {report.phases[phase]:.1f}s{built}")
+    if "compile" not in report.phases and "explore" in report.phases:
+        parts.insert(0, "compile 0.0s (no program built)")
+    rest = report.seconds - sum(report.phases.values())
+    return f"time: {report.seconds:.1f}s: " + ", ".join(parts + [f"the rest {max(0.0, rest):.1f}s"])
+
+
 def summary_line(report: Report, style: Style = PLAIN) -> str:
     """The last line of a report: counts, states, time and the exit code with its meaning."""
     k = report.counts()
