@@ -64,17 +64,27 @@ def connect(address: str | None, num_cpus: int | None = None) -> Any:
 
 
 def disconnect() -> None:
-    """Leave the cluster (a local Ray started by ``connect`` stops), the explorer's idle actors first.
+    """Leave the cluster (a local Ray started by ``connect`` stops), the explorers' idle actors first."""
+    release_idle()
+    import_ray().shutdown()
 
-    Those live in ``checker.explore.ray_pool``, which imports this module; it is
-    looked up, not imported, so the two do not import each other: if it was
-    never loaded, no actor was made."""
+
+#: The modules keeping idle actors between explorations: the interpreter's and the compiled engine's.
+_POOLS = ("checker.explore.ray_pool", "checker.compiled.ray_search")
+
+
+def release_idle(keep: str | None = None) -> None:
+    """Stop the idle actors of every pool but ``keep`` (a module name): each holds a CPU that another
+    pool's actors, or Ray tasks (the proof sweep), may need.
+
+    The pools import this module; they are looked up, not imported, so the modules do not import each
+    other: one never loaded made no actor."""
     import sys
 
-    pool = sys.modules.get("checker.explore.ray_pool")
-    if pool is not None:
-        pool.release_actors()
-    import_ray().shutdown()
+    for name in _POOLS:
+        pool = sys.modules.get(name)
+        if name != keep and pool is not None:
+            pool.release_actors()
 
 
 def cluster_cpus() -> int:

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from checker.cluster import cluster_cpus, import_ray
+from checker.cluster import cluster_cpus, import_ray, release_idle
 from checker.compiled import build as cbuild
 from checker.compiled.engine import (Fallback, InternalError, Timings, _describe_error, _replay_paths,
                                      default_max_memory, prepare)
@@ -101,8 +101,13 @@ class RaySlices:
             raise UsageError(f"--jobs {jobs} with --cluster and the compiled engine: 255 actors at most")
         # (actors belong to this process: Ray ends them when it ends, killed or not)
         remote = ray.remote(num_cpus=1, max_restarts=0, scheduling_strategy="SPREAD")(_SliceActor)
+        if len(_idle) < jobs:
+            release_idle(keep=__name__)  # the interpreter's idle actors hold CPUs these need
+        while len(_idle) < jobs:
+            _idle.append(remote.remote())
         self.jobs = jobs
-        self.actors = [remote.remote() for _ in range(jobs)]
+        self.actors = _idle[:jobs]
+        del _idle[:jobs]
 
     def get(self, pending: list) -> list:
         out = []
@@ -134,13 +139,29 @@ class RaySlices:
         return self.get([a.receive.remote(*[outs[s][w] for s in range(n)]) for w, a in enumerate(self.actors)])
 
     def close(self, lost: bool) -> None:
-        for a in self.actors:
-            if lost:
+        """Keep the actors for the next exploration (starting one takes seconds), their slices freed;
+        none if one was lost (a call may still be running on the others)."""
+        if lost:
+            for a in self.actors:
                 self.ray.kill(a)
-            else:
+        else:
+            for a in self.actors:
                 a.close.remote()
-                self.ray.kill(a, no_restart=True)
+            _idle[:0] = self.actors
         self.actors = []
+
+
+#: Actors between explorations of this process (the first ``jobs`` serve the next).
+_idle: list[Any] = []
+
+
+def release_actors() -> None:
+    """Stop the idle actors (``checker.cluster.release_idle``)."""
+    if _idle:
+        ray = import_ray()
+        for a in _idle:
+            ray.kill(a)
+    _idle.clear()
 
 
 class LocalSlices:
@@ -370,4 +391,4 @@ def _paths(model: Model, low: Any, evs: list, pool: Any, found_at: dict, deadloc
 def _cost_note(stats: list[tuple], total: int, last_width: int) -> str:
     held = sum(s[1] for s in stats)
     per = held / total if total else 0.0
-    return f"{len(stats)} Ray actors, {per:.0f} bytes a state in their slices"
+    return f"{per:.0f} bytes a state in the actors' slices"
