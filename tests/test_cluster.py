@@ -137,3 +137,66 @@ def test_cluster_without_ray_says_how_to_install_it(monkeypatch, capsys):
 def test_a_cluster_address_is_ray_or_ray_url(capsys):
     assert main(["verify", "eager_fold_gt", "--cluster", "head:10001"]) == 2
     assert "--cluster ray://HOST:PORT" in capsys.readouterr().err
+
+
+# -- the compiled search on Ray actors (checker/compiled/ray_search.py) --------------------------------------------
+
+#: The compiled engine on 2 actors against one compiled process in the default tier (a point of 2k states with a
+#: deadlock); every built-in spec in the slow tier.
+RAY_COMPILED_DEFAULT = ("hotplug_sum_dead",)
+
+
+@pytest.mark.parametrize("spec", [s if s in RAY_COMPILED_DEFAULT else pytest.param(s, marks=pytest.mark.differential)
+                                  for s in SPECS])
+def test_two_ray_actors_give_one_compiled_process_result(ray_pool, spec):
+    one = explore(_model(spec), engine="compiled", max_states=MAX_STATES + 1)
+    if not one.complete:
+        pytest.skip(f"more than {MAX_STATES} states at its smallest explore point")
+    two = explore(_model(spec), engine="compiled", cluster="ray", jobs=2)
+    assert _summary(two) == _summary(one)
+    if one.engine == "compiled":  # (a point the compiled engine hands to the interpreter: so does Ray)
+        assert two.engine == "compiled" and two.engine_note.startswith("compiled on 2 Ray actors")
+
+
+def _pids_gone(pids, within=30.0):
+    import time
+
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        alive = [p for p in pids if os.path.exists(f"/proc/{p}") and
+                 "zombie" not in open(f"/proc/{p}/status").read().lower()]
+        if not alive:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_a_killed_compiled_actor_ends_the_run_inconclusive_keeping_what_was_decided(ray_pool):
+    import ray
+
+    from checker.compiled import ray_search
+
+    class KillsAnActor(ray_search.RaySlices):
+        """Kills actor 1 when level 7 is to be expanded (what depths 0..6 decided stays)."""
+        levels = 0
+        pids: list = []
+
+        def exchange(self, *args):
+            KillsAnActor.levels += 1
+            if KillsAnActor.levels == 7:
+                KillsAnActor.pids = self.all("pid", [()] * self.jobs)
+                ray.kill(self.actors[1])
+            return super().exchange(*args)
+
+    one = explore(_model("hotplug_sum_dead"), engine="compiled")
+    model = _model("hotplug_sum_dead")
+    st = ray_search.compiled_ray_search(model, jobs=2, symmetry=True, workers=KillsAnActor(2))
+    assert st.stopped.startswith("worker_lost: worker 1") and st.depth == 6
+    assert _pids_gone(KillsAnActor.pids)  # the killed actor and the other one: none kept idle
+    from checker.explore import _verdicts
+
+    two = _verdicts(model, st, True, "compiled", None)
+    decided = {n for n, o in two.outcomes.items() if o.verdict != "inconclusive"}
+    assert decided  # what the first levels decided, with its trace
+    for n, o in two.outcomes.items():
+        assert o.verdict == "inconclusive" or (o.verdict, o.trace) == (one.outcomes[n].verdict, one.outcomes[n].trace)

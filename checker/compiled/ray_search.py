@@ -21,6 +21,7 @@ out of memory ends the run ``worker_lost``: every verdict inconclusive, never a 
 """
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -82,6 +83,9 @@ class _SliceActor:
     def stats(self) -> tuple:
         return self.slice.stats()
 
+    def pid(self) -> int:
+        return os.getpid()
+
     def close(self) -> None:
         if self.slice is not None:
             self.slice.close()
@@ -109,25 +113,37 @@ class RaySlices:
         self.actors = _idle[:jobs]
         del _idle[:jobs]
 
-    def get(self, pending: list) -> list:
+    def get(self, pending: list, wids: list[int] | None = None) -> list:
         out = []
-        for wid, p in enumerate(pending):
+        errors = self.ray.exceptions
+        for wid, p in zip(wids or range(len(pending)), pending):
             try:
                 out.append(self.ray.get(p))
-            except self.ray.exceptions.RayActorError as e:
-                raise WorkerLost(wid, f"(a Ray actor) died: {type(e).__name__}") from None
-            except self.ray.exceptions.RayTaskError as e:
+            except errors.RayActorError:
+                raise self._lost(wid) from None
+            except errors.RayTaskError as e:
                 cause = getattr(e, "cause", None)
                 if isinstance(cause, SliceError):
                     raise cause from None
+                if isinstance(cause, errors.RayActorError):  # an input from another actor that died
+                    raise self._lost(wid) from None
                 raise
         return out
+
+    def _lost(self, wid: int) -> WorkerLost:
+        """The first actor that does not answer (a call's input may come from another than its own)."""
+        for w, a in enumerate(self.actors):
+            try:
+                self.ray.get(a.pid.remote(), timeout=30)
+            except (self.ray.exceptions.RayActorError, self.ray.exceptions.GetTimeoutError):
+                return WorkerLost(w, "(a Ray actor) died or stopped answering")
+        return WorkerLost(wid, "(a Ray actor) lost an input")
 
     def all(self, name: str, per_worker: list[tuple]) -> list:
         return self.get([getattr(a, name).remote(*args) for a, args in zip(self.actors, per_worker)])
 
     def one(self, wid: int, name: str, *args: Any) -> Any:
-        return self.get([getattr(self.actors[wid], name).remote(*args)])[0]
+        return self.get([getattr(self.actors[wid], name).remote(*args)], [wid])[0]
 
     def exchange(self, decided: list[int], base: int, cutoff: int | None, sample: tuple) -> list[bytes]:
         """Expand on every actor, each actor's buffers to their owners (as object references), and the
@@ -228,6 +244,8 @@ def compiled_ray_search(model: Model, *, jobs: int, symmetry: bool, max_states: 
     total = width = len(seen)
     depth, expanded, transitions = 0, 0, 0
     found_at: dict[int, tuple[int, int]] = {}
+    paths = _Paths(model, low, len(flat[0]), len(flat))
+    ends: dict[int, int] = {}  # property -> the end of its path in ``paths``
     deadlock: tuple[int, int] | None = None
     events_limit: int | None = None
     lost = True
@@ -238,6 +256,8 @@ def compiled_ray_search(model: Model, *, jobs: int, symmetry: bool, max_states: 
             pool.all("start", [(lib, flat, budget, jobs, w) for w in range(jobs)])
             decided: list[int] = []
             _merge(pool.all("seed", [(o,) for o in owned]), found_at, decided)
+            for k in decided:
+                ends[k] = paths.fetch(pool, found_at[k])
             while width and st.stopped is None:
                 if deadline is not None and time.perf_counter() > deadline:
                     st.stopped = StopReason.TIMEOUT
@@ -260,6 +280,8 @@ def compiled_ray_search(model: Model, *, jobs: int, symmetry: bool, max_states: 
                 split = np.cumsum([len(a) for a in arrays])[:-1]
                 hits = pool.all("admit", [(r.tobytes(),) for r in np.split(ranks, split)])
                 _merge(hits, found_at, decided)
+                for k in decided:
+                    ends[k] = paths.fetch(pool, found_at[k])
                 summaries = pool.all("summary", [(cutoff,)] * jobs)
                 transitions += sum(t for t, _dl in summaries)
                 dls = [(dl[0], w, dl[1]) for w, (_t, dl) in enumerate(summaries) if dl is not None]
@@ -273,7 +295,7 @@ def compiled_ray_search(model: Model, *, jobs: int, symmetry: bool, max_states: 
             st.states, st.transitions, st.depth = total, transitions, depth
             st.seconds = time.perf_counter() - t1
             timings.search = st.seconds
-            _paths(model, low, evs, pool, found_at, deadlock, events_limit, flat, canon, st)
+            _paths(paths, evs, pool, ends, deadlock, events_limit, canon, st)
             stats = pool.all("stats", [()] * jobs)
             st.note = _cost_note(stats, total, width)
             lost = False
@@ -286,6 +308,9 @@ def compiled_ray_search(model: Model, *, jobs: int, symmetry: bool, max_states: 
         st.parents.clear()
         st.states, st.transitions, st.depth = total, transitions, depth
         st.stopped = f"{StopReason.WORKER_LOST}: {e} at depth {depth}; run again"
+        # what was decided before the loss: its path was fetched in the level that decided it
+        if ends:
+            _paths(paths, [], pool, ends, None, None, canon, st)
     finally:
         here.close()
         pool.close(lost)
@@ -324,34 +349,41 @@ def _slice_error(model: Model, low: Any, e: SliceError) -> None:
     raise Fallback(_describe_error(low, out.error))
 
 
-def _paths(model: Model, low: Any, evs: list, pool: Any, found_at: dict, deadlock: tuple | None,
-           events_limit: int | None, flat: list, canon: Any, st: SearchState) -> None:
-    """Fetch the paths to what was decided from their owners, replay them on the interpreter, and fill
-    ``st`` as ``engine.compiled_search`` does."""
-    ids: dict[tuple[int, int], int] = {}
-    nodes: dict[int, tuple[int, int]] = {}
-    vecs: dict[int, list[int]] = {}
+class _Paths:
+    """The paths fetched so far from the actors, state by state (each state once): a property's path is
+    fetched in the level that decides it, so it survives the loss of an actor later."""
 
-    def fetch(ref: tuple[int, int]) -> int:
-        start = ref
-        chain = []
-        while ref not in ids:
-            ids[ref] = len(ids)
+    def __init__(self, model: Model, low: Any, nslots: int, ninits: int):
+        self.model, self.low, self.nslots, self.ninits = model, low, nslots, ninits
+        self.ids: dict[tuple[int, int], int] = {}
+        self.nodes: dict[int, tuple[int, int]] = {}
+        self.vecs: dict[int, list[int]] = {}
+
+    def fetch(self, pool: Any, ref: tuple[int, int]) -> int:
+        start, chain = ref, []
+        while ref not in self.ids:
             vec, par, owner, step = pool.one(ref[0], "lookup", ref[1])
-            if len(vec) != len(flat[0]) or not (0 <= step < max(len(low.steps), len(flat))):
+            if len(vec) != self.nslots or not (0 <= step < max(len(self.low.steps), self.ninits)) or (
+                    par is not None and not 0 <= owner < pool.jobs):
                 raise InternalError(f"compiled engine on Ray: actor {ref[0]} answered a state that is not one "
-                                    f"of {model.name}")
-            vecs[ids[ref]] = vec
-            chain.append((ids[ref], par, owner, step))
+                                    f"of {self.model.name}")
+            self.ids[ref] = len(self.ids)
+            self.vecs[self.ids[ref]] = vec
+            chain.append((self.ids[ref], par, owner, step))
             if par is None:
                 break
             ref = (owner, par)
         for i, par, owner, step in chain:
-            nodes[i] = (-1 if par is None else ids[(owner, par)], step)
-        return ids[start]
+            self.nodes[i] = (-1 if par is None else self.ids[(owner, par)], step)
+        return self.ids[start]
 
-    found = {k: fetch(ref) for k, ref in found_at.items()}
-    dl = fetch(deadlock) if deadlock is not None else None
+
+def _paths(paths: _Paths, evs: list, pool: Any, found: dict[int, int], deadlock: tuple | None,
+           events_limit: int | None, canon: Any, st: SearchState) -> None:
+    """The deadlock's and the events' paths fetched too, all of them replayed on the interpreter, and
+    ``st`` filled as ``engine.compiled_search`` fills it. ``found``: property -> its path's end (``paths``)."""
+    model, low = paths.model, paths.low
+    dl = paths.fetch(pool, deadlock) if deadlock is not None else None
     ev_hits: list[tuple[int, int, int, int]] = []
     if evs:
         per = pool.all("events", [()] * pool.jobs)
@@ -360,8 +392,9 @@ def _paths(model: Model, low: Any, evs: list, pool: Any, found_at: dict, deadloc
                      and (events_limit is None or x[0] <= events_limit)]
             if cands:
                 num, w, lid, step = min(cands)
-                ev_hits.append((e, fetch((w, lid)), step, num))
-    states = {i: unflatten(model, v) for i, v in vecs.items()}
+                ev_hits.append((e, paths.fetch(pool, (w, lid)), step, num))
+    nodes = paths.nodes
+    states = {i: unflatten(model, v) for i, v in paths.vecs.items()}
     _replay_paths(model, low, nodes, states, [tuple(s) for s in model.initial_states()], canon)
     for i, (par, step) in nodes.items():
         st.parents[states[i]] = None if par < 0 else (states[par], low.steps[step].label)
