@@ -200,3 +200,20 @@ def test_a_killed_compiled_actor_ends_the_run_inconclusive_keeping_what_was_deci
     assert decided  # what the first levels decided, with its trace
     for n, o in two.outcomes.items():
         assert o.verdict == "inconclusive" or (o.verdict, o.trace) == (one.outcomes[n].verdict, one.outcomes[n].trace)
+
+
+def test_the_compiled_slices_cut_a_state_limit_where_one_process_does():
+    """The distributed levels on in-process slices (no Ray): at each limit the same states, transitions, parents
+    and deciding states as one compiled process."""
+    from checker.compiled.engine import compiled_search
+    from checker.compiled.ray_search import LocalSlices, compiled_ray_search
+
+    def summary(st):
+        return (st.states, st.transitions, st.depth, st.stopped, dict(st.parents), dict(st.found), st.deadlock)
+
+    for limit in (1, 100, 777, None):
+        one = compiled_search(_model("hotplug_sum_dead"), symmetry=True, max_states=limit)
+        three = compiled_ray_search(_model("hotplug_sum_dead"), jobs=3, symmetry=True, max_states=limit,
+                                    workers=LocalSlices(3))
+        assert summary(three) == summary(one)
+    assert (one.states, one.transitions) == (2153, 3965)

@@ -14,10 +14,12 @@ lock step, as ``checker.explore.parallel`` does for the interpreter:
    number it. ``admit``: every actor checks the properties of its new states in rank order and returns
    the least-ranked state deciding each; the least over the actors is the one-process search's.
 
-So the states, transitions, depth, verdicts and shortest traces are one compiled process's. The paths to
-what was decided are fetched from their owners, state by state, and replayed by the interpreter
-(``engine._replay_paths``) before they are believed. A lost actor (killed, its node gone) or an actor
-out of memory ends the run ``worker_lost``: every verdict inconclusive, never a pass.
+So the states, transitions, depth, verdicts and shortest traces are one compiled process's. The path to
+a state deciding a property is fetched from its owners, state by state, in the level that decides it
+(so it outlives a lost actor); every path is replayed by the interpreter (``engine._replay_paths``)
+before it is believed. A lost actor (killed, its node gone) ends the run ``worker_lost`` and an actor
+past its memory budget ``max_memory``: verdicts not yet decided are inconclusive, never a pass; what
+was decided keeps its trace.
 """
 from __future__ import annotations
 
@@ -28,13 +30,12 @@ from typing import Any
 import numpy as np
 
 from checker.cluster import cluster_cpus, import_ray, release_idle
-from checker.compiled import build as cbuild
-from checker.compiled.engine import (Fallback, InternalError, Timings, _describe_error, _replay_paths,
-                                     default_max_memory, prepare)
+from checker.compiled.engine import (Fallback, InternalError, Timings, _describe_error, _replay_paths, _source,
+                                     default_max_memory)
 from checker.compiled.build import CompileFailed, CompilerMissing
 from checker.compiled.lower import flatten, unflatten
 from checker.compiled.run import parse
-from checker.compiled.slice import DAMAGED, ERROR, NONE, Library, Slice, SliceError
+from checker.compiled.slice import DAMAGED, ERROR, LIMIT, MEMORY, NONE, Library, Slice, SliceError
 from checker.errors import UsageError
 from checker.explore.parallel import WorkerLost
 from checker.explore.search import SYMMETRY_SAMPLE_EVERY, SYMMETRY_SAMPLE_FIRST, SYMMETRY_SAMPLE_MAX, SearchState
@@ -212,10 +213,7 @@ def compiled_ray_search(model: Model, *, jobs: int, symmetry: bool, max_states: 
     (``RaySlices(jobs)`` unless given, e.g. by a test that kills one)."""
     timings = timings if timings is not None else Timings()
     use_sym = symmetry and model.symmetry.active
-    low, _evs, _exe = prepare(model, use_sym, timings)  # the one-process program: a Fallback is raised here
-    from checker.compiled.engine import _source
-
-    _low, evs, program = _source(model, use_sym, timings)
+    low, evs, program = _source(model, use_sym, timings)  # (Fallback: the point runs on the interpreter)
     t0 = time.perf_counter()
     try:
         lib, now = Library.build(program, len(flatten(model, model.initial_states()[0])))
@@ -278,15 +276,16 @@ def compiled_ray_search(model: Model, *, jobs: int, symmetry: bool, max_states: 
                 ranks = np.full(len(order), NONE, dtype="<u4")
                 ranks[order[:kept]] = np.arange(kept, dtype="<u4")
                 split = np.cumsum([len(a) for a in arrays])[:-1]
-                hits = pool.all("admit", [(r.tobytes(),) for r in np.split(ranks, split)])
-                _merge(hits, found_at, decided)
-                for k in decided:
-                    ends[k] = paths.fetch(pool, found_at[k])
+                # (the level's summary before ``admit`` makes the new states the level)
                 summaries = pool.all("summary", [(cutoff,)] * jobs)
                 transitions += sum(t for t, _dl in summaries)
                 dls = [(dl[0], w, dl[1]) for w, (_t, dl) in enumerate(summaries) if dl is not None]
                 if deadlock is None and dls:
                     deadlock = min(dls)[1:]
+                hits = pool.all("admit", [(r.tobytes(),) for r in np.split(ranks, split)])
+                _merge(hits, found_at, decided)
+                for k in decided:
+                    ends[k] = paths.fetch(pool, found_at[k])
                 expanded += width
                 width = kept
                 total += kept
@@ -301,7 +300,12 @@ def compiled_ray_search(model: Model, *, jobs: int, symmetry: bool, max_states: 
             lost = False
         except SliceError as e:
             lost = False
-            _slice_error(model, low, e)
+            if e.status not in (MEMORY, LIMIT):
+                _slice_error(model, low, e)
+            st.states, st.transitions, st.depth = total, transitions, depth
+            st.stopped = StopReason.MAX_MEMORY
+            if ends:
+                _paths(paths, [], pool, ends, None, None, canon, st)
     except WorkerLost as e:
         st.found.clear()
         st.deadlock = None
