@@ -51,6 +51,9 @@ class _SliceActor:
 
     def start(self, lib: Library, inits: list[list[int]], max_memory: int, jobs: int, wid: int) -> None:
         self.close()
+        self.wid = wid
+        self.sent = [0, 0]  # bytes of successors sent to other actors, and kept here
+        self.cpu0 = time.process_time()
         self.slice = Slice(lib)
         self.slice.init(inits, max_memory, jobs, wid)
 
@@ -61,6 +64,8 @@ class _SliceActor:
     def expand(self, decided: list[int], base: int, cutoff: int | None, sample: tuple) -> Any:
         self.slice.decided(decided)
         out = self.slice.expand(base, cutoff, sample)
+        for d, b in enumerate(out):
+            self.sent[d == self.wid] += len(b)
         return tuple(out) if len(out) > 1 else out[0]
 
     def receive(self, *buffers: bytes) -> bytes:
@@ -83,6 +88,12 @@ class _SliceActor:
 
     def stats(self) -> tuple:
         return self.slice.stats()
+
+    def measure(self) -> dict:
+        """What this search cost here: bytes sent and kept, CPU seconds, the slice's bytes, peak RSS."""
+        states, held, stride, peak = self.slice.stats()
+        return {"sent": self.sent[0], "kept": self.sent[1], "cpu": time.process_time() - self.cpu0,
+                "states": states, "slice_bytes": held, "stride": stride, "rss_peak": peak}
 
     def pid(self) -> int:
         return os.getpid()
@@ -207,10 +218,12 @@ class LocalSlices:
 
 def compiled_ray_search(model: Model, *, jobs: int, symmetry: bool, max_states: int | None = None,
                         timeout: float | None = None, check_symmetry: bool = True, max_memory: int | None = None,
-                        timings: Timings | None = None, workers: Any = None) -> SearchState:
+                        timings: Timings | None = None, workers: Any = None,
+                        measured: list | None = None) -> SearchState:
     """The compiled search on ``jobs`` Ray actors: one compiled process's ``SearchState``, or ``Fallback``
     (the point runs on the interpreter). ``max_memory``: each actor's budget. ``workers``: the actors
-    (``RaySlices(jobs)`` unless given, e.g. by a test that kills one)."""
+    (``RaySlices(jobs)`` unless given, e.g. by a test that kills one). ``measured``: each actor's costs
+    (``_SliceActor.measure``) are appended to it."""
     timings = timings if timings is not None else Timings()
     use_sym = symmetry and model.symmetry.active
     low, evs, program = _source(model, use_sym, timings)  # (Fallback: the point runs on the interpreter)
@@ -295,8 +308,11 @@ def compiled_ray_search(model: Model, *, jobs: int, symmetry: bool, max_states: 
             st.seconds = time.perf_counter() - t1
             timings.search = st.seconds
             _paths(paths, evs, pool, ends, deadlock, events_limit, canon, st)
-            stats = pool.all("stats", [()] * jobs)
-            st.note = _cost_note(stats, total, width)
+            costs = pool.all("measure", [()] * jobs)
+            if measured is not None:
+                measured.extend(costs)
+            held = sum(c["slice_bytes"] for c in costs)
+            st.note = f"{held / max(1, total):.0f} bytes a state in the actors' slices"
             lost = False
         except SliceError as e:
             lost = False
@@ -423,9 +439,3 @@ def _paths(paths: _Paths, evs: list, pool: Any, found: dict[int, int], deadlock:
                 raise InternalError(f"compiled engine on Ray: context event {evs[e]} at a step the interpreter "
                                     f"does not take ({label} in {s})")
             model.rules.on_transition(s, label, t)
-
-
-def _cost_note(stats: list[tuple], total: int, last_width: int) -> str:
-    held = sum(s[1] for s in stats)
-    per = held / total if total else 0.0
-    return f"{per:.0f} bytes a state in the actors' slices"
