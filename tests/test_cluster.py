@@ -217,3 +217,46 @@ def test_the_compiled_slices_cut_a_state_limit_where_one_process_does():
                                     workers=LocalSlices(3))
         assert summary(three) == summary(one)
     assert (one.states, one.transitions) == (2153, 3965)
+
+
+_COORDINATOR = """
+import sys, time
+from checker import cluster, loader
+from checker.compiled import ray_search
+from checker.language.compile import Model
+
+class Stalls(ray_search.RaySlices):
+    levels = 0
+    def exchange(self, *args):
+        Stalls.levels += 1
+        if Stalls.levels == 3:  # the actors hold their slices: the coordinator is killed here
+            print(*self.all("pid", [()] * self.jobs), flush=True)
+            time.sleep(600)
+        return super().exchange(*args)
+
+cluster.connect(None, num_cpus=2)
+ray_search.compiled_ray_search(Model(loader.builtin_specs()["hotplug_sum_dead"]), jobs=2, symmetry=True,
+                               workers=Stalls(2))
+"""
+
+
+@pytest.mark.differential
+def test_a_killed_coordinator_leaves_no_process_behind():
+    """The coordinator (here with its own local Ray) killed mid-search: its actors, and the Ray it started,
+    end with it."""
+    import signal
+
+    pytest.importorskip("ray")
+    proc = subprocess.Popen([sys.executable, "-c", _COORDINATOR], stdout=subprocess.PIPE, text=True,
+                            start_new_session=True, env={**os.environ, "PYTHONPATH": ROOT})
+    try:
+        actors = [int(p) for p in proc.stdout.readline().split()]
+        assert len(actors) == 2
+        session = [int(line.split()[0]) for line in subprocess.run(
+            ["ps", "-eo", "pid,sid"], capture_output=True, text=True).stdout.splitlines()[1:]
+            if line.split()[1] == str(proc.pid)]
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert set(actors) <= set(session)
+    assert _pids_gone(session, within=60)
