@@ -72,6 +72,14 @@ static uint64_t cr_transitions;
 /* the outgoing buffers, one per actor */
 static uint8_t **cr_buf;
 static size_t *cr_len, *cr_cap;
+/* the successors sent in this level (see dd_seen) */
+static uint64_t *dd_tab;
+static size_t dd_size, dd_n;
+static uint8_t *dd_arena;
+static size_t dd_cap;
+static int64_t dd_lo[CC_NSLOTS];
+static int dd_w[CC_NSLOTS];
+static uint64_t cr_deduped;
 
 /* A state's owner: a hash of its slot values, so every slice agrees whatever its packed layout. */
 static inline uint32_t cr_owner_hash(const int64_t *v) {
@@ -175,6 +183,8 @@ void cr_free(void) {
     for (int d = 0; cr_buf && d < cr_nworkers; d++) free(cr_buf[d]);
     free(cr_buf); free(cr_len); free(cr_cap); cr_buf = NULL; cr_len = NULL; cr_cap = NULL;
     free(cr_text); cr_text = NULL; cr_text_len = cr_text_cap = 0;
+    free(dd_tab); dd_tab = NULL; dd_size = dd_n = 0;
+    free(dd_arena); dd_arena = NULL; dd_cap = 0;
 }
 
 /* The initial states this slice owns (canonical, in rank order): rank, and the initial state's index. */
@@ -213,6 +223,56 @@ static void cr_chunk_header(int dest, uint32_t count) {
     cr_put(dest, w, sizeof w);
 }
 
+/* The successors this slice sent in this level (packed, in dd_lo/dd_w's layout): a successor is sent once,
+   with the first key that reached it here, which is this slice's least (parents go in rank order, steps in
+   order). The set is emptied when the layout widens: a duplicate sent then is only redundant. */
+
+static void dd_reset(void) {
+    if (dd_tab) memset(dd_tab, 0, dd_size * sizeof(uint64_t));
+    dd_n = 0;
+    memcpy(dd_lo, L_lo, sizeof dd_lo);
+    memcpy(dd_w, L_w, sizeof dd_w);
+}
+
+/* 1: words (hash h) already sent in this level; else remembered, 0. */
+static int dd_seen(const uint64_t *words, uint64_t h) {
+    if ((dd_n + 1) * 2 > dd_size) {
+        size_t size = dd_size ? dd_size * 2 : 4096;
+        uint64_t *t = calloc(size, sizeof(uint64_t));
+        if (!t) exit(5);
+        for (size_t k = 0; k < dd_size; k++) {
+            uint64_t e = dd_tab[k];
+            if (!e) continue;
+            size_t p = TAB_POS(e, size - 1);
+            while (t[p]) p = (p + 1) & (size - 1);
+            t[p] = e;
+        }
+        free(dd_tab);
+        dd_tab = t;
+        dd_size = size;
+    }
+    if ((dd_n + 1) * L_stride > dd_cap) {
+        size_t cap = dd_cap ? dd_cap * 2 : (size_t)1 << 16;
+        while (cap < (dd_n + 1) * L_stride) cap *= 2;
+        uint8_t *a = realloc(dd_arena, cap);
+        if (!a) exit(5);
+        dd_arena = a;
+        dd_cap = cap;
+    }
+    uint64_t tag = h & 0xffffffff00000000ULL;
+    size_t mask = dd_size - 1, p = TAB_POS(h, mask);
+    uint64_t e;
+    while ((e = dd_tab[p]) != 0) {
+        if ((e & 0xffffffff00000000ULL) == tag &&
+            memcmp(dd_arena + (size_t)((uint32_t)e - 1) * L_stride, words, L_stride) == 0) return 1;
+        p = (p + 1) & mask;
+    }
+    memcpy(dd_arena + dd_n * L_stride, words, L_stride);
+    dd_tab[p] = tag | (uint64_t)(dd_n + 1);
+    dd_n++;
+    return 0;
+}
+
 /* Parents a chunk expands: its successors are packed in one layout (a widening falls between chunks). */
 #define CR_CHUNK 512
 
@@ -221,6 +281,7 @@ static void cr_chunk_header(int dest, uint32_t count) {
 int cr_expand(uint64_t base, uint32_t cutoff, uint32_t sample_first, uint32_t sample_every, uint32_t sample_max) {
     CR_ENTER;
     for (int d = 0; d < cr_nworkers; d++) cr_len[d] = 0;
+    dd_reset();
     cr_deadlock_rank = NONE;
     cr_deadlock_lid = NONE;
     cr_transitions = 0;
@@ -291,10 +352,16 @@ int cr_expand(uint64_t base, uint32_t cutoff, uint32_t sample_first, uint32_t sa
         /* every successor of the chunk fits the layout (widened here if not), then is packed in it */
         for (size_t j = 0; j < m; j++)
             if (!pack_widening(succ + j * CC_NSLOTS, words)) CR_LEAVE(6);
+        if (memcmp(dd_lo, L_lo, sizeof dd_lo) != 0 || memcmp(dd_w, L_w, sizeof dd_w) != 0) dd_reset();
         memset(counts, 0, sizeof counts);
-        for (size_t j = 0; j < m; j++) counts[sdest[j]]++;
+        for (size_t j = 0; j < m; j++) {
+            pack(succ + j * CC_NSLOTS, words);
+            if (dd_seen(words, hash_words(words))) { sdest[j] = NONE; cr_deduped++; continue; }
+            counts[sdest[j]]++;
+        }
         for (int d = 0; d < cr_nworkers; d++) if (counts[d]) cr_chunk_header(d, counts[d]);
         for (size_t j = 0; j < m; j++) {
+            if (sdest[j] == NONE) continue;
             pack(succ + j * CC_NSLOTS, words);
             uint64_t key = skey[j] | ((uint64_t)slab[j] << 48);  /* the step, for the parent link */
             cr_put((int)sdest[j], &key, sizeof key);
