@@ -60,7 +60,7 @@ def main() -> None:
     for spec, point, sym in POINTS[:1] if args.quick else POINTS:
         cls = builtin_specs()[spec]
 
-        def model() -> Model:
+        def model(cls: type = cls, point: dict = point) -> Model:
             return Model(cls, resolve_params(cls, point))
 
         ce.prepare(model(), sym, ce.Timings())

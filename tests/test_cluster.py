@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """``verify --cluster ray``: the parallel explorer's workers as Ray actors give
 the single-process explorer's counts, verdicts and shortest traces on every
-built-in spec; a killed actor stops the run as inconclusive and the run
-resumes from its checkpoint to the same result; a per-N proof sweep on Ray
-tasks gives the sequential verdicts; without Ray, ``--cluster`` says how to
-install it."""
+built-in spec; so does the compiled search on Ray actors (one compiled
+process's, also at a state limit); a killed actor stops the run as
+inconclusive (the interpreter's run resumes from its checkpoint to the same
+result; the compiled run keeps what it decided) and leaves no actor behind,
+nor does a killed coordinator; a per-N proof sweep on Ray tasks gives the
+sequential verdicts; without Ray, ``--cluster`` says how to install it."""
 import os
 import subprocess
 import sys
