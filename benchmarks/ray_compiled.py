@@ -6,7 +6,8 @@ symmetry).
     python benchmarks/ray_compiled.py [--jobs 2] [--quick] [--output benchmarks/ray_compiled.txt]
 
 Each point's program and library are built first (not timed). Reported per run: wall time, states per
-second, CPU seconds (the one process's own; each actor's process CPU during the search), and per state:
+second, CPU seconds (the one process's own; each actor's process CPU during the search, and the part its
+search calls took on their thread: the rest is Ray's own threads), and per state:
 the bytes of successors sent between actors (the network cost on a real cluster; the share an actor
 keeps for itself is not sent), the coordinator's bytes (keys up, ranks down: 12 a new state), and the
 memory (the one process's peak RSS growth; the actors' slices, and their peak RSS). The states,
@@ -92,12 +93,14 @@ def main() -> None:
         sent = sum(c["sent"] for c in costs)
         kept = sum(c["kept"] for c in costs)
         cpu = [c["cpu"] for c in costs]
+        work = [c["work"] for c in costs]
         slices = sum(c["slice_bytes"] for c in costs)
         rss = [c["rss_peak"] for c in costs]
         n = two.states
         say(f"  {args.jobs} Ray actors: the same states, transitions, depth, verdicts' states and parents; "
             f"{wall2:.1f} s wall, {n / wall2:,.0f} states/s ({wall1 / wall2:.2f}x one process's wall); actors' "
-            f"CPU {' + '.join(f'{c:.1f}' for c in cpu)} s; load {before}")
+            f"CPU {' + '.join(f'{c:.1f}' for c in cpu)} s, of which in the search's calls "
+            f"{' + '.join(f'{c:.1f}' for c in work)} s (the rest: Ray's threads); load {before}")
         say(f"    per state: {sent / n:.1f} B sent between actors ({sent / two.transitions:.1f} B a transition; "
             f"{kept / n:.1f} B kept by the sender), 12 B coordinator (keys and ranks); slices "
             f"{slices / n:.1f} B/state in all; actors' peak RSS {' + '.join(f'{r / 2**20:.0f}' for r in rss)} MiB "

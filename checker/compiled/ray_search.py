@@ -54,6 +54,7 @@ class _SliceActor:
         self.wid = wid
         self.sent = [0, 0]  # bytes of successors sent to other actors, and kept here
         self.cpu0 = time.process_time()
+        self.work = 0.0  # CPU seconds of this thread in the slice's calls (process_time adds Ray's own threads)
         self.slice = Slice(lib)
         self.slice.init(inits, max_memory, jobs, wid)
 
@@ -62,19 +63,26 @@ class _SliceActor:
         return self.slice.found()
 
     def expand(self, decided: list[int], base: int, cutoff: int | None, sample: tuple) -> Any:
+        t = time.thread_time()
         self.slice.decided(decided)
         out = self.slice.expand(base, cutoff, sample)
+        self.work += time.thread_time() - t
         for d, b in enumerate(out):
             self.sent[d == self.wid] += len(b)
         return tuple(out) if len(out) > 1 else out[0]
 
     def receive(self, *buffers: bytes) -> bytes:
+        t = time.thread_time()
         for sender, data in enumerate(buffers):
             self.slice.receive(data, sender)
-        return self.slice.candidates()
+        out = self.slice.candidates()
+        self.work += time.thread_time() - t
+        return out
 
     def admit(self, ranks: bytes) -> dict:
+        t = time.thread_time()
         self.slice.admit(ranks)
+        self.work += time.thread_time() - t
         return self.slice.found()
 
     def summary(self, cutoff: int | None) -> tuple:
@@ -92,7 +100,7 @@ class _SliceActor:
     def measure(self) -> dict:
         """What this search cost here: bytes sent and kept, CPU seconds, the slice's bytes, peak RSS."""
         states, held, stride, peak = self.slice.stats()
-        return {"sent": self.sent[0], "kept": self.sent[1], "cpu": time.process_time() - self.cpu0,
+        return {"sent": self.sent[0], "kept": self.sent[1], "cpu": time.process_time() - self.cpu0, "work": self.work,
                 "states": states, "slice_bytes": held, "stride": stride, "rss_peak": peak}
 
     def pid(self) -> int:
