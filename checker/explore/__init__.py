@@ -33,7 +33,8 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
     anything that needed the whole state space becomes ``inconclusive``.
     ``jobs`` > 1 runs the search on that many processes, with the same result;
     ``cluster`` (``"ray"`` or ``"ray://HOST:PORT"``) runs them as Ray actors
-    (``jobs`` defaulting to the cluster's CPUs). ``checkpoint`` (a directory)
+    (``jobs`` defaulting to the cluster's CPUs): with ``engine`` compiled or auto, each actor runs the
+    generated program (``checker.compiled.ray_search``; the note says ``compiled on N Ray actors``). ``checkpoint`` (a directory)
     saves every whole BFS level; ``resume`` continues from the last one saved.
     ``fingerprint`` stores 64-bit hashes of the states (see ``search``).
     ``engine``: ``"interpreted"``, ``"compiled"`` (generated C, ``checker.compiled``; the same states,
