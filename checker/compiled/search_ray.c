@@ -275,6 +275,7 @@ static int dd_seen(const uint64_t *words, uint64_t h) {
 
 /* Parents a chunk expands: its successors are packed in one layout (a widening falls between chunks). */
 #define CR_CHUNK 512
+#define CR_WORDS (sizeof(scratch_words) / 8)  /* the most words a packed state takes */
 
 /* Expand this level (ranks past cutoff are not: NONE for all). base: the states before this level, so
    base + rank is the one-process search's number of a state (its symmetry sample, its events). */
@@ -289,6 +290,7 @@ int cr_expand(uint64_t base, uint32_t cutoff, uint32_t sample_first, uint32_t sa
     static uint32_t *slab, *sdest;
     static uint64_t *skey;
     static uint32_t *spar;
+    static uint64_t *spk;  /* the chunk's successors, packed */
     static size_t scap;
     size_t need = (size_t)CR_CHUNK * (CC_NSTEPS + 1);
     if (scap < need) {
@@ -297,7 +299,8 @@ int cr_expand(uint64_t base, uint32_t cutoff, uint32_t sample_first, uint32_t sa
         sdest = malloc(need * sizeof(uint32_t));
         skey = malloc(need * sizeof(uint64_t));
         spar = malloc(need * sizeof(uint32_t));
-        if (!succ || !slab || !sdest || !skey || !spar) exit(5);
+        spk = malloc(need * CR_WORDS * sizeof(uint64_t));
+        if (!succ || !slab || !sdest || !skey || !spar || !spk) exit(5);
         scap = need;
     }
     uint32_t counts[256];
@@ -349,20 +352,27 @@ int cr_expand(uint64_t base, uint32_t cutoff, uint32_t sample_first, uint32_t sa
             }
             m += (size_t)n;
         }
-        /* every successor of the chunk fits the layout (widened here if not), then is packed in it */
-        for (size_t j = 0; j < m; j++)
-            if (!pack_widening(succ + j * CC_NSLOTS, words)) CR_LEAVE(6);
+        /* every successor of the chunk packed in one layout (widened, and the chunk packed again, if one
+           does not fit) */
+    again:
+        for (size_t j = 0; j < m; j++) {
+            int bad = pack(succ + j * CC_NSLOTS, spk + j * CR_WORDS);
+            if (bad) {
+                if (!widen(bad - 1, succ[j * CC_NSLOTS + (size_t)(bad - 1)])) CR_LEAVE(6);
+                goto again;
+            }
+        }
         if (memcmp(dd_lo, L_lo, sizeof dd_lo) != 0 || memcmp(dd_w, L_w, sizeof dd_w) != 0) dd_reset();
         memset(counts, 0, sizeof counts);
         for (size_t j = 0; j < m; j++) {
-            pack(succ + j * CC_NSLOTS, words);
-            if (dd_seen(words, hash_words(words))) { sdest[j] = NONE; cr_deduped++; continue; }
+            const uint64_t *w = spk + j * CR_WORDS;
+            if (dd_seen(w, hash_words(w))) { sdest[j] = NONE; cr_deduped++; continue; }
             counts[sdest[j]]++;
         }
         for (int d = 0; d < cr_nworkers; d++) if (counts[d]) cr_chunk_header(d, counts[d]);
         for (size_t j = 0; j < m; j++) {
             if (sdest[j] == NONE) continue;
-            pack(succ + j * CC_NSLOTS, words);
+            memcpy(words, spk + j * CR_WORDS, L_stride);
             uint64_t key = skey[j] | ((uint64_t)slab[j] << 48);  /* the step, for the parent link */
             cr_put((int)sdest[j], &key, sizeof key);
             cr_put((int)sdest[j], &spar[j], sizeof spar[j]);
@@ -374,6 +384,11 @@ int cr_expand(uint64_t base, uint32_t cutoff, uint32_t sample_first, uint32_t sa
 
 /* The buffer for actor d (after cr_expand). */
 const uint8_t *cr_buffer(int d, size_t *len) { *len = cr_len[d]; return cr_buf[d]; }
+
+static int same_widths(const int32_t *w) {
+    for (int i = 0; i < CC_NSLOTS; i++) if (w[i] != L_w[i]) return 0;
+    return 1;
+}
 
 /* Successors from actor `from`: each kept if new, with the least key. */
 int cr_receive(const uint8_t *b, size_t len, int from) {
@@ -398,12 +413,20 @@ int cr_receive(const uint8_t *b, size_t len, int from) {
         size_t stride = (size_t)((bits + 7) / 8);
         if (stride == 0) stride = 1;
         if (stride > sizeof in) CR_LEAVE(7);
+        int same = memcmp(lo, L_lo, sizeof lo) == 0 && stride == L_stride && same_widths(w);
         for (uint32_t r = 0; r < head[1]; r++) {
             uint64_t key;
             uint32_t par;
             if (len - at < sizeof key + sizeof par + stride) CR_LEAVE(7);
             memcpy(&key, b + at, sizeof key); at += sizeof key;
             memcpy(&par, b + at, sizeof par); at += sizeof par;
+            int step = (int)(key >> 48);
+            key &= 0xffffffffffffULL;
+            if (same) {  /* packed in this slice's own layout: stored as it came */
+                memset(words, 0, sizeof words);
+                memcpy(words, b + at, stride); at += stride;
+                goto packed;
+            }
             memset(in, 0, sizeof in);
             memcpy(in, b + at, stride); at += stride;
             for (int i = 0; i < CC_NSLOTS; i++) {
@@ -415,9 +438,10 @@ int cr_receive(const uint8_t *b, size_t len, int from) {
                 if (bb < 64) u &= (((uint64_t)1) << bb) - 1;
                 v[i] = (int64_t)(u + (uint64_t)lo[i]);
             }
-            int step = (int)(key >> 48);
-            key &= 0xffffffffffffULL;
             if (!pack_widening(v, words)) CR_LEAVE(6);
+            /* (a widening here changes this slice's layout: the chunk's next records are repacked) */
+            same = memcmp(lo, L_lo, sizeof lo) == 0 && stride == L_stride && same_widths(w);
+        packed:;
             uint64_t h = hash_words(words);
             uint64_t tag = h & 0xffffffff00000000ULL;
             size_t mask = tab_size - 1, p = TAB_POS(h, mask);
