@@ -180,8 +180,9 @@ def _verify_arguments(v: argparse.ArgumentParser) -> None:
                           "states, verdicts and traces as 1); with --cluster, N Ray workers (default: the "
                           "cluster's CPUs)")
     how.add_argument("--cluster", metavar="ray[://HOST:PORT]",
-                     help="explore on Ray: 'ray' starts a local Ray here, ray://HOST:PORT joins a running cluster "
-                          "(needs Ray: pip install 'ray>=2.9')")
+                     help="explore on Ray actors (the compiled engine's program on each, or the interpreter): 'ray' "
+                          "starts a local Ray here, ray://HOST:PORT joins a running cluster (needs Ray: pip install "
+                          "'ray>=2.9')")
     ck = how.add_mutually_exclusive_group()
     ck.add_argument("--checkpoint", metavar="DIR", help="save every whole BFS level of each exploration in DIR")
     ck.add_argument("--resume", metavar="DIR", help="continue the explorations saved in DIR (and keep saving "

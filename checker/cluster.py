@@ -60,21 +60,88 @@ def connect(address: str | None, num_cpus: int | None = None) -> Any:
             ray.init(address=address, **kwargs)
         except (ConnectionError, ValueError, RuntimeError) as e:
             raise UsageError(f"cannot join the Ray cluster at {address or 'a new local Ray'}: {e}") from None
+        if address is None:
+            _reap_with_us()
     return ray
 
 
-def disconnect() -> None:
-    """Leave the cluster (a local Ray started by ``connect`` stops), the explorer's idle actors first.
+#: Kills what is left of the local Ray once this process is gone (read from argv: pid and start time pairs).
+_REAPER = """
+import os, signal, sys
+sys.stdin.read()  # end of file: the process that started the local Ray is gone (ended or killed)
+for pid, start in zip(sys.argv[1::2], sys.argv[2::2]):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            if f.read().rsplit(")", 1)[1].split()[19] == start:  # the same process, not a reused pid
+                os.kill(int(pid), signal.SIGKILL)
+    except (OSError, IndexError):
+        pass
+"""
 
-    Those live in ``checker.explore.ray_pool``, which imports this module; it is
-    looked up, not imported, so the two do not import each other: if it was
-    never loaded, no actor was made."""
+
+def _descendants() -> list[tuple[str, str]]:
+    """(pid, start time) of every process descended from this one, from /proc."""
+    children: dict[str, list[str]] = {}
+    start: dict[str, str] = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(fields[1], []).append(pid)
+        start[pid] = fields[19]
+    out, todo = [], [str(os.getpid())]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append((c, start[c]))
+            todo.append(c)
+    return out
+
+
+def _reap_with_us() -> None:
+    """A local Ray's raylet and GCS end with this process, but Ray's per-node agents (re-parented to init)
+    can outlive a ``kill -9`` of it: a small watcher, which holds the read end of a pipe only this
+    process writes to, kills them once that pipe closes. Linux only (it reads /proc)."""
+    if not os.path.isdir("/proc/self"):
+        return
+    import subprocess
     import sys
 
-    pool = sys.modules.get("checker.explore.ray_pool")
-    if pool is not None:
-        pool.release_actors()
+    procs = [x for pc in _descendants() for x in pc]
+    try:
+        watcher = subprocess.Popen([sys.executable, "-c", _REAPER, *procs], stdin=subprocess.PIPE,
+                                   start_new_session=True)
+    except OSError:
+        return
+    _watchers.append(watcher)  # its pipe stays open while this process lives
+
+
+_watchers: list = []
+
+
+def disconnect() -> None:
+    """Leave the cluster (a local Ray started by ``connect`` stops), the explorers' idle actors first."""
+    release_idle()
     import_ray().shutdown()
+
+
+#: The modules keeping idle actors between explorations: the interpreter's and the compiled engine's.
+_POOLS = ("checker.explore.ray_pool", "checker.compiled.ray_search")
+
+
+def release_idle(keep: str | None = None) -> None:
+    """Stop the idle actors of every pool but ``keep`` (a module name): each holds a CPU that another
+    pool's actors, or Ray tasks (the proof sweep), may need.
+
+    The pools import this module; they are looked up, not imported, so the modules do not import each
+    other: one never loaded made no actor."""
+    import sys
+
+    for name in _POOLS:
+        pool = sys.modules.get(name)
+        if name != keep and pool is not None:
+            pool.release_actors()
 
 
 def cluster_cpus() -> int:

@@ -33,7 +33,8 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
     anything that needed the whole state space becomes ``inconclusive``.
     ``jobs`` > 1 runs the search on that many processes, with the same result;
     ``cluster`` (``"ray"`` or ``"ray://HOST:PORT"``) runs them as Ray actors
-    (``jobs`` defaulting to the cluster's CPUs). ``checkpoint`` (a directory)
+    (``jobs`` defaulting to the cluster's CPUs): with ``engine`` compiled or auto, each actor runs the
+    generated program (``checker.compiled.ray_search``; the note says ``compiled on N Ray actors``). ``checkpoint`` (a directory)
     saves every whole BFS level; ``resume`` continues from the last one saved.
     ``fingerprint`` stores 64-bit hashes of the states (see ``search``).
     ``engine``: ``"interpreted"``, ``"compiled"`` (generated C, ``checker.compiled``; the same states,
@@ -59,7 +60,17 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
             "--fingerprint with --checkpoint"
         note = f"interpreted: {what} (the compiled engine does not run it)"
     threads = jobs if compiled_ok else 1
-    if not compiled_ok and (jobs > 1 or pool is not None or checkpoint is not None):
+    st = None
+    if pool is not None and engine != "interpreted" and not (fingerprint or checkpoint is not None or por):
+        # the compiled search on Ray actors (checker/compiled/ray_search.py); a point it cannot run goes to
+        # the interpreter's actors below, saying why
+        st, note = _compiled_on_ray(model, jobs, symmetry=symmetry, max_states=max_states, timeout=timeout,
+                                    check_symmetry=check_symmetry, max_memory=max_memory)
+        if st is not None:
+            used = "compiled"
+    if st is not None:
+        pass
+    elif not compiled_ok and (jobs > 1 or pool is not None or checkpoint is not None):
         if fingerprint:
             raise UsageError("--fingerprint works with one process: drop --jobs, --cluster or --checkpoint")
         from checker.explore.parallel import parallel_search
@@ -101,6 +112,20 @@ def explore(spec: Spec | Model, *, symmetry: bool = True, max_states: int | None
         return Exploration(model.name, model.params.shown(), symmetry and declared, st.states, st.transitions,
                            st.depth, st.seconds, False, StopReason.OUT_OF_MEMORY, outcomes,
                            model.state_dict(model.initial_states()[0]), None, used, note)
+
+
+def _compiled_on_ray(model: Model, jobs: int, **kw: object) -> tuple[SearchState | None, str]:
+    """(the compiled search on ``jobs`` Ray actors, or None: the point cannot be compiled; the note)."""
+    from checker.compiled.engine import Fallback
+    from checker.compiled.ray_search import compiled_ray_search
+
+    try:
+        return compiled_ray_search(model, jobs=jobs, **kw), f"compiled on {jobs} Ray actors"  # type: ignore[arg-type]
+    except Fallback as e:
+        from checker.kernel.context import ContextRules
+
+        model.rules = ContextRules(model)  # (whatever the compiled attempt recorded goes)
+        return None, f"interpreted on {jobs} Ray actors: {e}"
 
 
 def _interpreted(model: Model, jobs: int, checkpoint: Path | None, resume: bool, **kw: object) -> SearchState:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from checker.cluster import ModelRef, cluster_cpus, import_ray
+from checker.cluster import ModelRef, cluster_cpus, import_ray, release_idle
 from checker.errors import UsageError
 from checker.explore.parallel import WorkerLost, _Worker, answer, run_call
 from checker.language.compile import Model
@@ -71,6 +71,8 @@ class RayPool:
             raise UsageError(f"--jobs {jobs} with --cluster: the cluster has {cpus} CPUs; give --jobs {cpus} "
                              f"or fewer")
         remote = ray.remote(num_cpus=1, max_restarts=0, scheduling_strategy="SPREAD")(_Actor)
+        if len(_idle) < jobs:
+            release_idle(keep=__name__)  # the compiled engine's idle actors hold CPUs these need
         while len(_idle) < jobs:
             _idle.append(remote.remote())
         self.actors = _idle[:jobs]

@@ -46,9 +46,9 @@ def answers(cls: type, points: list[dict[str, Any]], smt_timeout: float | None, 
         return
     connect(parse_cluster(cluster))
     ray = import_ray()
-    from checker.explore.ray_pool import release_actors
+    from checker.cluster import release_idle
 
-    release_actors()  # the explorer's idle actors hold the CPUs these tasks need
+    release_idle()  # the explorers' idle actors hold the CPUs these tasks need
     task = ray.remote(num_cpus=1, max_retries=0)(_remote_point)
     ref = SpecRef.of(cls)
     pending = [task.remote(ref, given, smt_timeout, tag) for given in points]
