@@ -569,6 +569,12 @@ class PercpuEagerCalls(Spec):
         callers can rely on under every memory model, adds running."""
         return s.sum_ok[s.summer[0]] == 1
 
+    @sometimes(applies=lambda p: p.summers and _bounded(p) and p.ops > 0)
+    def a_sum_is_approximate(s):
+        """A sum (compare's too) returns a value other than E: sum_within_bound's ghost is exercised off E."""
+        c = s.summer[0]
+        return And(s.sum_pc[c] == SUM.done, s.sum_off[c] == 1)
+
     # (sc only, as percpu_eager's: "no lockless add overlapped" is the SC order of steps; under tso and lkmm an
     # add SC placed before the sum may be unseen by it, and nothing in the kernel orders it before the sum)
     @invariant(applies=lambda p: p.summers and not p.cmp, sc_only="sum_within_bound")

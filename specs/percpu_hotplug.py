@@ -568,6 +568,11 @@ class PercpuHotplug(Spec):
         can rely on under every memory model (sc, tso, lkmm), with adds and hotplug running."""
         return s.sum_ok[s.summer[0]] == 1
 
+    @sometimes(applies=lambda p: p.summers and p.ops > 0 and not p.checkmm)
+    def a_sum_is_approximate(s):
+        """A sum returns a value other than E (sum_within_bound is judged off E, not only at exact sums)."""
+        return s.sum_off[s.summer[0]] == 1
+
     # (sc only: "no lockless add overlapped" is the SC order of steps; under tso an add's this_cpu_add may wait
     # in its CPU's store buffer while the sum reads memory, under lkmm the sum may read a local's older store, and
     # nothing in the kernel orders the add before the sum: the caller's own ordering does, as check_mm_refcount
