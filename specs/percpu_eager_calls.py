@@ -569,6 +569,12 @@ class PercpuEagerCalls(Spec):
         callers can rely on under every memory model, adds running."""
         return s.sum_ok[s.summer[0]] == 1
 
+    @sometimes(applies=lambda p: p.summers and _bounded(p) and p.ops > 0)
+    def a_sum_is_approximate(s):
+        """A sum (compare's too) returns a value other than E: sum_within_bound's ghost is exercised off E."""
+        c = s.summer[0]
+        return And(s.sum_pc[c] == SUM.done, s.sum_off[c] == 1)
+
     # (sc only, as percpu_eager's: "no lockless add overlapped" is the SC order of steps; under tso and lkmm an
     # add SC placed before the sum may be unseen by it, and nothing in the kernel orders it before the sum)
     @invariant(applies=lambda p: p.summers and not p.cmp, sc_only="sum_within_bound")
@@ -587,9 +593,10 @@ class PercpuEagerCalls(Spec):
     # (sc only, a finding of issue 29: the bound counts each other CPU's fast add whose check passed before the
     # walk read that CPU, by the SC order of steps. Under tso the walk under fbc->lock also misses an add that has
     # completed but whose this_cpu_add store still waits in its CPU's store buffer (not LOCKed): 4 + 2 * 1 = 6 is
-    # passed with E = 7 at ncpus=2, amount=2, limit=4 (25 steps). The kernel documents no bound; the one the
-    # callers can rely on under weak memory is not stated here.)
-    @invariant(applies=lambda p: p.adds == ADDS.limited and _bounded(p), sc_only=True)
+    # passed with E = 7 at ncpus=2, amount=2, limit=4 (25 steps). The kernel documents no bound; the one its callers
+    # can rely on under every memory model is limit_overshoot_bounded_under_weak_memory, below.)
+    @invariant(applies=lambda p: p.adds == ADDS.limited and _bounded(p),
+               sc_only="limit_overshoot_bounded_under_weak_memory")
     def limit_overshoot_bounded(s):
         """limited_add: the total exceeds its limit by at most (ncpus - 1) * F, F = min(amount, 2 * batch - 1) the
         largest amount its fast path can add: the slow path's walk is no snapshot, so each other CPU's fast add
@@ -600,6 +607,22 @@ class PercpuEagerCalls(Spec):
     def limit_overshoot_is_tight(s):
         """The overshoot bound is reached."""
         return s.exact == s.limit + (s.ncpus - 1) * _fast_max(s)
+
+    @invariant(applies=lambda p: p.adds == ADDS.limited and _bounded(p))
+    def limit_overshoot_bounded_under_weak_memory(s):
+        """limited_add under every memory model (what shmem's block accounting can rely on): the total exceeds its
+        limit by at most (ncpus - 1) * (2 * batch - 1). The slow path's walk reads, for each other CPU, a value its
+        local held, not always its latest (a completed this_cpu_add may wait in that CPU's store buffer, or not
+        have propagated), and no lower than -(batch - 1); the local is never above batch (the fast path's
+        abs(count + amount) <= batch), so each other CPU holds at most 2 * batch - 1 the walk did not count.
+        limit_overshoot_bounded's bound where amount >= 2 * batch - 1."""
+        return s.exact <= s.limit + (s.ncpus - 1) * (2 * s.batch - 1)
+
+    @sometimes(applies=lambda p: p.adds == ADDS.limited and _bounded(p) and p.ncpus == 2 and p.ops >= 3
+               and p.amount >= 2 and p.memory != MEMORY.sc)
+    def limit_overshoot_under_weak_memory_is_tight(s):
+        """The weak-memory overshoot bound is reached (an amount below 2 * batch - 1 passes the SC bound)."""
+        return s.exact == s.limit + (s.ncpus - 1) * (2 * s.batch - 1)
 
     @sometimes(applies=lambda p: p.adds == ADDS.limited and p.ncpus * p.ops * p.amount > p.limit)
     def a_limited_add_is_refused(s):

@@ -568,6 +568,11 @@ class PercpuHotplug(Spec):
         can rely on under every memory model (sc, tso, lkmm), with adds and hotplug running."""
         return s.sum_ok[s.summer[0]] == 1
 
+    @sometimes(applies=lambda p: p.summers and p.ops > 0 and not p.checkmm)
+    def a_sum_is_approximate(s):
+        """A sum returns a value other than E (sum_within_bound is judged off E, not only at exact sums)."""
+        return s.sum_off[s.summer[0]] == 1
+
     # (sc only: "no lockless add overlapped" is the SC order of steps; under tso an add's this_cpu_add may wait
     # in its CPU's store buffer while the sum reads memory, under lkmm the sum may read a local's older store, and
     # nothing in the kernel orders the add before the sum: the caller's own ordering does, as check_mm_refcount
@@ -624,14 +629,29 @@ class PercpuHotplug(Spec):
     # (sc only, found under lkmm in issue 29: the claim judges the fast path's lockless plain load of
     # fbc->count "at that step"; under lkmm that load may return a store older than a fold another CPU has made
     # (nothing orders it), and the margin unknown = batch * num_online_cpus() does not cover the local the fold
-    # emptied and its CPU refilled: E passes the limit (H3, limited=1, ncpus=2). Under tso it holds. No weaker
-    # bound is stated here.)
-    @invariant(applies=lambda p: p.limited and _FIXED(p) and p.design == DESIGN.H3, sc_only=True)
+    # emptied and its CPU refilled: E passes the limit (H3, limited=1, ncpus=2). Under tso it holds. What holds
+    # under every model is limit_overshoot_bounded, below.)
+    @invariant(applies=lambda p: p.limited and _FIXED(p) and p.design == DESIGN.H3,
+               sc_only="limit_overshoot_bounded")
     def limited_add_keeps_the_limit(s):
         """__percpu_counter_limited_add: an add it accepts without summing the CPUs (its fast path, or the
         `count + unknown <= limit` test under the lock) leaves E <= limit: unknown = batch *
         num_online_cpus() covers every local it does not read."""
         return _limited_margin_result(s)
+
+    @invariant(applies=lambda p: p.limited and _FIXED(p) and p.design == DESIGN.H3)
+    def limit_overshoot_bounded(s):
+        """__percpu_counter_limited_add under every memory model: E exceeds the limit by at most (ncpus - 1) *
+        (2 * batch - 1), the bound percpu_eager_calls states for the same function under weak memory
+        (limit_overshoot_bounded_under_weak_memory gives the walk's reason). Checked at the explore points, not
+        proved for every run of a fast path that read an old fbc->count."""
+        return s.exact <= s.limit + (s.ncpus - 1) * (2 * s.batch - 1)
+
+    @sometimes(applies=lambda p: p.limited and _FIXED(p) and p.design == DESIGN.H3 and p.ops > 0)
+    def the_limit_is_passed(s):
+        """E passes the limit (a fast add whose check passed before the walk read its CPU): the bound above is
+        not met by never passing it."""
+        return s.exact > s.limit
 
     @invariant(expect="violated", applies=lambda p: p.limited and _FIXED(p) and p.design == DESIGN.H2
                and p.downs > 0 and p.ops >= Max(p.batch_floor, 2 * p.ncpus) + 1 and p.limit >= p.ncpus

@@ -71,6 +71,15 @@ def test_unlocked_summer_double_counts_a_fold():
                                              "sum_count", "sum_local", "sum_unlock"]
 
 
+def test_unlocked_summer_misses_folds_past_the_sum_bound():
+    """sum_within_bound can fail: the unlocked sum reads fbc->count (0), a fold moves 2 into it, the sum reads the
+    emptied local, a third add lands: the sum returns 0 with E = 3, past 2 * ncpus * (batch - 1) = 2."""
+    out = explore(EagerSumUnlocked(ncpus=1, batch=2, ops=3)).outcomes["sum_within_bound"]
+    assert out.verdict == "violated"
+    assert [s.action for s in out.trace] == ["add_fast", "add_slow", "acquire", "sum_lock", "sum_count", "fold",
+                                             "zero", "release", "sum_local", "add_fast", "sum_unlock"]
+
+
 def test_tightness_witness_fills_every_local():
     r = explore(PercpuEager(ncpus=3, batch=3, readers=0, summers=0))
     out = r.outcomes["read_bound_is_tight"]

@@ -84,3 +84,18 @@ def test_the_owner_reads_its_own_slot_whole():
 
     names = [a.info.name for a in Model(OwnRead(bits=32)).actions]
     assert "read_own" in names and "sum.load_lo" in names and "read_own.load_lo" not in names
+
+
+@pytest.mark.differential
+def test_lazy_read_torn_32bit_is_found_under_tso():
+    """The 32-bit lazy read's torn slot under tso (interpreted; 2083 s at a load of 30, about two minutes of
+    CPU): CPU 0's this_cpu_add(-1) stores its low half, the reader loads that slot's high half (old), the low
+    half is flushed, the reader loads it: 20 steps, one flush."""
+    from checker.specs.bugs.lazy_read_torn_32bit import LazyReadTorn32bit
+
+    r = explore(LazyReadTorn32bit(memory=MEMORY.tso))
+    out = r.outcomes["read_within_adds"]
+    assert out.verdict == "violated" and len(out.trace) == 20 and r.states == 267765
+    assert [st.action for st in out.trace[-8:]] == ["this_cpu_add.store_lo", "read", "read_slot.load_lo",
+                                                    "read_slot.finish", "read_slot.load_hi", "flush",
+                                                    "read_slot.finish", "read_return"]

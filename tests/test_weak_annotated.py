@@ -91,6 +91,38 @@ def test_eager_calls_limited_overshoot_bound_fails_under_tso():
     assert explore(PercpuEagerCalls(**{**point, "memory": SC})).verdicts["limit_overshoot_bounded"] == "holds"
 
 
+LIMITED = dict(bits=64, ncpus=2, batch=2, ops=3, adds=ADDS.limited, amount=2, limit=4, readers=0, summers=0, cmp=0,
+               setters=0, retune=0)
+
+
+@pytest.mark.differential
+@pytest.mark.parametrize("memory, states, steps", [(TSO, 28710, 25), (LKMM, 37229, 21)])
+def test_eager_calls_limited_overshoot_under_weak_memory_is_2_batch_minus_1_per_other_cpu(memory, states, steps):
+    """The weak-memory counterpart of limit_overshoot_bounded: E <= limit + (ncpus - 1) * (2 * batch - 1) holds
+    under tso and lkmm, and is reached (E = 7 at limit 4) where the SC bound, with F = amount = 2, says 6."""
+    r = explore(PercpuEagerCalls(**LIMITED, memory=memory), engine="compiled")
+    assert r.complete and r.states == states and _failing(r) == []
+    assert r.verdicts["limit_overshoot_bounded_under_weak_memory"] == "holds"
+    assert "limit_overshoot_bounded" not in r.verdicts  # sc_only: not_applicable here
+    tight = r.outcomes["limit_overshoot_under_weak_memory_is_tight"]
+    assert tight.verdict == "holds" and len(tight.trace) == steps and tight.trace[-1].action == "limited_fast_add"
+    sc = explore(PercpuEagerCalls(**LIMITED))
+    assert sc.verdicts["limit_overshoot_bounded_under_weak_memory"] == "holds"
+    assert "limit_overshoot_under_weak_memory_is_tight" not in sc.verdicts  # (under sc the overshoot stops at 6)
+
+
+@pytest.mark.parametrize("memory, states", [(SC, 280), pytest.param(TSO, 895, marks=pytest.mark.differential),
+                                             pytest.param(LKMM, 1117, marks=pytest.mark.differential)])
+def test_hotplug_limited_overshoot_bound_holds_under_every_model(memory, states):
+    """percpu_hotplug's limited_add (H3): limited_add_keeps_the_limit is SC-only (the lkmm finding);
+    limit_overshoot_bounded, E <= limit + (ncpus - 1) * (2 * batch - 1), holds under sc, tso and lkmm, and the
+    limit is passed (the_limit_is_passed), so the bound is not met by never passing it."""
+    r = explore(PercpuHotplug(design=DESIGN.H3, limited=1, ncpus=2, summers=0, memory=memory))
+    assert r.complete and r.states == states and _failing(r) == []
+    assert r.verdicts["limit_overshoot_bounded"] == "holds" and r.verdicts["the_limit_is_passed"] == "holds"
+    assert ("limited_add_keeps_the_limit" in r.verdicts) == (memory == SC)
+
+
 @pytest.mark.differential
 @pytest.mark.parametrize("memory", [TSO, LKMM])
 def test_lazy_rfc_one_cpu_keeps_every_property(memory):
