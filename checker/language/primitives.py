@@ -320,5 +320,6 @@ PRIMITIVES: dict[str, Primitive] = {**_memory(), **_this_cpu_ops("this_cpu_", "o
 #: Calls on ``k`` that are not steps of their own: they join the step they are in.
 #: assume(cond): the step runs only where cond holds (PlusCal's await); any_cpu(s.seen): a CPU whose
 #: slot of ``seen`` is 0, chosen (every one is tried) and marked; data_race(x): a plain load that may race;
+#: address_dep(s.p, load): the load's address comes from this CPU's last load of ``p`` (a dependency);
 #: update(helper(s)): a plain helper's updates (``{name: value or {slot: value}}``) written in the step.
-PSEUDO = ("assume", "any_cpu", "data_race", "atomic", "update")
+PSEUDO = ("assume", "any_cpu", "data_race", "address_dep", "atomic", "update")

@@ -145,9 +145,17 @@ class StepContext:
         entries.append([i, value])
 
     def read(self, var: str, slot: Any) -> Any:
+        w = self.low.words.get(var) if slot is None else None
+        if w is not None:  # a word held as several variables: its value, as its view reads them
+            return w.load(*[self.get(f) for f in w.fields])
         return self.get(var) if slot is None else self.get_slot(var, slot)
 
     def write(self, var: str, slot: Any, value: Any) -> None:
+        w = self.low.words.get(var) if slot is None else None
+        if w is not None:
+            for f, x in zip(w.fields, w.store(value, self.me, *[self.get(f) for f in w.fields])):
+                self.set(f, x)
+            return
         if slot is None:
             self.set(var, value)
         else:
@@ -262,8 +270,9 @@ class _Lowered:
     """One process function's lowering state, shared by its actions."""
 
     def __init__(self, cls: type, name: str, info: ProcessInfo, g: C.Graph, decls: dict[str, Any],
-                 roles: dict[str, Role]):
+                 roles: dict[str, Role], words: dict[str, Any] | None = None):
         self.cls, self.name, self.info, self.g, self.decls = cls, name, info, g, decls
+        self.words = words or {}
         role = roles.get(info.role)
         if role is None:
             raise SpecError(f"{cls.__name__}.{name}: @process(role={info.role!r}) names no role of the spec "
@@ -428,6 +437,8 @@ class _Rewrite(ast.NodeTransformer):
                                 ast.Name(self.choices[(c.lineno, c.col_offset)], ast.Load()))
             if name == "choose":  # the value is the action's argument: its domain is the choose= of the action
                 return ast.Name(self.choices[(c.lineno, c.col_offset)], ast.Load())
+            if name == "address_dep":  # the load itself; the dependency is the memory models' (_Accesses)
+                return self.visit(c.args[1])
             if name == "data_race":
                 inner = c.args[0]
                 if isinstance(inner, ast.Call):
@@ -534,19 +545,23 @@ class _Accesses(ast.NodeVisitor):
                         f"a CPU chosen in the same step (k.any_cpu), so the memory models cannot place it",
                         file=self.file, line=line)
 
-    def add(self, kind: str, var: str, order: str, slot: Any = None, race_ok: bool = False) -> None:
-        self.out.append(StepAccess(kind, var, order, slot, race_ok, False, self.file, self.line))
+    def add(self, kind: str, var: str, order: str, slot: Any = None, race_ok: bool = False,
+            dep: bool | str = False) -> None:
+        self.out.append(StepAccess(kind, var, order, slot, race_ok, dep, self.file, self.line))
 
     def visit_Call(self, c: ast.Call) -> None:
         f = c.func
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == self.k:
-            name, race_ok = f.attr, False
-            if name == "data_race":
-                if isinstance(c.args[0], ast.Call):
-                    c, name, race_ok = c.args[0], c.args[0].func.attr, True  # type: ignore[union-attr]
+            name, race_ok, dep = f.attr, False, False
+            while name in ("data_race", "address_dep"):  # wrappers of one primitive's load
+                if name == "address_dep":
+                    dep, c = c.args[0].attr, c.args[1]  # type: ignore[attr-defined]
+                elif isinstance(c.args[0], ast.Call):
+                    c, race_ok = c.args[0], True
                 else:
-                    self.add("load", c.args[0].attr, "plain", race_ok=True)  # type: ignore[attr-defined]
+                    self.add("load", c.args[0].attr, "plain", race_ok=True, dep=dep)  # type: ignore[attr-defined]
                     return
+                name = c.func.attr  # type: ignore[attr-defined]
             if name == "choose":  # values of the parameters: no access
                 return
             if name in ("assume", "any_cpu", "update"):
@@ -559,7 +574,8 @@ class _Accesses(ast.NodeVisitor):
             var = c.args[0].attr if p.args[:1] == ("var",) else None  # type: ignore[attr-defined]
             slot = self.slot_of(c.args[1], c.lineno) if p.slot == "cpu" else None
             for kind, order in p.access:
-                self.add(kind, var if kind != "fence" else None, order, slot, race_ok and kind == "load")
+                self.add(kind, var if kind != "fence" else None, order, slot, race_ok and kind == "load",
+                         dep if kind == "load" else False)
             return
         self.generic_visit(c)
 
@@ -624,6 +640,20 @@ def _memory_vars(graphs: list[C.Graph], decls: dict[str, Any]) -> frozenset[str]
     return frozenset(out)
 
 
+def _word_views(cls: type) -> dict[str, Any]:
+    """The spec's words held as several variables that a primitive may name (``k.atomic64_read(s.c_v)``): class
+    attributes with ``fields`` (the variables, e.g. a ``OneWord`` of the memory models, which then see one
+    location) and a view, ``load(*fields) -> value`` and ``store(value, me, *fields) -> new fields`` (``me``: the
+    CPU or task storing). Duck-typed: the language names no layer above it."""
+    out: dict[str, Any] = {}
+    for base in reversed(cls.__mro__):
+        for n, v in base.__dict__.items():
+            if isinstance(getattr(v, "fields", None), tuple) and callable(getattr(v, "load", None)) \
+                    and callable(getattr(v, "store", None)):
+                out[n] = v
+    return out
+
+
 def expand(cls: type) -> None:
     """Lower every ``@process`` function of ``cls`` (its own body) to variables and actions set on ``cls``."""
     found = [(n, v.__countercheck_process__) for n, v in list(cls.__dict__.items())
@@ -640,10 +670,11 @@ def expand(cls: type) -> None:
                 roles[n] = v
     names = frozenset(n for n, _ in found)
     lows = []
+    words = _word_views(cls)
     for name, info in found:
         node, file = _source_ast(info.fn)
         g = C.build(node, file, name, names - {name})
-        lows.append(_Lowered(cls, name, info, g, decls, roles))
+        lows.append(_Lowered(cls, name, info, g, decls, roles, words))
     memory = _memory_vars([lw.g for lw in lows], decls)
     by_role: dict[str, list[_Lowered]] = {}
     for lw in lows:
