@@ -164,6 +164,29 @@ def _into_published(s, t, old, copy):
     return If(ok, copy, Select(s.slot, s.task_cpu[t]))
 
 
+def _stale_copy(s, t, old):
+    """Without preempt_disable() (``preempt_off=0``), a retry after a migration copies the word into another
+    CPU's slot of the task's storage, and the earlier copy stays in the first CPU's slot: kept here as
+    ``stale``/``stale_cpu`` from a failed publishing cmpxchg (the last one on another CPU: exact while a task
+    changes CPU at most once inside its switch), and written into ``slot`` when the storage is published; the
+    updates of the switch's steps (a free drops it). With preemption off (the kernel's code) the retry runs
+    on the same CPU and overwrites its slot: nothing is kept."""
+    if s.preempt_off:
+        return {}
+    here = Select(s.task_cpu, t)
+    atomic = s.published == NOBODY
+    ok = And(atomic, s.word == old)
+    failed = And(atomic, Not(ok))
+    was = Select(s.stale_cpu, t)
+    return {"slot": {c: If(And(ok, was == c, here != c), Select(s.stale, t), Select(s.slot, c)) for c in s.cpus},
+            "stale": {t: If(failed, decode(old), 0)}, "stale_cpu": {t: If(failed, here, NOBODY)}}
+
+
+def _no_stale_copy(s, t):
+    """The storage is freed: its stale copy with it (``preempt_off=0``)."""
+    return {} if s.preempt_off else {"stale": {t: 0}, "stale_cpu": {t: NOBODY}}
+
+
 def _reading(s):
     """The reader is summing slots (an add linearised now overlaps its read)."""
     return at(s, s.reader[0], READ, "loop") if s.readers else False
@@ -210,6 +233,8 @@ class PercpuLazyProcess(Spec, on_demand=True):
                     doc="a CPU doing one lazy_percpu_counter_read")
     forever = Param(0, domain=(0, 1), doc="1: the liveness abstraction: tasks add forever, the value is kept "
                     f"modulo {LIVE_VALUES} and E and the per-CPU slots are dropped (with mod_bits=0, readers=0)")
+    preempt_off = Param(1, domain=(0, 1), doc="0: switch_to_pcpu without its preempt_disable()/preempt_enable() "
+                        "(specs/bugs/lazy_switch_no_preempt_disable.py)")
     preemptions = Param(0, domain=range(-1, 65), doc="preemptions in a run (-1: no bound)")
     migrations = Param(0, domain=range(-1, 65), doc="migrations in a run (-1: no bound)")
 
@@ -230,6 +255,9 @@ class PercpuLazyProcess(Spec, on_demand=True):
     ops_left = PerTask(lambda p: p.ops, role="adders", doc="adds this task has still to start")
     pcount = PerTask(0, type=PREEMPT_COUNT, role="adders", doc="preempt_count()")
     alloc = PerTask(MEM.unalloc, type=MEM, role="adders", doc="the per-CPU storage this task's switch allocated")
+    stale = PerTask(0, type=Int, role="adders", doc="preempt_off=0: an earlier copy left in another CPU's slot "
+                    "of the task's storage")
+    stale_cpu = PerTask(NOBODY, type=CpuId, role="adders", doc="preempt_off=0: the CPU whose slot holds it")
     exact = Ghost(0, doc="E: every add past its linearisation point")
     publishes = Ghost(0, doc="successful publishing cmpxchgs")
     retried = Ghost(0, type=Bool, doc="a publishing cmpxchg failed on an atomic word and was retried")
@@ -287,8 +315,9 @@ class PercpuLazyProcess(Spec, on_demand=True):
             s.alloc[t] = MEM.live if got else s.alloc[t]
         if not got:
             return
-        with k.atomic():
-            k.preempt_disable()
+        with k.atomic():                                                # preempt_disable(); v = atomic64_read()
+            if s.preempt_off:
+                k.preempt_disable()
             v = k.atomic64_read(s.c_v)
         while True:                                                     # do {  (the switch's loop)
             if is_pcpu(v):
@@ -296,15 +325,18 @@ class PercpuLazyProcess(Spec, on_demand=True):
                     bad = And(s.alloc[t] != MEM.live, s.pcpu_error == MEMERR.none)
                     s.pcpu_error = MEMERR.double_free if bad else s.pcpu_error
                     s.alloc[t] = MEM.freed
-                    k.preempt_enable()                                  # the fix; return;
+                    k.update(_no_stale_copy(s, t))
+                    if s.preempt_off:
+                        k.preempt_enable()                              # the fix; return;
                 return
             old = v
             with k.atomic():                                            # *this_cpu_ptr(pcpu_v) = atomic_val(v);
+                k.update(_stale_copy(s, t, old))
                 k.raw_cpu_write(s.slot, _into_published(s, t, old, decode(old)))
                 v = k.atomic64_cmpxchg(s.c_v, old, PCPU)                # } while (cmpxchg(.., pcpu_v | 1) != old)
                 s.publishes += 1 if v == old else 0
                 s.retried = 1 if v != old and not is_pcpu(v) else s.retried
-                if v == old:
+                if v == old and s.preempt_off:
                     k.preempt_enable()
             if v == old:
                 return
@@ -439,7 +471,7 @@ def an_add_returns(s, t):
 SLOW_LOOP = _line(PercpuLazyProcess.lazy_percpu_counter_add, "# do {")
 SWITCH_LOOP = _line(PercpuLazyProcess.lazy_percpu_counter_add, "# do {  (the switch's loop)")
 #: The switch after its allocation: before the preempt_disable() with the atomic64_read, and its loop.
-SWITCH_READ = _line(PercpuLazyProcess.lazy_percpu_counter_add, "k.preempt_disable()") - 1
+SWITCH_READ = _line(PercpuLazyProcess.lazy_percpu_counter_add, "# preempt_disable(); v = atomic64_read()")
 
 
 def _in_switch(s, t):
