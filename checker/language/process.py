@@ -29,6 +29,11 @@ interrupts are on) and must be one step. ``calls="budget"`` makes every call dec
 ``budget`` and return to ``idle``; without it the function runs once and ends in ``done``.
 ``at(s, t, "function", where)`` is true where CPU ``t`` is at a control point of the function.
 
+A primitive's memory is a spec variable, or a word the spec keeps as several variables (a class attribute with
+``fields`` and a view: ``load(*fields)`` the value a load returns, ``store(value, me, *fields)`` the fields a
+store leaves; ``percpu_lazy_process``'s ``c->v``): the code sees one value, the annotations name the word.
+``k.address_dep(s.p, k.per_cpu(s.x, cpu))`` marks a load whose address came from this CPU's last load of ``p``.
+
 On a ``Task`` role the function runs in tasks (``checker.kernel.tasks`` schedules them): the pc and the registers
 are per task, ``this_cpu_*`` reach the CPU the task is on now (the scheduler's ``task_cpu``, named, not imported),
 and the context primitives change the task's own ``IRQS_OFF``, ``PREEMPT_COUNT`` and ``MIGRATE_DISABLED``
