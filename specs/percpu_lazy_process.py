@@ -333,6 +333,7 @@ class PercpuLazyProcess(Spec, on_demand=True):
             old = v
             with k.atomic():                                            # *this_cpu_ptr(pcpu_v) = atomic_val(v);
                 k.update(_stale_copy(s, t, old))
+                k.update(s.spec.publishing(s, t, old, decode(old)))
                 k.raw_cpu_write(s.slot, _into_published(s, t, old, decode(old)))
                 v = k.atomic64_cmpxchg(s.c_v, old, PCPU)                # } while (cmpxchg(.., pcpu_v | 1) != old)
                 s.publishes += 1 if v == old else 0
@@ -351,12 +352,24 @@ class PercpuLazyProcess(Spec, on_demand=True):
             v = 0
             while Sum(s.read_seen) < s.ncpus:                           # for_each_possible_cpu(cpu)
                 cpu = k.any_cpu(s.read_seen)
-                v += k.data_race(k.address_dep(s.c_v, k.per_cpu(s.slot, cpu)))
+                x = k.data_race(k.address_dep(s.c_v, k.per_cpu(s.slot, cpu)))
+                v += x
+                k.update(s.spec.slot_read(s, cpu, x))
         else:
             v = decode(v)
         s.read_acc[r] = v                                               # return v;
         s.read_exact[r] = v == s.exact
         s.read_ok[r] = v == s.exact or s.read_overlap == 1
+
+    @staticmethod
+    def publishing(s, t, old, copy):
+        """Ghost updates of a publishing cmpxchg step (none; percpu_lazy_publish_process records the copy)."""
+        return {}
+
+    @staticmethod
+    def slot_read(s, cpu, value):
+        """Ghost updates of the read's step that read ``value`` from ``cpu``'s slot (none here)."""
+        return {}
 
     # -- lazy_percpu_counter_exit() ------------------------------------------------------------------
     @action()

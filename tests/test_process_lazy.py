@@ -22,12 +22,15 @@ from checker.ordering.declare import MEMORY
 from specs.bugs.lazy_switch_no_preempt_disable import LazySwitchNoPreemptDisable
 from specs.percpu_lazy import PercpuLazy
 from specs.percpu_lazy_process import PercpuLazyProcess
+from specs.percpu_lazy_publish import PercpuLazyPublish
+from specs.percpu_lazy_publish_process import PercpuLazyPublishProcess
 
 
-def compare(params: dict, memory: str = "sc", engine: str = "interpreted"):
+def compare(params: dict, memory: str = "sc", engine: str = "interpreted", hand: type = PercpuLazy,
+            port: type = PercpuLazyProcess):
     mem = getattr(MEMORY, memory)
-    h = explore(Model(PercpuLazy, PercpuLazy(memory=mem, **params).params), engine=engine)
-    p = explore(Model(PercpuLazyProcess, PercpuLazyProcess(memory=mem, **params).params), engine=engine)
+    h = explore(Model(hand, hand(memory=mem, **params).params), engine=engine)
+    p = explore(Model(port, port(memory=mem, **params).params), engine=engine)
     assert h.complete and p.complete and p.engine == h.engine == engine
     assert {n: (o.verdict, len(o.trace or ())) for n, o in h.outcomes.items()} == \
         {n: (o.verdict, len(o.trace or ())) for n, o in p.outcomes.items()}
@@ -51,6 +54,21 @@ def test_port_with_its_reader_equals_the_pc_machine(memory):
     loads carrying their address dependency on it."""
     h, p = compare(dict(ncpus=2, mod_bits=0, neg=0, ops=1, readers=1), memory)
     assert p.outcomes["a_per_cpu_read_is_exact"].verdict == "holds"
+
+
+def test_publish_claim_on_the_port_equals_percpu_lazy_publish():
+    """percpu_lazy_publish's claim on the port (its ghosts recorded through the port's hooks), under lkmm."""
+    h, p = compare(dict(ncpus=2, mod_bits=0, neg=0, ops=1, readers=1), "lkmm", hand=PercpuLazyPublish,
+                   port=PercpuLazyPublishProcess)
+    assert p.outcomes["a_read_reads_the_published_slot"].verdict == "holds"
+
+
+@pytest.mark.differential
+@pytest.mark.parametrize("memory", ["sc", "tso", "lkmm"])
+def test_publish_claim_on_the_port_at_its_point(memory):
+    """percpu_lazy_publish's only point (two CPUs racing to switch, a reader racing the publication)."""
+    compare(dict(ncpus=2, mod_bits=0, neg=0, readers=1), memory, engine="compiled", hand=PercpuLazyPublish,
+            port=PercpuLazyPublishProcess)
 
 
 def test_the_same_word_lemmas_are_proved():
