@@ -127,6 +127,7 @@ from checker import (NOBODY, PREEMPT_COUNT, Abstraction, And, AnyOf, Bool, CpuId
                      OneWord, Or, Param, PerCpu, PerTask, Role, S64, Select, Shared, Spec, Sum, Task, action, invariant,
                      leads_to, sometimes, terminal, when)
 from checker.kernel.memory import MEM
+from checker.kernel.tasks import TaskId
 from checker.language.process import at, process
 from checker.prove.bitvector import WordLemmas
 from checker.specs.percpu_lazy import LIVE_VALUES, MEMERR, WORD, PercpuLazy, decode, encode_add, mod_field, word_modulus
@@ -248,7 +249,7 @@ class PercpuLazyProcess(Spec, on_demand=True):
     adders = Task("ntasks", cpus="cpus", symmetric=True, doc="tasks calling lazy_percpu_counter_add")
 
     word = Shared(0, type=WORD, doc="c->v in atomic mode (mode bit 0); 0 once published")
-    published = Shared(NOBODY, type=CpuId, doc="c->v in per-CPU mode: whose storage pcpu_v | 1 points at (a task)")
+    published = Shared(NOBODY, type=TaskId, doc="c->v in per-CPU mode: whose storage pcpu_v | 1 points at (a task)")
     c_v = CV("word", "published", doc="c->v: one atomic64_t, one location under tso/lkmm")
     last_wrap = Shared(0, type=Bool, doc="c->last_wrap != 0")
     slot = PerCpu(0, type=S64, role="cpus", doc="*per_cpu_ptr(published pcpu_v, cpu): a u64, kept as its two's complement s64")
