@@ -73,6 +73,9 @@ TASKS = [
 ]
 #: Points where states take TaskCanon's ambiguous path.
 AMBIGUOUS = TASKS[6:]
+#: Built-in specs whose smallest point takes it too: the lazy counter's published storage names a task, and a
+#: migration leaves two tasks with equal keys.
+AMBIGUOUS_SPECS = ("lazy_switch_no_preempt_disable",)
 CASES = _smallest() + LARGER + TASKS
 IDS = [f"{n if isinstance(n, str) else n.spec_name}-"
        + "-".join(f"{k}{v}" for k, v in d.items() if k in ("ncpus", "ntasks", "variant", "migrations", "readers",
@@ -116,7 +119,8 @@ def test_c_canonical_is_the_interpreters_on_reachable_states(i):
         assert any(takes_brute_path(lay, v) for v in vs)
     if m.symmetry.tasks is not None:
         amb = sum(m.symmetry.tasks.keys(s)[2] for s in states)
-        assert (amb > 0) == (CASES[i] in AMBIGUOUS), f"{amb} of {len(states)} states ambiguous"
+        assert (amb > 0) == (CASES[i] in AMBIGUOUS or CASES[i][0] in AMBIGUOUS_SPECS), \
+            f"{amb} of {len(states)} states ambiguous"
 
 
 def _slot_domains(m: Model) -> list[tuple[int, ...]]:

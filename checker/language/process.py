@@ -29,6 +29,11 @@ interrupts are on) and must be one step. ``calls="budget"`` makes every call dec
 ``budget`` and return to ``idle``; without it the function runs once and ends in ``done``.
 ``at(s, t, "function", where)`` is true where CPU ``t`` is at a control point of the function.
 
+A primitive's memory is a spec variable, or a word the spec keeps as several variables (a class attribute with
+``fields`` and a view: ``load(*fields)`` the value a load returns, ``store(value, me, *fields)`` the fields a
+store leaves; ``percpu_lazy_process``'s ``c->v``): the code sees one value, the annotations name the word.
+``k.address_dep(s.p, k.per_cpu(s.x, cpu))`` marks a load whose address came from this CPU's last load of ``p``.
+
 On a ``Task`` role the function runs in tasks (``checker.kernel.tasks`` schedules them): the pc and the registers
 are per task, ``this_cpu_*`` reach the CPU the task is on now (the scheduler's ``task_cpu``, named, not imported),
 and the context primitives change the task's own ``IRQS_OFF``, ``PREEMPT_COUNT`` and ``MIGRATE_DISABLED``
@@ -145,9 +150,17 @@ class StepContext:
         entries.append([i, value])
 
     def read(self, var: str, slot: Any) -> Any:
+        w = self.low.words.get(var) if slot is None else None
+        if w is not None:  # a word held as several variables: its value, as its view reads them
+            return w.load(*[self.get(f) for f in w.fields])
         return self.get(var) if slot is None else self.get_slot(var, slot)
 
     def write(self, var: str, slot: Any, value: Any) -> None:
+        w = self.low.words.get(var) if slot is None else None
+        if w is not None:
+            for f, x in zip(w.fields, w.store(value, self.me, *[self.get(f) for f in w.fields])):
+                self.set(f, x)
+            return
         if slot is None:
             self.set(var, value)
         else:
@@ -262,8 +275,9 @@ class _Lowered:
     """One process function's lowering state, shared by its actions."""
 
     def __init__(self, cls: type, name: str, info: ProcessInfo, g: C.Graph, decls: dict[str, Any],
-                 roles: dict[str, Role]):
+                 roles: dict[str, Role], words: dict[str, Any] | None = None):
         self.cls, self.name, self.info, self.g, self.decls = cls, name, info, g, decls
+        self.words = words or {}
         role = roles.get(info.role)
         if role is None:
             raise SpecError(f"{cls.__name__}.{name}: @process(role={info.role!r}) names no role of the spec "
@@ -426,6 +440,10 @@ class _Rewrite(ast.NodeTransformer):
             if name == "any_cpu":
                 return self.ctx("any_cpu", ast.Constant(self.var_name(c.args[0])),
                                 ast.Name(self.choices[(c.lineno, c.col_offset)], ast.Load()))
+            if name == "choose":  # the value is the action's argument: its domain is the choose= of the action
+                return ast.Name(self.choices[(c.lineno, c.col_offset)], ast.Load())
+            if name == "address_dep":  # the load itself; the dependency is the memory models' (_Accesses)
+                return self.visit(c.args[1])
             if name == "data_race":
                 inner = c.args[0]
                 if isinstance(inner, ast.Call):
@@ -532,19 +550,25 @@ class _Accesses(ast.NodeVisitor):
                         f"a CPU chosen in the same step (k.any_cpu), so the memory models cannot place it",
                         file=self.file, line=line)
 
-    def add(self, kind: str, var: str, order: str, slot: Any = None, race_ok: bool = False) -> None:
-        self.out.append(StepAccess(kind, var, order, slot, race_ok, False, self.file, self.line))
+    def add(self, kind: str, var: str, order: str, slot: Any = None, race_ok: bool = False,
+            dep: bool | str = False) -> None:
+        self.out.append(StepAccess(kind, var, order, slot, race_ok, dep, self.file, self.line))
 
     def visit_Call(self, c: ast.Call) -> None:
         f = c.func
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == self.k:
-            name, race_ok = f.attr, False
-            if name == "data_race":
-                if isinstance(c.args[0], ast.Call):
-                    c, name, race_ok = c.args[0], c.args[0].func.attr, True  # type: ignore[union-attr]
+            name, race_ok, dep = f.attr, False, False
+            while name in ("data_race", "address_dep"):  # wrappers of one primitive's load
+                if name == "address_dep":
+                    dep, c = c.args[0].attr, c.args[1]  # type: ignore[attr-defined]
+                elif isinstance(c.args[0], ast.Call):
+                    c, race_ok = c.args[0], True
                 else:
-                    self.add("load", c.args[0].attr, "plain", race_ok=True)  # type: ignore[attr-defined]
+                    self.add("load", c.args[0].attr, "plain", race_ok=True, dep=dep)  # type: ignore[attr-defined]
                     return
+                name = c.func.attr  # type: ignore[attr-defined]
+            if name == "choose":  # values of the parameters: no access
+                return
             if name in ("assume", "any_cpu", "update"):
                 for a in c.args[1:] if name == "any_cpu" else c.args:
                     self.visit(a)
@@ -555,7 +579,8 @@ class _Accesses(ast.NodeVisitor):
             var = c.args[0].attr if p.args[:1] == ("var",) else None  # type: ignore[attr-defined]
             slot = self.slot_of(c.args[1], c.lineno) if p.slot == "cpu" else None
             for kind, order in p.access:
-                self.add(kind, var if kind != "fence" else None, order, slot, race_ok and kind == "load")
+                self.add(kind, var if kind != "fence" else None, order, slot, race_ok and kind == "load",
+                         dep if kind == "load" else False)
             return
         self.generic_visit(c)
 
@@ -620,6 +645,20 @@ def _memory_vars(graphs: list[C.Graph], decls: dict[str, Any]) -> frozenset[str]
     return frozenset(out)
 
 
+def _word_views(cls: type) -> dict[str, Any]:
+    """The spec's words held as several variables that a primitive may name (``k.atomic64_read(s.c_v)``): class
+    attributes with ``fields`` (the variables, e.g. a ``OneWord`` of the memory models, which then see one
+    location) and a view, ``load(*fields) -> value`` and ``store(value, me, *fields) -> new fields`` (``me``: the
+    CPU or task storing). Duck-typed: the language names no layer above it."""
+    out: dict[str, Any] = {}
+    for base in reversed(cls.__mro__):
+        for n, v in base.__dict__.items():
+            if isinstance(getattr(v, "fields", None), tuple) and callable(getattr(v, "load", None)) \
+                    and callable(getattr(v, "store", None)):
+                out[n] = v
+    return out
+
+
 def expand(cls: type) -> None:
     """Lower every ``@process`` function of ``cls`` (its own body) to variables and actions set on ``cls``."""
     found = [(n, v.__countercheck_process__) for n, v in list(cls.__dict__.items())
@@ -636,10 +675,11 @@ def expand(cls: type) -> None:
                 roles[n] = v
     names = frozenset(n for n, _ in found)
     lows = []
+    words = _word_views(cls)
     for name, info in found:
         node, file = _source_ast(info.fn)
         g = C.build(node, file, name, names - {name})
-        lows.append(_Lowered(cls, name, info, g, decls, roles))
+        lows.append(_Lowered(cls, name, info, g, decls, roles, words))
     memory = _memory_vars([lw.g for lw in lows], decls)
     by_role: dict[str, list[_Lowered]] = {}
     for lw in lows:
@@ -774,7 +814,7 @@ def _point_prim(g: C.Graph, i: int) -> str:
     if n.kind == "prim":
         return n.prim or "prim"
     if n.kind == "branch":
-        return "loop"
+        return n.prim or "loop"  # a k.label("name") is a loop head that never loops back, named
     j = n.next
     while j is not None and g.nodes[j].kind == "local":
         j = g.nodes[j].next
@@ -809,19 +849,24 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
     info = lw.info
     entry = a.start is None
     start = points[a.start] if not entry else Point(None, "idle", 0, None)
-    # the CPUs chosen in this step (k.any_cpu) become action arguments after the function's own
+    # the CPUs (k.any_cpu) and values (k.choose) chosen in this step become action arguments after the
+    # function's own
     chosen: list[str] = []
     choice_of: dict[tuple[int, int], str] = {}
     stmts: list[ast.stmt] = []
     for kind, x, *_ in a.path.items:
         if kind == "node":
             for c in ast.walk(g.nodes[x].stmt):
-                if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "any_cpu" \
+                if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) \
+                        and c.func.attr in ("any_cpu", "choose") \
                         and isinstance(c.func.value, ast.Name) and c.func.value.id == g.k:
                     st = g.nodes[x].stmt
-                    if not (isinstance(st, ast.Assign) and st.value is c and isinstance(st.targets[0], ast.Name)):
-                        raise SpecError(f"process function {lw.name}: k.any_cpu() is assigned to a local: "
-                                        f"`other = k.any_cpu(s.visited)`", file=g.file, line=c.lineno)
+                    if not (isinstance(st, ast.Assign) and st.value is c and len(st.targets) == 1
+                            and isinstance(st.targets[0], ast.Name)):
+                        example = "other = k.any_cpu(s.visited)" if c.func.attr == "any_cpu" else \
+                            "ok = k.choose((True, False))"
+                        raise SpecError(f"process function {lw.name}: k.{c.func.attr}() is assigned to a local: "
+                                        f"`{example}`", file=g.file, line=c.lineno)
                     cname = st.targets[0].id
                     if cname in chosen or cname in g.args:
                         raise SpecError(f"process function {lw.name}: {cname} is chosen twice in one step",
@@ -903,7 +948,7 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
         # does not change): the step is left unannotated, which they take as fully ordered, as the lock
         # orders it against every other holder.
         accesses = ()
-    run.__countercheck_action__ = {"role": role, "choose": choose, "uses": {}, "sleeps": False, "irq": info.irq,
+    run.__countercheck_action__ = {"role": role, "choose": choose, "uses": {}, "sleeps": _sleeps(lw, a), "irq": info.irq,
                                    "applies": info.applies, "fair": fair, "softirq": False,
                                    "access": accesses}
     run.__countercheck_step__ = (lw.name, _rel(g, first_line), a.path.first_step and g.nodes[a.path.first_step].prim)
@@ -937,11 +982,14 @@ def _prologue(lw: _Lowered, start_pc: int, start: Point, entry: bool, rw: _Rewri
 
 def _cpus_of(lw: _Lowered, name: str, g: C.Graph, a: _Action) -> Any:
     """The CPUs ``name = k.any_cpu(s.v)`` chooses from: those of v's role (``Between(0, n - 1)`` for the first
-    role declared, whose CPUs start at 0: the Z3 backend states that for any n)."""
+    role declared, whose CPUs start at 0: the Z3 backend states that for any n); for ``name = k.choose(values)``
+    the values, an expression of the parameters (``s.cpus``, ``range(1, s.stacks + 1)``) evaluated on them."""
     for kind, x, *_ in a.path.items:
         st = g.nodes[x].stmt if kind == "node" else None
         if isinstance(st, ast.Assign) and isinstance(st.targets[0], ast.Name) and st.targets[0].id == name:
             c = st.value
+            if c.func.attr == "choose":  # type: ignore[attr-defined]
+                return _choice_values(lw, c, g)
             var = lw.decls.get(c.args[0].attr)  # type: ignore[attr-defined]
             if not isinstance(var, PerCpu) or var.role is None:
                 raise SpecError(f"process function {lw.name}: k.any_cpu() takes a per-CPU variable of a "
@@ -952,6 +1000,38 @@ def _cpus_of(lw: _Lowered, name: str, g: C.Graph, a: _Action) -> Any:
                 return Between(0, lambda p, _n=role.count: getattr(p, _n) - 1)
             return lambda p, _r=r: getattr(p, _r)
     raise AssertionError(name)
+
+
+def _choice_values(lw: _Lowered, c: ast.Call, g: C.Graph) -> Any:
+    """``k.choose(values)``'s values as ``choose=`` takes them: constant ones as they are, others as a function
+    of the parameters (``s.<param>`` and ``s.<role>`` read the point's parameters and CPUs, never the state)."""
+    expr = c.args[0]
+    try:
+        return tuple(ast.literal_eval(expr))
+    except (ValueError, TypeError, SyntaxError):
+        pass
+    code = compile(ast.fix_missing_locations(ast.Expression(_copy(expr))), g.file or "<process>", "eval")
+    glb = lw.info.fn.__globals__
+    where = f"{g.file}:{c.lineno}"
+
+    def values(p: Any, _code: Any = code, _s: str = g.s) -> Any:
+        try:
+            return tuple(eval(_code, glb, {_s: p}))  # noqa: S307 - the spec's own expression, as choose= lambdas
+        except AttributeError as e:
+            raise SpecError(f"process function {lw.name}: k.choose() takes values of the parameters and roles "
+                            f"(s.<param>, s.<role>), not of the state ({e}); a value of the state is read, not "
+                            f"chosen", file=g.file, line=c.lineno) from None
+    values.__qualname__ = values.__name__ = f"choose@{where}"
+    return values
+
+
+def _sleeps(lw: _Lowered, a: _Action) -> bool:
+    """Whether the step calls a primitive that may sleep (k.might_sleep())."""
+    g = lw.g
+    return any(g.nodes[x].kind == "prim" and any(
+        isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in PRIMITIVES
+        and PRIMITIVES[c.func.attr].sleeps for c in ast.walk(g.nodes[x].stmt))
+        for kind, x, *_ in a.path.items if kind == "node")
 
 
 def _locks_within(lw: _Lowered, a: _Action) -> bool:

@@ -1,0 +1,494 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Kent Overstreet's lazy per-CPU counter written as its kernel functions, run by tasks: lib/lazy-percpu-counter.c.
+
+The process-function port of ``percpu_lazy`` (checked against it, state for state, in
+tests/test_process_lazy.py). ``lazy_percpu_counter_add()`` with its slow path and ``switch_to_pcpu()``
+inlined is one process function run by tasks on the task model (``checker.kernel.tasks``): the scheduler
+preempts and migrates them wherever their context allows, and ``preempt_disable()`` in the switch is a
+primitive that sets that context. ``lazy_percpu_counter_read()`` is a second process function, run by the
+reader's CPU. The program counters, registers, guards and ``access=`` annotations are generated
+(``checker.language.process``); ``c->v`` is one word to the memory models (``OneWord``) and one value to the
+code (``CV``: ``k.atomic64_read(s.c_v)``, ``k.atomic64_cmpxchg(s.c_v, old, new)``).
+
+The kernel C, beside each function (koverstreet/bcachefs lib/lazy-percpu-counter.c and
+include/linux/lazy-percpu-counter.h, = ZhangPeng RFC 1/3)::
+
+    static inline void lazy_percpu_counter_add(struct lazy_percpu_counter *c, s64 i)
+    {
+            u64 v = atomic64_read(&c->v);
+            u64 __percpu *pcpu_v = lazy_percpu_counter_is_pcpu(v);
+
+            if (likely(pcpu_v))
+                    this_cpu_add(*pcpu_v, i);
+            else
+                    lazy_percpu_counter_add_slowpath(c, i);
+    }
+
+    void lazy_percpu_counter_add_slowpath(struct lazy_percpu_counter *c, s64 i)
+    {
+            u64 atomic_i;
+            u64 old, v = atomic64_read(&c->v);
+            u64 __percpu *pcpu_v;
+
+            atomic_i  = i << COUNTER_IS_PCPU_BIT;
+            atomic_i &= ~COUNTER_MOD_MASK;
+            atomic_i |= 1ULL << COUNTER_MOD_BITS_START;
+
+            do {
+                    pcpu_v = lazy_percpu_counter_is_pcpu(v);
+                    if (pcpu_v) {
+                            this_cpu_add(*pcpu_v, i);
+                            return;
+                    }
+
+                    old = v;
+            } while ((v = atomic64_cmpxchg(&c->v, old, old + atomic_i)) != old);
+
+            if (unlikely(!(v & COUNTER_MOD_MASK))) {
+                    unsigned long now = jiffies;
+
+                    if (c->last_wrap &&
+                        unlikely(time_after(c->last_wrap + HZ, now)))
+                            lazy_percpu_counter_switch_to_pcpu(c);
+                    else
+                            c->last_wrap = now;
+            }
+    }
+
+    static void lazy_percpu_counter_switch_to_pcpu(struct lazy_percpu_counter *c)
+    {
+            u64 __percpu *pcpu_v = alloc_percpu_gfp(u64, GFP_ATOMIC|__GFP_NOWARN);
+            u64 old, new, v;
+
+            if (!pcpu_v)
+                    return;
+
+            preempt_disable();
+            v = atomic64_read(&c->v);
+            do {
+                    if (lazy_percpu_counter_is_pcpu(v)) {
+                            free_percpu(pcpu_v);
+                            return;              /* the fix: preempt_enable(); return; */
+                    }
+
+                    old = v;
+                    new = (unsigned long)pcpu_v | 1;
+
+                    *this_cpu_ptr(pcpu_v) = lazy_percpu_counter_atomic_val(v);
+            } while ((v = atomic64_cmpxchg(&c->v, old, new)) != old);
+            preempt_enable();
+    }
+
+    s64 lazy_percpu_counter_read(struct lazy_percpu_counter *c)
+    {
+            s64 v = atomic64_read(&c->v);
+            u64 __percpu *pcpu_v = lazy_percpu_counter_is_pcpu(v);
+
+            if (pcpu_v) {
+                    int cpu;
+
+                    v = 0;
+                    for_each_possible_cpu(cpu)
+                            v += *per_cpu_ptr(pcpu_v, cpu);
+            } else {
+                    v = lazy_percpu_counter_atomic_val(v);
+            }
+
+            return v;
+    }
+
+Lines of step code against lines of C (the bodies' statements and braces; blank lines, comments and
+declarations without a value left out): ``lazy_percpu_counter_add`` with its slow path and switch inlined, 60
+against 41 (6 + 20 + 15), 1.46x, of which 16 are ghost updates and the ``preempt_off`` variant, which have no C
+(44 without them, 1.07x); ``lazy_percpu_counter_read``, 12 against 10, 1.2x (3 ghost lines; 0.9x without).
+
+How the port writes what the C leaves implicit, and why the states are the same as ``percpu_lazy``'s:
+
+- ``c->v`` read back in per-CPU mode is ``PCPU`` (odd: ``pcpu_v | 1``), whoever published it: the pointer a
+  task reads is the published one (it never changes once published: ``mode_changes_once``), so the
+  value kept between steps names no task (which keeps symmetry reduction as it is for the pc-machine).
+  A store of ``PCPU`` by the publishing ``cmpxchg`` records its task as the owner (``CV.store``).
+- The fast path's ``this_cpu_add`` is the slow path's: after a per-CPU ``atomic64_read`` both run the
+  same step on the same state, so the port sends the fast path to the slow path's loop head, where
+  ``is_pcpu(v)`` holds (the pc-machine's ``pcpu_add``).
+- The copy ``*this_cpu_ptr(pcpu_v) = atomic_val(v)`` is a plain store to storage nobody else can read
+  until the ``cmpxchg`` after it publishes it; it is that step's first access (``raw_cpu_write``), and
+  it lands in ``slot`` (the published storage) only if the ``cmpxchg`` succeeds (``_into_published``).
+- The wrap check reads ``last_wrap`` and jiffies and stores ``last_wrap`` in one step; ``time_after`` is
+  a choice (``k.choose``); the allocation's success is a choice too.
+
+Not ported (``percpu_lazy`` keeps them): interrupt-context adds (``irq > 0``: the handler runs the add
+step by step over its task, and a process function's ``irq=True`` handler is one step) and 32-bit
+kernels (``bits=32``, the named sweep ``percpu_lazy_32bit``).
+"""
+import inspect
+
+from checker import (NOBODY, PREEMPT_COUNT, Abstraction, And, AnyOf, Bool, CpuId, Ghost, If, Implies, Int, Max, Not,
+                     OneWord, Or, Param, PerCpu, PerTask, Role, S64, Select, Shared, Spec, Sum, Task, action, invariant,
+                     leads_to, sometimes, terminal, when)
+from checker.kernel.memory import MEM
+from checker.kernel.tasks import TaskId
+from checker.language.process import at, process
+from checker.prove.bitvector import WordLemmas
+from checker.specs.percpu_lazy import LIVE_VALUES, MEMERR, WORD, PercpuLazy, decode, encode_add, mod_field, word_modulus
+
+ADD, READ = "lazy_percpu_counter_add", "lazy_percpu_counter_read"
+#: c->v in per-CPU mode as the code reads it back: ``pcpu_v | 1`` of the published storage (there is only one).
+PCPU = 1
+
+
+class CV(OneWord):
+    """c->v: one atomic64_t, kept as ``word`` (atomic mode) and ``published`` (per-CPU mode: whose storage);
+    one location to the memory models, one value to the process functions."""
+
+    def load(self, word, published):
+        """What a load of c->v returns: the atomic-mode word, or ``PCPU``."""
+        return If(published != NOBODY, PCPU, word)
+
+    def store(self, value, me, word, published):
+        """A store of ``value`` by ``me``: a word, or ``PCPU`` (``pcpu_v | 1`` of ``me``'s storage); a store of
+        the value the word holds (a failed cmpxchg's) changes nothing."""
+        same = value == self.load(word, published)
+        return (If(same, word, If(value == PCPU, 0, value)),
+                If(same, published, If(value == PCPU, me, NOBODY)))
+
+
+def is_pcpu(v):
+    """lazy_percpu_counter_is_pcpu(v): the mode bit."""
+    return v == PCPU
+
+
+def _into_published(s, t, old, copy):
+    """The slot of the task's storage its copy is stored into, as ``slot`` (the published storage) holds it
+    after the cmpxchg that follows: the copy if that cmpxchg publishes the storage, else the slot unchanged
+    (until then nobody reads the storage)."""
+    ok = And(s.published == NOBODY, s.word == old)
+    return If(ok, copy, Select(s.slot, s.task_cpu[t]))
+
+
+def _stale_copy(s, t, old):
+    """Without preempt_disable() (``preempt_off=0``), a retry after a migration copies the word into another
+    CPU's slot of the task's storage, and the earlier copy stays in the first CPU's slot: kept here as
+    ``stale``/``stale_cpu`` from a failed publishing cmpxchg (the last one on another CPU: exact while a task
+    changes CPU at most once inside its switch), and written into ``slot`` when the storage is published; the
+    updates of the switch's steps (a free drops it). With preemption off (the kernel's code) the retry runs
+    on the same CPU and overwrites its slot: nothing is kept."""
+    if s.preempt_off:
+        return {}
+    here = Select(s.task_cpu, t)
+    atomic = s.published == NOBODY
+    ok = And(atomic, s.word == old)
+    failed = And(atomic, Not(ok))
+    was = Select(s.stale_cpu, t)
+    return {"slot": {c: If(And(ok, was == c, here != c), Select(s.stale, t), Select(s.slot, c)) for c in s.cpus},
+            "stale": {t: If(failed, decode(old), 0)}, "stale_cpu": {t: If(failed, here, NOBODY)}}
+
+
+def _no_stale_copy(s, t):
+    """The storage is freed: its stale copy with it (``preempt_off=0``)."""
+    return {} if s.preempt_off else {"stale": {t: 0}, "stale_cpu": {t: NOBODY}}
+
+
+def _reading(s):
+    """The reader is summing slots (an add linearised now overlaps its read)."""
+    return at(s, s.reader[0], READ, "loop") if s.readers else False
+
+
+def _published_alloc(s):
+    """The state of the published storage: the allocation of task ``published``."""
+    return Select(s.alloc, s.published)
+
+
+def _line(fn, marker):
+    """The line (counted from the ``def``, as control points are) of the first line of ``fn`` holding ``marker``."""
+    lines = inspect.getsource(fn).splitlines()
+    first = next(i for i, x in enumerate(lines) if x.lstrip().startswith("def "))
+    return next(i for i, x in enumerate(lines) if marker in x) - first + 1
+
+
+class PercpuLazyProcess(Spec, on_demand=True):
+    """lazy_percpu_counter_add() (fast path, slow path, switch_to_pcpu), _read(), _exit() as kernel code, on tasks."""
+
+    kernel = PercpuLazy.kernel
+    assumptions = (
+        "COUNTER_MOD_BITS is the parameter mod_bits (8 in the kernel); percpu_lazy's docstring says why results "
+        "at 0, 1 and 2 carry over to 8",
+        "the test `c->last_wrap && time_after(c->last_wrap + HZ, now)` is a nondeterministic choice once last_wrap "
+        "is set; its read, the jiffies read and its plain store are one step",
+        "the pointer a task read from the word is the published one: once published it never changes (checked: "
+        "mode_changes_once)",
+        "the copy into the task's own storage before it is published is merged into the cmpxchg step after it",
+        "adds are process context only (interrupt-context adds are percpu_lazy's irq > 0, not ported)",
+        "exit runs when no add is in flight (its callers' guarantee)",
+    )
+    lemmas = WordLemmas("arithmetic")
+
+    ncpus = Param(2, domain=range(1, 4), explore=(2, 3), doc="CPUs, each with one adding task at the start")
+    ntasks = Param(lambda p: p.ncpus, domain=range(1, 5), doc="tasks calling lazy_percpu_counter_add")
+    mod_bits = Param(1, domain=range(0, 9), explore=(0, 1, 2),
+                     doc="COUNTER_MOD_BITS (8 in the kernel): 0 makes every add run the wrap check")
+    ops = Param(lambda p: Max(2, -(-(2 * 2 ** p.mod_bits + 1) // p.ncpus)), domain=range(0, 64),
+                doc="lazy_percpu_counter_add calls per task")
+    neg = Param(lambda p: 1 if p.ncpus == 2 and p.mod_bits == 0 else 0, domain=(0, 1),
+                doc="1: amounts +1 and -1")
+    readers = Param(lambda p: 1 if p.ncpus == 2 and p.mod_bits <= 1 else 0, domain=(0, 1),
+                    doc="a CPU doing one lazy_percpu_counter_read")
+    forever = Param(0, domain=(0, 1), doc="1: the liveness abstraction: tasks add forever, the value is kept "
+                    f"modulo {LIVE_VALUES} and E and the per-CPU slots are dropped (with mod_bits=0, readers=0)")
+    preempt_off = Param(1, domain=(0, 1), doc="0: switch_to_pcpu without its preempt_disable()/preempt_enable() "
+                        "(specs/bugs/lazy_switch_no_preempt_disable.py)")
+    preemptions = Param(0, domain=range(-1, 65), doc="preemptions in a run (-1: no bound)")
+    migrations = Param(0, domain=range(-1, 65), doc="migrations in a run (-1: no bound)")
+
+    explore_sweeps = ({}, {"forever": 1, "mod_bits": 0, "ncpus": 2, "readers": 0},
+                      {"ncpus": 2, "mod_bits": 0, "readers": 0, "neg": 0, "ops": 2, "migrations": 1,
+                       "preemptions": 1})
+
+    cpus = Role("ncpus", symmetric=True, doc="CPUs, each with its slot of the per-CPU storage")
+    reader = Role("readers", doc="a CPU calling lazy_percpu_counter_read")
+    adders = Task("ntasks", cpus="cpus", symmetric=True, doc="tasks calling lazy_percpu_counter_add")
+
+    word = Shared(0, type=WORD, doc="c->v in atomic mode (mode bit 0); 0 once published")
+    published = Shared(NOBODY, type=TaskId, doc="c->v in per-CPU mode: whose storage pcpu_v | 1 points at (a task)")
+    c_v = CV("word", "published", doc="c->v: one atomic64_t, one location under tso/lkmm")
+    last_wrap = Shared(0, type=Bool, doc="c->last_wrap != 0")
+    slot = PerCpu(0, type=S64, role="cpus", doc="*per_cpu_ptr(published pcpu_v, cpu): a u64, kept as its two's complement s64")
+    destroyed = Shared(0, type=Bool, doc="lazy_percpu_counter_exit has run")
+    ops_left = PerTask(lambda p: p.ops, role="adders", doc="adds this task has still to start")
+    pcount = PerTask(0, type=PREEMPT_COUNT, role="adders", doc="preempt_count()")
+    alloc = PerTask(MEM.unalloc, type=MEM, role="adders", doc="the per-CPU storage this task's switch allocated")
+    stale = PerTask(0, type=Int, role="adders", doc="preempt_off=0: an earlier copy left in another CPU's slot "
+                    "of the task's storage")
+    stale_cpu = PerTask(NOBODY, type=CpuId, role="adders", doc="preempt_off=0: the CPU whose slot holds it")
+    exact = Ghost(0, doc="E: every add past its linearisation point")
+    publishes = Ghost(0, doc="successful publishing cmpxchgs")
+    retried = Ghost(0, type=Bool, doc="a publishing cmpxchg failed on an atomic word and was retried")
+    pcpu_error = Ghost(MEMERR.none, type=MEMERR)
+    slow_found_pcpu = Ghost(0, type=Bool, doc="a slow path found the word per-CPU after its fast path had not")
+
+    read_acc = PerCpu(0, type=Int, role="reader", doc="what lazy_percpu_counter_read returned")
+    read_seen = PerCpu(0, type=Bool, role="cpus", doc="the reader has read this CPU's slot")
+    read_overlap = Ghost(0, type=Bool, doc="an add was linearised while the read was in progress")
+    read_exact = PerCpu(0, type=Bool, role="reader", doc="ghost: the read returned E")
+    read_ok = PerCpu(0, type=Bool, role="reader", doc="ghost: the read returned E or an add overlapped it")
+
+    unbounded = Abstraction(lambda p: p.forever == 1, freeze=("ops_left", "exact", "slot"),
+                            modulo={"word": lambda p: 2 * LIVE_VALUES},
+                            requires=(lambda p: p.mod_bits == 0 and p.readers == 0,
+                                      "mod_bits=0 and readers=0 (the word's modification field and the "
+                                      "reader's sums are not kept)"),
+                            doc=f"forever=1: tasks add forever; the value modulo {LIVE_VALUES}; E and slots dropped")
+
+    @process(role="adders", calls="ops_left", args={"i": lambda p: (1, -1) if p.neg else (1,)})
+    def lazy_percpu_counter_add(k, s, t, i):
+        """lazy_percpu_counter_add(c, i), its slow path and switch_to_pcpu, with the fix."""
+        k.assume(s.destroyed == 0)
+        v = k.atomic64_read(s.c_v)                                      # fast path
+        if not is_pcpu(v):
+            v = k.atomic64_read(s.c_v)                                  # lazy_percpu_counter_add_slowpath()
+            s.slow_found_pcpu = 1 if is_pcpu(v) else s.slow_found_pcpu
+        while True:                                                     # do {
+            if is_pcpu(v):
+                with k.atomic():
+                    k.this_cpu_add(s.slot, i)
+                    s.exact += i
+                    s.read_overlap = 1 if _reading(s) else s.read_overlap
+                    bad = And(_published_alloc(s) != MEM.live, s.pcpu_error == MEMERR.none)
+                    s.pcpu_error = MEMERR.add_to_dead if bad else s.pcpu_error
+                return
+            old = v
+            with k.atomic():                                            # } while (cmpxchg(...) != old)
+                v = k.atomic64_cmpxchg(s.c_v, old, (old + encode_add(i)) % word_modulus(s.mod_bits))
+                s.exact += i if v == old else 0
+                s.read_overlap = 1 if v == old and _reading(s) else s.read_overlap
+                s.slow_found_pcpu = 1 if is_pcpu(v) else s.slow_found_pcpu
+            if v == old:
+                break
+        if mod_field(v) != 0:                                           # if (!(v & COUNTER_MOD_MASK))
+            return
+        with k.atomic():                                                # now = jiffies; if (c->last_wrap &&
+            recent = k.choose((0, 1))                                   #     time_after(c->last_wrap + HZ, now))
+            switch = s.last_wrap == 1 and recent == 1
+            s.last_wrap = 1                                             # else c->last_wrap = now;
+        if not switch:
+            return
+        with k.atomic():                                                # switch_to_pcpu(): pcpu_v = alloc_percpu_gfp()
+            got = k.choose((1, 0))
+            s.alloc[t] = MEM.live if got else s.alloc[t]
+        if not got:
+            return
+        with k.atomic():                                                # preempt_disable(); v = atomic64_read()
+            if s.preempt_off:
+                k.preempt_disable()
+            v = k.atomic64_read(s.c_v)
+        while True:                                                     # do {  (the switch's loop)
+            if is_pcpu(v):
+                with k.atomic():                                        # free_percpu(pcpu_v);
+                    bad = And(s.alloc[t] != MEM.live, s.pcpu_error == MEMERR.none)
+                    s.pcpu_error = MEMERR.double_free if bad else s.pcpu_error
+                    s.alloc[t] = MEM.freed
+                    k.update(_no_stale_copy(s, t))
+                    if s.preempt_off:
+                        k.preempt_enable()                              # the fix; return;
+                return
+            old = v
+            with k.atomic():                                            # *this_cpu_ptr(pcpu_v) = atomic_val(v);
+                k.update(_stale_copy(s, t, old))
+                k.update(s.spec.publishing(s, t, old, decode(old)))
+                k.raw_cpu_write(s.slot, _into_published(s, t, old, decode(old)))
+                v = k.atomic64_cmpxchg(s.c_v, old, PCPU)                # } while (cmpxchg(.., pcpu_v | 1) != old)
+                s.publishes += 1 if v == old else 0
+                s.retried = 1 if v != old and not is_pcpu(v) else s.retried
+                if v == old and s.preempt_off:
+                    k.preempt_enable()
+            if v == old:
+                return
+
+    @process(role="reader")
+    def lazy_percpu_counter_read(k, s, r):
+        """lazy_percpu_counter_read(c); the value it returns is kept in read_acc, judged against E."""
+        v = k.atomic64_read(s.c_v)
+        s.read_overlap = 0
+        if is_pcpu(v):
+            v = 0
+            while Sum(s.read_seen) < s.ncpus:                           # for_each_possible_cpu(cpu)
+                cpu = k.any_cpu(s.read_seen)
+                x = k.data_race(k.address_dep(s.c_v, k.per_cpu(s.slot, cpu)))
+                v += x
+                k.update(s.spec.slot_read(s, cpu, x))
+        else:
+            v = decode(v)
+        s.read_acc[r] = v                                               # return v;
+        s.read_exact[r] = v == s.exact
+        s.read_ok[r] = v == s.exact or s.read_overlap == 1
+
+    @staticmethod
+    def publishing(s, t, old, copy):
+        """Ghost updates of a publishing cmpxchg step (none; percpu_lazy_publish_process records the copy)."""
+        return {}
+
+    @staticmethod
+    def slot_read(s, cpu, value):
+        """Ghost updates of the read's step that read ``value`` from ``cpu``'s slot (none here)."""
+        return {}
+
+    # -- lazy_percpu_counter_exit() ------------------------------------------------------------------
+    @action()
+    def exit(s):
+        """lazy_percpu_counter_exit(): free_percpu(is_pcpu(atomic64_read(&c->v))) once no add is in flight."""
+        quiet = And(*[And(s.adders_pc[t] == 0, s.ops_left[t] == 0) for t in s.adders],
+                    *[s.reader_pc[r] == 1 for r in s.reader])  # idle; the reader done
+        p = s.published
+        bad = And(p != NOBODY, _published_alloc(s) != MEM.live)
+        return when(And(quiet, s.destroyed == 0), destroyed=1,
+                    alloc={t: If(p == t, MEM.freed, s.alloc[t]) for t in s.adders},
+                    pcpu_error=If(And(bad, s.pcpu_error == MEMERR.none), MEMERR.double_free, s.pcpu_error))
+
+    @terminal
+    def all_done(s):
+        return s.destroyed == 1
+
+    # -- properties (percpu_lazy's, on the generated control points) -----------------------------------
+    @invariant
+    def no_update_lost(s):
+        """LZ-EXACT / LZ-SWITCH: the counter's value is E in every state."""
+        return If(s.published == NOBODY, decode(s.word), Sum(s.slot)) == s.exact
+
+    @invariant
+    def mode_changes_once(s):
+        """LZ-MONO: at most one publishing cmpxchg succeeds; once per-CPU, the word stays per-CPU."""
+        return And(s.publishes <= 1, (s.published != NOBODY) == (s.publishes == 1),
+                   Implies(s.published != NOBODY, s.word == 0))
+
+    @invariant(role="adders")
+    def losers_free_their_storage(s, t):
+        """LZ-RES: outside switch_to_pcpu, a task's allocation is live only if it is the published one."""
+        return Implies(And(s.alloc[t] == MEM.live, Not(_in_switch(s, t))), s.published == t)
+
+    @invariant
+    def published_storage_live(s):
+        """The published storage stays allocated until exit, and nothing touches freed storage."""
+        live = _published_alloc(s) == MEM.live
+        return And(Implies(And(s.published != NOBODY, s.destroyed == 0), live), s.pcpu_error == MEMERR.none)
+
+    @invariant
+    def nothing_leaks_at_exit(s):
+        """After lazy_percpu_counter_exit, no per-CPU storage is left allocated."""
+        return Implies(s.destroyed == 1, And(*[s.alloc[t] != MEM.live for t in s.adders]))
+
+    @invariant(role="adders")
+    def preempt_balanced_on_return(s, t):
+        """Every return from lazy_percpu_counter_add leaves preempt_count() as it found it (0)."""
+        return Implies(s.adders_pc[t] == 0, s.pcount[t] == 0)
+
+    @invariant(applies=lambda p: p.readers > 0)
+    def read_within_adds(s):
+        """A lazy_percpu_counter_read returns E give or take the adds made while it summed."""
+        r = s.reader[0]
+        return Implies(s.reader_pc[r] == 1, abs(s.read_acc[r] - s.exact) <= s.ntasks * s.ops)
+
+    @invariant(applies=lambda p: p.readers > 0, sc_only="read_within_adds")
+    def read_exact_at_quiescence(s):
+        """A lazy_percpu_counter_read that no add overlapped returns E."""
+        return Or(s.reader_pc[s.reader[0]] != 1, s.read_ok[s.reader[0]] == 1)
+
+    @sometimes
+    def a_switch_happens(s):
+        """The counter goes per-CPU."""
+        return s.published != NOBODY
+
+    @sometimes(applies=lambda p: p.ntasks > 1)
+    def two_cpus_race_to_switch(s):
+        """Two tasks hold their own fresh per-CPU storage inside switch_to_pcpu at once."""
+        inside = [And(s.alloc[t] == MEM.live, s.published != t, _in_switch(s, t)) for t in s.adders]
+        return Sum(If(x, 1, 0) for x in inside) + If(s.published != NOBODY, 1, 0) >= 2
+
+    @sometimes
+    def a_switch_loser_frees(s):
+        """A task that lost the switch race has freed its storage."""
+        return Or(*[s.alloc[t] == MEM.freed for t in s.adders])
+
+    @sometimes
+    def a_publish_retries(s):
+        """An atomic-mode add lands between the switch's copy and its cmpxchg: the copy is redone."""
+        return s.retried == 1
+
+    @sometimes
+    def an_add_finds_the_switch_in_its_slowpath(s):
+        """The fast path read an atomic word, the slow path found the word per-CPU."""
+        return s.slow_found_pcpu == 1
+
+    @leads_to(fair=False, applies=lambda p: p.forever == 1)
+    def cmpxchg_loops_are_lock_free(s):
+        """While some task is in a cmpxchg retry loop, some lazy_percpu_counter_add returns later."""
+        looping = AnyOf([And(Or(at(s, t, ADD, SLOW_LOOP), at(s, t, ADD, SWITCH_LOOP)), Not(is_pcpu(s.adders_v[t])))
+                         for t in s.adders])
+        return looping, an_add_returns
+
+    @sometimes(applies=lambda p: p.readers > 0)
+    def a_per_cpu_read_is_exact(s):
+        """A read in per-CPU mode returns E."""
+        r = s.reader[0]
+        return And(s.reader_pc[r] == 1, s.read_exact[r] == 1, s.published != NOBODY)
+
+    @sometimes(applies=lambda p: p.migrations != 0 and p.ncpus > 1 and p.ops > 0)
+    def a_task_migrates(s):
+        """The scheduler moves a task (the migrations are not vacuous)."""
+        return s.migrations_done > 0
+
+
+def an_add_returns(s, t):
+    """A step in which some task's lazy_percpu_counter_add returns."""
+    return AnyOf([And(s.adders_pc[a] != 0, t.adders_pc[a] == 0) for a in s.adders])
+
+
+#: Control points named by their source lines (counted from the def): the slow path's and the switch's loops.
+SLOW_LOOP = _line(PercpuLazyProcess.lazy_percpu_counter_add, "# do {")
+SWITCH_LOOP = _line(PercpuLazyProcess.lazy_percpu_counter_add, "# do {  (the switch's loop)")
+#: The switch after its allocation: before the preempt_disable() with the atomic64_read, and its loop.
+SWITCH_READ = _line(PercpuLazyProcess.lazy_percpu_counter_add, "# preempt_disable(); v = atomic64_read()")
+
+
+def _in_switch(s, t):
+    """Task ``t`` is inside switch_to_pcpu with its storage allocated (percpu_lazy's sw_read, sw_cmpxchg, sw_lost)."""
+    return Or(at(s, t, ADD, SWITCH_READ), at(s, t, ADD, SWITCH_LOOP))

@@ -1,0 +1,227 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""percpu_lazy written as process functions on tasks (specs/percpu_lazy_process.py) against the hand-written
+pc-machine (specs/percpu_lazy.py).
+
+The claim: at the same point, the same distinct states, transitions, depth, verdicts and shortest trace lengths,
+under sc, tso and lkmm, on both explorers, and the same Z3 proofs (the word lemmas, percpu_lazy's only proofs).
+The port's tasks are one per CPU and neither preempted nor migrated at percpu_lazy's points (its own sweep adds
+a point that migrates them). Not ported, so not compared: interrupt-context adds (irq > 0) and 32-bit kernels.
+
+Also here: the word held as several variables that a primitive names (``CV``: one value to the code, one location
+to the memory models), ``address_dep`` on the read's slot loads, and the bug only the task model can express,
+``specs/bugs/lazy_switch_no_preempt_disable.py``.
+"""
+from __future__ import annotations
+
+import pytest
+
+from checker.explore import explore
+from checker.language.compile import Model
+from checker.language.model import info
+from checker.ordering.declare import MEMORY
+from specs.bugs.lazy_switch_no_preempt_disable import LazySwitchNoPreemptDisable
+from specs.percpu_lazy import PercpuLazy
+from specs.percpu_lazy_process import PercpuLazyProcess
+from specs.percpu_lazy_publish import PercpuLazyPublish
+from specs.percpu_lazy_publish_process import PercpuLazyPublishProcess
+
+
+def compare(params: dict, memory: str = "sc", engine: str = "interpreted", hand: type = PercpuLazy,
+            port: type = PercpuLazyProcess):
+    mem = getattr(MEMORY, memory)
+    h = explore(Model(hand, hand(memory=mem, **params).params), engine=engine)
+    p = explore(Model(port, port(memory=mem, **params).params), engine=engine)
+    assert h.complete and p.complete and p.engine == h.engine == engine
+    assert {n: (o.verdict, len(o.trace or ())) for n, o in h.outcomes.items()} == \
+        {n: (o.verdict, len(o.trace or ())) for n, o in p.outcomes.items()}
+    assert (p.states, p.transitions, p.depth) == (h.states, h.transitions, h.depth)
+    return h, p
+
+
+def _ids(p: dict) -> str:
+    return ",".join(f"{k}={v}" for k, v in p.items())
+
+
+def test_port_equals_the_pc_machine_at_the_first_point():
+    """percpu_lazy's first point (2 CPUs, mod_bits=0, amounts of both signs) without its reader."""
+    h, p = compare(dict(ncpus=2, mod_bits=0, readers=0))
+    assert p.states == 1847 and p.outcomes["two_cpus_race_to_switch"].verdict == "holds"
+
+
+@pytest.mark.parametrize("memory", ["sc", "tso", "lkmm"])
+def test_port_with_its_reader_equals_the_pc_machine(memory):
+    """A reader racing the switch (one add per task), under each memory model: c->v one location, the slot
+    loads carrying their address dependency on it."""
+    h, p = compare(dict(ncpus=2, mod_bits=0, neg=0, ops=1, readers=1), memory)
+    assert p.outcomes["a_per_cpu_read_is_exact"].verdict == "holds"
+
+
+def test_publish_claim_on_the_port_equals_percpu_lazy_publish():
+    """percpu_lazy_publish's claim on the port (its ghosts recorded through the port's hooks), under lkmm."""
+    h, p = compare(dict(ncpus=2, mod_bits=0, neg=0, ops=1, readers=1), "lkmm", hand=PercpuLazyPublish,
+                   port=PercpuLazyPublishProcess)
+    assert p.outcomes["a_read_reads_the_published_slot"].verdict == "holds"
+
+
+@pytest.mark.differential
+@pytest.mark.parametrize("memory", ["sc", "tso", "lkmm"])
+def test_publish_claim_on_the_port_at_its_point(memory):
+    """percpu_lazy_publish's only point (two CPUs racing to switch, a reader racing the publication)."""
+    compare(dict(ncpus=2, mod_bits=0, neg=0, readers=1), memory, engine="compiled", hand=PercpuLazyPublish,
+            port=PercpuLazyPublishProcess)
+
+
+def test_the_same_word_lemmas_are_proved():
+    from checker.prove import prove_checks
+
+    h, p = prove_checks(PercpuLazy), prove_checks(PercpuLazyProcess)
+    assert [(c.property, c.verdict) for c in h] == [(c.property, c.verdict) for c in p]
+    assert len(p) == 11 and {c.verdict for c in p} == {"holds"}
+
+
+def test_generated_steps_carry_the_word_and_the_dependency():
+    """c->v's accesses name the one word (percpu_lazy's READ_V, CMPXCHG_V); the publish stores the copy before
+    its cmpxchg; the read's slot loads race and depend on c->v (percpu_lazy's read_slot annotation)."""
+    acts = {n: [(x.kind, x.var, x.order, x.dep, x.race_ok) for x in a.access]
+            for n, a in info(PercpuLazyProcess).actions.items() if not a.builtin}
+    reads = [a for n, a in acts.items() if "atomic64_read" in n]
+    assert reads and all(a == [("load", "c_v", "once", False, False)] for a in reads)
+    publish = [a for a in acts.values() if len(a) == 2]
+    assert publish and all(a == [("store", "slot", "plain", False, False), ("rmw", "c_v", "mb", False, False)]
+                           for a in publish)
+    (slot,) = [a for n, a in acts.items() if n.endswith("per_cpu")]
+    assert slot == [("load", "slot", "plain", "c_v", True)]
+
+
+def test_without_preempt_disable_a_migrated_retry_counts_twice():
+    """The task model expresses what the pc-machine cannot: the copy retried on the CPU a task migrated to lands
+    beside the first one."""
+    m = Model(LazySwitchNoPreemptDisable, LazySwitchNoPreemptDisable().params)
+    r = explore(m)
+    bad = r.outcomes["no_update_lost"]
+    assert bad.verdict == "violated" and len(bad.trace) == 17
+    assert any("migrate" in str(step) for step in bad.trace)
+
+
+@pytest.mark.differential
+def test_with_preempt_disable_migration_loses_nothing():
+    """The port's own sweep point: one migration, one preemption, every property holds (the scheduler cannot
+    move a task inside the switch: its preempt_count() is 1)."""
+    p = PercpuLazyProcess(ncpus=2, mod_bits=0, readers=0, neg=0, ops=2, migrations=1, preemptions=1)
+    r = explore(Model(PercpuLazyProcess, p.params))
+    assert r.complete and {o.verdict for o in r.outcomes.values()} == {"holds"}
+    assert r.outcomes["a_task_migrates"].verdict == "holds"
+
+
+# every point of percpu_lazy's sweeps that the port takes (not irq > 0), under every memory model
+EVERY = [dict(ncpus=2, mod_bits=0), dict(ncpus=2, mod_bits=1), dict(ncpus=2, mod_bits=2), dict(ncpus=3, mod_bits=0),
+         dict(ncpus=3, mod_bits=1), dict(ncpus=3, mod_bits=2), dict(forever=1, mod_bits=0, ncpus=2, readers=0)]
+
+
+@pytest.mark.differential
+@pytest.mark.parametrize("params, memory", [(p, m) for p in EVERY for m in ("sc", "tso", "lkmm")
+                                            if m == "sc" or not p.get("forever")],  # (liveness points: sc only)
+                         ids=lambda x: _ids(x) if isinstance(x, dict) else x)
+def test_port_equals_the_pc_machine_at_every_point(params, memory):
+    compare(params, memory, engine="compiled")
+
+
+@pytest.mark.differential
+@pytest.mark.parametrize("params", EVERY, ids=_ids)
+def test_port_equals_the_pc_machine_on_the_interpreter(params):
+    compare(params)
+
+
+# ---- the lowering: a word held as several variables, and address_dep ----------------------------------------
+
+def _load(tmp_path, body: str, name: str):
+    import importlib.util
+    import textwrap
+
+    src = tmp_path / f"{name}.py"
+    src.write_text(textwrap.dedent(body))
+    spec = importlib.util.spec_from_file_location(name, src)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+WORD_SPEC = '''
+    from checker import NOBODY, AllOf, And, CpuId, If, Implies, OneWord, Param, PerCpu, Role, Shared, Spec
+    from checker import invariant, sometimes, terminal
+    from checker.language.process import process
+
+    class Flag(OneWord):
+        """A word that is a count, or (odd) a CPU's claim."""
+        def load(self, count, owner):
+            return If(owner != NOBODY, 1, count)
+
+        def store(self, value, me, count, owner):
+            same = value == self.load(count, owner)
+            return If(same, count, If(value == 1, 0, value)), If(same, owner, If(value == 1, me, NOBODY))
+
+    class W(Spec):
+        """Each CPU adds 2 to the word by cmpxchg, or claims it."""
+        kernel = "a test of the lowering"
+        ncpus = Param(2, domain=range(1, 3))
+        cpus = Role("ncpus", symmetric=True)
+        count = Shared(0)
+        owner = Shared(NOBODY, type=CpuId)
+        w = Flag("count", "owner")
+        seen = PerCpu(0, role="cpus")
+        got = PerCpu(0, role="cpus")
+        first = Shared(NOBODY, type=CpuId, doc="ghost: the CPU whose claim succeeded")
+
+        @process(role="cpus", args={"claim": (0, 1)})
+        def f(k, s, cpu, claim):
+            """f."""
+            v = k.atomic64_read(s.w)
+            while v != 1:
+                old = v
+                v = k.atomic64_cmpxchg(s.w, old, 1 if claim else old + 2)
+                if v == old:
+                    s.first = cpu if claim else s.first
+                    return
+            s.got[cpu] = k.data_race(k.address_dep(s.w, k.per_cpu(s.seen, cpu)))
+
+        @terminal
+        def finished(s):
+            """Every CPU returned."""
+            return AllOf([s.cpus_pc[c] == 1 for c in s.cpus])
+
+        @invariant
+        def a_claim_is_kept(s):
+            """Once claimed, the word stays the claimer's, with no count (a failed cmpxchg stores nothing)."""
+            return And(s.owner == s.first, Implies(s.owner != NOBODY, s.count == 0))
+
+        @sometimes
+        def claimed_after_an_add(s):
+            """A CPU claimed the word after another added 2."""
+            return And(s.owner != NOBODY, s.got[0] + s.got[1] == 0, AllOf([s.cpus_pc[c] == 1 for c in s.cpus]))
+
+        @sometimes
+        def both_added(s):
+            """Both CPUs added: the count is 4."""
+            return s.count == 4
+'''
+
+
+def test_a_word_of_several_variables_is_one_value_to_the_code(tmp_path):
+    """A primitive on ``s.w`` reads the view's value and stores through it: the claim records its CPU, a failed
+    cmpxchg leaves both fields as they were; the memory models see one location ``w``, the slot load depends
+    on it."""
+    W = _load(tmp_path, WORD_SPEC, "spec_word_view").W
+    acts = {n: [(x.kind, x.var, x.order, x.dep) for x in a.access] for n, a in info(W).actions.items()
+            if not a.builtin}
+    assert [("rmw", "w", "mb", False)] in acts.values() and [("load", "seen", "plain", "w")] in acts.values()
+    for mem in ("sc", "tso", "lkmm"):
+        r = explore(Model(W, W(memory=getattr(MEMORY, mem)).params))
+        assert r.complete and {o.verdict for o in r.outcomes.values()} == {"holds"}, (mem, r.verdicts)
+
+
+def test_address_dep_takes_a_word_and_one_load(tmp_path):
+    from checker.errors import SpecError
+
+    with pytest.raises(SpecError, match=r"address_dep\(\) takes the word the address was read from and one load"):
+        _load(tmp_path, WORD_SPEC.replace("k.address_dep(s.w, k.per_cpu(s.seen, cpu))",
+                                          "k.address_dep(s.w, k.WRITE_ONCE(s.seen, 1))"), "spec_word_dep_bad")
