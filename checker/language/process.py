@@ -776,7 +776,7 @@ def _lower_role(cls: type, role: str, group: list[_Lowered], decls: dict[str, An
             if p.node is not None:
                 pcs.append(p.label)
             if p.node is not None:
-                for r in lw.g.live[p.node]:
+                for r in sorted(lw.g.live[p.node]):  # sorted: a frozenset's order changes with the hash seed
                     regs[r] = None
     taken = set(decls) | {a for a in dir(cls) if not a.startswith("__")}
     pc_name = f"{role}_pc"
