@@ -115,3 +115,83 @@ def test_port_has_the_same_proofs_with_a_level_of_items():
     h, p = _proofs(PercpuCounterTreeDeep), _proofs(PercpuCounterTreeProcessDeep)
     assert {k: v for k, v in h.items() if k[0] == "proof"} == {k: v for k, v in p.items() if k[0] == "proof"}
     assert all(v == "holds" for k, v in p.items() if k[0] == "proof")
+
+
+# -- what the port needed from the lowering ---------------------------------------------------------------------
+
+ELEMENT_SPEC = '''# SPDX-License-Identifier: GPL-2.0-only
+from checker import AllOf, Array, CpuId, Param, Role, Shared, Spec, invariant, sometimes, terminal
+from checker.language.process import process
+
+
+class E(Spec):
+    """An atomic on one element of an Array, the index from a register or from a local set in the same step."""
+    kernel = "generated"
+    ncpus = Param(2, domain=range(1, 3))
+    cpus = Role("ncpus")
+    item = Array("ncpus", 0)
+    total = Shared(0)
+
+    @terminal
+    def finished(s):
+        return AllOf(s.cpus_pc[c] == 1 for c in s.cpus)
+
+    @invariant
+    def one_add_per_item(s):
+        return AllOf(s.item[c] <= 1 for c in s.cpus)
+
+    @sometimes
+    def every_cpu_added_to_its_item(s):
+        return AllOf(s.item[c] == 1 for c in s.cpus)
+
+    @process(role="cpus", calls=None)
+    def f(k, s, c):
+        cpu: CpuId = k.raw_smp_processor_id()
+        k.atomic_long_add(1, s.total)
+        %s
+'''
+
+
+def _load(body: str):
+    import importlib.util
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.mkdtemp(prefix="process_tree_")) / "element_spec.py"
+    path.write_text(ELEMENT_SPEC % body)
+    spec = importlib.util.spec_from_file_location(path.stem + str(abs(hash(body))), path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod.E, path
+
+
+def test_an_array_element_is_a_primitives_memory_placed_by_the_state_before_the_step():
+    """atomic_long_add_return_relaxed(1, &item[cpu]): the element written, its slot for the memory models read
+    from the register ``cpu`` (a CpuId, NOBODY where dead), atomic_long_add(i, v) with v second."""
+    E, _ = _load("k.atomic_long_add_return_relaxed(1, s.item[cpu])")
+    r = explore(Model(E, E().params))
+    assert r.complete and {n: o.verdict for n, o in r.outcomes.items()} == {
+        "one_add_per_item": "holds", "every_cpu_added_to_its_item": "holds", "no_deadlock": "holds"}
+    m = Model(E, E().params)
+    step = next(a for a in vars(E).values() if "atomic_long_add_return_relaxed" in getattr(a, "__name__", ""))
+    (acc,) = step.__countercheck_action__["access"]
+    assert (acc.kind, acc.var, acc.order) == ("rmw", "item", "relaxed")
+    cpu_reg = next(v for n, v in vars(E).items() if n == "cpus_cpu")
+    assert cpu_reg.init == -1 and cpu_reg.type.name == "cpu_id"  # NOBODY, renamed with the CPUs
+    assert m.params.ncpus == 2
+
+
+def test_an_element_index_from_a_local_set_in_the_same_step_is_refused():
+    from checker.errors import SpecError
+
+    with pytest.raises(SpecError, match="the element's index uses j, set earlier in the same step"):
+        _load("with k.atomic():\n            j = cpu\n            k.atomic_long_add_return_relaxed(1, s.item[j])")
+
+
+def test_registers_are_declared_in_sorted_order():
+    """The state's layout must not follow the hash seed (a Ray worker's differs from the driver's)."""
+    names = [n for n, v in vars(PercpuCounterTreeProcess).items() if getattr(v, "register", False)
+             and n != "adders_pc"]
+    assert names == sorted(names) and names == ["adders_cpu", "adders_inc", "adders_level"]
