@@ -17,6 +17,12 @@ touch is passed over) is the helper ``next_level``, which picks the next level t
 (``level_carry``, ``item_of``) instead of shifted along. The scheduler's move between the fast path and the
 slow path's ``raw_smp_processor_id()`` is the action ``migrate``, as in ``percpu_counter_tree``: it may
 change the ``cpu`` the walk uses while ``fresh`` (no slow-path step taken yet).
+
+The reads stay what they are in ``percpu_counter_tree``, values read at an instant in the properties
+(``approximate_sum``, ``precise_sum``): as steps of a reader they would add states the hand-written spec
+does not have. The bug spec ``counter_tree_read_in_flight`` is a variant of this port as of the original:
+a subclass with its ``accuracy_at_any_moment`` invariant (tests/test_process_tree.py writes it so and finds
+the same counterexamples).
 """
 from checker import (AllOf, And, AnyOf, Array, Bool, CpuId, Ghost, If, Implies, Int, Interchangeable, Or, Param,
                      PerCpu, Role, Shared, Spec, Sum, action, invariant, sometimes, terminal, when, witness)
