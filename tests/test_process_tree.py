@@ -67,6 +67,12 @@ def test_port_equals_the_pc_machine_on_the_compiled_explorer(params):
     compare(params, engine="compiled")
 
 
+@pytest.mark.differential
+def test_port_equals_the_pc_machine_on_the_compiled_explorer_under_tso():
+    """Three CPUs: the slow path's relaxed RMW on an item, its element named by the generated slot."""
+    compare(EVERY[6], "tso", engine="compiled")
+
+
 class CounterTreeReadInFlightProcess(PercpuCounterTreeProcess, expect_violated=("accuracy_at_any_moment",)):
     """counter_tree_read_in_flight written on the port: the same invariant, on the port's states."""
 
