@@ -123,7 +123,8 @@ TOO_SLOW_INTERPRETED_LKMM = {"percpu_counter_tree_deep"}
 
 
 #: 6-10 s each at the first point: compared in the differential tier only (every point, below).
-SLOW_FIRST_LKMM = {"stack_cache", "stack_drain_online_cpu", "counter_tree_read_in_flight", "hotplug_dying_partial"}
+SLOW_FIRST_LKMM = {"stack_cache", "stack_drain_online_cpu", "counter_tree_read_in_flight", "hotplug_dying_partial",
+                   "percpu_counter_tree_process"}
 
 
 @pytest.mark.parametrize("name", [n for n in LKMM_SPECS

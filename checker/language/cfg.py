@@ -24,8 +24,9 @@ from checker.language.primitives import PRIMITIVES
 
 #: Calls on ``k`` that are not steps: assume(cond) (a guard), any_cpu(s.var) (a chosen CPU), choose(values) (a
 #: value chosen in the step, every one tried), update(updates) (a plain helper's updates, ``{name: value or
-#: {slot: value}}``, written in the step); label("name") (a statement: a control point, named).
-LOCAL_CALLS = ("assume", "any_cpu", "choose", "update", "label")
+#: {slot: value}}``, written in the step); label("name") (a statement: a control point, named);
+#: raw_smp_processor_id() (the CPU the step runs on: a read of no shared memory, so it joins the step it lies in).
+LOCAL_CALLS = ("assume", "any_cpu", "choose", "update", "label", "raw_smp_processor_id")
 #: Calls on ``k`` that are steps besides the table's: data_race(s.x) or data_race(k.per_cpu(...)); and a wrapper
 #: of one primitive's load, address_dep(s.p, k.per_cpu(s.x, cpu)): its address comes from this CPU's last load of
 #: the word ``p`` (``*per_cpu_ptr(pcpu_v, cpu)`` with pcpu_v read from ``c->v``), an address dependency.
@@ -242,15 +243,19 @@ class _Builder:
             raise self.err(c, f"{self.g.k}.address_dep() takes the word the address was read from and one load "
                               f"through it", f"{self.g.k}.address_dep({self.g.s}.c_v, {self.g.k}.per_cpu({self.g.s}.slot, "
                                              f"cpu))")
-        if name in ("any_cpu", "data_race", "address_dep") or (name in PRIMITIVES
-                                                               and PRIMITIVES[name].args[:1] == ("var",)):
-            first = c.args[0] if c.args else None
+        pos = var_position(name)
+        if pos is not None:
+            first = c.args[pos] if len(c.args) > pos else None
             inner = name == "data_race" and first is not None and self.k_name(first) is not None
-            if not inner and not self.state_var(first):
-                raise self.err(c, f"the first argument of {self.g.k}.{name}() is the memory it works on, a spec "
-                                  f"variable", f"{self.g.k}.{name}({self.g.s}.local, ...)")
+            # the memory: s.v, or one element s.v[i] of an Array (atomic_long_add_return(inc, &item[i]))
+            if not inner and not self.state_var(first) and not (
+                    isinstance(first, ast.Subscript) and self.state_var(first.value) and name in PRIMITIVES
+                    and PRIMITIVES[name].slot == "shared"):
+                raise self.err(c, f"argument {pos + 1} of {self.g.k}.{name}() is the memory it works on, a spec "
+                                  f"variable (or an element of one)", f"{self.g.k}.{name}({self.g.s}.local, ...)")
         want = PRIMITIVES[name].args if name in PRIMITIVES else ("var",) if name in ("any_cpu", "data_race") \
-            else ("word", "load") if name == "address_dep" else ("values",) if name == "choose" else ("cond",)
+            else ("word", "load") if name == "address_dep" else ("values",) if name == "choose" \
+            else () if name == "raw_smp_processor_id" else ("cond",)
         if len(c.args) != len(want):
             raise self.err(c, f"{self.g.k}.{name}() takes {len(want)} argument(s) ({', '.join(want) or 'none'}), "
                               f"given {len(c.args)}")
@@ -305,6 +310,14 @@ class _Builder:
                     live[i] = new
                     changed = True
         g.live = live
+
+
+def var_position(name: str) -> int | None:
+    """Where the memory a primitive works on is among its arguments, in C's order (``atomic_add(i, v)``: 1)."""
+    if name in ("any_cpu", "data_race", "address_dep"):
+        return 0
+    args = PRIMITIVES[name].args if name in PRIMITIVES else ()
+    return args.index("var") if "var" in args else None
 
 
 def build(fn: ast.FunctionDef, file: str | None, name: str, others: frozenset[str] = frozenset()) -> Graph:

@@ -53,7 +53,7 @@ from checker.expr import And, If, Not, Or, Select
 from checker.language import cfg as C
 from checker.language.declare import DISABLED, Between, Fill, Ghost, Lock, PerCpu, PerTask, Role, Step, Task, Var
 from checker.language.primitives import PRIMITIVES, StepAccess
-from checker.types import NOBODY, Enum, Int
+from checker.types import NOBODY, CpuIdType, Enum, Int
 
 
 @dataclass(frozen=True)
@@ -210,10 +210,11 @@ class StepContext:
             self.set_slot(v, self.me, self.get_slot(v, self.me) + d)
 
     # -- what process code calls -------------------------------------------------------------------------------
-    def call(self, name: str, var: str | None, *args: Any, outcome: str | None = None) -> Any:
+    def call(self, name: str, var: str | None, *args: Any, outcome: str | None = None, at: Any = None) -> Any:
         effect = PRIMITIVES[name].effect
         kw = {"outcome": outcome} if outcome is not None else {}
-        return effect(self, var, *args, **kw) if var is not None else effect(self, *args, **kw)
+        ctx = self if at is None else _Element(self, at)
+        return effect(ctx, var, *args, **kw) if var is not None else effect(ctx, *args, **kw)
 
     def data_race(self, var: str) -> Any:
         return self.get(var)
@@ -236,6 +237,25 @@ class StepContext:
             updates[name] = {k: v for k, v in entries}
         g = self.guards
         return Step(g[0] if len(g) == 1 else And(*g) if g else True, updates)
+
+
+class _Element:
+    """A step context seen through one element of an Array: a primitive on ``s.v[i]`` (``&item[i].count``)
+    reads and writes ``v[i]`` where it would read and write all of a shared ``v``."""
+
+    __slots__ = ("ctx", "at")
+
+    def __init__(self, ctx: StepContext, at: Any):
+        self.ctx, self.at = ctx, at
+
+    def read(self, var: str, slot: Any) -> Any:
+        return self.ctx.get_slot(var, self.at if slot is None else slot)
+
+    def write(self, var: str, slot: Any, value: Any) -> None:
+        self.ctx.set_slot(var, self.at if slot is None else slot, value)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.ctx, name)
 
 
 #: The scheduler's variable holding the CPU each task is on (``task_cpu(p)``, declared by checker.kernel.tasks
@@ -288,6 +308,7 @@ class _Lowered:
         self.role_cpu = _on_task_cpu if self.task else role.cpu
         self.roles = roles
         self.runs = info.runs
+        self.reset: dict[str, int] = {}  # a register's value where it is dead, by local
         self.pc_var = f"{info.role}_pc"
         self.irqs_var = self._context_var("irqs_off")
         self.preempt_var = self._context_var("preempt_count")
@@ -449,10 +470,20 @@ class _Rewrite(ast.NodeTransformer):
                 if isinstance(inner, ast.Call):
                     return self.visit(inner)
                 return self.ctx("data_race", ast.Constant(self.var_name(inner)))
+            if name == "raw_smp_processor_id":
+                return ast.Attribute(ast.Name("__k", ast.Load()), "this_cpu", ast.Load())
             p = PRIMITIVES[name]
-            if p.args[:1] == ("var",):
-                call = self.ctx("call", ast.Constant(name), ast.Constant(self.var_name(c.args[0])),
-                                *[self.visit(a) for a in c.args[1:]])
+            pos = C.var_position(name)
+            if pos is not None:
+                mem = c.args[pos]
+                rest = [self.visit(a) for i, a in enumerate(c.args) if i != pos]
+                if isinstance(mem, ast.Subscript):  # one element of an Array: s.item[i]
+                    call = self.ctx("call", ast.Constant(name), ast.Constant(self.var_name(mem.value)), *rest)
+                    call.keywords = [ast.keyword("at", self.visit(mem.slice))]
+                    if p.outcomes:
+                        call.keywords.append(ast.keyword("outcome", ast.Constant(self.outcome or p.outcomes[0])))
+                    return call
+                call = self.ctx("call", ast.Constant(name), ast.Constant(self.var_name(mem)), *rest)
             else:
                 call = self.ctx("call", ast.Constant(name), ast.Constant(None), *[self.visit(a) for a in c.args])
             if p.outcomes:
@@ -539,6 +570,12 @@ class _Accesses(ast.NodeVisitor):
         self.k, self.s = low.g.k, low.g.s
         self.out: list[StepAccess] = []
         self.line = 0
+        #: set by _emit: the step's parameters after the CPU, the registers live into it, its role; and the
+        #: locals assigned so far in it (an element's index must not use one: it is placed by the state before)
+        self.params: list[str] = []
+        self.live_in: frozenset[str] = frozenset()
+        self.role = ""
+        self.assigned: set[str] = set()
 
     def slot_of(self, idx: ast.expr, line: int) -> Any:
         if isinstance(idx, ast.Name) and idx.id == self.low.g.cpu:
@@ -549,6 +586,17 @@ class _Accesses(ast.NodeVisitor):
         raise SpecError(f"process function {self.low.name}: the slot of this access is neither the acting CPU nor "
                         f"a CPU chosen in the same step (k.any_cpu), so the memory models cannot place it",
                         file=self.file, line=line)
+
+    def element_slot(self, idx: ast.expr, line: int) -> Callable[..., Any]:
+        """The index of ``s.v[idx]`` as the memory models ask for it, ``slot(s, cpu, *arguments)``: the expression
+        evaluated on the state before the step, its locals read from their registers."""
+        names = {n.id for n in ast.walk(idx) if isinstance(n, ast.Name)} - {self.s}
+        late = sorted(names & self.assigned)
+        if late:
+            raise SpecError(f"process function {self.low.name}: the element's index uses {', '.join(late)}, set "
+                            f"earlier in the same step; the memory models place an access by the state before the "
+                            f"step, so compute the index from values the step starts with", file=self.file, line=line)
+        return _element_slot(self.low, idx, self.params, sorted(names & self.live_in), self.role)
 
     def add(self, kind: str, var: str, order: str, slot: Any = None, race_ok: bool = False,
             dep: bool | str = False) -> None:
@@ -569,15 +617,22 @@ class _Accesses(ast.NodeVisitor):
                 name = c.func.attr  # type: ignore[attr-defined]
             if name == "choose":  # values of the parameters: no access
                 return
-            if name in ("assume", "any_cpu", "update"):
+            if name in ("assume", "any_cpu", "update", "raw_smp_processor_id"):
                 for a in c.args[1:] if name == "any_cpu" else c.args:
                     self.visit(a)
                 return
             p = PRIMITIVES[name]
-            for a in c.args[1:] if p.args[:1] == ("var",) else c.args:
-                self.visit(a)
-            var = c.args[0].attr if p.args[:1] == ("var",) else None  # type: ignore[attr-defined]
+            pos = C.var_position(name)
+            for i, a in enumerate(c.args):
+                if i != pos:
+                    self.visit(a)
+            mem = c.args[pos] if pos is not None else None
+            var = None if mem is None else mem.value.attr if isinstance(mem, ast.Subscript) \
+                else mem.attr  # type: ignore[attr-defined]
             slot = self.slot_of(c.args[1], c.lineno) if p.slot == "cpu" else None
+            if isinstance(mem, ast.Subscript):
+                self.visit(mem.slice)
+                slot = self.element_slot(mem.slice, c.lineno)
             for kind, order in p.access:
                 self.add(kind, var if kind != "fence" else None, order, slot, race_ok and kind == "load",
                          dep if kind == "load" else False)
@@ -612,10 +667,59 @@ class _Accesses(ast.NodeVisitor):
                 self.visit(t)
         else:
             self.visit(st)
+        if isinstance(st, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for t in (st.targets if isinstance(st, ast.Assign) else [st.target]):
+                self.assigned |= {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}
 
     def test(self, e: ast.expr, line: int) -> None:
         self.line = line
         self.visit(e)
+
+
+def _element_slot(low: _Lowered, idx: ast.expr, params: list[str], regs: list[str], role: str) -> Callable[..., Any]:
+    """``slot(s, cpu, *arguments)``: the index ``idx`` of an element access, on the state before the step."""
+    g = low.g
+    rw = _Rewrite(low, {})
+    body: list[ast.stmt] = [
+        ast.Assign([ast.Name("__k", ast.Store())], ast.Call(ast.Name("__Ctx", ast.Load()), [
+            ast.Name("__state", ast.Load()), ast.Name(g.cpu, ast.Load()), ast.Name("__low", ast.Load())], [])),
+        ast.Assign([ast.Name(g.s, ast.Store())], ast.Name("__state", ast.Load()))]
+    body += [ast.Assign([ast.Name(r, ast.Store())], rw.ctx("reg", ast.Constant(f"{role}_{r}"))) for r in regs]
+    body.append(ast.Return(rw.visit(_copy(idx))))
+    fn = ast.FunctionDef(name="__slot", args=ast.arguments(posonlyargs=[], args=[ast.arg("__state"), ast.arg(g.cpu)] + [
+        ast.arg(x) for x in params], kwonlyargs=[], kw_defaults=[], defaults=[]), body=body, decorator_list=[],
+        returns=None)
+    mod = ast.Module([fn], [])
+    ast.copy_location(fn, idx)
+    ast.fix_missing_locations(mod)
+    for n in ast.walk(mod):
+        if hasattr(n, "lineno") and (getattr(n, "end_lineno", None) or 0) < n.lineno:
+            n.end_lineno = n.lineno
+    ns = dict(low.info.fn.__globals__)
+    ns.update({"__Ctx": StepContext, "__low": low, "__And": And, "__Or": Or, "__Not": Not, "__If": If})
+    exec(compile(mod, g.file or "<process>", "exec"), ns)
+    return ns["__slot"]
+
+
+def _register_types(lw: _Lowered) -> dict[str, Any]:
+    """The declared types of a function's locals (``cpu: CpuId = k.raw_smp_processor_id()``): a register holding a
+    CPU is renamed with the CPUs by symmetry, and reset to NOBODY where it is dead."""
+    out: dict[str, Any] = {}
+    for n in lw.g.nodes:
+        st = n.stmt
+        if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
+            try:
+                out[st.target.id] = eval(compile(ast.Expression(st.annotation), lw.g.file or "<process>", "eval"),
+                                         lw.info.fn.__globals__)
+            except Exception as e:
+                raise SpecError(f"process function {lw.name}: the type of {st.target.id} "
+                                f"({ast.unparse(st.annotation)}) is not a name the spec's module defines: {e}",
+                                file=lw.g.file, line=st.lineno) from None
+    return out
+
+
+def _reset_value(typ: Any) -> int:
+    return NOBODY if isinstance(typ, CpuIdType) else 0
 
 
 def _source_ast(fn: Callable) -> tuple[ast.FunctionDef, str | None]:
@@ -638,8 +742,11 @@ def _memory_vars(graphs: list[C.Graph], decls: dict[str, Any]) -> frozenset[str]
                 continue
             for c in ast.walk(n.stmt):
                 if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name) \
-                        and c.func.value.id == g.k and c.args and isinstance(c.args[0], ast.Attribute):
-                    name = c.args[0].attr
+                        and c.func.value.id == g.k:
+                    pos = C.var_position(c.func.attr) if c.func.attr in PRIMITIVES else 0
+                    mem = c.args[pos] if pos is not None and len(c.args) > pos else None
+                    mem = mem.value if isinstance(mem, ast.Subscript) else mem
+                    name = mem.attr if isinstance(mem, ast.Attribute) else None
                     if name in decls and not isinstance(decls[name], (Lock, Ghost)):
                         out.add(name)
     return frozenset(out)
@@ -695,7 +802,14 @@ def _lower_role(cls: type, role: str, group: list[_Lowered], decls: dict[str, An
     pcs = ["idle"] + (["done"] if any(lw.info.calls is None and not lw.info.irq for lw in group) else [])
     plans = []
     regs: dict[str, None] = {}
+    types: dict[str, Any] = {}
     for lw in group:
+        for r, typ in _register_types(lw).items():
+            if types.setdefault(r, typ) is not typ:
+                raise SpecError(f"{cls.__name__}: the local {r!r} is declared with two types in process functions of "
+                                f"role {role!r}", file=lw.g.file, line=lw.g.def_line)
+    for lw in group:
+        lw.reset = {r: _reset_value(t) for r, t in types.items()}
         points, actions = _plan(lw)
         plans.append((lw, points, actions))
         for p in points.values():
@@ -722,7 +836,8 @@ def _lower_role(cls: type, role: str, group: list[_Lowered], decls: dict[str, An
         if rn in taken:
             raise SpecError(f"{cls.__name__}: {rn} is declared, and the local {r!r} of a process function of role "
                             f"{role!r} needs the name for its register; rename one of them")
-        v = (PerTask if group[0].task else PerCpu)(0, type=Int, role=role,
+        typ = types.get(r, Int)
+        v = (PerTask if group[0].task else PerCpu)(_reset_value(typ), type=typ, role=role,
                                                    doc=f"the local `{r}` of a process function, between its steps")
         v.register = True
         v.__set_name__(cls, rn)
@@ -877,6 +992,7 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
     acc = _Accesses(lw, memory, choice_of, chosen, g.file)
     live_in = g.live[a.start] if a.start is not None else frozenset()
     args = list(g.args) if entry else []
+    acc.params, acc.live_in, acc.role = args + [f"__choice_{c}" for c in chosen], live_in, role
     for r in sorted(live_in):
         stmts.append(ast.Assign([ast.Name(r, ast.Store())], rw.ctx("reg", ast.Constant(f"{role}_{r}"))))
     for item in a.path.items:
@@ -895,7 +1011,7 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
     live_out = g.live[a.path.dest] if a.path.dest is not None else frozenset()
     regs = {}
     for r in sorted(set(live_in) | set(live_out)):
-        regs[f"{role}_{r}"] = ast.Name(r, ast.Load()) if r in live_out else ast.Constant(0)
+        regs[f"{role}_{r}"] = ast.Name(r, ast.Load()) if r in live_out else ast.Constant(lw.reset.get(r, 0))
     dest = points[a.path.dest]
     pc = None if info.irq else getattr(enum, dest.label)
     stmts.append(ast.Return(rw.ctx("finish", ast.Dict([ast.Constant(k) for k in regs], list(regs.values())),
