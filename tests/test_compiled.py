@@ -205,6 +205,7 @@ def test_a_compile_failure_falls_back_to_the_interpreter_saying_so(monkeypatch, 
     bad.chmod(0o755)
     monkeypatch.setenv("CC", str(bad))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("COUNTERCHECK_COMPILE_FAILURE")  # (the suite's setting: see tests/conftest.py)
     cls = SPECS["percpu_eager"]
     r = explore(Model(cls, explorable(cls)[0]), engine="compiled")
     assert r.engine == "interpreted"

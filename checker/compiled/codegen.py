@@ -38,10 +38,8 @@ QUICK_REFUSALS = """static void cc_quick_refuses(const char *what) {
     fprintf(stderr, "%s: not in the quick build (-DCC_QUICK): one thread, no fingerprints, no checkpoints\\n", what);
     exit(2);
 }
-static void search_threaded(int nthreads, uint64_t limit, double timeout, double t0, uint32_t sample_first,
-                            uint32_t sample_every, uint32_t sample_max) { cc_quick_refuses("THREADS"); }
-static void search_fingerprint(const int64_t *inits, int ninit, uint64_t limit, double timeout, double t0,
-                               uint32_t sample_first, uint32_t sample_every, uint32_t sample_max) {
+static void search_threaded(int nthreads, uint64_t limit, double timeout, double t0) { cc_quick_refuses("THREADS"); }
+static void search_fingerprint(const int64_t *inits, int ninit, uint64_t limit, double timeout, double t0) {
     cc_quick_refuses("FINGERPRINT");
 }
 static void fp_print_path(uint32_t idx) { (void)idx; cc_quick_refuses("FINGERPRINT"); }
