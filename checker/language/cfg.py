@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from checker.errors import SpecError
 from checker.language.primitives import PRIMITIVES
 
-#: Calls on ``k`` that are not steps: assume(cond) (a guard), any_cpu(s.var) (a chosen CPU), update(updates)
-#: (a plain helper's updates, ``{name: value or {slot: value}}``, written in the step).
-LOCAL_CALLS = ("assume", "any_cpu", "update")
+#: Calls on ``k`` that are not steps: assume(cond) (a guard), any_cpu(s.var) (a chosen CPU), choose(values) (a
+#: value chosen in the step, every one tried), update(updates) (a plain helper's updates, ``{name: value or
+#: {slot: value}}``, written in the step); label("name") (a statement: a control point, named).
+LOCAL_CALLS = ("assume", "any_cpu", "choose", "update", "label")
 #: Calls on ``k`` that are steps besides the table's: data_race(s.x) or data_race(k.per_cpu(...)).
 STEP_CALLS = ("data_race",)
 
@@ -142,6 +143,17 @@ class _Builder:
             return target
         if isinstance(st, ast.Pass):
             return nxt
+        if isinstance(st, ast.Expr) and self.is_k_call(st.value, "label"):
+            # a control point here, named: PlusCal's label, where a choice or a branch after a step must wait
+            # for the next step rather than be decided by the one before
+            c = st.value
+            if atomic:
+                raise self.err(st, f"{self.g.k}.label() inside `with {self.g.k}.atomic():` would split the step",
+                               "the label before the atomic block")
+            if c.keywords or len(c.args) != 1 or not isinstance(c.args[0], ast.Constant) \
+                    or not isinstance(c.args[0].value, str) or not c.args[0].value.isidentifier():
+                raise self.err(st, f"{self.g.k}.label() takes one name, a string", f'{self.g.k}.label("dead")')
+            return self.add(Node("branch", st.lineno, ast.Constant(True), nxt, None, loop=True, prim=c.args[0].value))
         if isinstance(st, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)):
             if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant) and isinstance(st.value.value, str):
                 return nxt  # a docstring
@@ -212,6 +224,8 @@ class _Builder:
             return
         if name == "atomic":
             raise self.err(c, f"{self.g.k}.atomic() is a block", f"with {self.g.k}.atomic():")
+        if name == "label":
+            raise self.err(c, f"{self.g.k}.label() is a statement of its own", f'{self.g.k}.label("dead") on its line')
         if name not in PRIMITIVES and name not in LOCAL_CALLS and name not in STEP_CALLS:
             close = difflib.get_close_matches(name, list(PRIMITIVES) + list(LOCAL_CALLS) + list(STEP_CALLS), 3)
             raise self.err(c, f"{self.g.k}.{name}() is not a kernel primitive of the table "
@@ -227,7 +241,7 @@ class _Builder:
                 raise self.err(c, f"the first argument of {self.g.k}.{name}() is the memory it works on, a spec "
                                   f"variable", f"{self.g.k}.{name}({self.g.s}.local, ...)")
         want = PRIMITIVES[name].args if name in PRIMITIVES else ("var",) if name in ("any_cpu", "data_race") \
-            else ("cond",)
+            else ("values",) if name == "choose" else ("cond",)
         if len(c.args) != len(want):
             raise self.err(c, f"{self.g.k}.{name}() takes {len(want)} argument(s) ({', '.join(want) or 'none'}), "
                               f"given {len(c.args)}")

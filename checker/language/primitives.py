@@ -114,6 +114,7 @@ class Primitive:
     migrate: int = 0  # +1: migrate_disable(); -1: migrate_enable() (a task's MIGRATE_DISABLED count)
     lock: str | None = None  # "take" or "release"
     waits: bool = False  # its guard waits for another CPU (a spinlock): strongly fair
+    sleeps: bool = False  # the step may sleep (might_sleep(): a GFP_KERNEL allocation): @action(sleeps=True)
     doc: str = ""
     returns: tuple[str, ...] = field(default=())  # names of what it returns, for the guide's table
     #: A primitive that succeeds or fails (try_cmpxchg): each outcome is its own way through the step, and
@@ -274,6 +275,10 @@ def _context() -> dict[str, Primitive]:
         "migrate_disable": Primitive("migrate_disable", (), lambda c: c.migrate(1), migrate=1,
                                      doc="the task stays on its CPU (preemptible)"),
         "migrate_enable": Primitive("migrate_enable", (), lambda c: c.migrate(-1), migrate=-1),
+        # might_sleep(): the step may sleep (vmalloc, a memcg charge with GFP_KERNEL), so the context rules
+        # flag it in atomic context; inside `with k.atomic():` it marks that step
+        "might_sleep": Primitive("might_sleep", (), lambda c: None, sleeps=True,
+                                 doc="the step may sleep (a GFP_KERNEL allocation): checked against atomic context"),
     }
 
 

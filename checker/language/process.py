@@ -426,6 +426,8 @@ class _Rewrite(ast.NodeTransformer):
             if name == "any_cpu":
                 return self.ctx("any_cpu", ast.Constant(self.var_name(c.args[0])),
                                 ast.Name(self.choices[(c.lineno, c.col_offset)], ast.Load()))
+            if name == "choose":  # the value is the action's argument: its domain is the choose= of the action
+                return ast.Name(self.choices[(c.lineno, c.col_offset)], ast.Load())
             if name == "data_race":
                 inner = c.args[0]
                 if isinstance(inner, ast.Call):
@@ -545,6 +547,8 @@ class _Accesses(ast.NodeVisitor):
                 else:
                     self.add("load", c.args[0].attr, "plain", race_ok=True)  # type: ignore[attr-defined]
                     return
+            if name == "choose":  # values of the parameters: no access
+                return
             if name in ("assume", "any_cpu", "update"):
                 for a in c.args[1:] if name == "any_cpu" else c.args:
                     self.visit(a)
@@ -774,7 +778,7 @@ def _point_prim(g: C.Graph, i: int) -> str:
     if n.kind == "prim":
         return n.prim or "prim"
     if n.kind == "branch":
-        return "loop"
+        return n.prim or "loop"  # a k.label("name") is a loop head that never loops back, named
     j = n.next
     while j is not None and g.nodes[j].kind == "local":
         j = g.nodes[j].next
@@ -809,19 +813,24 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
     info = lw.info
     entry = a.start is None
     start = points[a.start] if not entry else Point(None, "idle", 0, None)
-    # the CPUs chosen in this step (k.any_cpu) become action arguments after the function's own
+    # the CPUs (k.any_cpu) and values (k.choose) chosen in this step become action arguments after the
+    # function's own
     chosen: list[str] = []
     choice_of: dict[tuple[int, int], str] = {}
     stmts: list[ast.stmt] = []
     for kind, x, *_ in a.path.items:
         if kind == "node":
             for c in ast.walk(g.nodes[x].stmt):
-                if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "any_cpu" \
+                if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) \
+                        and c.func.attr in ("any_cpu", "choose") \
                         and isinstance(c.func.value, ast.Name) and c.func.value.id == g.k:
                     st = g.nodes[x].stmt
-                    if not (isinstance(st, ast.Assign) and st.value is c and isinstance(st.targets[0], ast.Name)):
-                        raise SpecError(f"process function {lw.name}: k.any_cpu() is assigned to a local: "
-                                        f"`other = k.any_cpu(s.visited)`", file=g.file, line=c.lineno)
+                    if not (isinstance(st, ast.Assign) and st.value is c and len(st.targets) == 1
+                            and isinstance(st.targets[0], ast.Name)):
+                        example = "other = k.any_cpu(s.visited)" if c.func.attr == "any_cpu" else \
+                            "ok = k.choose((True, False))"
+                        raise SpecError(f"process function {lw.name}: k.{c.func.attr}() is assigned to a local: "
+                                        f"`{example}`", file=g.file, line=c.lineno)
                     cname = st.targets[0].id
                     if cname in chosen or cname in g.args:
                         raise SpecError(f"process function {lw.name}: {cname} is chosen twice in one step",
@@ -903,7 +912,7 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
         # does not change): the step is left unannotated, which they take as fully ordered, as the lock
         # orders it against every other holder.
         accesses = ()
-    run.__countercheck_action__ = {"role": role, "choose": choose, "uses": {}, "sleeps": False, "irq": info.irq,
+    run.__countercheck_action__ = {"role": role, "choose": choose, "uses": {}, "sleeps": _sleeps(lw, a), "irq": info.irq,
                                    "applies": info.applies, "fair": fair, "softirq": False,
                                    "access": accesses}
     run.__countercheck_step__ = (lw.name, _rel(g, first_line), a.path.first_step and g.nodes[a.path.first_step].prim)
@@ -937,11 +946,14 @@ def _prologue(lw: _Lowered, start_pc: int, start: Point, entry: bool, rw: _Rewri
 
 def _cpus_of(lw: _Lowered, name: str, g: C.Graph, a: _Action) -> Any:
     """The CPUs ``name = k.any_cpu(s.v)`` chooses from: those of v's role (``Between(0, n - 1)`` for the first
-    role declared, whose CPUs start at 0: the Z3 backend states that for any n)."""
+    role declared, whose CPUs start at 0: the Z3 backend states that for any n); for ``name = k.choose(values)``
+    the values, an expression of the parameters (``s.cpus``, ``range(1, s.stacks + 1)``) evaluated on them."""
     for kind, x, *_ in a.path.items:
         st = g.nodes[x].stmt if kind == "node" else None
         if isinstance(st, ast.Assign) and isinstance(st.targets[0], ast.Name) and st.targets[0].id == name:
             c = st.value
+            if c.func.attr == "choose":  # type: ignore[attr-defined]
+                return _choice_values(lw, c, g)
             var = lw.decls.get(c.args[0].attr)  # type: ignore[attr-defined]
             if not isinstance(var, PerCpu) or var.role is None:
                 raise SpecError(f"process function {lw.name}: k.any_cpu() takes a per-CPU variable of a "
@@ -952,6 +964,38 @@ def _cpus_of(lw: _Lowered, name: str, g: C.Graph, a: _Action) -> Any:
                 return Between(0, lambda p, _n=role.count: getattr(p, _n) - 1)
             return lambda p, _r=r: getattr(p, _r)
     raise AssertionError(name)
+
+
+def _choice_values(lw: _Lowered, c: ast.Call, g: C.Graph) -> Any:
+    """``k.choose(values)``'s values as ``choose=`` takes them: constant ones as they are, others as a function
+    of the parameters (``s.<param>`` and ``s.<role>`` read the point's parameters and CPUs, never the state)."""
+    expr = c.args[0]
+    try:
+        return tuple(ast.literal_eval(expr))
+    except (ValueError, TypeError, SyntaxError):
+        pass
+    code = compile(ast.fix_missing_locations(ast.Expression(_copy(expr))), g.file or "<process>", "eval")
+    glb = lw.info.fn.__globals__
+    where = f"{g.file}:{c.lineno}"
+
+    def values(p: Any, _code: Any = code, _s: str = g.s) -> Any:
+        try:
+            return tuple(eval(_code, glb, {_s: p}))  # noqa: S307 - the spec's own expression, as choose= lambdas
+        except AttributeError as e:
+            raise SpecError(f"process function {lw.name}: k.choose() takes values of the parameters and roles "
+                            f"(s.<param>, s.<role>), not of the state ({e}); a value of the state is read, not "
+                            f"chosen", file=g.file, line=c.lineno) from None
+    values.__qualname__ = values.__name__ = f"choose@{where}"
+    return values
+
+
+def _sleeps(lw: _Lowered, a: _Action) -> bool:
+    """Whether the step calls a primitive that may sleep (k.might_sleep())."""
+    g = lw.g
+    return any(g.nodes[x].kind == "prim" and any(
+        isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in PRIMITIVES
+        and PRIMITIVES[c.func.attr].sleeps for c in ast.walk(g.nodes[x].stmt))
+        for kind, x, *_ in a.path.items if kind == "node")
 
 
 def _locks_within(lw: _Lowered, a: _Action) -> bool:
