@@ -11,8 +11,8 @@ A call ``k.<primitive>(...)`` (``checker.language.primitives``) is one atomic st
 ``with k.atomic():`` block. At class creation the function's ``ast`` is read (``checker.language.cfg``) and
 lowered, as PlusCal's translator does, to one ``@action`` per way through one step:
 
-- Control points are the entry, each loop head reached after a step, and the point before each step reached
-  after a step. Local code (assignments, tests, ghost updates, ``k.assume``) joins the step it lies next to:
+- Control points are the entry, each loop head reached after a step, each ``k.label("name")`` reached after a
+  step, and the point before each step reached after a step. Local code (assignments, tests, ghost updates, ``k.assume``) joins the step it lies next to:
   the code before a step runs in it, and so does the code after the last step up to the next control point.
 - A test of an ``if`` or ``while`` is never run as Python control flow on a state value: each way through a
   step is its own action, and the test (or its negation) is part of that action's guard. ``and``/``or``/``not``
@@ -23,6 +23,10 @@ lowered, as PlusCal's translator does, to one ``@action`` per way through one st
 - Each action carries the memory-ordering annotations of its primitives, in program order, and of the plain
   accesses (``s.count += ...``) to variables some primitive treats as memory; its fairness is strong if it
   waits for a lock, weak if it starts inside a lock or an interrupts-off section, none otherwise.
+
+``x = k.choose(values)`` is a value chosen by the step it lies in, every one tried: an argument of each
+generated action that passes it (values: constants, or an expression of the parameters and roles, never of the
+state). ``k.might_sleep()`` marks its step ``sleeps`` (``@action(sleeps=True)``).
 
 An ``irq=True`` process is an interrupt handler: it runs between any two steps of its CPU's task (where
 interrupts are on) and must be one step. ``calls="budget"`` makes every call decrement the per-CPU variable
@@ -1048,8 +1052,8 @@ def _describe(lw: _Lowered, a: _Action, start: Point, dest: Point) -> str:
 
 def at(s: Any, t: Any, function: str, where: int | str) -> Any:
     """True where CPU ``t`` is at a control point of process function ``function``: ``where`` is its line
-    (counted from the ``def``, as in the step names) or the primitive the point is before (``"loop"`` for a
-    loop head, ``"atomic"`` for an atomic block)."""
+    (counted from the ``def``, as in the step names), the name of its ``k.label("name")``, or the primitive the
+    point is before (``"loop"`` for a loop head, ``"atomic"`` for an atomic block)."""
     spec = s.spec
     reg = getattr(spec if isinstance(spec, type) else type(spec), "__countercheck_processes__", {}).get(function)
     if reg is None:
