@@ -11,6 +11,13 @@ out, the hand-written spec's reachable states are the port's, one for one (the p
 the hand-written ``TASK`` names, its register ``vm`` as ``held``); that is checked state by state at a small
 point, and the counts at the others. stack_cache has no Z3 sweep (no ``prove=`` domain): there are no proofs to
 compare.
+
+Under tso and lkmm the two are annotated differently, and the port more as the C is: stack_cache's task steps
+on the slots carry ``SLOTS``, an Rmw of both ``cached_stacks[0]`` and ``cached_stacks[1]`` (its slot index is
+a state value, so each step lists every slot it may touch), where the port's ``this_cpu_xchg(s.slot0, ...)``
+is an Rmw of the one slot the C touches. The verdicts and the shortest traces still agree at every point; the
+depth does not everywhere (at nr_cached=1, hotplug=1 under tso on the compiled explorer: 25 steps in
+stack_cache, 24 in the port), so under those models the test asks that the port's be no greater.
 """
 from __future__ import annotations
 
@@ -37,7 +44,9 @@ def compare(params: dict, memory: str = "sc", engine: str = "interpreted"):
     assert {n: (o.verdict, len(o.trace or ())) for n, o in h.outcomes.items()} == \
         {n: (o.verdict, len(o.trace or ())) for n, o in p.outcomes.items()}
     assert all(o.verdict == "holds" for o in p.outcomes.values())
-    assert p.depth == h.depth and p.states < h.states and p.transitions < h.transitions
+    assert p.states < h.states and p.transitions < h.transitions
+    # under tso and lkmm the annotations differ (WEAK below): there the port's depth may be less
+    assert p.depth == h.depth if memory == "sc" else p.depth <= h.depth
     return h, p
 
 
