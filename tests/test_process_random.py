@@ -2,12 +2,14 @@
 """Random process functions, lowered, against a direct small-step interpreter of the same function.
 
 Hypothesis writes small process functions (branches on locals, bounded loops with a step in them, atomic
-blocks, lock sections, try_cmpxchg loops, assume) for a spec with two CPUs. The lowering
+blocks, lock sections, try_cmpxchg loops, assume, values chosen with ``k.choose``, named control points with
+``k.label``) for a spec with two CPUs. The lowering
 (``checker.language.process``) turns each into actions; the interpreter here runs the function itself as a
 Python generator (each ``k.<primitive>`` rewritten to a ``yield`` of a request it serves with its own
 semantics of the primitives), one CPU at a time, under the stepping rule the guide states: a step runs local
 code, one primitive (or one ``with k.atomic():`` block) and the local code after it, and stops before the
-next primitive, atomic block or loop head. Both must reach the same states: every spec variable and, per
+next primitive, atomic block, loop head or label; a ``k.choose`` is made, every value tried, by the step it
+lies in. Both must reach the same states: every spec variable and, per
 CPU, whether it has returned (the lowering's program counter and registers are its own business).
 """
 from __future__ import annotations
@@ -60,11 +62,12 @@ VARS = ("x", "y", "lock", "local", "irqs", "g")
 
 def _simple(draw, locked: bool) -> list[str]:
     """One straight-line statement: a primitive or local code."""
-    choice = draw(st.integers(0, 7))
+    choice = draw(st.integers(0, 8))
     return [
         ["a = k.READ_ONCE(s.x)"], ["b = k.READ_ONCE(s.y)"], ["k.WRITE_ONCE(s.x, (a + 1) % 3)"],
         ["k.WRITE_ONCE(s.y, (a + b) % 3)"], ["a = k.this_cpu_read(s.local)"],
         ["k.this_cpu_write(s.local, (b + 1) % 3)"], ["a = (a + b + 1) % 3"], ["s.g = (s.g + a) % 3"],
+        ["c = k.choose((0, 2))", "b = (b + c) % 3"],
     ][choice]
 
 
@@ -72,7 +75,7 @@ def _simple(draw, locked: bool) -> list[str]:
 def _block(draw, depth: int, locked: bool, in_loop: bool) -> list[str]:
     out: list[str] = []
     for _ in range(draw(st.integers(1, 3))):
-        kind = draw(st.integers(0, 9 if depth < 2 else 2))
+        kind = draw(st.integers(0, 10 if depth < 2 else 2))
         if kind <= 2:
             out += _simple(draw, locked)
         elif kind == 3:
@@ -97,6 +100,8 @@ def _block(draw, depth: int, locked: bool, in_loop: bool) -> list[str]:
             out += ["k.assume(s.x != 2 or a == 0)"]
         elif kind == 9 and not locked:
             out += ["if a == 2:", "    return"]
+        elif kind == 10:
+            out += ['k.label("here")']
         else:
             out += _simple(draw, locked)
     return out
@@ -158,6 +163,11 @@ class _Gen(ast.NodeTransformer):
         mark = lambda m: ast.Expr(ast.Yield(ast.Tuple([ast.Constant(m)], ast.Load())))  # noqa: E731
         return [mark("atomic_in"), *w.body, mark("atomic_out")]
 
+    def visit_Expr(self, e):
+        if isinstance(e.value, ast.Call) and isinstance(e.value.func, ast.Attribute) and e.value.func.attr == "label":
+            return ast.Expr(ast.Yield(ast.Tuple([ast.Constant("loop")], ast.Load())))  # a control point, as a loop head
+        return self.generic_visit(e)
+
     def visit_While(self, w):
         self.generic_visit(w)
         head = ast.Expr(ast.Yield(ast.Tuple([ast.Constant("loop")], ast.Load())))
@@ -167,6 +177,13 @@ class _Gen(ast.NodeTransformer):
 
 class _Disabled(Exception):
     pass
+
+
+class _NeedChoice(Exception):
+    """The step reached a k.choose past the choices given: try each of its ``n`` values."""
+
+    def __init__(self, n: int):
+        self.n = n
 
 
 class _S:
@@ -226,9 +243,11 @@ def _serve(req, s: _S, cpu: int):
     raise AssertionError(name)
 
 
-def _step(gen, pending, s: _S, cpu: int):
-    """One step of ``cpu`` from its pending request (None: not started): the request it stops before, or
-    "done"; _Disabled if the step cannot be taken."""
+def _step(gen, pending, s: _S, cpu: int, choices: tuple = ()):
+    """One step of ``cpu`` from its pending request (None: not started), taking the values ``choices`` (indexes)
+    at its k.choose calls: the request it stops before, or "done"; _Disabled if the step cannot be taken,
+    _NeedChoice if it makes more choices than given."""
+    made = iter(choices)
     def advance(value):
         try:
             return gen.send(value)
@@ -247,6 +266,11 @@ def _step(gen, pending, s: _S, cpu: int):
             if not req[1]:
                 raise _Disabled
             req = advance(None)
+        elif name == "choose":
+            i = next(made, None)
+            if i is None:
+                raise _NeedChoice(len(req[1]))
+            req = advance(req[1][i])
         elif name == "atomic_in":
             if stepped and depth == 0:
                 return req
@@ -268,8 +292,8 @@ def _replay(fn, schedule: tuple):
     s = _S({"x": 0, "y": 0, "lock": NOBODY, "local": (0, 0), "irqs": (0, 0), "g": 0})
     gens = [fn(None, s, c) for c in (0, 1)]
     pend: list = [None, None]
-    for c in schedule:
-        pend[c] = _step(gens[c], pend[c], s, c)
+    for c, choices in schedule:
+        pend[c] = _step(gens[c], pend[c], s, c, choices)
     return s, gens, pend
 
 
@@ -291,11 +315,17 @@ def interpreted_states(fn) -> set[tuple]:
         for c in (0, 1):
             if pend[c] == "done":
                 continue
-            try:
-                _replay(fn, sched + (c,))
-            except _Disabled:
-                continue
-            todo.append(sched + (c,))
+            tries = [()]  # the choices of this step, extended as the step asks for more
+            while tries:
+                choices = tries.pop()
+                try:
+                    _replay(fn, sched + ((c, choices),))
+                except _Disabled:
+                    continue
+                except _NeedChoice as e:
+                    tries += [choices + (i,) for i in range(e.n)]
+                    continue
+                todo.append(sched + ((c, choices),))
     return out
 
 
@@ -315,3 +345,20 @@ def test_the_interpreter_and_the_lowering_agree_on_a_cmpxchg_loop():
     lowered = lowered_states(cls)
     assert lowered == interpreted_states(make_function(src))
     assert len(lowered) == 4
+
+
+def test_the_interpreter_and_the_lowering_agree_on_a_choice_after_a_step_and_after_a_label():
+    """k.choose joins the step it lies in: after a step, that step makes it; after k.label, the next step does.
+    Each CPU writes x = 1, then y = the value chosen (0 or 2): the lowering and the interpreter agree with and
+    without the label, and both reach the 8 states of x, y and who has returned (where the choice is made is in
+    the registers, which the comparison leaves out)."""
+    def states(label: str) -> set:
+        body = "\n".join(["a = 0", "b = 0", "k.WRITE_ONCE(s.x, 1)", *([label] if label else []),
+                          "c = k.choose((0, 2))", "k.WRITE_ONCE(s.y, c)"])
+        cls, src = load(body)
+        lowered = lowered_states(cls)
+        assert lowered == interpreted_states(make_function(src)), src
+        return lowered
+
+    assert states("") == states('k.label("here")')
+    assert len(states("")) == 8

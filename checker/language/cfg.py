@@ -3,7 +3,8 @@
 
 A process function (``checker.language.process``) is Python restricted to what lowers to guarded steps:
 assignments, ``if``/``else``, ``while`` (its body must take a step on every way round), ``break``,
-``continue``, ``return`` (no value), ``with k.atomic():`` and calls of kernel primitives ``k.<name>(...)``
+``continue``, ``return`` (no value), ``with k.atomic():``, ``k.label("name")`` (a control point) and calls of
+kernel primitives ``k.<name>(...)``
 (``checker.language.primitives``). Everything else is refused here, with the line and what to write instead:
 ``for`` (write ``while`` with a step, or ``other = k.any_cpu(s.seen)`` for ``for_each_cpu``), ``try``,
 nested functions, a helper that is handed ``k`` (its steps would be hidden), recursion, ``return value``.

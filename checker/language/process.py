@@ -11,8 +11,8 @@ A call ``k.<primitive>(...)`` (``checker.language.primitives``) is one atomic st
 ``with k.atomic():`` block. At class creation the function's ``ast`` is read (``checker.language.cfg``) and
 lowered, as PlusCal's translator does, to one ``@action`` per way through one step:
 
-- Control points are the entry, each loop head reached after a step, and the point before each step reached
-  after a step. Local code (assignments, tests, ghost updates, ``k.assume``) joins the step it lies next to:
+- Control points are the entry, each loop head reached after a step, each ``k.label("name")`` reached after a
+  step, and the point before each step reached after a step. Local code (assignments, tests, ghost updates, ``k.assume``) joins the step it lies next to:
   the code before a step runs in it, and so does the code after the last step up to the next control point.
 - A test of an ``if`` or ``while`` is never run as Python control flow on a state value: each way through a
   step is its own action, and the test (or its negation) is part of that action's guard. ``and``/``or``/``not``
@@ -23,6 +23,10 @@ lowered, as PlusCal's translator does, to one ``@action`` per way through one st
 - Each action carries the memory-ordering annotations of its primitives, in program order, and of the plain
   accesses (``s.count += ...``) to variables some primitive treats as memory; its fairness is strong if it
   waits for a lock, weak if it starts inside a lock or an interrupts-off section, none otherwise.
+
+``x = k.choose(values)`` is a value chosen by the step it lies in, every one tried: an argument of each
+generated action that passes it (values: constants, or an expression of the parameters and roles, never of the
+state). ``k.might_sleep()`` marks its step ``sleeps`` (``@action(sleeps=True)``).
 
 An ``irq=True`` process is an interrupt handler: it runs between any two steps of its CPU's task (where
 interrupts are on) and must be one step. ``calls="budget"`` makes every call decrement the per-CPU variable
@@ -576,12 +580,13 @@ class _Accesses(ast.NodeVisitor):
         self.live_in: frozenset[str] = frozenset()
         self.role = ""
         self.assigned: set[str] = set()
+        self.current: dict[str, int] = {}  # a chosen local -> the position of its latest choice among the arguments
 
     def slot_of(self, idx: ast.expr, line: int) -> Any:
         if isinstance(idx, ast.Name) and idx.id == self.low.g.cpu:
             return None
-        if isinstance(idx, ast.Name) and idx.id in self.chosen:  # the CPU chosen by k.any_cpu
-            pos = self.chosen.index(idx.id)
+        if isinstance(idx, ast.Name) and idx.id in self.current:  # a CPU chosen in this step (k.any_cpu, k.choose)
+            pos = self.current[idx.id]
             return lambda s, cpu, *ch, _p=pos: ch[_p]
         raise SpecError(f"process function {self.low.name}: the slot of this access is neither the acting CPU nor "
                         f"a CPU chosen in the same step (k.any_cpu), so the memory models cannot place it",
@@ -665,6 +670,9 @@ class _Accesses(ast.NodeVisitor):
             self.visit(st.value)
             for t in (st.targets if isinstance(st, ast.Assign) else [st.target]):
                 self.visit(t)
+            arg = self.choices.get((st.value.lineno, st.value.col_offset)) if st.value is not None else None
+            if arg is not None and isinstance(st.value, ast.Call):
+                self.current[st.targets[0].id] = self.chosen.index(arg[len("__choice_"):])  # type: ignore[union-attr]
         else:
             self.visit(st)
         if isinstance(st, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
@@ -967,6 +975,7 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
     # the CPUs (k.any_cpu) and values (k.choose) chosen in this step become action arguments after the
     # function's own
     chosen: list[str] = []
+    calls: list[ast.Call] = []
     choice_of: dict[tuple[int, int], str] = {}
     stmts: list[ast.stmt] = []
     for kind, x, *_ in a.path.items:
@@ -983,11 +992,16 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
                         raise SpecError(f"process function {lw.name}: k.{c.func.attr}() is assigned to a local: "
                                         f"`{example}`", file=g.file, line=c.lineno)
                     cname = st.targets[0].id
-                    if cname in chosen or cname in g.args:
-                        raise SpecError(f"process function {lw.name}: {cname} is chosen twice in one step",
+                    if cname in g.args:
+                        raise SpecError(f"process function {lw.name}: {cname} is an argument of the function (its "
+                                        f"values are chosen by args=); choose into another local",
                                         file=g.file, line=c.lineno)
-                    chosen.append(cname)
-                    choice_of[(c.lineno, c.col_offset)] = f"__choice_{cname}"
+                    # a local chosen again in the same step is a second argument, named apart
+                    n = sum(1 for x in chosen if x == cname or x.startswith(f"{cname}_"))
+                    stem = cname if n == 0 else f"{cname}_{n + 1}"
+                    chosen.append(stem)
+                    calls.append(c)
+                    choice_of[(c.lineno, c.col_offset)] = f"__choice_{stem}"
     rw = _Rewrite(lw, choice_of)
     acc = _Accesses(lw, memory, choice_of, chosen, g.file)
     live_in = g.live[a.start] if a.start is not None else frozenset()
@@ -1042,8 +1056,8 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
     exec(code, ns)
     inner = ns[a.name]
     choose = dict(info.args) if entry else {}
-    for c in chosen:
-        choose[f"__choice_{c}"] = _cpus_of(lw, c, g, a)
+    for c, call in zip(chosen, calls):
+        choose[f"__choice_{c}"] = _cpus_of(lw, call, g)
     doc = _describe(lw, a, start, dest)
 
     def run(*xs: Any, _inner: Callable = inner) -> Any:
@@ -1096,26 +1110,21 @@ def _prologue(lw: _Lowered, start_pc: int, start: Point, entry: bool, rw: _Rewri
     return out
 
 
-def _cpus_of(lw: _Lowered, name: str, g: C.Graph, a: _Action) -> Any:
+def _cpus_of(lw: _Lowered, c: ast.Call, g: C.Graph) -> Any:
     """The CPUs ``name = k.any_cpu(s.v)`` chooses from: those of v's role (``Between(0, n - 1)`` for the first
     role declared, whose CPUs start at 0: the Z3 backend states that for any n); for ``name = k.choose(values)``
     the values, an expression of the parameters (``s.cpus``, ``range(1, s.stacks + 1)``) evaluated on them."""
-    for kind, x, *_ in a.path.items:
-        st = g.nodes[x].stmt if kind == "node" else None
-        if isinstance(st, ast.Assign) and isinstance(st.targets[0], ast.Name) and st.targets[0].id == name:
-            c = st.value
-            if c.func.attr == "choose":  # type: ignore[attr-defined]
-                return _choice_values(lw, c, g)
-            var = lw.decls.get(c.args[0].attr)  # type: ignore[attr-defined]
-            if not isinstance(var, PerCpu) or var.role is None:
-                raise SpecError(f"process function {lw.name}: k.any_cpu() takes a per-CPU variable of a "
-                                f"role (the CPUs to visit)", file=g.file, line=c.lineno)
-            r = var.role
-            role = lw.roles[r]
-            if r == next(iter(lw.roles)) and isinstance(role.count, str):
-                return Between(0, lambda p, _n=role.count: getattr(p, _n) - 1)
-            return lambda p, _r=r: getattr(p, _r)
-    raise AssertionError(name)
+    if c.func.attr == "choose":  # type: ignore[attr-defined]
+        return _choice_values(lw, c, g)
+    var = lw.decls.get(c.args[0].attr)  # type: ignore[attr-defined]
+    if not isinstance(var, PerCpu) or var.role is None:
+        raise SpecError(f"process function {lw.name}: k.any_cpu() takes a per-CPU variable of a "
+                        f"role (the CPUs to visit)", file=g.file, line=c.lineno)
+    r = var.role
+    role = lw.roles[r]
+    if r == next(iter(lw.roles)) and isinstance(role.count, str):
+        return Between(0, lambda p, _n=role.count: getattr(p, _n) - 1)
+    return lambda p, _r=r: getattr(p, _r)
 
 
 def _choice_values(lw: _Lowered, c: ast.Call, g: C.Graph) -> Any:
@@ -1195,8 +1204,8 @@ def _describe(lw: _Lowered, a: _Action, start: Point, dest: Point) -> str:
 
 def at(s: Any, t: Any, function: str, where: int | str) -> Any:
     """True where CPU ``t`` is at a control point of process function ``function``: ``where`` is its line
-    (counted from the ``def``, as in the step names) or the primitive the point is before (``"loop"`` for a
-    loop head, ``"atomic"`` for an atomic block)."""
+    (counted from the ``def``, as in the step names), the name of its ``k.label("name")``, or the primitive the
+    point is before (``"loop"`` for a loop head, ``"atomic"`` for an atomic block)."""
     spec = s.spec
     reg = getattr(spec if isinstance(spec, type) else type(spec), "__countercheck_processes__", {}).get(function)
     if reg is None:
