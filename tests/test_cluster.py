@@ -208,7 +208,8 @@ def test_a_killed_compiled_actor_ends_the_run_inconclusive_keeping_what_was_deci
 def test_the_compiled_slices_cut_a_state_limit_where_one_process_does():
     """The distributed levels on in-process slices (no Ray): at each limit the same states, transitions, parents
     and deciding states as one compiled process."""
-    pytest.importorskip("numpy", reason="the coordinator sorts a level's keys with numpy (Ray brings it)")
+    pytest.importorskip("numpy", reason="the coordinator sorts a level's keys with numpy, which the cluster extra "
+                                        "brings with Ray: pip install '.[cluster]'")
     from checker.compiled.engine import compiled_search
     from checker.compiled.ray_search import LocalSlices, compiled_ray_search
 
@@ -250,7 +251,7 @@ def test_a_killed_coordinator_leaves_no_process_behind():
     end with it."""
     import signal
 
-    pytest.importorskip("ray")
+    pytest.importorskip("ray", reason="Ray is the cluster extra: pip install '.[cluster]'")
     proc = subprocess.Popen([sys.executable, "-c", _COORDINATOR], stdout=subprocess.PIPE, text=True,
                             start_new_session=True, env={**os.environ, "PYTHONPATH": ROOT})
     try:

@@ -43,6 +43,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("runners", (
         # the entry points that run an engine here, with --jobs or on Ray, and the seam that calls them
         "checker.cluster", "checker.explore", "checker.explore.parallel", "checker.explore.ray_pool",
+        "checker.compiled.ray_search",  # the compiled search's levels on Ray actors
         "checker.prove", "checker.prove.sweep", "checker.engines.*",
         "checker.export.spin", "checker.litmus.run",  # SPIN and litmus tests against the explorer
     )),
