@@ -94,3 +94,12 @@ def test_counter_tree_settled_gap_bound_without_its_lemmas():
         assert not any(name in free.proofs for name in ("carries_conserved", "items_hold_whole_carries"))
         for claim in ("settled_gap_bound", "settled_claim", "precise_sum_is_exact"):
             assert free.proofs[claim].verdict == HOLDS, (n, claim, free.proofs[claim].reason)
+
+
+def test_pdr_starts_from_the_found_laws_where_no_cpu_count_can_be_climbed():
+    from checker.prove.fixed import check_ladder, claims_of
+
+    model = _model()
+    got = check_ladder(model, claims_of(model), 10)
+    assert got["settled_gap"].verdict == HOLDS, got["settled_gap"].reason
+    assert any("% 4" in line for line in got["settled_gap"].invariant)

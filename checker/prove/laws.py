@@ -309,6 +309,17 @@ def _search(pt: _Point, feats: list, coef: list[z3.ArithRef], anchor: int, found
     return None
 
 
+def _vocabulary_candidates(model: Model) -> list[z3.ExprRef]:
+    """The spec's vocabulary templates (``checker.prove.generalise.templates``: a lock's holder, a place
+    in the code where a number is 0, the declared per-CPU bounds) at this point, when it has a symmetric
+    role: the per-CPU facts a lock-based spec's lemmas state."""
+    from checker.prove.generalise import at_point, templates
+    from checker.prove.houdini import symmetric_role
+
+    role = symmetric_role(model)
+    return at_point(model, templates(model, role)) if role is not None else []
+
+
 def find_laws(model: Model, timeout: float | None) -> tuple[list[z3.ExprRef], Laws]:
     """The modular facts and conservation laws inductive together at ``model``'s point (over ``Var(i)``)."""
     t0 = time.perf_counter()
@@ -318,7 +329,8 @@ def find_laws(model: Model, timeout: float | None) -> tuple[list[z3.ExprRef], La
     if not mods:
         res.notes.append("the steps divide by no constant: no modular candidates")
     t1 = time.perf_counter()
-    facts = houdini_split(pt, modular_candidates(pt, mods), [], timeout)
+    cands = modular_candidates(pt, mods) + _vocabulary_candidates(model)
+    facts = houdini_split(pt, cands, [], timeout)
     res.modular = facts
     res.notes.append(f"modular facts {time.perf_counter() - t1:.1f}s")
     t1 = time.perf_counter()
