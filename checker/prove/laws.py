@@ -43,7 +43,6 @@ from checker.language.declare import PropertyInfo
 from checker.prove.horn import flat, slot_names
 from checker.prove.inductive import Proof, prove_invariants
 from checker.prove.solver import Solver
-from checker.prove.vocabulary import Vocabulary
 from checker.result import HOLDS
 from checker.types import BoolType, CpuIdType, Enum
 
@@ -61,6 +60,7 @@ class Laws:
 
     modular: list[z3.ExprRef] = field(default_factory=list)
     conservation: list[z3.ExprRef] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)  # the conservation laws kept, solved for their ghost
     moduli: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -217,8 +217,23 @@ def houdini_split(pt: _Point, cands: list[z3.ExprRef], known: list[z3.ExprRef], 
     return alive
 
 
+def _law_text(pt: _Point, feats: list, law: list[int], anchor: int, c0: z3.ExprRef) -> str:
+    """``s.exact == s.approx + s.carry[2] + s.level0[0] % 2 ...``: the law solved for its anchor."""
+    terms = []
+    for a, (i, m) in zip(law, feats):
+        if not a or (i == anchor and m is None):
+            continue
+        name = f"s.{pt.names[i]}" + ("" if m is None else f" % {m}")
+        terms.append(("- " if a > 0 else "+ ") + name)  # moved to the other side
+    const = c0.as_long() if z3.is_int_value(c0) else 0
+    right = " ".join(terms).lstrip("+ ") if terms else "0"
+    if right.startswith("- "):
+        right = "-" + right[2:]
+    return f"s.{pt.names[anchor]} == {right}" + (f" + {const}" if const else "")
+
+
 def conservation_laws(pt: _Point, mods: list[int], known: list[z3.ExprRef], timeout: float | None,
-                      notes: list[str]) -> list[z3.ExprRef]:
+                      notes: list[str], texts: dict[int, str] | None = None) -> list[z3.ExprRef]:
     """Linear laws ``sum a_k F_k == c`` every step keeps from a state of ``known`` (see the module text)."""
     feats: list[tuple[int, int | None]] = [(i, None) for i in pt.numeric] + \
         [(i, m) for i in pt.numeric for m in mods if pt.row(i)[0] is not None or pt.base[i] in pt.model.tupled]
@@ -232,6 +247,7 @@ def conservation_laws(pt: _Point, mods: list[int], known: list[z3.ExprRef], time
     coef = [z3.Int(f"%a{k}") for k in range(len(feats))]
     hyp_known = [z3.substitute_vars(c, *pt.slots) for c in known]
     out: list[z3.ExprRef] = []
+    texts = {} if texts is None else texts
     checkers = _checkers(pt, hyp_known, timeout)
     # A law through a shared variable is one through a ghost of it (``count + Sum(local) == E``) when the
     # spec keeps one: ghosts first, and only them when there are any.
@@ -248,6 +264,7 @@ def conservation_laws(pt: _Point, mods: list[int], known: list[z3.ExprRef], time
             lhs = z3.Sum([a * value(var, f) for a, f in zip(law, feats) if a])
             c0 = z3.simplify(z3.Sum([a * value(pt.init, f) for a, f in zip(law, feats) if a]))
             out.append(lhs == c0)
+            texts[out[-1].get_id()] = _law_text(pt, feats, law, anchor, c0)
         if not found:
             notes.append(f"no conservation law through {pt.names[anchor]}")
     return out
@@ -334,10 +351,12 @@ def find_laws(model: Model, timeout: float | None) -> tuple[list[z3.ExprRef], La
     res.modular = facts
     res.notes.append(f"modular facts {time.perf_counter() - t1:.1f}s")
     t1 = time.perf_counter()
-    laws = conservation_laws(pt, mods, facts, timeout, res.notes)
+    texts: dict[int, str] = {}
+    laws = conservation_laws(pt, mods, facts, timeout, res.notes, texts)
     res.notes.append(f"laws {time.perf_counter() - t1:.1f}s")
     # The facts are inductive alone: each law need only be kept by the steps from a state of the facts.
     res.conservation = houdini_split(pt, laws, facts, timeout) if laws else []
+    res.text = [texts[x.get_id()] for x in res.conservation]
     kept = facts + res.conservation
     res.seconds = time.perf_counter() - t0
     return kept, res
@@ -379,9 +398,7 @@ def prove_lemma_free(model: Model, solver: Solver, tag: str,
     if refused is not None and refused.verdict != HOLDS:
         for pr in proofs.values():
             pr.notes.append(f"the found facts were not proved again by induction: {refused.reason}")
-    names = slot_names(enc)
-    voc = Vocabulary(names, [model.vars[n.split("[", 1)[0]].type for n in names], model.cls)
-    text = [line for law in laws.conservation for line in voc.conjuncts(law)]
+    text = list(laws.text)
     return LemmaFree(proofs, text, len(laws.modular), laws)
 
 
