@@ -330,7 +330,7 @@ def _per_n_fallback(cls: type, choice: dict[str, Any], solver: Solver, tag: str,
     for m in merged.values():
         m.notes.append(f"per-N sweep ({done} points): the any-N encoding does not apply because the spec {why}")
     shown = {k: (_shown(v) if isinstance(v, tuple) else last.get(k, v)) for k, v in choice.items()}
-    return merged, "per-n", shown
+    return merged, "per-n-laws" if infer else "per-n", shown
 
 
 def _shown(choice: Any) -> Any:
