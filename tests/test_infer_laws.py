@@ -103,3 +103,12 @@ def test_pdr_starts_from_the_found_laws_where_no_cpu_count_can_be_climbed():
     got = check_ladder(model, claims_of(model), 10)
     assert got["settled_gap"].verdict == HOLDS, got["settled_gap"].reason
     assert any("% 4" in line for line in got["settled_gap"].invariant)
+
+
+def test_prover_infer_at_a_fixed_cpu_count_leaves_the_lemmas_out_and_says_so():
+    from checker.prove import prove_checks
+
+    got = {c.property: c for c in prove_checks(Carry, smt_timeout=10, infer=True) if c.kind == "proof"}
+    c = got["settled_gap"]
+    assert c.verdict == HOLDS and c.extra["method"] == "per-n-laws"
+    assert any("lemmas left out" in n and "s.exact ==" in n for n in c.extra["notes"])
