@@ -92,13 +92,15 @@ def moduli(steps: list[tuple[z3.BoolRef, list[z3.ArithRef]]]) -> list[int]:
     return sorted(found)
 
 
-def _compared(steps: list[tuple[z3.BoolRef, list[z3.ArithRef]]], slot: z3.ArithRef) -> set[int]:
-    """The numbers a guard compares ``slot`` with for equality (a task's place in its walk: ``at == 2``)."""
+def _compared(steps: list[tuple[z3.BoolRef, list[z3.ArithRef]]], slot: z3.ArithRef,
+              kinds: tuple[int, ...] = (z3.Z3_OP_EQ,)) -> set[int]:
+    """The numbers a step compares ``slot`` with (for equality by default: a task's place in its walk,
+    ``at == 2``; with ``kinds``, by those comparisons, in the guard or in the effect's ``If``)."""
     out: set[int] = set()
     seen: set[int] = set()
-    for guard, _ in steps:
-        for x in _walk(guard, seen):
-            if z3.is_eq(x) and len(x.children()) == 2:
+    for guard, post in steps:
+        for x in [y for root in ([guard] if kinds == (z3.Z3_OP_EQ,) else [guard, *post]) for y in _walk(root, seen)]:
+            if z3.is_app(x) and x.decl().kind() in kinds and len(x.children()) == 2:
                 a, b = x.children()
                 for u, v in ((a, b), (b, a)):
                     if u.eq(slot) and z3.is_int_value(v):
@@ -148,6 +150,11 @@ def modular_candidates(pt: _Point, mods: list[int]) -> list[z3.ExprRef]:
     var = [z3.Var(i, z3.IntSort()) for i in range(len(pt.slots))]
     for i in pt.numeric:
         out += [var[i] % m == 0 for m in mods]
+    # Bounds: each number within the values its steps compare it with (``events > T``: ``events <= T + 1``).
+    order = (z3.Z3_OP_LE, z3.Z3_OP_LT, z3.Z3_OP_GE, z3.Z3_OP_GT, z3.Z3_OP_EQ)
+    for i in pt.numeric:
+        for v in sorted(_compared(pt.steps, pt.slots[i], order) | {0})[:MAX_CASES]:
+            out += [var[i] <= v + d for d in (-1, 0, 1)] + [var[i] >= v + d for d in (-1, 0, 1)]
     rows: dict[tuple, list[int]] = {}
     for i in range(len(pt.slots)):
         role, k = pt.row(i)
