@@ -15,6 +15,11 @@ they are found from the point's ``PerN`` terms alone:
   ``x % m == 0``; and for two slots of the same row of a role (a task's
   ``at`` and ``carry``) and each value ``k`` the steps compare the first
   with: ``x == k => y % m == 0``, ``x == k => y == 0``, ``x == k => y != 0``;
+- bounds: each number within the values a step compares it with, plus or
+  minus one (``events > T`` gives ``events <= T + 1``), and 0;
+- the spec's vocabulary templates (``checker.prove.generalise.templates``:
+  a lock's holder, a number that is 0 at a place in the code, the declared
+  per-CPU bounds and products of them) where the spec has a symmetric role;
 - conservation laws ``sum_k a_k * F_k == constant`` over the features
   ``F``: each numeric slot and each slot modulo each modulus, coefficients
   in -1..1, found by counterexample-guided search (a law that some step
