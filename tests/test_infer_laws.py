@@ -112,3 +112,13 @@ def test_prover_infer_at_a_fixed_cpu_count_leaves_the_lemmas_out_and_says_so():
     c = got["settled_gap"]
     assert c.verdict == HOLDS and c.extra["method"] == "per-n-laws"
     assert any("lemmas left out" in n and "s.exact ==" in n for n in c.extra["notes"])
+
+
+def test_the_per_n_fallback_with_infer_proves_each_point_without_lemmas():
+    from checker.prove import _per_n_fallback
+
+    proofs, method, shown = _per_n_fallback(Carry, {"ncpus": ("range", 2, 3), "gap": 3}, Solver(10), "t",
+                                            "has a tree (test)", infer=True)
+    assert method == "per-n-laws" and shown["ncpus"] == "2..3"
+    assert proofs["settled_gap"].verdict == HOLDS and proofs["settled_gap"].obligations > 0
+    assert any("ncpus=3" in n and "s.exact ==" in n for n in proofs["settled_gap"].notes)

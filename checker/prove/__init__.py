@@ -321,6 +321,8 @@ def _per_n_fallback(cls: type, choice: dict[str, Any], solver: Solver, tag: str,
             m = merged.setdefault(name, Proof(name))
             m.obligations += pr.obligations
             m.seconds += pr.seconds
+            if infer:  # what each point was strengthened with, point by point
+                m.notes += [n for n in pr.notes if n not in m.notes]
             if m.verdict == HOLDS and pr.verdict != HOLDS:
                 m.verdict, m.reason, m.cti = pr.verdict, pr.reason, pr.cti
     if done < len(points):

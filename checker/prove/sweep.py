@@ -34,7 +34,8 @@ def prove_point(cls: type, given: dict[str, Any], smt_timeout: float | None, emi
 
         free = prove_lemma_free(model, Solver(smt_timeout, emit_dir), tag)
         for pr in free.proofs.values():
-            pr.notes.append(f"at {model.params.shown()}: lemmas left out; {free.facts} modular facts and "
+            where = " ".join(f"{k}={v}" for k, v in model.params.shown().items())
+            pr.notes.append(f"at {where}: lemmas left out; {free.facts} modular facts and "
                             f"{len(free.kept)} conservation laws found there: " + "; ".join(free.kept))
         return free.proofs, model.params.shown()
     proofs = prove_invariants(PerN(model), list(model.properties), Solver(smt_timeout, emit_dir), tag)
