@@ -52,7 +52,7 @@ from checker.result import HOLDS
 from checker.types import BoolType, CpuIdType, Enum
 
 #: Rounds of the counterexample-guided search for one law before it gives up.
-MAX_ROUNDS = 60
+MAX_ROUNDS = 400
 #: Laws asked for each shared scalar fixed at coefficient 1.
 LAWS_PER_ANCHOR = 2
 #: Values of a slot a conditional candidate is split on (``x == k``): at most this many.
