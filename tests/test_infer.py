@@ -103,6 +103,20 @@ def test_percpu_eager_inferred_invariants_are_printed_and_proved_again():
     assert shown.extra["inferred"] == [line.strip() for line in shown.trace_text[1:]]
 
 
+@pytest.mark.differential
+def test_rss_split_per_thread_bounds_are_proved_for_every_thread_count_without_lemmas():
+    """Its lemma cache_tracks_events is a product of a variable and a parameter, read from the sum_bounds
+    template family (cache <= (events + 1) * U)."""
+    from checker.loader import resolve
+
+    cls = resolve(["rss_split"])[0]
+    got = _proofs(prove_checks(cls, {"cow": (0,)}, smt_timeout=30, infer=True))
+    for name in ("no_lost_update", "per_thread_bound", "read_bound", "per_thread_low_bound", "sum_lemma"):
+        assert got[name].verdict == "holds", (name, got[name].reason)
+    shown = next(c for c in got.values() if c.trace_text and c.verdict == "holds" and c.kind == "proof")
+    assert "s.cache[c] <= (s.events[c] + 1) * s.U" in "\n".join(shown.trace_text)
+
+
 def test_the_pdr_ladder_starts_from_candidates_read_for_any_n_and_proves_three_cpus():
     from checker.language.compile import Model
     from checker.language.model import resolve_params

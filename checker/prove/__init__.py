@@ -165,7 +165,7 @@ def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, e
         why = (f"derives {', '.join(derived) or 'a parameter'} with Python code that needs a number"
                + (f" ({type(e).__name__}: {e})" if str(e) else ""))
         tag = cls.spec_name + "." + ".".join(f"{k}={_shown(v)}" for k, v in choice.items())
-        proofs, method, shown = _per_n_fallback(cls, choice, solver, tag, why, progress, cluster)
+        proofs, method, shown = _per_n_fallback(cls, choice, solver, tag, why, progress, cluster, infer)
         return _proof_checks(cls, proofs, method, shown, time.perf_counter() - t0, run)
     tag = cls.spec_name + "." + ".".join(f"{k}={v}" for k, v in shown.items())
     if symbolic:
@@ -188,12 +188,25 @@ def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, e
         except (NotParametric, SymbolicBranch, SymbolicIndex) as e:
             fallback_reason = str(e) or _NOT_PARAMETRIC[type(e)]
             if infer:
-                fallback_reason += "; no inference (it needs the any-N encoding): proved with the spec's lemmas"
-            proofs, method, shown = _per_n_fallback(cls, choice, solver, tag, fallback_reason, progress, cluster)
+                fallback_reason += ("; lemmas left out, each point strengthened by the modular facts and "
+                                    "conservation laws found there (checker.prove.laws)")
+            proofs, method, shown = _per_n_fallback(cls, choice, solver, tag, fallback_reason, progress, cluster,
+                                                    infer)
     else:
         model = Model(cls, resolve_params(cls, values))
-        proofs = prove_invariants(PerN(model), list(model.properties), solver, tag, progress and progress(tag))
-        method = "per-n"
+        if infer:  # one point: its lemmas left out, the facts and laws found there in their place
+            from checker.prove.laws import prove_lemma_free
+
+            free = prove_lemma_free(model, solver, tag, progress and progress(tag))
+            proofs, method = free.proofs, "per-n-laws"
+            for pr in proofs.values():
+                pr.notes.append(f"lemmas left out; strengthened by {free.facts} modular facts and "
+                                f"{len(free.kept)} conservation laws found at the point, proved again by "
+                                f"induction: " + "; ".join(free.kept))
+        else:
+            proofs = prove_invariants(PerN(model), list(model.properties), solver, tag,
+                                      progress and progress(tag))
+            method = "per-n"
     note = None
     if not symbolic and model.scheduler is not None:
         note = model.scheduler.bounds_note()  # a proof of the task model's bounded scheduler
@@ -277,9 +290,11 @@ def _shower(cls: type | None) -> Callable[[str, Any], str]:
 
 
 def _per_n_fallback(cls: type, choice: dict[str, Any], solver: Solver, tag: str, why: str,
-                    progress: Any = None, cluster: str | None = None) -> tuple[dict[str, Proof], str, dict[str, Any]]:
+                    progress: Any = None, cluster: str | None = None,
+                    infer: bool = False) -> tuple[dict[str, Proof], str, dict[str, Any]]:
     """Prove each concrete point of the ranges, within a time budget (on Ray tasks with ``cluster``);
-    ``progress`` is told the points done of total."""
+    ``progress`` is told the points done of total. ``infer``: each point without its lemmas
+    (``checker.prove.laws``)."""
     axes = []
     for name, c in choice.items():
         if isinstance(c, tuple) and c[0] == "range":
@@ -298,7 +313,7 @@ def _per_n_fallback(cls: type, choice: dict[str, Any], solver: Solver, tag: str,
     last: dict[str, Any] = {}
     told = progress and progress(f"{tag}: per-N points")
     # In the points' order, here or on Ray tasks: the first point that fails gives the verdict.
-    answers = sweep.answers(cls, points, solver.timeout, solver.emit_dir, tag, cluster)
+    answers = sweep.answers(cls, points, solver.timeout, solver.emit_dir, tag, cluster, infer)
     for done, (proofs, last) in sweep.budgeted(answers, len(points), PER_N_BUDGET):  # noqa: B007 (last: read after)
         if told:
             told(done, len(points))
@@ -306,6 +321,8 @@ def _per_n_fallback(cls: type, choice: dict[str, Any], solver: Solver, tag: str,
             m = merged.setdefault(name, Proof(name))
             m.obligations += pr.obligations
             m.seconds += pr.seconds
+            if infer:  # what each point was strengthened with, point by point
+                m.notes += [n for n in pr.notes if n not in m.notes]
             if m.verdict == HOLDS and pr.verdict != HOLDS:
                 m.verdict, m.reason, m.cti = pr.verdict, pr.reason, pr.cti
     if done < len(points):
@@ -315,7 +332,7 @@ def _per_n_fallback(cls: type, choice: dict[str, Any], solver: Solver, tag: str,
     for m in merged.values():
         m.notes.append(f"per-N sweep ({done} points): the any-N encoding does not apply because the spec {why}")
     shown = {k: (_shown(v) if isinstance(v, tuple) else last.get(k, v)) for k, v in choice.items()}
-    return merged, "per-n", shown
+    return merged, "per-n-laws" if infer else "per-n", shown
 
 
 def _shown(choice: Any) -> Any:

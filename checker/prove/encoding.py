@@ -274,6 +274,9 @@ class AnyN:
         self._wrap = {n: v.type for n, v in si.vars.items() if v.overflow == "wrap" and v.type.bits is not None}
         self.i = Sym(z3.Int("%cpu_i"))
         self.j = Sym(z3.Int("%cpu_j"))
+        # A second arbitrary CPU, for invariants about two CPUs (``pair``): mentioned only when one is asked.
+        self.k = Sym(z3.Int("%cpu_k"))
+        self.pairwise = False
         # A property left to the explorer is only named in a note: no need to decide where it applies.
         self.properties = [p for p in si.properties.values()
                            if p.kind == "invariant" and p.expect == "holds" and (not p.proof or self._applies(p))]
@@ -299,7 +302,8 @@ class AnyN:
             return True
 
     def constraints(self) -> list[z3.BoolRef]:
-        return list(self._constraints) + [self.in_range(self.i), self.in_range(self.j)]
+        return list(self._constraints) + [self.in_range(self.i), self.in_range(self.j)] \
+            + ([self.in_range(self.k), to_z3_num(self.k) != to_z3_num(self.j)] if self.pairwise else [])
 
     def in_range(self, c: Any) -> z3.BoolRef:
         c = to_z3_num(c)
@@ -402,7 +406,7 @@ class AnyN:
     def cpu_terms(self, s: tuple) -> list[Any]:
         """The CPUs a step's reasoning can mention: the actor, an arbitrary
         CPU, and every CPU a shared CPU-id variable points at."""
-        out = [self.i, self.j]
+        out = [self.i, self.j] + ([self.k] if self.pairwise else [])
         for n, v in zip(self.var_names, s):
             if n not in self.percpu and isinstance(self.vars[n].type, CpuIdType):
                 out.append(v)
@@ -430,6 +434,15 @@ class AnyN:
         if p.role is not None:
             return self.per_cpu_at(p, s, self.j)
         return _prop_value(p.fn(s))
+
+    def goal(self, p: Any, s: tuple) -> z3.BoolRef:
+        """``p`` as an obligation's goal: an invariant about two CPUs (its ``pair(s, c, d)``) at the two
+        arbitrary distinct CPUs j and k, where the per-CPU invariants are assumed too (its ``fn``, a formula
+        quantified over pairs, is what the hypotheses assume); any other as ``holds``."""
+        pair = getattr(p, "pair", None)
+        if pair is None:
+            return self.holds(p, s)
+        return _prop_value(pair(s, self.j, self.k))
 
     def sum_lemma(self, s: tuple, cpus: list[Any]) -> z3.BoolRef:
         """Instances of: N values each within [lo, hi] sum to within [N*lo, N*hi]

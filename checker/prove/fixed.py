@@ -152,7 +152,14 @@ def check_ladder(model: Model, claims: list[PropertyInfo], timeout: float | None
     Spacer starts from there. Spacer alone finds per-CPU facts at one CPU in seconds and often not at all at
     three; the copies make most of them known."""
     role = symmetric_role(model)
-    if role is None or len(model.roles[role]) <= 1:
+    if role is None:
+        # No CPU count to climb (the counter tree's CPUs sit in a tree of items): Spacer starts from the
+        # modular facts and conservation laws found at the point, kept only where Houdini proves them.
+        from checker.prove.laws import find_laws
+
+        kept, _ = find_laws(model, timeout)
+        return check_point(model, claims, timeout, z3.And(kept) if kept else None)
+    if len(model.roles[role]) <= 1:
         return check_point(model, claims, timeout)
     param = model.info.roles[role].count
     given = {k: getattr(model.params, k) for k in model.info.params if k not in model.params.computed}

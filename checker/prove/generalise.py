@@ -342,6 +342,7 @@ def templates(model: Model, role: str) -> list[Candidate]:
         lo, hi = (to_z3_num(b) for b in bounds(_Placeholders()))
         v = z3.Int(f"s.{n}[c]")
         out += [Candidate(lo <= v, 1, f"template: sum_bounds of {n}"), Candidate(v <= hi, 1, f"template: sum_bounds of {n}")]
+    out += _product_bounds(model, role, [n for n in numeric if _numeric(role_vars[n].type)], enums)
     for e, t in enums:
         for k, label in enumerate(t.names):
             for x in holders:  # at this place in its code, CPU c is the one x names (it holds the lock)
@@ -350,6 +351,35 @@ def templates(model: Model, role: str) -> list[Candidate]:
             for n in numeric:
                 f = z3.Or(z3.Int(f"s.{e}[c]") != k, z3.Int(f"s.{n}[c]") == 0)
                 out.append(Candidate(f, 1, f"template: {n} is 0 at {e} {label}"))
+    return out
+
+
+def _product_bounds(model: Model, role: str, numeric: list[str], enums: list) -> list[Candidate]:
+    """For a per-CPU number whose sum the spec bounds (``sum_bounds``): bounded by another per-CPU number
+    (plus 0 or 1) times a parameter above, and by its negation below, anywhere or at one place in the
+    code (a cache of ``events`` faults of up to ``U`` pages: ``cache <= (events + 1) * U``). A product of a
+    variable and a parameter: no number IC3/PDR finds at one point reads as one."""
+    count = model.info.roles[role].count
+    factors = [n for n, p in model.info.params.items() if n != count and p.names is None and not p.derived
+               and isinstance(getattr(model.params, n, None), int) and not isinstance(getattr(model.params, n), bool)
+               and p.valid(2)]
+    places = [None] + [(e, k) for e, t in enums for k in range(len(t.names))]
+    out = []
+    for x in (n for n in model.info.sum_bounds if n in numeric):
+        mine = z3.Int(f"s.{x}[c]")
+        for y in (n for n in numeric if n != x):
+            for d in (0, 1):
+                k = z3.Int(f"s.{y}[c]") + d if d else z3.Int(f"s.{y}[c]")
+                bounds = [(mine >= -k, f"-({y} + {d})")] + [(mine <= k * z3.Int(f"s.{p}"), f"({y} + {d}) * {p}")
+                                                            for p in factors]
+                for f, what in bounds:
+                    for place in places:
+                        if place is None:
+                            out.append(Candidate(f, 1, f"template: {x} within {what}"))
+                        else:
+                            e, v = place
+                            out.append(Candidate(z3.Or(z3.Int(f"s.{e}[c]") != v, f), 1,
+                                                 f"template: {x} within {what} at {e} {v}"))
     return out
 
 

@@ -137,8 +137,8 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
         if isinstance(enc, AnyN):
             post.append(enc.sum_lemma(t, enc.cpu_terms(t)))
         for p in shared:
-            proofs[p.name].record(ask(q(f"{p.name}.step.{label}"), post, enc.holds(p, t)),
-                                  _cti(enc, tr, s, t, p.name))
+            goal = enc.goal(p, t) if isinstance(enc, AnyN) else enc.holds(p, t)
+            proofs[p.name].record(ask(q(f"{p.name}.step.{label}"), post, goal), _cti(enc, tr, s, t, p.name))
 
     for p in properties:
         if p.kind == "invariant" and not p.proof:

@@ -46,6 +46,9 @@ from checker.symbolic.term import to_z3_num
 SIZES = (1, 2)
 #: Rounds of "drop what the full induction refuses" after Houdini (it agrees with Houdini unless Z3 gives up).
 RECHECK_ROUNDS = 3
+#: Candidates relating two CPUs (``forall c != d``) are asked too: each is one shared invariant of the any-N
+#: encoding, quantified over two CPUs of the role, which Z3 instantiates at the CPUs a step mentions.
+PAIRWISE = True
 
 
 @dataclass
@@ -98,7 +101,7 @@ def infer_point(cls: type, enc: AnyN, choice: dict[str, Any], timeout: float | N
 
     def add(new: list[Candidate]) -> None:
         for c in new:
-            if c.cpus <= 1 and c.key not in keys:
+            if (c.cpus <= 1 or PAIRWISE) and c.key not in keys:
                 keys.add(c.key)
                 candidates.append(c)
 
@@ -172,30 +175,54 @@ def _property(enc: AnyN, cand: Candidate, k: int, text: str) -> PropertyInfo:
 
     if cand.cpus == 1:
         def fn(s: Any, c: Any) -> z3.BoolRef:
-            return pairs_of(s, c)
+            return pairs_of(s, c, None)
+    elif cand.cpus == 2:
+        c2, d2 = z3.Int(f"%pair_c{k}"), z3.Int(f"%pair_d{k}")
+
+        def fn(s: Any) -> z3.BoolRef:  # type: ignore[misc]
+            return z3.ForAll([c2, d2], z3.Implies(z3.And(enc.in_range(c2), enc.in_range(d2), c2 != d2),
+                                                  pairs_of(s, c2, d2)))
+
+        text = f"AllOf({text} for c in s.{enc.role} for d in s.{enc.role} if c != d)"
+        enc.pairwise = True
+        return PairInfo(f"inferred_{k}", fn, "invariant", "holds", None, text, None, None, inductive=True,
+                        pair=lambda s, c, d: pairs_of(s, c, d))
     else:
         def fn(s: Any) -> z3.BoolRef:  # type: ignore[misc]
-            return pairs_of(s, None)
+            return pairs_of(s, None, None)
 
     return PropertyInfo(f"inferred_{k}", fn, "invariant", "holds", None, text, None, None,
                         role=enc.role if cand.cpus == 1 else None, inductive=True)
 
 
-def _instantiate(formula: z3.BoolRef) -> Callable[[Any, Any], z3.BoolRef]:
-    """A function of a symbolic state (and CPU) giving ``formula`` with its placeholders as the state's terms."""
+@dataclass(frozen=True)
+class PairInfo(PropertyInfo):
+    """An inferred invariant about two CPUs: ``fn(s)`` quantifies ``pair(s, c, d)`` over every two distinct
+    CPUs of the role (what the obligations assume); its goals are ``pair`` at two arbitrary ones."""
+
+    pair: Callable[[Any, Any, Any], Any] | None = None
+
+
+def _instantiate(formula: z3.BoolRef) -> Callable[[Any, Any, Any], z3.BoolRef]:
+    """A function of a symbolic state (and CPUs c, d) giving ``formula`` with its placeholders as the
+    state's terms."""
     consts = _consts(formula)
 
-    def term(s: Any, c: Any, name: str) -> z3.ArithRef:
+    def term(s: Any, c: Any, d: Any, name: str) -> z3.ArithRef:
         if name == "c":
             return to_z3_num(c)
+        if name == "d":
+            return to_z3_num(d)
         if name.startswith("Sum(s."):
             return to_z3_num(getattr(s, name[6:-1]).total())
         base, _, rest = name[2:].partition("[")
         v = getattr(s, base)
-        return to_z3_num(v[c] if rest else v)
+        if not rest:
+            return to_z3_num(v)
+        return to_z3_num(v[d if rest == "d]" else c])
 
-    def build(s: Any, c: Any) -> z3.BoolRef:
-        return z3.substitute(formula, *[(x, term(s, c, x.decl().name())) for x in consts])
+    def build(s: Any, c: Any, d: Any) -> z3.BoolRef:
+        return z3.substitute(formula, *[(x, term(s, c, d, x.decl().name())) for x in consts])
 
     return build
 
@@ -248,7 +275,7 @@ def houdini_any(enc: AnyN, pool: list[PropertyInfo], timeout: float | None) -> l
                 q.add(*base, _types(enc, s), *_inv(enc, alive, s), guard)
                 if enc.si.sum_bounds:
                     q.add(enc.sum_lemma(s, enc.cpu_terms(s)))
-                after = [_holds(enc, p, t) for p in alive]
+                after = [_goal(enc, p, t) for p in alive]
                 q.add(z3.Not(z3.And(after)))
                 r = q.check()
                 if r == z3.unsat:
@@ -285,6 +312,13 @@ def minimal(enc: AnyN, props: list[PropertyInfo], timeout: float | None) -> list
         if solver.obligation(f"minimal.{p.name}", hyps, _holds(enc, p, s)).result == "unsat":
             keep = others
     return keep
+
+
+def _goal(enc: AnyN, p: PropertyInfo, s: tuple) -> z3.BoolRef:
+    try:
+        return enc.goal(p, s)
+    except Exception:  # noqa: BLE001 - a claim the any-N encoding cannot state is no candidate
+        return z3.BoolVal(False)
 
 
 def _holds(enc: AnyN, p: PropertyInfo, s: tuple) -> z3.BoolRef:

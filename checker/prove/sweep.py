@@ -25,24 +25,35 @@ Answer = tuple[dict[str, Proof], dict[str, Any]]  # proofs by property, the poin
 
 
 def prove_point(cls: type, given: dict[str, Any], smt_timeout: float | None, emit_dir: Path | None,
-                tag: str) -> Answer:
-    """Every inductive obligation of ``cls`` at one concrete point."""
+                tag: str, infer: bool = False) -> Answer:
+    """Every inductive obligation of ``cls`` at one concrete point; ``infer``: its lemmas left out, the
+    modular facts and conservation laws found there in their place (``checker.prove.laws``)."""
     model = Model(cls, resolve_params(cls, given))
+    if infer:
+        from checker.prove.laws import prove_lemma_free
+
+        free = prove_lemma_free(model, Solver(smt_timeout, emit_dir), tag)
+        for pr in free.proofs.values():
+            where = " ".join(f"{k}={v}" for k, v in model.params.shown().items())
+            pr.notes.append(f"at {where}: lemmas left out; {free.facts} modular facts and "
+                            f"{len(free.kept)} conservation laws found there: " + "; ".join(free.kept))
+        return free.proofs, model.params.shown()
     proofs = prove_invariants(PerN(model), list(model.properties), Solver(smt_timeout, emit_dir), tag)
     return proofs, model.params.shown()
 
 
-def _remote_point(ref: SpecRef, given: dict[str, Any], smt_timeout: float | None, tag: str) -> Answer:
-    return prove_point(ref.load(), given, smt_timeout, None, tag)
+def _remote_point(ref: SpecRef, given: dict[str, Any], smt_timeout: float | None, tag: str,
+                  infer: bool = False) -> Answer:
+    return prove_point(ref.load(), given, smt_timeout, None, tag, infer)
 
 
 def answers(cls: type, points: list[dict[str, Any]], smt_timeout: float | None, emit_dir: Path | None, tag: str,
-            cluster: str | None) -> Iterator[Answer]:
+            cluster: str | None, infer: bool = False) -> Iterator[Answer]:
     """The points' answers in order; the caller stops taking them at its budget.
     ``--emit-smt`` keeps the sweep here, where its files are written."""
     if cluster is None or emit_dir is not None:
         for given in points:
-            yield prove_point(cls, given, smt_timeout, emit_dir, tag)
+            yield prove_point(cls, given, smt_timeout, emit_dir, tag, infer)
         return
     connect(parse_cluster(cluster))
     ray = import_ray()
@@ -51,7 +62,7 @@ def answers(cls: type, points: list[dict[str, Any]], smt_timeout: float | None, 
     release_idle()  # the explorers' idle actors hold the CPUs these tasks need
     task = ray.remote(num_cpus=1, max_retries=0)(_remote_point)
     ref = SpecRef.of(cls)
-    pending = [task.remote(ref, given, smt_timeout, tag) for given in points]
+    pending = [task.remote(ref, given, smt_timeout, tag, infer) for given in points]
     taken = 0
     try:
         for p in pending:

@@ -170,7 +170,7 @@ def trace_block(c: Check, spec_arg: str | None = None, prog: str | None = None, 
         lines.append(f"  found: {c.extra['finding']}")
     lines += ["  " + t for t in trace_lines(c, style, width - 2)] or ["  (the initial state)"]
     again = (f"{prog or invoked_as()} verify {shlex.quote(spec_arg or c.spec)} --mode prove"
-             + (" --prover infer" if c.extra.get("method") == "inferred" else "")
+             + (" --prover infer" if c.extra.get("method") in ("inferred", "per-n-laws") else "")
              if c.kind in ("lemma", "proof") else reproduce(c, spec_arg, prog))
     lines.append(f"  reproduce: {again}")
     return lines

@@ -1,0 +1,418 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Candidate invariants at one point read off the transitions themselves: modular facts and conservation laws.
+
+IC3/PDR and the generalisation of its invariants (``checker.prove.fixed``,
+``checker.prove.generalise``) find per-CPU facts, but not the facts a carry
+walk rests on: that a counter only ever holds whole multiples of the carry
+bit below it, and that what every counter keeps below its carry bit, the
+carries in flight and the top add up to everything added. The counter tree
+(``percpu_counter_tree``) needed three hand-written lemmas for them. Here
+they are found from the point's ``PerN`` terms alone:
+
+- the moduli: every constant ``m`` the steps divide by (``x // m``,
+  ``x % m``: the carry bits);
+- modular candidates, for each numeric slot ``x`` and modulus ``m``:
+  ``x % m == 0``; and for two slots of the same row of a role (a task's
+  ``at`` and ``carry``) and each value ``k`` the steps compare the first
+  with: ``x == k => y % m == 0``, ``x == k => y == 0``, ``x == k => y != 0``;
+- bounds: each number within the values a step compares it with, plus or
+  minus one (``events > T`` gives ``events <= T + 1``), and 0;
+- the spec's vocabulary templates (``checker.prove.generalise.templates``:
+  a lock's holder, a number that is 0 at a place in the code, the declared
+  per-CPU bounds and products of them) where the spec has a symmetric role;
+- conservation laws ``sum_k a_k * F_k == constant`` over the features
+  ``F``: each numeric slot and each slot modulo each modulus, coefficients
+  in -1..1, found by counterexample-guided search (a law that some step
+  breaks from some state of the facts kept so far gives that state, and the
+  next coefficients must fit it too), one law for each shared scalar whose
+  coefficient is fixed at 1 (the ghost ``E`` of everything added).
+
+Nothing here is a verdict. Houdini (``checker.prove.houdini``) keeps the
+candidates that are inductive together, and the claims are then proved by
+the ordinary induction (``checker.prove.inductive``) with what was kept as
+their strengthening: only that induction's answer is reported.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import z3
+
+from checker.interrupts import check as check_interrupt
+from checker.language.compile import Model
+from checker.prove.encoding import PerN
+from checker.language.declare import PropertyInfo
+from checker.prove.horn import flat, slot_names
+from checker.prove.inductive import Proof, prove_invariants
+from checker.prove.solver import Solver
+from checker.result import HOLDS
+from checker.types import BoolType, CpuIdType, Enum
+
+#: Rounds of the counterexample-guided search for one law before it gives up.
+MAX_ROUNDS = 400
+#: Laws asked for each shared scalar fixed at coefficient 1.
+LAWS_PER_ANCHOR = 2
+#: Values of a slot a conditional candidate is split on (``x == k``): at most this many.
+MAX_CASES = 12
+
+
+@dataclass
+class Laws:
+    """The candidates found at one point (over ``Var(i)``, the point's slots) and what the search did."""
+
+    modular: list[z3.ExprRef] = field(default_factory=list)
+    conservation: list[z3.ExprRef] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)  # the conservation laws kept, solved for their ghost
+    moduli: list[int] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _walk(e: z3.ExprRef, seen: set[int]) -> list[z3.ExprRef]:
+    out, todo = [], [e]
+    while todo:
+        x = todo.pop()
+        if x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        out.append(x)
+        if z3.is_app(x):
+            todo.extend(x.children())
+    return out
+
+
+def moduli(steps: list[tuple[z3.BoolRef, list[z3.ArithRef]]]) -> list[int]:
+    """Every constant > 1 the steps divide by or take a remainder by, ascending."""
+    found: set[int] = set()
+    seen: set[int] = set()
+    for guard, post in steps:
+        for root in [guard, *post]:
+            for x in _walk(root, seen):
+                if z3.is_app(x) and x.decl().kind() in (z3.Z3_OP_IDIV, z3.Z3_OP_MOD, z3.Z3_OP_REM) \
+                        and z3.is_int_value(x.arg(1)) and x.arg(1).as_long() > 1:
+                    found.add(x.arg(1).as_long())
+    return sorted(found)
+
+
+def _compared(steps: list[tuple[z3.BoolRef, list[z3.ArithRef]]], slot: z3.ArithRef,
+              kinds: tuple[int, ...] = (z3.Z3_OP_EQ,)) -> set[int]:
+    """The numbers a step compares ``slot`` with (for equality by default: a task's place in its walk,
+    ``at == 2``; with ``kinds``, by those comparisons, in the guard or in the effect's ``If``)."""
+    out: set[int] = set()
+    seen: set[int] = set()
+    for guard, post in steps:
+        for x in [y for root in ([guard] if kinds == (z3.Z3_OP_EQ,) else [guard, *post]) for y in _walk(root, seen)]:
+            if z3.is_app(x) and x.decl().kind() in kinds and len(x.children()) == 2:
+                a, b = x.children()
+                for u, v in ((a, b), (b, a)):
+                    if u.eq(slot) and z3.is_int_value(v):
+                        out.add(v.as_long())
+    return out
+
+
+class _Point:
+    """The point's slots, their kinds, and its steps from one symbolic state."""
+
+    def __init__(self, model: Model):
+        self.model = model
+        self.enc = PerN(model)
+        self.names = slot_names(self.enc)
+        self.s = self.enc.fresh("")
+        self.slots = flat(self.enc, self.s)
+        self.init = flat(self.enc, self.enc.initial())
+        self.steps = []
+        for tr in self.enc.transitions():
+            guard, t = self.enc.fire(tr, self.s)
+            if not z3.is_false(guard):
+                self.steps.append((guard, flat(self.enc, t)))
+        self.base = [v.split("[", 1)[0] for v in self.names]
+        types = [model.vars[b].type for b in self.base]
+        # Slots some step writes: the rest keep their initial value (a role's rows at another role's
+        # CPUs), and a law or a fact about them says nothing.
+        moving = {i for _, post in self.steps for i, x in enumerate(post) if not x.eq(self.slots[i])}
+        # Numbers: not flags, CPU ids or enum places, which no modulus or sum speaks of.
+        self.numeric = [i for i, t in enumerate(types) if i in moving
+                        and not isinstance(t, (BoolType, CpuIdType, Enum))]
+        self.moving = moving
+        self.types = self.enc.types(self.s)
+
+    def row(self, i: int) -> tuple[str | None, int | None]:
+        """(role, index) of a per-CPU slot of a role; (None, None) for a shared one or an array's."""
+        b = self.base[i]
+        v = self.model.vars[b]
+        role = getattr(v, "role", None)
+        if b not in self.model.tupled or getattr(v, "kind", None) == "array" or role is None:
+            return None, None
+        return role, int(self.names[i].split("[", 1)[1][:-1])
+
+
+def modular_candidates(pt: _Point, mods: list[int]) -> list[z3.ExprRef]:
+    """``x % m == 0`` for each numeric slot, and the conditional facts of two slots of one row."""
+    out: list[z3.ExprRef] = []
+    var = [z3.Var(i, z3.IntSort()) for i in range(len(pt.slots))]
+    for i in pt.numeric:
+        out += [var[i] % m == 0 for m in mods]
+    # Bounds: each number within the values its steps compare it with (``events > T``: ``events <= T + 1``).
+    order = (z3.Z3_OP_LE, z3.Z3_OP_LT, z3.Z3_OP_GE, z3.Z3_OP_GT, z3.Z3_OP_EQ)
+    for i in pt.numeric:
+        for v in sorted(_compared(pt.steps, pt.slots[i], order) | {0})[:MAX_CASES]:
+            out += [var[i] <= v + d for d in (-1, 0, 1)] + [var[i] >= v + d for d in (-1, 0, 1)]
+    rows: dict[tuple, list[int]] = {}
+    for i in range(len(pt.slots)):
+        role, k = pt.row(i)
+        if role is not None:
+            rows.setdefault((role, k), []).append(i)
+    for members in rows.values():
+        members = [i for i in members if i in pt.moving]
+        for x, y in itertools.permutations(members, 2):
+            if y not in pt.numeric:
+                continue
+            cases = sorted(_compared(pt.steps, pt.slots[x]))[:MAX_CASES]
+            for k in cases:
+                when = var[x] == k
+                out += [z3.Implies(when, var[y] == 0), z3.Implies(when, var[y] != 0)]
+                out += [z3.Implies(when, var[y] % m == 0) for m in mods]
+    return out
+
+
+def houdini_split(pt: _Point, cands: list[z3.ExprRef], known: list[z3.ExprRef], timeout: float | None
+                  ) -> list[z3.ExprRef]:
+    """The largest subset of ``cands`` that holds initially and is inductive together with ``known`` (facts
+    already proved inductive at the point). A query Z3 cannot decide is asked of each candidate alone, and
+    what is still undecided is dropped (never kept on trust)."""
+    slots, init = pt.slots, pt.init
+
+    def solver() -> z3.Solver:
+        q = z3.Solver()
+        q.set("random_seed", 0)
+        if timeout:
+            q.set("timeout", max(1, int(timeout * 1000)))
+        return q
+
+    alive = []
+    for c in cands:
+        q = solver()
+        q.add(z3.Not(z3.substitute_vars(c, *init)))
+        if q.check() == z3.unsat:
+            alive.append(c)
+    hyp_known = [z3.substitute_vars(c, *slots) for c in known]
+    changed = True
+    while changed and alive:
+        changed = False
+        for guard, post in pt.steps:
+            while alive:
+                check_interrupt()
+                pre = [pt.types, guard, *hyp_known, *[z3.substitute_vars(c, *slots) for c in alive]]
+                after = [z3.substitute_vars(c, *post) for c in alive]
+                q = solver()
+                q.add(*pre, z3.Not(z3.And(after)))
+                r = q.check()
+                if r == z3.unsat:
+                    break
+                if r == z3.sat:
+                    m = q.model()
+                    broken = {i for i, f in enumerate(after) if z3.is_false(m.eval(f, model_completion=True))}
+                else:
+                    broken = set()
+                    for i, f in enumerate(after):
+                        one = solver()
+                        one.add(*pre, z3.Not(f))
+                        if one.check() != z3.unsat:
+                            broken.add(i)
+                    if not broken:
+                        break
+                alive = [c for i, c in enumerate(alive) if i not in broken]
+                changed = True
+    return alive
+
+
+def _law_text(pt: _Point, feats: list, law: list[int], anchor: int, c0: z3.ExprRef) -> str:
+    """``s.exact == s.approx + s.carry[2] + s.level0[0] % 2 ...``: the law solved for its anchor."""
+    terms = []
+    for a, (i, m) in zip(law, feats):
+        if not a or (i == anchor and m is None):
+            continue
+        name = f"s.{pt.names[i]}" + ("" if m is None else f" % {m}")
+        terms.append(("- " if a > 0 else "+ ") + name)  # moved to the other side
+    const = c0.as_long() if z3.is_int_value(c0) else 0
+    right = " ".join(terms).lstrip("+ ") if terms else "0"
+    if right.startswith("- "):
+        right = "-" + right[2:]
+    return f"s.{pt.names[anchor]} == {right}" + (f" + {const}" if const else "")
+
+
+def conservation_laws(pt: _Point, mods: list[int], known: list[z3.ExprRef], timeout: float | None,
+                      notes: list[str], texts: dict[int, str] | None = None) -> list[z3.ExprRef]:
+    """Linear laws ``sum a_k F_k == c`` every step keeps from a state of ``known`` (see the module text)."""
+    feats: list[tuple[int, int | None]] = [(i, None) for i in pt.numeric] + \
+        [(i, m) for i in pt.numeric for m in mods if pt.row(i)[0] is not None or pt.base[i] in pt.model.tupled]
+    shared = [i for i in pt.numeric if pt.base[i] not in pt.model.tupled]
+    feats += [(i, m) for i in shared for m in mods]
+
+    def value(slots: list[z3.ArithRef], f: tuple[int, int | None]) -> z3.ArithRef:
+        i, m = f
+        return slots[i] if m is None else slots[i] % m
+
+    coef = [z3.Int(f"%a{k}") for k in range(len(feats))]
+    hyp_known = [z3.substitute_vars(c, *pt.slots) for c in known]
+    out: list[z3.ExprRef] = []
+    texts = {} if texts is None else texts
+    checkers = _checkers(pt, hyp_known, timeout)
+    # A law through a shared variable is one through a ghost of it (``count + Sum(local) == E``) when the
+    # spec keeps one: ghosts first, and only them when there are any.
+    ghosts = [i for i in shared if getattr(pt.model.vars[pt.base[i]], "kind", None) == "ghost"]
+    for anchor in ghosts or shared:
+        a_index = feats.index((anchor, None))
+        found: list[list[int]] = []
+        for _ in range(LAWS_PER_ANCHOR):
+            law = _search(pt, feats, coef, a_index, found, checkers, value, timeout)
+            if law is None:
+                break
+            found.append(law)
+            var = [z3.Var(i, z3.IntSort()) for i in range(len(pt.slots))]
+            lhs = z3.Sum([a * value(var, f) for a, f in zip(law, feats) if a])
+            c0 = z3.simplify(z3.Sum([a * value(pt.init, f) for a, f in zip(law, feats) if a]))
+            out.append(lhs == c0)
+            texts[out[-1].get_id()] = _law_text(pt, feats, law, anchor, c0)
+        if not found:
+            notes.append(f"no conservation law through {pt.names[anchor]}")
+    return out
+
+
+def _checkers(pt: _Point, hyp_known: list[z3.BoolRef], timeout: float | None) -> list[tuple[z3.Solver, list]]:
+    """One solver per step holding its guard and the facts, asked again for each candidate law."""
+    out = []
+    for guard, post in pt.steps:
+        q = z3.Solver()
+        q.set("random_seed", 0)
+        if timeout:
+            q.set("timeout", max(1, int(timeout * 1000)))
+        q.add(pt.types, guard, *hyp_known)
+        out.append((q, post))
+    return out
+
+
+def _search(pt: _Point, feats: list, coef: list[z3.ArithRef], anchor: int, found: list[list[int]],
+            checkers: list, value, timeout: float | None) -> list[int] | None:
+    """Coefficients in -1..1 (``anchor``'s 1, not one of ``found``) that every step keeps, or None."""
+    # The fewest features: a law plus a sum of features that are constant anyway is a law too, and
+    # unreadable.
+    synth = z3.Optimize()
+    synth.set("random_seed", 0)
+    if timeout:
+        synth.set("timeout", max(1, int(timeout * 1000)))
+    synth.minimize(z3.Sum([z3.If(a == 0, 0, 1) for a in coef]))
+    synth.add(*[z3.And(a >= -1, a <= 1) for a in coef], coef[anchor] == 1)
+    for law in found:  # not a law found already, nor one with a law found already inside it
+        synth.add(z3.Or([a == 0 for a, v in zip(coef, law) if v]))
+    for _ in range(MAX_ROUNDS):
+        check_interrupt()
+        if synth.check() != z3.sat:
+            return None
+        m = synth.model()
+        law = [m.eval(a, model_completion=True).as_long() for a in coef]
+        bad = None
+        for q, post in checkers:
+            delta = z3.Sum([a * (value(post, f) - value(pt.slots, f)) for a, f in zip(law, feats) if a])
+            q.push()
+            q.add(delta != 0)
+            r = q.check()
+            if r == z3.sat:
+                bad = (q.model(), post)
+            q.pop()
+            if r == z3.unknown:
+                return None
+            if bad is not None:
+                break
+        if bad is None:
+            return law
+        zm, post = bad
+        pre_v = [zm.eval(x, model_completion=True) for x in pt.slots]
+        post_v = [zm.eval(x, model_completion=True) for x in post]
+        # The next coefficients must keep this step from this state too.
+        synth.add(z3.Sum([a * (z3.simplify(value(post_v, f)) - z3.simplify(value(pre_v, f)))
+                          for a, f in zip(coef, feats)]) == 0)
+    return None
+
+
+def _vocabulary_candidates(model: Model) -> list[z3.ExprRef]:
+    """The spec's vocabulary templates (``checker.prove.generalise.templates``: a lock's holder, a place
+    in the code where a number is 0, the declared per-CPU bounds) at this point, when it has a symmetric
+    role: the per-CPU facts a lock-based spec's lemmas state."""
+    from checker.prove.generalise import at_point, templates
+    from checker.prove.houdini import symmetric_role
+
+    role = symmetric_role(model)
+    return at_point(model, templates(model, role)) if role is not None else []
+
+
+def find_laws(model: Model, timeout: float | None) -> tuple[list[z3.ExprRef], Laws]:
+    """The modular facts and conservation laws inductive together at ``model``'s point (over ``Var(i)``)."""
+    t0 = time.perf_counter()
+    pt = _Point(model)
+    mods = moduli(pt.steps)
+    res = Laws(moduli=mods)
+    if not mods:
+        res.notes.append("the steps divide by no constant: no modular candidates")
+    t1 = time.perf_counter()
+    cands = modular_candidates(pt, mods) + _vocabulary_candidates(model)
+    facts = houdini_split(pt, cands, [], timeout)
+    res.modular = facts
+    res.notes.append(f"modular facts {time.perf_counter() - t1:.1f}s")
+    t1 = time.perf_counter()
+    texts: dict[int, str] = {}
+    laws = conservation_laws(pt, mods, facts, timeout, res.notes, texts)
+    res.notes.append(f"laws {time.perf_counter() - t1:.1f}s")
+    # The facts are inductive alone: each law need only be kept by the steps from a state of the facts.
+    res.conservation = houdini_split(pt, laws, facts, timeout) if laws else []
+    res.text = [texts[x.get_id()] for x in res.conservation]
+    kept = facts + res.conservation
+    res.seconds = time.perf_counter() - t0
+    return kept, res
+
+
+
+
+@dataclass
+class LemmaFree:
+    """The claims of one point proved with the facts found here in place of the spec's lemmas."""
+
+    proofs: dict[str, Proof]
+    kept: list[str]  # the conservation laws found, printed in the spec's words
+    facts: int  # modular facts kept
+    laws: Laws
+
+
+#: The name the found facts carry in the induction's obligations.
+FOUND = "found_laws"
+
+
+def prove_lemma_free(model: Model, solver: Solver, tag: str,
+                     progress: Callable[[int, int], None] | None = None) -> LemmaFree:
+    """Every claim of ``model``'s point (lemmas left out) proved by the ordinary induction, strengthened by
+    the modular facts and conservation laws Houdini keeps here. The facts are one conjunct of the
+    induction's invariant, so each of its obligations is proved again there before any claim holds."""
+    kept, laws = find_laws(model, solver.timeout)
+    enc = PerN(model)
+    claims = [p for p in model.properties if not getattr(p, "lemma", False)]
+    found = z3.And(kept) if kept else z3.BoolVal(True)
+
+    def holds(s: tuple) -> z3.BoolRef:
+        return z3.substitute_vars(found, *flat(enc, s))
+
+    prop = PropertyInfo(FOUND, holds, "invariant", "holds", None, "modular facts and conservation laws found at "
+                        "the point", None, None, inductive=True)
+    proofs = prove_invariants(enc, claims + ([prop] if kept else []), solver, f"{tag}.laws", progress)
+    refused = proofs.pop(FOUND, None)
+    if refused is not None and refused.verdict != HOLDS:
+        for pr in proofs.values():
+            pr.notes.append(f"the found facts were not proved again by induction: {refused.reason}")
+    text = list(laws.text)
+    return LemmaFree(proofs, text, len(laws.modular), laws)
+
+
+__all__ = ["FOUND", "LemmaFree", "Laws", "conservation_laws", "find_laws", "houdini_split", "moduli",
+           "modular_candidates", "prove_lemma_free"]

@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: GPL-2.0-only
+"""Modular facts and conservation laws found at one point (checker.prove.laws): the counter tree's kind of
+claim (what a carry walk holds back) proved without the hand-written lemmas it needed."""
+from __future__ import annotations
+
+import pytest
+
+from checker import AllOf, And, Ghost, If, Implies, Int, Param, PerCpu, Role, Shared, Spec, Sum, action, \
+    invariant, sometimes, terminal, when
+from checker.language.compile import Model
+from checker.language.model import resolve_params
+from checker.prove.encoding import PerN
+from checker.prove.inductive import prove_invariants
+from checker.prove.laws import find_laws, moduli, prove_lemma_free, _Point
+from checker.prove.solver import Solver
+from checker.result import HOLDS
+
+
+class Carry(Spec, name="carry_toy"):
+    """Each CPU counts in its own counter; each time it passes a multiple of 4 a carry of 4 is in flight
+    to ``top`` (the counter keeps its value, as the tree's level 0 does). A settled ``top`` is at most
+    ``3 * ncpus`` behind: the proof needs ``top + pending + Sum(local % 4) == E`` and ``idle => no
+    carry``, which the spec does not state."""
+
+    kernel = "none: a test spec (a one-level carry, lib/percpu_counter_tree.c's shape)"
+    ncpus = Param(2, domain=range(1, 9), explore=(1, 2), prove=(2,))
+    gap = Param(3, domain=range(0, 100), doc="the claimed bound per CPU")
+    cpus = Role("ncpus")
+    local = PerCpu(0, type=Int, role="cpus")
+    pend = PerCpu(0, type=Int, role="cpus")
+    busy = PerCpu(0, type=Int, role="cpus")
+    top = Shared(0, type=Int)
+    exact = Ghost(0)
+
+    @action(role="cpus")
+    def add(s, c):
+        res = s.local[c] + 1
+        carry = If(res % 4 == 0, 4, 0)
+        return when(And(s.busy[c] == 0, s.local[c] < 6), local={c: res}, exact=s.exact + 1,
+                    pend={c: carry}, busy={c: If(carry == 0, 0, 1)})
+
+    @action(role="cpus")
+    def fold(s, c):
+        return when(s.busy[c] == 1, top=s.top + s.pend[c], pend={c: 0}, busy={c: 0})
+
+    @terminal
+    def all_counted(s):
+        return AllOf(And(s.local[c] == 6, s.busy[c] == 0) for c in s.cpus)
+
+    @invariant
+    def settled_gap(s):
+        settled = AllOf(s.busy[c] == 0 for c in s.cpus)
+        return Implies(settled, And(s.top <= Sum(s.local), Sum(s.local) - s.top <= s.gap * s.ncpus))
+
+    @sometimes
+    def a_carry_lands(s):
+        return s.top > 0
+
+
+def _model(**kw):
+    return Model(Carry, resolve_params(Carry, {"ncpus": 2, **kw}))
+
+
+def test_the_moduli_are_read_off_the_steps():
+    assert moduli(_Point(_model()).steps) == [4]
+
+
+def test_the_settled_gap_is_not_inductive_alone():
+    model = _model()
+    got = prove_invariants(PerN(model), list(model.properties), Solver(10), "t")
+    assert got["settled_gap"].verdict != HOLDS
+
+
+def test_found_laws_prove_the_settled_gap_and_not_a_tighter_one():
+    kept, laws = find_laws(_model(), 10)
+    assert laws.conservation, laws.notes
+    free = prove_lemma_free(_model(), Solver(10), "t")
+    assert free.proofs["settled_gap"].verdict == HOLDS, free.proofs["settled_gap"].reason
+    assert any("% 4" in line and "top" in line and "exact" in line for line in free.kept), free.kept
+    # gap 2 is false (each CPU can hold 3 below its carry): nothing found may prove it
+    tight = prove_lemma_free(_model(gap=2), Solver(10), "t")
+    assert tight.proofs["settled_gap"].verdict != HOLDS
+
+
+@pytest.mark.differential
+def test_counter_tree_settled_gap_bound_without_its_lemmas():
+    from checker.loader import resolve
+
+    cls = resolve(["percpu_counter_tree"])[0]
+    for n in (2, 3):
+        model = Model(cls, resolve_params(cls, {"ncpus": n, "ops": 1}))
+        assert any(p.lemma for p in model.properties)
+        free = prove_lemma_free(model, Solver(60), "tree")
+        assert not any(name in free.proofs for name in ("carries_conserved", "items_hold_whole_carries"))
+        for claim in ("settled_gap_bound", "settled_claim", "precise_sum_is_exact"):
+            assert free.proofs[claim].verdict == HOLDS, (n, claim, free.proofs[claim].reason)
+
+
+def test_pdr_starts_from_the_found_laws_where_no_cpu_count_can_be_climbed():
+    from checker.prove.fixed import check_ladder, claims_of
+
+    model = _model()
+    got = check_ladder(model, claims_of(model), 10)
+    assert got["settled_gap"].verdict == HOLDS, got["settled_gap"].reason
+    assert any("% 4" in line for line in got["settled_gap"].invariant)
+
+
+def test_prover_infer_at_a_fixed_cpu_count_leaves_the_lemmas_out_and_says_so():
+    from checker.prove import prove_checks
+
+    got = {c.property: c for c in prove_checks(Carry, smt_timeout=10, infer=True) if c.kind == "proof"}
+    c = got["settled_gap"]
+    assert c.verdict == HOLDS and c.extra["method"] == "per-n-laws"
+    assert any("lemmas left out" in n and "s.exact ==" in n for n in c.extra["notes"])
+
+
+def test_the_per_n_fallback_with_infer_proves_each_point_without_lemmas():
+    from checker.prove import _per_n_fallback
+
+    proofs, method, shown = _per_n_fallback(Carry, {"ncpus": ("range", 2, 3), "gap": 3}, Solver(10), "t",
+                                            "has a tree (test)", infer=True)
+    assert method == "per-n-laws" and shown["ncpus"] == "2..3"
+    assert proofs["settled_gap"].verdict == HOLDS and proofs["settled_gap"].obligations > 0
+    assert any("ncpus=3" in n and "s.exact ==" in n for n in proofs["settled_gap"].notes)
