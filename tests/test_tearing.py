@@ -234,3 +234,33 @@ def test_an_interrupt_sees_half_a_store_unless_interrupts_are_off(irqsave, verdi
             "save", "store.store_lo", "tick.load_lo", "tick.finish"]
     assert explore(Model(TornInIrq(bits=64, irqsave=irqsave))).outcomes[
         "handler_reads_a_value_held"].verdict == "holds"
+
+
+class TwoTornWords(Spec):
+    """An action that stores two plain s64 words in one step: at a 32-bit point that is four 32-bit stores."""
+
+    kernel = "a test of 32-bit tearing: two plain 64-bit stores in one action"
+    bits = Bits()
+    writers = Role(1)
+    a = Shared(0, type=S64)
+    b = Shared(0, type=S64)
+
+    @action(role="writers")
+    def store_both(s, cpu):
+        """a = 1; b = 1"""
+        return when(s.a == 0, a=1, b=1)
+
+    @terminal
+    def stored(s):
+        return s.a == 1
+
+
+def test_an_action_with_two_plain_64_bit_accesses_is_refused_at_a_32_bit_point():
+    """Only one access per action is split into halves: a second is refused with the action's line, never
+    silently kept whole; the 64-bit point is as written."""
+    assert explore(Model(TwoTornWords(bits=64))).complete
+    with pytest.raises(SpecError) as e:
+        Model(TwoTornWords(bits=32))
+    assert "store_both accesses 2 plain 64-bit variables (a, b)" in str(e.value)
+    assert e.value.file.endswith("test_tearing.py") and e.value.line is not None
+    assert "one action per C access" in str(e.value)

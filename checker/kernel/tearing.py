@@ -32,6 +32,8 @@ in halves, and the engine, not the spec, writes the extra steps:
   ``_ihalf_v``), so it can come between the halves of the interrupted
   code's access to the same variable; while it is pending its CPU takes
   only its finish: the interrupted code waits and no handler nests;
+- an action that accesses two such variables is refused (a SpecError with
+  its line: write one action per C access), not split in one of them only;
 - only the finish of the action that started an access continues it, with
   the choice arguments it started with (the access's number, one per action
   and choice among the accesses of its kind to that variable, is part of
@@ -53,6 +55,7 @@ import copy
 import dataclasses
 from typing import Any
 
+from checker.errors import SpecError
 from checker.language.declare import DISABLED, ActionInfo, Ghost, Step
 from checker.ordering.machine import recording, set_slots
 from checker.types import LONG, NOBODY, ULONG, CpuId, Int, IntType
@@ -159,6 +162,14 @@ def split(model: Any, compiled: tuple) -> tuple:
         if cpu is None or not (stored or loaded):
             out.append(act)
             continue
+        if len(stored) + len(loaded) > 1:
+            # each split access is its own pair of steps; two in one action would need their four halves
+            # interleaved, which is not modelled: refused, not one of them silently kept whole
+            raise SpecError(f"{act.info.name} accesses {len(stored) + len(loaded)} plain 64-bit variables "
+                            f"({', '.join(stored + loaded)}) at a 32-bit point; each is two 32-bit accesses, and "
+                            f"only one per action is split into halves; write one action per C access to such a "
+                            f"variable (each load or store its own step), or atomic=True on one the kernel declares "
+                            f"atomic64_t", file=act.info.file, line=act.info.line)
         v, kind = (stored[0], "store") if stored else (loaded[0], "load")
         # an interrupt handler's access has slots of its own: it can come between the halves of the
         # interrupted code's access to the same variable, and handlers do not nest
