@@ -19,6 +19,7 @@ from checker.explore import explore
 from checker.language.compile import Model
 from checker.language.model import info
 from checker.ordering.declare import MEMORY
+from port_equality import equal_runs, point_id
 from specs.bugs.lazy_switch_no_preempt_disable import LazySwitchNoPreemptDisable
 from specs.percpu_lazy import PercpuLazy
 from specs.percpu_lazy_process import PercpuLazyProcess
@@ -28,18 +29,10 @@ from specs.percpu_lazy_publish_process import PercpuLazyPublishProcess
 
 def compare(params: dict, memory: str = "sc", engine: str = "interpreted", hand: type = PercpuLazy,
             port: type = PercpuLazyProcess):
-    mem = getattr(MEMORY, memory)
-    h = explore(Model(hand, hand(memory=mem, **params).params), engine=engine)
-    p = explore(Model(port, port(memory=mem, **params).params), engine=engine)
-    assert h.complete and p.complete and p.engine == h.engine == engine
-    assert {n: (o.verdict, len(o.trace or ())) for n, o in h.outcomes.items()} == \
-        {n: (o.verdict, len(o.trace or ())) for n, o in p.outcomes.items()}
-    assert (p.states, p.transitions, p.depth) == (h.states, h.transitions, h.depth)
-    return h, p
+    return equal_runs(hand, port, params, memory, engine)
 
 
-def _ids(p: dict) -> str:
-    return ",".join(f"{k}={v}" for k, v in p.items())
+_ids = point_id
 
 
 def test_port_equals_the_pc_machine_at_the_first_point():

@@ -15,27 +15,19 @@ import pytest
 from checker import And, invariant
 from checker.explore import explore
 from checker.language.compile import Model
-from checker.ordering.declare import MEMORY
 from checker.specs.bugs.counter_tree_read_in_flight import CounterTreeReadInFlight
 from checker.prove import prove_checks
 from checker.specs.percpu_counter_tree import DESIGN, PercpuCounterTree, PercpuCounterTreeDeep, claimed_range
+from port_equality import equal_runs, point_id
 from specs.percpu_counter_tree_process import PercpuCounterTreeProcess
 
 
 def compare(params: dict, memory: str = "sc", engine: str = "interpreted", hand: type = PercpuCounterTree,
             port: type = PercpuCounterTreeProcess):
-    mem = getattr(MEMORY, memory)
-    h = explore(Model(hand, hand(memory=mem, **params).params), engine=engine)
-    p = explore(Model(port, port(memory=mem, **params).params), engine=engine)
-    assert h.complete and p.complete and p.engine == h.engine == engine
-    assert {n: (o.verdict, len(o.trace or ())) for n, o in h.outcomes.items()} == \
-        {n: (o.verdict, len(o.trace or ())) for n, o in p.outcomes.items()}
-    assert (p.states, p.transitions, p.depth) == (h.states, h.transitions, h.depth)
-    return h, p
+    return equal_runs(hand, port, params, memory, engine)
 
 
-def _ids(p: dict) -> str:
-    return ",".join(f"{k}={getattr(v, 'name', v)}" for k, v in p.items())
+_ids = point_id
 
 
 #: every point of percpu_counter_tree's explore sweeps

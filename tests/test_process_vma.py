@@ -10,24 +10,16 @@ from __future__ import annotations
 
 import pytest
 
-from checker.explore import explore
-from checker.language.compile import Model
+from port_equality import equal_runs, point_id
 from specs.vma_unlink_batch import VmaUnlinkBatch
 from specs.vma_unlink_batch_process import VmaUnlinkBatchProcess
 
 
 def compare(params: dict, engine: str = "interpreted"):
-    h = explore(Model(VmaUnlinkBatch, VmaUnlinkBatch(**params).params), engine=engine)
-    p = explore(Model(VmaUnlinkBatchProcess, VmaUnlinkBatchProcess(**params).params), engine=engine)
-    assert h.complete and p.complete and p.engine == h.engine == engine
-    assert {n: (o.verdict, len(o.trace or ())) for n, o in h.outcomes.items()} == \
-        {n: (o.verdict, len(o.trace or ())) for n, o in p.outcomes.items()}
-    assert (p.states, p.transitions, p.depth) == (h.states, h.transitions, h.depth)
-    return h, p
+    return equal_runs(VmaUnlinkBatch, VmaUnlinkBatchProcess, params, engine=engine)
 
 
-def _ids(p: dict) -> str:
-    return ",".join(f"{k}={v}" for k, v in p.items())
+_ids = point_id
 
 
 # the first points of the default sweep (layout 0, both sizes), the unbatched loop, and the layout with a
