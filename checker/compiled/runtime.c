@@ -576,6 +576,31 @@ static const char *cp_dir;
 static void cp_save(int level, uint32_t level_start, uint32_t level_end);
 static int cp_load(int last, uint32_t *level_start, uint32_t *level_end);
 
+/* The layout: each slot's range over the initial states; a slot some step writes gets its declared domain,
+   or 2 bits to start with, and grows on demand. (The one-process search and a Ray slice, search_ray.c.) */
+static void initial_layout(const int64_t *inits, int ninit) {
+    for (int i = 0; i < CC_NSLOTS; i++) {
+        int64_t lo = inits[i], hi = inits[i];
+        for (int k = 1; k < ninit; k++) {
+            int64_t x = inits[(size_t)k * CC_NSLOTS + i];
+            if (x < lo) lo = x;
+            if (x > hi) hi = x;
+        }
+        L_lo[i] = lo;
+        L_w[i] = bits_for((uint64_t)hi - (uint64_t)lo);
+        if (cc_updated[i]) {
+            if (cc_dom_has[i] && cc_dom_lo[i] <= lo && hi <= cc_dom_hi[i]) {
+                L_lo[i] = cc_dom_lo[i];
+                L_w[i] = bits_for((uint64_t)cc_dom_hi[i] - (uint64_t)cc_dom_lo[i]);
+            } else if (L_w[i] < 2) {
+                L_w[i] = 2;
+                if (lo > INT64_MIN + 1) L_lo[i] = lo - 1;
+            }
+        }
+    }
+    layout_offsets();
+}
+
 int main(int argc, char **argv) {
     if (argc < 7) { fprintf(stderr, "usage: search MAX_STATES TIMEOUT MAX_MEMORY SAMPLE_FIRST SAMPLE_EVERY SAMPLE_MAX [THREADS [FINGERPRINT [CHECKPOINT_DIR RESUME_LEVEL]]] < initial states\n"); return 2; }
     uint64_t limit = strtoull(argv[1], NULL, 10);  /* 0: none */
@@ -603,28 +628,7 @@ int main(int argc, char **argv) {
     }
     long rss0 = rss_bytes();
     double t0 = now();
-    /* the layout: each slot's range over the initial states; a slot some step writes gets its declared
-       domain, or 2 bits to start with, and grows on demand */
-    for (int i = 0; i < CC_NSLOTS; i++) {
-        int64_t lo = inits[i], hi = inits[i];
-        for (int k = 1; k < ninit; k++) {
-            int64_t x = inits[(size_t)k * CC_NSLOTS + i];
-            if (x < lo) lo = x;
-            if (x > hi) hi = x;
-        }
-        L_lo[i] = lo;
-        L_w[i] = bits_for((uint64_t)hi - (uint64_t)lo);
-        if (cc_updated[i]) {
-            if (cc_dom_has[i] && cc_dom_lo[i] <= lo && hi <= cc_dom_hi[i]) {
-                L_lo[i] = cc_dom_lo[i];
-                L_w[i] = bits_for((uint64_t)cc_dom_hi[i] - (uint64_t)cc_dom_lo[i]);
-            } else if (L_w[i] < 2) {
-                L_w[i] = 2;
-                if (lo > INT64_MIN + 1) L_lo[i] = lo - 1;
-            }
-        }
-    }
-    layout_offsets();
+    initial_layout(inits, ninit);
     /* Address space reserved up front (touched only as used): the arena the whole budget, parents and
        labels enough for budget/16 states (a stored state takes at least ~18 bytes with its table share).
        Under an address-space limit (ulimit -v) the budget shrinks to fit. */

@@ -122,26 +122,7 @@ int cr_init(const int64_t *inits, int ninit, uint64_t budget, int nworkers, int 
     cr_nworkers = nworkers;
     cr_wid = wid;
     max_memory = budget;
-    for (int i = 0; i < CC_NSLOTS; i++) {
-        int64_t lo = inits[i], hi = inits[i];
-        for (int k = 1; k < ninit; k++) {
-            int64_t x = inits[(size_t)k * CC_NSLOTS + i];
-            if (x < lo) lo = x;
-            if (x > hi) hi = x;
-        }
-        L_lo[i] = lo;
-        L_w[i] = bits_for((uint64_t)hi - (uint64_t)lo);
-        if (cc_updated[i]) {
-            if (cc_dom_has[i] && cc_dom_lo[i] <= lo && hi <= cc_dom_hi[i]) {
-                L_lo[i] = cc_dom_lo[i];
-                L_w[i] = bits_for((uint64_t)cc_dom_hi[i] - (uint64_t)cc_dom_lo[i]);
-            } else if (L_w[i] < 2) {
-                L_w[i] = 2;
-                if (lo > INT64_MIN + 1) L_lo[i] = lo - 1;
-            }
-        }
-    }
-    layout_offsets();
+    initial_layout(inits, ninit);
     arena_cap = (size_t)max_memory;
     node_cap = (size_t)(max_memory / 16) + 16;
     if (node_cap > (size_t)NONE) node_cap = NONE;
