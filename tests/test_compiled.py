@@ -66,7 +66,7 @@ def same_exploration(cls, params, symmetry, max_states=None):
 
 #: The specs whose first point takes 9-19 s to compare interpreted: compared in the slow tier (.ci/run runs it).
 SLOW_FIRST_POINT = ("stack_stranded_dead_cpu", "percpu_counter_tree_deep", "stack_drain_online_cpu",
-                    "stack_teardown_keeps_pointer", "lazy_publish_relaxed")
+                    "stack_teardown_keeps_pointer", "lazy_publish_relaxed", "percpu_lazy_process")
 
 
 @pytest.mark.parametrize("symmetry", [True, False], ids=["symmetry", "no-symmetry"])
@@ -124,7 +124,8 @@ TOO_SLOW_INTERPRETED_LKMM = {"percpu_counter_tree_deep"}
 
 #: 6-10 s each at the first point: compared in the differential tier only (every point, below).
 SLOW_FIRST_LKMM = {"stack_cache", "stack_drain_online_cpu", "counter_tree_read_in_flight", "hotplug_dying_partial",
-                   "percpu_counter_tree_process"}
+                   "percpu_counter_tree_process", "percpu_lazy_process", "percpu_lazy_publish_process",
+                   "lazy_switch_no_preempt_disable"}
 
 
 @pytest.mark.parametrize("name", [n for n in LKMM_SPECS

@@ -338,6 +338,7 @@ def test_a_failed_compile_says_so_and_leaves_nothing(cache, tmp_path, monkeypatc
     silent.write_text("#!/bin/sh\nexit 1\n")
     silent.chmod(0o755)
     monkeypatch.setenv("CC", str(silent))
+    monkeypatch.delenv("COUNTERCHECK_COMPILE_FAILURE")  # (the suite's setting: see tests/conftest.py)
     r = explore(model_of(write_spec(tmp_path / "tiny.py")), engine="compiled")
     assert r.engine == "interpreted"
     assert r.engine_note.endswith("(exit status 1): it printed nothing")

@@ -145,7 +145,10 @@ def test_release_by_read_and_write_loses_a_stack_to_an_irqs_off_put():
                                           "put_task_stack_irqs_off", "this_cpu_write_slot"]
 
 
-@pytest.mark.parametrize("nr, hotplug", [(1, 0), (1, 1), (2, 0), (2, 1)])
+#: (the hotplug points, 7-9k states on the interpreter twice, in the differential tier: the mutant's early charge
+#: does not meet the hotplug teardown)
+@pytest.mark.parametrize("nr, hotplug", [(1, 0), pytest.param(1, 1, marks=pytest.mark.differential), (2, 0),
+                                         pytest.param(2, 1, marks=pytest.mark.differential)])
 def test_equivalent_mutant_is_not_reported_and_reaches_as_many_states(nr, hotplug):
     base = explore(StackCache(nr_cached=nr, hotplug=hotplug))
     mutant = explore(StackChargeBeforeZeroing(nr_cached=nr, hotplug=hotplug))
