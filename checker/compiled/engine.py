@@ -282,22 +282,7 @@ def compiled_search(model: Model, *, symmetry: bool, max_states: int | None = No
     if dl >= 0:
         st.deadlock = states[dl]
     if model.rules.active:
-        # at one state: a spinning handler first (the interpreter looks before the state's steps), the
-        # terminal check last
-        for e, idx, step in sorted(out.events, key=lambda x: (x[1], x[2] if x[2] >= 0 else -1 if x[2] == -2 else 1 << 30)):
-            s = states[idx]
-            if step == -2:
-                model.rules.irq_spins(s)
-                continue
-            if step < 0:
-                model.rules.on_terminal(s)
-                continue
-            label = low.steps[step].label
-            t = next((t for lab, t in model.successors(s) if lab == label), None)
-            if t is None:
-                raise InternalError(f"compiled engine: context event {evs[e]} at a step the interpreter does not "
-                                    f"take ({label} in {s})")
-            model.rules.on_transition(s, label, t)
+        replay_events(model, low, evs, [(e, states[idx], step, idx) for e, idx, step in out.events])
     return st
 
 
@@ -402,3 +387,22 @@ def choose_and_search(model: Model, *, engine: str, symmetry: bool, max_states: 
 
         model.rules = ContextRules(model)
         return interpreted(max_states, left), "interpreted", f"interpreted: {e}"
+
+
+def replay_events(model: Model, low: Any, evs: list, hits: list[tuple[int, Any, int, int]]) -> None:
+    """The context events the program reported, ``(event, state, step, order)`` (step -2: a spinning handler,
+    -1: the terminal check), told to the context rules: at one state a spinning handler first (the interpreter
+    looks before the state's steps), the terminal check last."""
+    for e, s, step, _ in sorted(hits, key=lambda x: (x[3], x[2] if x[2] >= 0 else -1 if x[2] == -2 else 1 << 30)):
+        if step == -2:
+            model.rules.irq_spins(s)
+            continue
+        if step < 0:
+            model.rules.on_terminal(s)
+            continue
+        label = low.steps[step].label
+        t = next((t for lab, t in model.successors(s) if lab == label), None)
+        if t is None:
+            raise InternalError(f"compiled engine: context event {evs[e]} at a step the interpreter does not "
+                                f"take ({label} in {s})")
+        model.rules.on_transition(s, label, t)

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from checker.cluster import cluster_cpus, import_ray, release_idle
-from checker.compiled.engine import (Fallback, InternalError, Timings, _describe_error, _replay_paths, _source,
+from checker.compiled.engine import (Fallback, InternalError, Timings, replay_events, _describe_error, _replay_paths, _source,
                                      default_max_memory)
 from checker.compiled.build import CompileFailed, CompilerMissing
 from checker.compiled.lower import flatten, unflatten
@@ -431,19 +431,4 @@ def _paths(paths: _Paths, evs: list, pool: Any, found: dict[int, int], deadlock:
     if dl is not None:
         st.deadlock = states[dl]
     if model.rules.active:
-        # as engine.compiled_search: at one state a spinning handler first, the terminal check last
-        for e, i, step, _num in sorted(ev_hits, key=lambda x: (x[3], x[2] if x[2] >= 0 else -1 if x[2] == -2
-                                                                 else 1 << 30)):
-            s = states[i]
-            if step == -2:
-                model.rules.irq_spins(s)
-                continue
-            if step < 0:
-                model.rules.on_terminal(s)
-                continue
-            label = low.steps[step].label
-            t = next((t for lab, t in model.successors(s) if lab == label), None)
-            if t is None:
-                raise InternalError(f"compiled engine on Ray: context event {evs[e]} at a step the interpreter "
-                                    f"does not take ({label} in {s})")
-            model.rules.on_transition(s, label, t)
+        replay_events(model, low, evs, [(e, states[i], step, num) for e, i, step, num in ev_hits])
