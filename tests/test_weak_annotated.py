@@ -105,7 +105,9 @@ def test_eager_calls_limited_overshoot_under_weak_memory_is_2_batch_minus_1_per_
     assert r.verdicts["limit_overshoot_bounded_under_weak_memory"] == "holds"
     assert "limit_overshoot_bounded" not in r.verdicts  # sc_only: not_applicable here
     tight = r.outcomes["limit_overshoot_under_weak_memory_is_tight"]
-    assert tight.verdict == "holds" and len(tight.trace) == steps and tight.trace[-1].action == "limited_fast_add"
+    # (the last step is a limited add's: its fast path, or under lkmm equally short, its fold)
+    assert tight.verdict == "holds" and len(tight.trace) == steps
+    assert tight.trace[-1].action in ("limited_fast_add", "limited_fold")
     sc = explore(PercpuEagerCalls(**LIMITED))
     assert sc.verdicts["limit_overshoot_bounded_under_weak_memory"] == "holds"
     assert "limit_overshoot_under_weak_memory_is_tight" not in sc.verdicts  # (under sc the overshoot stops at 6)
