@@ -126,22 +126,57 @@ def disconnect() -> None:
     import_ray().shutdown()
 
 
-#: The modules keeping idle actors between explorations: the interpreter's and the compiled engine's.
-_POOLS = ("checker.explore.ray_pool", "checker.compiled.ray_search")
+#: Every pool of idle actors this process made: the interpreter's and the compiled engine's.
+_pools: list["IdleActors"] = []
 
 
-def release_idle(keep: str | None = None) -> None:
-    """Stop the idle actors of every pool but ``keep`` (a module name): each holds a CPU that another
-    pool's actors, or Ray tasks (the proof sweep), may need.
+class IdleActors:
+    """Ray actors of one class, kept between explorations of this process (starting one takes seconds).
 
-    The pools import this module; they are looked up, not imported, so the modules do not import each
-    other: one never loaded made no actor."""
-    import sys
+    Each holds a CPU, so taking actors from one pool first stops the idle ones of the others; so does a
+    proof sweep's Ray tasks (``release_idle``)."""
 
-    for name in _POOLS:
-        pool = sys.modules.get(name)
-        if name != keep and pool is not None:
-            pool.release_actors()
+    def __init__(self, actor_class: type):
+        self.actor_class = actor_class
+        self.idle: list[Any] = []
+        _pools.append(self)
+
+    def take(self, jobs: int) -> list[Any]:
+        """``jobs`` actors spread over the cluster's nodes, idle ones first."""
+        ray = import_ray()
+        cpus = cluster_cpus()
+        if jobs > cpus:
+            # an actor holds a CPU: more actors than CPUs would wait for one forever
+            raise UsageError(f"--jobs {jobs} with --cluster: the cluster has {cpus} CPUs; give --jobs {cpus} "
+                             f"or fewer")
+        # (actors belong to this process: Ray ends them when it ends, killed or not)
+        remote = ray.remote(num_cpus=1, max_restarts=0, scheduling_strategy="SPREAD")(self.actor_class)
+        if len(self.idle) < jobs:
+            release_idle(keep=self)
+        while len(self.idle) < jobs:
+            self.idle.append(remote.remote())
+        actors = self.idle[:jobs]
+        del self.idle[:jobs]
+        return actors
+
+    def give_back(self, actors: list[Any]) -> None:
+        """Keep ``actors`` for the next exploration (first in line)."""
+        self.idle[:0] = actors
+
+    def release(self) -> None:
+        """Stop the idle actors."""
+        if self.idle:
+            ray = import_ray()
+            for a in self.idle:
+                ray.kill(a)
+        self.idle.clear()
+
+
+def release_idle(keep: IdleActors | None = None) -> None:
+    """Stop the idle actors of every pool but ``keep``."""
+    for pool in _pools:
+        if pool is not keep:
+            pool.release()
 
 
 def cluster_cpus() -> int:

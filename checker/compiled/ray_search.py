@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from checker.cluster import cluster_cpus, import_ray, release_idle
+from checker.cluster import IdleActors, import_ray
 from checker.compiled.engine import (Fallback, InternalError, Timings, replay_events, _describe_error, _replay_paths, _source,
                                      default_max_memory)
 from checker.compiled.build import CompileFailed, CompilerMissing
@@ -116,22 +116,11 @@ class RaySlices:
     """``jobs`` slice actors, spread over the cluster's nodes; ``WorkerLost`` when one stops answering."""
 
     def __init__(self, jobs: int):
-        ray = self.ray = import_ray()
-        cpus = cluster_cpus()
-        if jobs > cpus:
-            raise UsageError(f"--jobs {jobs} with --cluster: the cluster has {cpus} CPUs; give --jobs {cpus} "
-                             f"or fewer")
         if jobs > 255:
             raise UsageError(f"--jobs {jobs} with --cluster and the compiled engine: 255 actors at most")
-        # (actors belong to this process: Ray ends them when it ends, killed or not)
-        remote = ray.remote(num_cpus=1, max_restarts=0, scheduling_strategy="SPREAD")(_SliceActor)
-        if len(_idle) < jobs:
-            release_idle(keep=__name__)  # the interpreter's idle actors hold CPUs these need
-        while len(_idle) < jobs:
-            _idle.append(remote.remote())
+        self.ray = import_ray()
         self.jobs = jobs
-        self.actors = _idle[:jobs]
-        del _idle[:jobs]
+        self.actors = _idle.take(jobs)
 
     def get(self, pending: list, wids: list[int] | None = None) -> list:
         out = []
@@ -183,21 +172,8 @@ class RaySlices:
         else:
             for a in self.actors:
                 a.close.remote()
-            _idle[:0] = self.actors
+            _idle.give_back(self.actors)
         self.actors = []
-
-
-#: Actors between explorations of this process (the first ``jobs`` serve the next).
-_idle: list[Any] = []
-
-
-def release_actors() -> None:
-    """Stop the idle actors (``checker.cluster.release_idle``)."""
-    if _idle:
-        ray = import_ray()
-        for a in _idle:
-            ray.kill(a)
-    _idle.clear()
 
 
 class LocalSlices:
@@ -432,3 +408,7 @@ def _paths(paths: _Paths, evs: list, pool: Any, found: dict[int, int], deadlock:
         st.deadlock = states[dl]
     if model.rules.active:
         replay_events(model, low, evs, [(e, states[i], step, num) for e, i, step, num in ev_hits])
+
+
+#: The slice actors between explorations of this process.
+_idle = IdleActors(_SliceActor)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from checker.cluster import ModelRef, cluster_cpus, import_ray, release_idle
+from checker.cluster import IdleActors, ModelRef, import_ray
 from checker.errors import UsageError
 from checker.explore.parallel import WorkerLost, _Worker, answer, run_call
 from checker.language.compile import Model
@@ -47,36 +47,12 @@ class _Actor:
         return run_call(self.worker, name, args)
 
 
-#: Actors between explorations of this process (a list: the first ``jobs`` serve the next).
-_idle: list[Any] = []
-
-
-def release_actors() -> None:
-    """Stop the idle actors: each holds a CPU that Ray tasks (the proof sweep) may need."""
-    if _idle:
-        ray = import_ray()
-        for a in _idle:
-            ray.kill(a)
-    _idle.clear()
-
-
 class RayPool:
     """``jobs`` actors spread over the cluster's nodes; a blocking call on all or one."""
 
     def __init__(self, model: Model, jobs: int, symmetry: bool, check_symmetry: bool):
-        ray = self.ray = import_ray()
-        cpus = cluster_cpus()
-        if jobs > cpus:
-            # an actor holds a CPU: more actors than CPUs would wait for one forever
-            raise UsageError(f"--jobs {jobs} with --cluster: the cluster has {cpus} CPUs; give --jobs {cpus} "
-                             f"or fewer")
-        remote = ray.remote(num_cpus=1, max_restarts=0, scheduling_strategy="SPREAD")(_Actor)
-        if len(_idle) < jobs:
-            release_idle(keep=__name__)  # the compiled engine's idle actors hold CPUs these need
-        while len(_idle) < jobs:
-            _idle.append(remote.remote())
-        self.actors = _idle[:jobs]
-        del _idle[:jobs]
+        self.ray = import_ray()
+        self.actors = _idle.take(jobs)
         ref = ModelRef.of(model)
         self.lost = False
         try:
@@ -109,5 +85,9 @@ class RayPool:
             for a in self.actors:
                 self.ray.kill(a)
         else:
-            _idle[:0] = self.actors
+            _idle.give_back(self.actors)
         self.actors = []
+
+
+#: The actors between explorations of this process.
+_idle = IdleActors(_Actor)
