@@ -17,13 +17,12 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from measure import ROOT, run_child
+
 TARGET = {"variant": "C", "irq": 1, "migrations": 2, "readers": 1, "summers": 1, "forever": 0, "ncpus": 3}
 
 
@@ -69,19 +68,7 @@ def child(arg: str) -> None:
 
 
 def run(given: dict, por: bool, timeout: float) -> dict:
-    cmd = [sys.executable, __file__, "--child", json.dumps([given, por, timeout])]
-    load = os.getloadavg()[0]
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=err, text=True)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t0
-        out.seek(0), err.seek(0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise SystemExit(f"{' '.join(cmd)} failed:\n{err.read()}")
-        res = json.loads(out.read().strip().splitlines()[-1])
-    res.update(wall=wall, cpu=usage.ru_utime + usage.ru_stime, load=load)
-    return res
+    return run_child(__file__, [given, por, timeout])
 
 
 def first_points(max_states: int, only: list[str] | None = None) -> list[str]:

@@ -23,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 
+from measure import load
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -31,10 +33,6 @@ POINTS = [
     ("percpu_eager", {"ncpus": 4, "ops": 3, "batch": 3, **RS}, False),  # unreduced
     ("percpu_eager", {"ncpus": 6, "ops": 3, "batch": 3, "variant": 1, **RS}, True),  # variant B, symmetry
 ]
-
-
-def load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main() -> None:

@@ -16,13 +16,11 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from measure import ROOT, run_child
+
 SPECS = ("percpu_counter_tree", "counter_tree_read_in_flight")
 DESIGNS = ("latest", "noskip", "v6")
 POINT = {"ncpus": 8, "tasks": 1, "ops": 2, "large": 0, "migrations": 0}
@@ -46,19 +44,7 @@ def child(arg: str) -> None:
 
 
 def run(name: str, design: str, timeout: float) -> dict:
-    cmd = [sys.executable, __file__, "--child", json.dumps([name, design, timeout])]
-    load = os.getloadavg()[0]
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=err, text=True)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t0
-        out.seek(0), err.seek(0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise SystemExit(f"{' '.join(cmd)} failed:\n{err.read()}")
-        res = json.loads(out.read().strip().splitlines()[-1])
-    res.update(wall=wall, cpu=usage.ru_utime + usage.ru_stime, load=load, peak_mb=usage.ru_maxrss / 1024)
-    return res
+    return run_child(__file__, [name, design, timeout])
 
 
 def main() -> None:
