@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -287,13 +288,18 @@ def _documented_mistakes(tmp_path: Path) -> list[tuple[tuple[str, ...], str]]:
     ]
 
 
-def test_every_documented_mistake_is_exit_2_with_one_line_and_no_traceback(tmp_path):
-    for args, said in _documented_mistakes(tmp_path):
-        r = run_cli(*args)
-        assert r.returncode == 2, (args, r.stdout, r.stderr)
-        assert said in r.stderr, (args, r.stderr)
-        assert "Traceback" not in r.stdout + r.stderr, args
-        assert not any(line.startswith(("ok ", "FAIL", "??")) for line in r.stdout.splitlines()), args
+with tempfile.TemporaryDirectory() as _d:
+    _MISTAKES = len(_documented_mistakes(Path(_d)))
+
+
+@pytest.mark.parametrize("which", range(_MISTAKES))  # one run each, so that xdist spreads them
+def test_every_documented_mistake_is_exit_2_with_one_line_and_no_traceback(which, tmp_path):
+    args, said = _documented_mistakes(tmp_path)[which]
+    r = run_cli(*args)
+    assert r.returncode == 2, (args, r.stdout, r.stderr)
+    assert said in r.stderr, (args, r.stderr)
+    assert "Traceback" not in r.stdout + r.stderr, args
+    assert not any(line.startswith(("ok ", "FAIL", "??")) for line in r.stdout.splitlines()), args
 
 
 def test_a_bad_output_path_is_refused_before_any_work(tmp_path):

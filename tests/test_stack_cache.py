@@ -36,7 +36,8 @@ def _point(nr, hotplug, ntasks):
 
 @pytest.mark.parametrize("nr, hotplug, ntasks", sorted(STATES))
 def test_every_property_holds_with_pinned_state_counts(nr, hotplug, ntasks):
-    e = explore(_point(nr, hotplug, ntasks))
+    e = explore(_point(nr, hotplug, ntasks), engine="compiled")  # the interpreter's count: tests/test_compiled.py
+    assert e.engine == "compiled", e.engine_note
     assert e.complete
     assert set(e.verdicts.values()) == {"holds"}, {k: v for k, v in e.verdicts.items() if v != "holds"}
     assert e.states == STATES[nr, hotplug, ntasks]
@@ -51,7 +52,8 @@ def test_symmetry_changes_the_count_not_the_state_space(nr, hotplug, ntasks):
 def test_the_rcu_path_at_the_kernels_two_slots_needs_a_third_task():
     two = explore(StackCache(nr_cached=2, ntasks=2))
     assert "an_rcu_callback_caches_its_stack" not in two.verdicts  # does not apply: the slots never fill
-    three = explore(_point(2, 0, 3))
+    three = explore(_point(2, 0, 3), engine="compiled")
+    assert three.engine == "compiled", three.engine_note
     assert three.verdicts["an_rcu_callback_caches_its_stack"] == "holds"
     assert three.verdicts["an_rcu_callback_frees_its_stack"] == "holds"
     # release with both slots full: through thread_stack_delayed_free to the callback

@@ -230,7 +230,8 @@ def test_plain_store_publish_fails_under_sc_and_misorders_the_copy_under_lkmm():
     sc = explore(LazyPublishPlainStore(**LAZY))
     assert sc.verdicts["no_update_lost"] == "violated" and len(sc.outcomes["no_update_lost"].trace) == 14
     assert sc.verdicts["read_sees_the_published_copy"] == "holds" and sc.states == 3147
-    lk = explore(LazyPublishPlainStore(**LAZY, memory=LKMM))
+    lk = explore(LazyPublishPlainStore(**LAZY, memory=LKMM), engine="compiled")
+    assert lk.engine == "compiled", lk.engine_note
     assert lk.verdicts["no_data_race"] == "violated"  # the plain store of c->v against the atomic64_read()s
     trace = lk.outcomes["plain_publish_misorders_the_copy"].trace
     assert len(trace) == 13
@@ -281,7 +282,8 @@ def test_stack_cache_holds_under_every_model(memory):
     """Every access to CPU c's cached_stacks[] is CPU c's own this_cpu op (a task's steps run on its CPU,
     migrations are full barriers) except the teardown's, which runs after the hotplug state machine's full
     barriers: no verdict changes under tso or lkmm, and the store buffers and histories do fill."""
-    r = explore(StackCache(**STACK, memory=memory))
+    r = explore(StackCache(**STACK, memory=memory), engine="compiled")  # state for state: the test below
+    assert r.engine == "compiled", r.engine_note
     assert r.complete and _failing(r) == [] and r.states == STACK_STATES[memory]
     if memory == TSO:
         assert r.verdicts["store_buffer_fills"] == "holds"
