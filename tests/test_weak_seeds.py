@@ -167,7 +167,8 @@ def test_relaxed_publish_is_found_under_lkmm_with_the_stale_slot_read_through_th
     """atomic64_cmpxchg_relaxed(): the reader's atomic64_read finds the new pointer and the load through it,
     the next one, finds the publisher's slot one store old (the zeroed storage): message passing with no
     order on the writer's side, which the fully ordered cmpxchg forbids (MP+mb+addr: Never)."""
-    r = explore(LazyPublishRelaxed(**LAZY, memory=LKMM))
+    r = explore(LazyPublishRelaxed(**LAZY, memory=LKMM), engine="compiled")
+    assert r.engine == "compiled", r.engine_note
     assert r.verdicts["relaxed_publish_misorders_the_copy"] == "violated"  # read_sees_the_published_copy at lkmm
     trace = r.outcomes["relaxed_publish_misorders_the_copy"].trace
     assert len(trace) == 13
@@ -181,7 +182,8 @@ def test_the_correct_publish_holds_under_lkmm_with_the_dependency_on_the_pointer
     """The same point with the fully ordered cmpxchg: every slot load depends on the reader's atomic64_read of
     c->v (dep="published"), so none reads the publisher's slot older than the copy (MP+mb+addr: Never). Was
     violated after 14 steps (the second slot load depended on the first slot's, dep=True)."""
-    r = explore(PercpuLazyPublish(**LAZY, memory=LKMM))
+    r = explore(PercpuLazyPublish(**LAZY, memory=LKMM), engine="compiled")
+    assert r.engine == "compiled", r.engine_note
     assert r.complete and _failing(r) == [] and r.states == 16468
 
 
@@ -190,7 +192,8 @@ def test_tso_keeps_program_order_inside_a_step():
     memory first, so under x86-TSO no reader finds the pointer without the copy, relaxed publish or not (x86's
     cmpxchg is LOCKed either way). Was: violated, the copy buffered after the pointer reached memory."""
     for cls in (PercpuLazyPublish, LazyPublishRelaxed):
-        r = explore(cls(**LAZY, memory=TSO))
+        r = explore(cls(**LAZY, memory=TSO), engine="compiled")
+        assert r.engine == "compiled", r.engine_note
         assert r.complete and _failing(r) == [] and r.states == 6911, cls.__name__
 
 
@@ -273,7 +276,8 @@ STACK_STATES = {SC: 1210, TSO: 8951, LKMM: 7218}
 def test_stack_cache_annotations_keep_the_sc_states_at_every_default_point(nr, hotplug, states):
     """The default sweep's four points: the counts and verdicts before the access= annotations (and before
     the irqs-off and hard-irq releases became steps of the CPU they run on)."""
-    r = explore(StackCache(nr_cached=nr, hotplug=hotplug))
+    r = explore(StackCache(nr_cached=nr, hotplug=hotplug), engine="compiled")
+    assert r.engine == "compiled", r.engine_note
     assert r.complete and r.states == states and _failing(r) == []
 
 
@@ -348,7 +352,8 @@ def test_a_drain_of_an_online_cpu_races_with_its_this_cpu_xchg_under_tso():
     params = dict(nr_cached=1, hotplug=0, failures=0, migrations=0)
     r = explore(StackDrainOnlineCpu(**params))
     assert r.complete and _failing(r) == [] and r.states == 593
-    r = explore(StackDrainOnlineCpu(**params, memory=TSO))
+    r = explore(StackDrainOnlineCpu(**params, memory=TSO), engine="compiled")
+    assert r.engine == "compiled", r.engine_note
     assert set(StackDrainOnlineCpu.expect_violated) <= set(_failing(r))
     trace = r.outcomes["freed_never_handed_out"].trace
     assert len(trace) == 9
