@@ -523,11 +523,10 @@ except KeyboardInterrupt:
 def test_a_spec_whose_points_are_all_liveness_abstractions_says_so_under_weak_memory():
     """lazy_cmpxchg_stale_old's only point is a liveness abstraction (sc only): named under --memory tso or lkmm
     it checks nothing, an error saying why and what to run, not the empty-sweep text (in-process, no run)."""
-    from checker.loader import builtin_specs
+    from checker.specs.bugs.lazy_cmpxchg_stale_old import LazyCmpxchgStaleOld
     from checker.verify import verify
 
-    cls = builtin_specs()["lazy_cmpxchg_stale_old"]
-    r = verify([cls], memory="lkmm", named=["lazy_cmpxchg_stale_old"])
+    r = verify([LazyCmpxchgStaleOld], memory="lkmm", named=["lazy_cmpxchg_stale_old"])
     assert not r.checks and len(r.errors) == 1
     assert "every point of its explore sweep is a liveness abstraction, which is checked under sc only" \
         in r.errors[0].message and "run it with --memory sc" in r.errors[0].message
