@@ -2,6 +2,7 @@
 """The bare weak-memory sweeps of issue 29: every built-in spec and bug spec, no caps.
 
     python benchmarks/weak_sweeps.py run MODEL OUTDIR      # nice python -m checker verify --memory MODEL -v ...
+    python benchmarks/weak_sweeps.py each MODEL OUTDIR --deadline S SPEC ...   # one spec at a time
     python benchmarks/weak_sweeps.py summary OUTDIR [MODEL ...] [--out FILE]
 
 ``run`` starts ``python -m checker verify --memory MODEL -v --traces none --json OUTDIR/MODEL.json`` (the
@@ -11,6 +12,11 @@ those files (a sweep still running, or stopped, included: its last progress line
 writes per spec: the points finished, the checks by verdict and the largest point's states, then every check
 that is not "holds / not applicable / expected violation found", then where the sweep stood. The figures are
 what the runs printed, nothing is asserted; note the machine's load beside them (``uptime``).
+
+``each`` runs the named specs one at a time, each with ``--deadline S`` (what a spec did not decide by then
+is inconclusive, and its last progress line, with the states and the rate, is kept), appending to the same
+``OUTDIR/MODEL.out``; ``OUTDIR/MODEL.each`` gets a line per spec: its wall time, exit status, the load
+average when it ended, and for a spec stopped by its deadline where it stood.
 """
 from __future__ import annotations
 
@@ -38,6 +44,25 @@ def run(model: str, outdir: Path) -> int:
                              stdout=out, stderr=err, cwd=ROOT, env=env)
     (outdir / f"{model}.wall").write_text(f"{time.time() - t0:.0f} s, exit {rc}\n")
     return rc
+
+
+def each(model: str, outdir: Path, deadline: int, specs: list[str]) -> None:
+    outdir.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for spec in specs:
+        t0 = time.time()
+        err_file = outdir / f"{model}.{spec}.err"
+        with open(outdir / f"{model}.out", "a") as out, open(err_file, "w") as err:
+            # the outer timeout only guards a run that does not honour --deadline (a hung child)
+            rc = subprocess.call(["timeout", str(deadline + 300), "nice", "-n", "19", sys.executable, "-m",
+                                  "checker", "verify", spec, "--memory", model, "-v", "--traces", "none",
+                                  "--deadline", str(deadline)],
+                                 stdout=out, stderr=err, cwd=ROOT, env=env)
+        progress = [x for x in err_file.read_text().splitlines() if x.startswith("progress:")]
+        stood = f"  where it stood: {progress[-1][:300]}" if rc == 3 and progress else ""
+        load = os.getloadavg()
+        with open(outdir / f"{model}.each", "a") as log:
+            log.write(f"{spec:38} {time.time() - t0:7.0f} s  exit {rc}  load {load[0]:.1f}{stood}\n")
 
 
 def summary(outdir: Path, model: str) -> list[str]:
@@ -75,6 +100,11 @@ def main() -> None:
     r = sub.add_parser("run")
     r.add_argument("model", choices=("tso", "lkmm"))
     r.add_argument("outdir", type=Path)
+    e = sub.add_parser("each")
+    e.add_argument("model", choices=("tso", "lkmm"))
+    e.add_argument("outdir", type=Path)
+    e.add_argument("--deadline", type=int, required=True)
+    e.add_argument("specs", nargs="+")
     s = sub.add_parser("summary")
     s.add_argument("outdir", type=Path)
     s.add_argument("models", nargs="*", default=["tso", "lkmm"])
@@ -82,6 +112,9 @@ def main() -> None:
     args = ap.parse_args()
     if args.cmd == "run":
         sys.exit(run(args.model, args.outdir))
+    if args.cmd == "each":
+        each(args.model, args.outdir, args.deadline, args.specs)
+        return
     lines = []
     for m in args.models:
         lines += summary(args.outdir, m)

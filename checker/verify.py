@@ -384,7 +384,12 @@ def nothing_checked(cls: type, own: dict[str, tuple], tasks: list[Task], mode: s
     what = "--simulate" if simulate is not None else f"--mode {mode}"
     why = []
     pointed = [t for t in tasks if t.params is not None]
-    if (simulate is not None or mode != "prove") and not pointed:
+    weak = any(v != 0 for v in own.get("memory", ())) and info(cls).abstraction is not None
+    if (simulate is not None or mode != "prove") and not pointed and weak and _has_points(cls, {**own, "memory": (0,)}):
+        # every point left was a liveness abstraction, which _sc_only_engines keeps out of tso and lkmm
+        why.append("every point of its explore sweep is a liveness abstraction, which is checked under sc only "
+                   "(the abstraction does not model weak memory); run it with --memory sc")
+    elif (simulate is not None or mode != "prove") and not pointed:
         why.append("its explore sweep has no point (a parameter's explore= is empty, or --set left no value)")
     elif simulate is not None:
         why.append("every point of its explore sweep is liveness-only (an Abstraction), which simulation "

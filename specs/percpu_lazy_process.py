@@ -166,22 +166,27 @@ def _into_published(s, t, old, copy):
     return If(ok, copy, Select(s.slot, s.task_cpu[t]))
 
 
-def _stale_copy(s, t, old):
+def _stale_copy_lands(s, t, old):
     """Without preempt_disable() (``preempt_off=0``), a retry after a migration copies the word into another
-    CPU's slot of the task's storage, and the earlier copy stays in the first CPU's slot: kept here as
+    CPU's slot of the task's storage, and the earlier copy stays in the first CPU's slot. Kept as
     ``stale``/``stale_cpu`` from a failed publishing cmpxchg (the last one on another CPU: exact while a task
-    changes CPU at most once inside its switch), and written into ``slot`` when the storage is published; the
-    updates of the switch's steps (a free drops it). With preemption off (the kernel's code) the retry runs
-    on the same CPU and overwrites its slot: nothing is kept."""
+    changes CPU at most once inside its switch), it lands in ``slot`` (the published storage) when this
+    cmpxchg publishes the storage from another CPU. With preemption off (the kernel's code) the retry runs on
+    the same CPU and overwrites its slot: nothing is kept."""
+    if s.preempt_off:
+        return False
+    was = Select(s.stale_cpu, t)
+    return And(s.published == NOBODY, s.word == old, was != NOBODY, was != Select(s.task_cpu, t))
+
+
+def _stale_copy(s, t, old):
+    """The earlier copy kept after this publishing cmpxchg (``preempt_off=0``): the copy, and the CPU it was
+    stored on, where the cmpxchg fails on an atomic word (the task may move and retry); nothing otherwise."""
     if s.preempt_off:
         return {}
-    here = Select(s.task_cpu, t)
-    atomic = s.published == NOBODY
-    ok = And(atomic, s.word == old)
-    failed = And(atomic, Not(ok))
-    was = Select(s.stale_cpu, t)
-    return {"slot": {c: If(And(ok, was == c, here != c), Select(s.stale, t), Select(s.slot, c)) for c in s.cpus},
-            "stale": {t: If(failed, decode(old), 0)}, "stale_cpu": {t: If(failed, here, NOBODY)}}
+    failed = And(s.published == NOBODY, s.word != old)
+    return {"stale": {t: If(failed, decode(old), 0)},
+            "stale_cpu": {t: If(failed, Select(s.task_cpu, t), NOBODY)}}
 
 
 def _no_stale_copy(s, t):
@@ -333,6 +338,10 @@ class PercpuLazyProcess(Spec, on_demand=True):
                 return
             old = v
             with k.atomic():                                            # *this_cpu_ptr(pcpu_v) = atomic_val(v);
+                if _stale_copy_lands(s, t, old):                        # (preempt_off=0: the copy this task
+                    first = k.choose(s.cpus)                            #  stored on the CPU it ran on before
+                    k.assume(first == s.stale_cpu[t])                   #  its migration, a plain store ordered
+                    s.slot[first] = s.stale[t]                          #  before the cmpxchg as this one is)
                 k.update(_stale_copy(s, t, old))
                 k.update(s.spec.publishing(s, t, old, decode(old)))
                 k.raw_cpu_write(s.slot, _into_published(s, t, old, decode(old)))

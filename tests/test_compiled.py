@@ -139,10 +139,6 @@ def test_engines_agree_under_lkmm_at_the_first_point(name):
     same_exploration(cls, lkmm_points(cls)[0], False, max_states=1000)
 
 
-#: A known gap, not a pass: the bug spec's stale copy (a retried switch's earlier copy, left in another CPU's slot)
-#: is written by a helper's update, which the memory models see as a store with no access (a SpecError at its
-#: weak points). Said in the closing note; under sc its engines are compared with the rest.
-NO_WEAK_ACCESS_YET = {"lazy_switch_no_preempt_disable"}
 #: A known gap of the compiled engine: the counter tree's port stores to item[i] at an index the state chooses,
 #: which it does not lower under lkmm, so those points run interpreted (saying so); compared under sc and tso
 #: in tests/test_process_tree.py.
@@ -151,7 +147,7 @@ NOT_LOWERED_UNDER_LKMM = {"percpu_counter_tree_process"}
 
 @pytest.mark.differential
 @pytest.mark.parametrize("name", [n for n in LKMM_SPECS
-                                  if n not in TOO_SLOW_INTERPRETED_LKMM | NO_WEAK_ACCESS_YET | NOT_LOWERED_UNDER_LKMM])
+                                  if n not in TOO_SLOW_INTERPRETED_LKMM | NOT_LOWERED_UNDER_LKMM])
 def test_engines_agree_under_lkmm_at_every_point(name):
     """Each point's first 5,000 states (percpu_eager's largest lkmm points have millions, and its 64 points at
     the interpreter's 3-5 K states/s would take an hour; both engines stop at the same state of the same

@@ -524,3 +524,15 @@ except KeyboardInterrupt:
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=60,
                        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert r.stdout.strip() == "interrupted" and "Traceback" not in r.stderr and "Exception ignored" not in r.stderr
+
+
+def test_a_spec_whose_points_are_all_liveness_abstractions_says_so_under_weak_memory():
+    """lazy_cmpxchg_stale_old's only point is a liveness abstraction (sc only): named under --memory tso or lkmm
+    it checks nothing, an error saying why and what to run, not the empty-sweep text (in-process, no run)."""
+    from checker.specs.bugs.lazy_cmpxchg_stale_old import LazyCmpxchgStaleOld
+    from checker.verify import verify
+
+    r = verify([LazyCmpxchgStaleOld], memory="lkmm", named=["lazy_cmpxchg_stale_old"])
+    assert not r.checks and len(r.errors) == 1
+    assert "every point of its explore sweep is a liveness abstraction, which is checked under sc only" \
+        in r.errors[0].message and "run it with --memory sc" in r.errors[0].message

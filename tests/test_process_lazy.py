@@ -96,6 +96,36 @@ def test_without_preempt_disable_a_migrated_retry_counts_twice():
     assert any("migrate" in str(step) for step in bad.trace)
 
 
+def test_the_stale_copy_is_a_plain_store_before_the_publishing_cmpxchg():
+    """preempt_off=0: the earlier copy a retried switch left in the first CPU's slot is a plain store of that
+    slot (``*this_cpu_ptr(pcpu_v) = ...``, made before the migration), placed at the CPU it was made on (a
+    ``k.choose`` of the step) and ordered, as the retried copy is, before the cmpxchg that publishes."""
+    acts = {n: [(x.kind, x.var, x.order, x.slot is None) for x in a.access]
+            for n, a in info(LazySwitchNoPreemptDisable).actions.items() if not a.builtin}
+    landing = [a for n, a in acts.items() if len(a) == 3]
+    assert landing and all(a == [("store", "slot", "plain", False), ("store", "slot", "plain", True),
+                                 ("rmw", "c_v", "mb", True)] for a in landing)
+
+
+@pytest.mark.differential
+@pytest.mark.parametrize("memory, steps", [("tso", 17), ("lkmm", 14)])
+def test_without_preempt_disable_the_retry_counts_twice_under_weak_memory(memory, steps):
+    """The bug under tso and lkmm (3,523 and 7,973 states): the last step publishes from the CPU the task
+    moved to, with the first CPU's earlier copy landing beside the retried one. lkmm's trace is shorter: the
+    switch's atomic64_read may return the word before an add's cmpxchg, so its first cmpxchg fails without a
+    third add."""
+    p = LazySwitchNoPreemptDisable(memory=getattr(MEMORY, memory)).params
+    r = explore(Model(LazySwitchNoPreemptDisable, p), engine="compiled")
+    assert r.engine == "compiled" and r.complete
+    assert r.states == {"tso": 3523, "lkmm": 7973}[memory]
+    bad = r.outcomes["no_update_lost"]
+    assert bad.verdict == "violated" and len(bad.trace) == steps
+    assert [o for n, o in r.outcomes.items() if n != "no_update_lost" and o.verdict == "violated"] == []
+    assert any(x.action == "migrate" for x in bad.trace)
+    last = bad.trace[-1]
+    assert last.changes["publishes"] == 1 and {f"slot[{c}]" for c in range(2)} <= set(last.changes)
+
+
 @pytest.mark.differential
 def test_with_preempt_disable_migration_loses_nothing():
     """The port's own sweep point: one migration, one preemption, every property holds (the scheduler cannot

@@ -86,6 +86,30 @@ def test_the_owner_reads_its_own_slot_whole():
     assert "read_own" in names and "sum.load_lo" in names and "read_own.load_lo" not in names
 
 
+class SumInOneStep(TornSlot):
+    """A summer that reads every adder's slot in one step (``Sum``), as no kernel reader does."""
+
+    adders = Role(2)
+    total = Shared(-1)
+
+    @action(role="summers")
+    def sum_all(s, cpu):
+        """s = 0; for_each_possible_cpu(c) s += *per_cpu_ptr(p, c); as one step"""
+        return when(s.total == -1, total=s.local[0] + s.local[1])
+
+
+def test_a_step_loading_several_remote_slots_is_refused_at_a_32_bit_point():
+    """Each remote slot is two 32-bit loads; one step cannot split several, so it is refused (naming the action
+    and what to write), not kept whole; at 64 bits the same step is one load per slot and is built."""
+    from checker.errors import SpecError
+
+    assert "sum_all" in [a.info.name for a in Model(SumInOneStep(bits=64)).actions]
+    with pytest.raises(SpecError, match=r"sum_all loads 2 other CPUs' slots of local in one step at a 32-bit "
+                                        r"point \(bits=32\).*write one action per slot read") as e:
+        Model(SumInOneStep(bits=32))
+    assert e.value.line is not None
+
+
 @pytest.mark.differential
 def test_lazy_read_torn_32bit_is_found_under_tso():
     """The 32-bit lazy read's torn slot under tso (interpreted; 2083 s at a load of 30, about two minutes of

@@ -23,7 +23,11 @@ in halves, and the engine, not the spec, writes the extra steps:
 - a load of **another CPU's** slot of a per-CPU ``v`` (``*per_cpu_ptr(p,
   cpu)``, one slot per step) is split likewise, the slot kept in
   ``_tslot_v`` (a CPU id, which symmetry renames); a load of the CPU's
-  own slot, or of several other slots in one step, stays whole;
+  own slot stays whole; an action that loads several other CPUs' slots in
+  one step (``Sum(s.local)``, a loop over CPUs) is refused (a SpecError
+  with its line): the kernel's readers load one CPU's slot at a time
+  (``for_each_possible_cpu``: ``*per_cpu_ptr(p, cpu)``), each in halves,
+  so a spec writes one action per slot read;
 - between its two steps the CPU's task takes no other step (it is in the
   middle of one instruction sequence); other CPUs run freely, and so does an
   interrupt handler on that CPU (``@action(irq=True)``, while interrupts
@@ -162,6 +166,9 @@ def split(model: Any, compiled: tuple) -> tuple:
         if cpu is None or not (stored or loaded):
             out.append(act)
             continue
+        for n in loaded:
+            if n in percpu:
+                _refuse_several_remote(model, act, s, n)
         if len(stored) + len(loaded) > 1:
             # each split access is its own pair of steps; two in one action would need their four halves
             # interleaved, which is not modelled: refused, not one of them silently kept whole
@@ -250,6 +257,29 @@ def _reads_remote(model: Any, act: Any, s: tuple, v: str) -> bool:
         if any(not isinstance(i, int) or i != cpu for i in read):
             return True
     return False
+
+
+def _refuse_several_remote(model: Any, act: Any, s: tuple, v: str) -> None:
+    """An action that loads two or more other CPUs' slots of per-CPU ``v`` in one step, for some CPU and choice,
+    is refused: each slot is two 32-bit loads in the kernel, and one step cannot split several of them."""
+    for cpu in act.cpus:
+        for args in act.choices:
+            try:
+                read = _slots_read(model, act.info.fn, s, v, cpu, args)
+            except Exception:  # noqa: BLE001, S112 - code that only runs on numbers: left as _reads_remote leaves it
+                continue
+            other = [i for i in read if not (isinstance(i, int) and i == cpu)]
+            if len(other) < 2:
+                continue
+            bits = bits_param(model.info)
+            raise SpecError(
+                f"{act.info.name} loads {len(other)} other CPUs' slots of {v} in one step at a 32-bit point "
+                f"({bits}=32); each slot of a plain 64-bit per-CPU variable is two 32-bit loads, which one step "
+                f"cannot split for several slots (each would stay whole: no torn value). The kernel's readers "
+                f"load one CPU's slot at a time (for_each_possible_cpu(cpu) ... *per_cpu_ptr(p, cpu)): write "
+                f"one action per slot read, its CPU kept in a per-CPU cursor (percpu_lazy's read and read_slot), "
+                f"or declare {v} atomic=True if the kernel's slots are atomic64_t or local64_t",
+                file=act.info.file, line=act.info.line)
 
 
 def _remote_slot(model: Any, fn: Any, s: tuple, v: str, cpu: int, args: tuple) -> int | None:

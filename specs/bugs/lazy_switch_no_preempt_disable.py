@@ -20,6 +20,14 @@ process-function port runs the adds in tasks the scheduler moves, so leaving the
 second copy lands in the new CPU's slot beside the first (``no_update_lost`` violated). With the pair the
 scheduler may not move a task inside the switch (its preempt_count() is 1), and the same bounds hold
 (``percpu_lazy_process``'s third sweep).
+
+Under ``--memory tso`` and ``lkmm`` the first copy is what the kernel makes it, a plain store
+(``*this_cpu_ptr(pcpu_v) = ...``) of the first CPU's slot, program-ordered before the migration and the
+publishing cmpxchg; the model places it in the step of that cmpxchg, before it, from the CPU the task moved
+to (a full barrier lies between the two on the kernel's path, and nobody reads the storage before it is
+published). The bug is found under both: 17 steps under tso as under sc, 14 under lkmm, where the switch's
+``atomic64_read`` may return the word before another task's add, so its first cmpxchg fails without a
+third add (tests/test_process_lazy.py).
 """
 from checker import Param
 from checker.specs.percpu_lazy_process import PercpuLazyProcess
