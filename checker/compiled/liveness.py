@@ -74,6 +74,8 @@ class CompiledGraph:
     states: dict[int, tuple] = field(default_factory=dict)  # the states on the lassos, by node number
     stats: dict[str, str] = field(default_factory=dict)
     initial: list[int] = field(default_factory=lambda: [0])
+    #: per violated property, (its trigger state's number, its position on the lasso)
+    triggers: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -293,6 +295,7 @@ def read_back(model: Model, low: Lowered, terms: list[LiveTerms], exe: Any, out:
         lasso = replay_lasso(model, low, p, states, ledges[k], trig, trig_pos, loop_start, bool(stops),
                              fairness if p.fair else {})
         g.outcomes[p.name] = LivenessOutcome(p.name, p.kind, VIOLATED, None, lasso, p.fair, used)
+        g.triggers[p.name] = (trig, trig_pos)
     return g
 
 
