@@ -134,7 +134,7 @@ def test_the_liveness_fixtures_agree():
 
 
 @pytest.mark.differential
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 @given(model=__import__("random_specs").random_models(liveness=True))
 def test_random_specs_with_liveness_agree(model):
     from random_specs import load
