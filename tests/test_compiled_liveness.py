@@ -17,7 +17,7 @@ from checker.explore.liveness import check_liveness
 from checker.language.compile import Model
 from checker.language.model import resolve_params
 from checker.loader import builtin_specs
-from checker.verify import explore_checks, param_points
+from checker.verify import explore_checks, param_points, verify
 from fair_lock import FairLock
 
 LIVE = ("eventually", "leads_to")
@@ -54,6 +54,19 @@ def test_weak_fairness_lasso_step_goal_and_always_as_the_interpreter_says():
     starve = comp["waiter_gets_the_lock"]
     assert starve.trace_text[1].startswith("-- loop: steps")  # rendered as the interpreter renders a lasso
     assert {s.action for s in starve.trace[starve.loop_start:]} >= {"acquire_weak", "release"}
+
+
+def test_the_json_report_of_a_compiled_lasso_is_schema_valid():
+    import json
+    from pathlib import Path
+
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema comes with the test extra: pip install '.[test]'")
+    schema = json.loads((Path(__file__).parent.parent / "checker" / "report" / "schema.json").read_text())
+    data = verify([FairLock], sets={"fair": (1,)}, mode="explore", engine="compiled").to_json()
+    jsonschema.validate(data, schema)
+    c = next(c for c in data["checks"] if c["property"] == "waiter_gets_the_lock")
+    assert (c["verdict"], c["engine"], c["engine_note"]) == ("violated", "compiled", "compiled liveness")
+    assert c["loop_start"] is not None and c["trace"]
 
 
 def _fair_lock_lasso():
