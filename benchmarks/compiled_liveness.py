@@ -113,6 +113,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--output")
     ap.add_argument("--one", nargs=3)
+    ap.add_argument("--points", help="which rows of POINTS, as a slice START:STOP (default: all)")
+    ap.add_argument("--compiled-only", action="store_true", help="leave the interpreter out of every row")
     a = ap.parse_args()
     if a.one:
         print(json.dumps(one(a.one[0], a.one[1], json.loads(a.one[2]))))
@@ -124,7 +126,12 @@ def main() -> None:
             f"{'C s':>7} {'st/s':>10} {'B/st':>5}  {'speedup':>7}")
     lines.append(head)
     print(head, flush=True)
-    for spec, params, interp in (QUICK if a.quick else POINTS):
+    rows = QUICK if a.quick else POINTS
+    if a.points:
+        lo, _, hi = a.points.partition(":")
+        rows = rows[int(lo or 0):int(hi) if hi else None]
+    for spec, params, interp in rows:
+        interp = interp and not a.compiled_only
         point = spec + " " + " ".join(f"{k}={v}" for k, v in params.items())
         c = measure("compiled", spec, params, None)
         i = measure("interpreted", spec, params, INTERPRETER_CPU) if interp else None

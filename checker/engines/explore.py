@@ -155,6 +155,8 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
         if model.abstraction is not None:  # unbounded runs with dropped values: liveness only
             if ran is not None:
                 ran.update(seen)
+                if any(c.engine == "compiled" for c in live):  # (steps run in C are not seen: assumed run)
+                    ran.update((cls.__name__, n) for n in overrides)
             return live
         t0 = time.perf_counter()
         try:
