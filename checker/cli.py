@@ -162,8 +162,9 @@ def _verify_arguments(v: argparse.ArgumentParser) -> None:
 
     how = v.add_argument_group("how to explore")
     how.add_argument("--engine", choices=("auto", "compiled", "interpreted"), default="auto",
-                     help="the explorer: generated C (compiled), the Python interpreter, or auto (default: compiled "
-                          "once a point outgrows the interpreter and a C compiler, $CC or cc, is found)")
+                     help="the explorer, and the liveness checks' state graph: generated C (compiled), the Python "
+                          "interpreter, or auto (default: compiled once a point outgrows the interpreter and a C "
+                          "compiler, $CC or cc, is found)")
     how.add_argument("--no-symmetry", action="store_true", help="turn CPU-symmetry reduction off")
     how.add_argument("--por", action="store_true",
                      help="partial-order reduction on the compiled engine: the same verdicts from fewer states; "

@@ -22,13 +22,47 @@ def graph_for(model: Model, max_states: int | None) -> StateGraph:
     return build_graph(model, max_states if max_states is not None else DEFAULT_MAX_STATES)
 
 
-def liveness_checks(cls: type, model: Model, sg: StateGraph, run: int = 0) -> list[Check]:
-    """One Check per liveness property of the model, from its state graph."""
+#: ``--engine auto``: a point's liveness graph is built by the interpreter up to this many states; a larger
+#: one is built and searched in C (checker.compiled.liveness), as ``auto`` hands safety searches over.
+AUTO_LIVE_STATES = 300
+
+
+def liveness_for(cls: type, model: Model, run: int = 0, *, engine: str = "interpreted", max_states: int | None = None,
+                 timeout: float | None = None, max_memory: int | None = None) -> list[Check]:
+    """The liveness checks of ``model``: on the interpreter's state graph (``engine`` interpreted, or ``auto``
+    for a graph of at most AUTO_LIVE_STATES states), else on the compiled engine (checker.compiled.liveness),
+    which says so on each check; a point it cannot lower runs on the interpreter, saying why."""
+    note = None
+    if engine != "interpreted":
+        if engine == "auto" and (max_states is None or max_states > AUTO_LIVE_STATES):
+            small = build_graph(model, AUTO_LIVE_STATES)
+            if small.complete:
+                return liveness_checks(cls, model, small, run)
+        elif engine == "auto":
+            return liveness_checks(cls, model, graph_for(model, max_states), run)
+        from checker.compiled.engine import Fallback
+        from checker.compiled.liveness import NOTE, compiled_liveness
+
+        try:
+            g = compiled_liveness(model, max_states=max_states, timeout=timeout, max_memory=max_memory)
+            return liveness_checks(cls, model, g, run, ("compiled", NOTE))
+        except Fallback as e:
+            note = f"interpreted: {e}"
+    return liveness_checks(cls, model, graph_for(model, max_states), run, ("interpreted", note) if note else None)
+
+
+def liveness_checks(cls: type, model: Model, sg: Any, run: int = 0,
+                    engine: tuple[str, str | None] | None = None) -> list[Check]:
+    """One Check per liveness property of the model, from its state graph (``sg``: the interpreter's
+    StateGraph, or the compiled engine's CompiledGraph with its outcomes); ``engine``: (which, note)."""
     checks = []
     ab = model.abstraction
+    compiled = getattr(sg, "outcomes", None)
+    nodes = sg.nodes if compiled is not None else sg.graph.number_of_nodes()
+    edges = sg.edges if compiled is not None else sg.graph.number_of_edges()
     for p in model.liveness:
         t0 = time.perf_counter()
-        out = check_liveness(sg, p)
+        out = compiled[p.name] if compiled is not None else check_liveness(sg, p)
         seconds = time.perf_counter() - t0 + sg.seconds / len(model.liveness)
         lasso = out.lasso
         start = model.state_dict(sg.state(lasso.start if lasso else sg.initial[0]))
@@ -39,7 +73,8 @@ def liveness_checks(cls: type, model: Model, sg: StateGraph, run: int = 0) -> li
         checks.append(Check(
             spec=model.name, file=p.file, line=p.line, params=model.params.shown(), property=p.name, kind=p.kind,
             backend="explore", verdict=out.verdict, expected=p.expect, reason=out.reason, symmetry=False,
-            states=sg.graph.number_of_nodes(), transitions=sg.graph.number_of_edges(), depth=None,
+            states=nodes, transitions=edges, depth=None, engine=engine[0] if engine else None,
+            engine_note=engine[1] if engine else None,
             seconds=seconds, run=run, initial_state=start, trace=trace, loop_start=lasso.loop_start if lasso else None,
             doc=p.doc, bug=p.name in cls.expect_violated, extra=extra, computed=model.params.computed,
             trace_shown=(shown := shown_lasso(model, start, trace, lasso.loop_start, lasso.stops) if lasso else []),

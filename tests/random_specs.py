@@ -16,7 +16,11 @@ effects built from the spec vocabulary (``when``, ``If``, ``And``, ``Or``,
 or a ``Between``), symmetric by construction: a CPU reads and
 writes its own slots and compares CPU ids only for equality. It has an
 invariant, a ``sometimes`` and a ``@terminal`` predicate, random too: each
-engine must give the same verdicts, whatever they are.
+engine must give the same verdicts, whatever they are. With ``liveness=True``
+the steps are also given random fairness (none, weak or strong) and the spec
+random liveness properties: ``eventually`` (fair or not, once or ``always``)
+and ``leads_to`` (to a state, or to a step); drawn after everything else, so
+the rest of the spec is the one drawn without them.
 
 Use::
 
@@ -220,7 +224,7 @@ class _Gen:
         g = guard[0] if len(guard) == 1 else f"And({', '.join(guard)})"
         return f"return when({g}, {', '.join(effects)})"
 
-    def source(self, name: str) -> str:
+    def source(self, name: str, liveness: bool = False) -> str:
         d = self.d
         v = self.vars
         lines = [
@@ -288,13 +292,35 @@ class _Gen:
         lines += ["", "    @invariant", "    def inv(s):", f"        return {self.prop()}",
                   "", "    @sometimes", "    def some(s):", f"        return {self.prop()}",
                   "", "    @terminal", "    def done(s):", f"        return {self.prop()}", ""]
+        if liveness:
+            lines = self.liveness(lines)
         return "\n".join(lines)
 
+    def liveness(self, lines: list[str]) -> list[str]:
+        """Random fairness on the steps, and liveness properties after the others (drawn last)."""
+        d = self.d
+        out = []
+        for line in lines:
+            if line.startswith("    @action(") and (f := d.pick((None, "weak", "strong"))):
+                line = line[:-1] + (f'fair="{f}")' if line.endswith("()") else f', fair="{f}")')
+            out.append(line)
+        out[2] = out[2].replace("action,", "action, eventually, leads_to,")
+        fair = [d.pick(("True", "False")) for _ in range(4)]
+        then = self.prop().replace("s.", "t.")
+        out += ["", f"    @eventually(fair={fair[0]})", "    def ev(s):", f"        return {self.prop()}",
+                "", f"    @eventually(always=True, fair={fair[1]})", "    def ev_always(s):",
+                f"        return {self.prop()}",
+                "", f"    @leads_to(fair={fair[2]})", "    def lt(s):",
+                f"        return {self.prop()}, {self.prop()}",
+                "", f"    @leads_to(fair={fair[3]})", "    def lt_step(s):",
+                f"        return {self.prop()}, lambda s, t: And({self.prop()}, {then})", ""]
+        return out
 
-def spec_source(d: Drawer) -> str:
-    """A spec file's text, from the choices ``d`` makes."""
+
+def spec_source(d: Drawer, liveness: bool = False) -> str:
+    """A spec file's text, from the choices ``d`` makes (``liveness``: with liveness properties too)."""
     gen = _Gen(d)
-    probe = gen.source("RandomSpec")
+    probe = gen.source("RandomSpec", liveness)
     return probe.replace("RandomSpec", "Random" + hashlib.sha256(probe.encode()).hexdigest()[:12])
 
 
@@ -312,17 +338,17 @@ def load(source: str) -> Model:
 
 
 @st.composite
-def spec_sources(draw: Any) -> str:
-    return spec_source(Drawer(lambda xs: draw(st.sampled_from(xs))))
+def spec_sources(draw: Any, liveness: bool = False) -> str:
+    return spec_source(Drawer(lambda xs: draw(st.sampled_from(xs))), liveness)
 
 
-def random_models() -> st.SearchStrategy[Model]:
-    """Models of random small specs (a Hypothesis strategy)."""
-    return spec_sources().map(load)
+def random_models(liveness: bool = False) -> st.SearchStrategy[Model]:
+    """Models of random small specs (a Hypothesis strategy); ``liveness``: with liveness properties."""
+    return spec_sources(liveness).map(load)
 
 
-def sample_models(count: int, seed: int = 0) -> Iterator[Model]:
+def sample_models(count: int, seed: int = 0, liveness: bool = False) -> Iterator[Model]:
     """``count`` models of random small specs, the same ones for the same seed."""
     rng = random.Random(seed)
     for _ in range(count):
-        yield load(spec_source(Drawer(lambda xs: rng.choice(list(xs)))))
+        yield load(spec_source(Drawer(lambda xs: rng.choice(list(xs))), liveness))

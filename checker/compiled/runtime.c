@@ -601,7 +601,15 @@ static void initial_layout(const int64_t *inits, int ninit) {
     layout_offsets();
 }
 
+#ifdef CC_LIVE
+/* the state graph and the liveness checks: search_liveness.c, after this file */
+static int live_main(int argc, char **argv);
+#endif
+
 int main(int argc, char **argv) {
+#ifdef CC_LIVE
+    return live_main(argc, argv);
+#endif
     if (argc < 7) { fprintf(stderr, "usage: search MAX_STATES TIMEOUT MAX_MEMORY SAMPLE_FIRST SAMPLE_EVERY SAMPLE_MAX [THREADS [FINGERPRINT [CHECKPOINT_DIR RESUME_LEVEL]]] < initial states\n"); return 2; }
     uint64_t limit = strtoull(argv[1], NULL, 10);  /* 0: none */
     double timeout = atof(argv[2]);                /* 0: none */

@@ -131,7 +131,7 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
     told, before the search starts, when the point looks out of the explorer's reach. ``ran``
     collects the bug spec's overrides that ran (checker.overrides)."""
     from checker.engines.estimate import out_of_reach
-    from checker.live import graph_for, liveness_checks
+    from checker.live import graph_for, liveness_checks, liveness_for
     from checker.overrides import removed_steps, watching
 
     model = Model(cls, params)
@@ -144,13 +144,19 @@ def explore_checks(cls: type, params: Params, *, symmetry: bool = True, max_stat
     if ran is not None:
         ran.update((cls.__name__, n) for n in removed_steps(model, overrides))
     with watching() as seen:
-        sg = graph_for(model, max_states) if (model.liveness or graphs is not None) else None
+        sg = graph_for(model, max_states) if graphs is not None else None
         if graphs is not None:
             graphs.append((model, sg))
-        live = liveness_checks(cls, model, sg, run) if model.liveness else []
+        if sg is not None:  # (coverage needs the interpreter's graph: liveness is searched on it)
+            live = liveness_checks(cls, model, sg, run) if model.liveness else []
+        else:
+            live = liveness_for(cls, model, run, engine=engine, max_states=max_states, timeout=timeout,
+                                max_memory=max_memory) if model.liveness else []
         if model.abstraction is not None:  # unbounded runs with dropped values: liveness only
             if ran is not None:
                 ran.update(seen)
+                if any(c.engine == "compiled" for c in live):  # (steps run in C are not seen: assumed run)
+                    ran.update((cls.__name__, n) for n in overrides)
             return live
         t0 = time.perf_counter()
         try:

@@ -66,7 +66,8 @@ def check_line(c: Check) -> str:
     elif c.extra.get("graph") == "unreduced":
         fair = c.extra.get("fairness")
         stats = f"{c.states} states (unreduced graph{'' if fair != 'none' else ', no fairness'}" + (
-            f"; abstraction: {c.extra['abstraction']}" if c.extra.get("abstraction") else "") + ")"
+            f"; abstraction: {c.extra['abstraction']}" if c.extra.get("abstraction") else "") + (
+            f"; {c.engine_note}" if c.engine_note else "") + ")"  # (compiled liveness, or why it was not)
     elif c.reason in STOPPED:
         stats = "not decided"
     elif c.verdict == NOT_APPLICABLE:  # an SC-only claim at a weak-memory point: not checked, on purpose
