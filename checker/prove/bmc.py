@@ -14,7 +14,7 @@ import z3
 
 import checker.interrupts as interrupts
 from checker.prove.encoding import PerN
-from checker.prove.solver import Solver
+from checker.prove.solver import Solver, unknown_reason
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Outcome, Step, flatten
 from checker.symbolic.term import to_z3_num
 from checker.language.compile import Model
@@ -91,7 +91,7 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, Outcome], bool,
             r = ask([z3.Or(list(goals.values()))])
             if r != z3.sat:
                 if r == z3.unknown:
-                    unknown = z.reason_unknown()
+                    unknown = unknown_reason(z.reason_unknown())
                 break
             m = z.model()
             decided = [name for name, g in goals.items() if z3.is_true(m.eval(g, model_completion=True))]

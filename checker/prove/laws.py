@@ -47,7 +47,7 @@ from checker.prove.encoding import PerN
 from checker.language.declare import PropertyInfo
 from checker.prove.horn import flat, slot_names
 from checker.prove.inductive import Proof, prove_invariants
-from checker.prove.solver import Solver
+from checker.prove.solver import Solver, seeded, seeded_optimize
 from checker.result import HOLDS
 from checker.types import BoolType, CpuIdType, Enum
 
@@ -186,11 +186,7 @@ def houdini_split(pt: _Point, cands: list[z3.ExprRef], known: list[z3.ExprRef], 
     slots, init = pt.slots, pt.init
 
     def solver() -> z3.Solver:
-        q = z3.Solver()
-        q.set("random_seed", 0)
-        if timeout:
-            q.set("timeout", max(1, int(timeout * 1000)))
-        return q
+        return seeded(timeout)
 
     alive = []
     for c in cands:
@@ -286,10 +282,7 @@ def _checkers(pt: _Point, hyp_known: list[z3.BoolRef], timeout: float | None) ->
     """One solver per step holding its guard and the facts, asked again for each candidate law."""
     out = []
     for guard, post in pt.steps:
-        q = z3.Solver()
-        q.set("random_seed", 0)
-        if timeout:
-            q.set("timeout", max(1, int(timeout * 1000)))
+        q = seeded(timeout)
         q.add(pt.types, guard, *hyp_known)
         out.append((q, post))
     return out
@@ -300,10 +293,7 @@ def _search(pt: _Point, feats: list, coef: list[z3.ArithRef], anchor: int, found
     """Coefficients in -1..1 (``anchor``'s 1, not one of ``found``) that every step keeps, or None."""
     # The fewest features: a law plus a sum of features that are constant anyway is a law too, and
     # unreadable.
-    synth = z3.Optimize()
-    synth.set("random_seed", 0)
-    if timeout:
-        synth.set("timeout", max(1, int(timeout * 1000)))
+    synth = seeded_optimize(timeout)
     synth.minimize(z3.Sum([z3.If(a == 0, 0, 1) for a in coef]))
     synth.add(*[z3.And(a >= -1, a <= 1) for a in coef], coef[anchor] == 1)
     for law in found:  # not a law found already, nor one with a law found already inside it
