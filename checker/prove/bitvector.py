@@ -318,7 +318,7 @@ def prove_lemma(w: Word, lm: Lemma, spec: str, expected: str, *, timeout: float 
         if lm.explain is not None:
             trace_text.append(lm.explain(w, values))
     else:
-        verdict, reason = INCONCLUSIVE, f"solver_unknown: {unknown_reason(s.reason_unknown())}"
+        verdict, reason = INCONCLUSIVE, f"solver_unknown: {unknown_reason(s.reason_unknown(), dt, timeout)}"
     if lm.name == "value_range_is_exact":
         extra["boundaries"] = boundary_values(w.decode_shift)
     c = Check(spec=spec, file=__file__, line=lm.line, params={"mod_bits": MOD_BITS, "value_bits": VALUE_BITS,

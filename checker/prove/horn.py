@@ -119,7 +119,7 @@ class HornSystem:
             r = fp.query(err())
         except z3.Z3Exception as e:  # Spacer's way of saying a limit passed (or that it was interrupted)
             interrupts.check()
-            return Answer("unknown", reason=unknown_reason(str(e)),
+            return Answer("unknown", reason=unknown_reason(str(e), time.perf_counter() - t0, timeout),
                           seconds=time.perf_counter() - t0)
         interrupts.check()  # an interrupt a destructor swallowed still ends the run
         dt = time.perf_counter() - t0
@@ -127,7 +127,7 @@ class HornSystem:
             return Answer("unsat", invariant=fp.get_cover_delta(-1, self.reach), seconds=dt)
         if r == z3.sat:
             return Answer("sat", states=self._run(fp.get_answer()), seconds=dt)
-        return Answer("unknown", reason=unknown_reason(fp.reason_unknown()), seconds=dt)
+        return Answer("unknown", reason=unknown_reason(fp.reason_unknown(), dt, timeout), seconds=dt)
 
     def _run(self, proof: z3.ExprRef) -> list[tuple[int, ...]]:
         """The ground ``reach`` facts of a derivation, from the initial state on (post-order: premises

@@ -228,11 +228,12 @@ def houdini_split(pt: _Point, cands: list[z3.ExprRef], known: list[z3.ExprRef], 
 def _law_text(pt: _Point, feats: list, law: list[int], anchor: int, c0: z3.ExprRef) -> str:
     """``s.exact == s.approx + s.carry[2] + s.level0[0] % 2 ...``: the law solved for its anchor."""
     terms = []
-    for a, (i, m) in zip(law, feats):
-        if not a or (i == anchor and m is None):
-            continue
-        name = f"s.{pt.names[i]}" + ("" if m is None else f" % {m}")
-        terms.append(("- " if a > 0 else "+ ") + name)  # moved to the other side
+    for a, f in zip(law, feats):
+        for i, m in f:
+            if not a or (i == anchor and m is None):
+                continue
+            name = f"s.{pt.names[i]}" + ("" if m is None else f" % {m}")
+            terms.append(("- " if a > 0 else "+ ") + name)  # moved to the other side
     const = c0.as_long() if z3.is_int_value(c0) else 0
     right = " ".join(terms).lstrip("+ ") if terms else "0"
     if right.startswith("- "):
@@ -242,17 +243,19 @@ def _law_text(pt: _Point, feats: list, law: list[int], anchor: int, c0: z3.ExprR
 
 def conservation_laws(pt: _Point, mods: list[int], known: list[z3.ExprRef], timeout: float | None,
                       notes: list[str], texts: dict[int, str] | None = None) -> list[z3.ExprRef]:
-    """Linear laws ``sum a_k F_k == c`` every step keeps from a state of ``known`` (see the module text)."""
-    feats: list[tuple[int, int | None]] = [(i, None) for i in pt.numeric] + \
-        [(i, m) for i in pt.numeric for m in mods if pt.row(i)[0] is not None or pt.base[i] in pt.model.tupled]
+    """Linear laws ``sum a_k F_k == c`` every step keeps from a state of ``known`` (see the module text).
+
+    A feature is a sum of slot terms (``x`` or ``x % m``). The search is first over grouped features, one
+    coefficient for all the slots alike (``_groups``), which is small at any size; only an anchor with no
+    grouped law is searched again one slot at a time (a coefficient a slot, a hundred and more at 8 CPUs)."""
+    single: list[tuple] = [((i, None),) for i in pt.numeric] + \
+        [((i, m),) for i in pt.numeric for m in mods if pt.row(i)[0] is not None or pt.base[i] in pt.model.tupled]
     shared = [i for i in pt.numeric if pt.base[i] not in pt.model.tupled]
-    feats += [(i, m) for i in shared for m in mods]
+    single += [((i, m),) for i in shared for m in mods]
 
-    def value(slots: list[z3.ArithRef], f: tuple[int, int | None]) -> z3.ArithRef:
-        i, m = f
-        return slots[i] if m is None else slots[i] % m
+    def value(slots: list[z3.ArithRef], f: tuple) -> z3.ArithRef:
+        return z3.Sum([slots[i] if m is None else slots[i] % m for i, m in f])
 
-    coef = [z3.Int(f"%a{k}") for k in range(len(feats))]
     hyp_known = [z3.substitute_vars(c, *pt.slots) for c in known]
     out: list[z3.ExprRef] = []
     texts = {} if texts is None else texts
@@ -260,22 +263,71 @@ def conservation_laws(pt: _Point, mods: list[int], known: list[z3.ExprRef], time
     # A law through a shared variable is one through a ghost of it (``count + Sum(local) == E``) when the
     # spec keeps one: ghosts first, and only them when there are any.
     ghosts = [i for i in shared if getattr(pt.model.vars[pt.base[i]], "kind", None) == "ghost"]
+    grouped = _groups(pt)
     for anchor in ghosts or shared:
-        a_index = feats.index((anchor, None))
         found: list[list[int]] = []
-        for _ in range(LAWS_PER_ANCHOR):
-            law = _search(pt, feats, coef, a_index, found, checkers, value, timeout)
-            if law is None:
+        for feats in (grouped, single):
+            if ((anchor, None),) not in feats:
+                continue
+            a_index = feats.index(((anchor, None),))
+            coef = [z3.Int(f"%a{k}") for k in range(len(feats))]
+            for _ in range(LAWS_PER_ANCHOR):
+                law = _search(pt, feats, coef, a_index, found, checkers, value, timeout)
+                if law is None:
+                    break
+                found.append(law)
+                var = [z3.Var(i, z3.IntSort()) for i in range(len(pt.slots))]
+                lhs = z3.Sum([a * value(var, f) for a, f in zip(law, feats) if a])
+                c0 = z3.simplify(z3.Sum([a * value(pt.init, f) for a, f in zip(law, feats) if a]))
+                out.append(lhs == c0)
+                texts[out[-1].get_id()] = _law_text(pt, feats, law, anchor, c0)
+            if found:
                 break
-            found.append(law)
-            var = [z3.Var(i, z3.IntSort()) for i in range(len(pt.slots))]
-            lhs = z3.Sum([a * value(var, f) for a, f in zip(law, feats) if a])
-            c0 = z3.simplify(z3.Sum([a * value(pt.init, f) for a, f in zip(law, feats) if a]))
-            out.append(lhs == c0)
-            texts[out[-1].get_id()] = _law_text(pt, feats, law, anchor, c0)
         if not found:
             notes.append(f"no conservation law through {pt.names[anchor]}")
     return out
+
+
+def _own_moduli(pt: _Point) -> dict[int, set[int]]:
+    """For each numeric slot, the constants a step divides the slot itself by (``x // m``, ``x % m``, also of
+    ``x + d`` or ``-x``: a counter's carry bit, read where its new value is tested), not what it divides a
+    value computed from it by."""
+    out: dict[int, set[int]] = {i: set() for i in pt.numeric}
+    index = {pt.slots[i].get_id(): i for i in pt.numeric}
+    seen: set[int] = set()
+
+    def direct(a: z3.ExprRef) -> list[int]:
+        if a.get_id() in index:
+            return [index[a.get_id()]]
+        if z3.is_app(a) and a.decl().kind() in (z3.Z3_OP_ADD, z3.Z3_OP_SUB, z3.Z3_OP_UMINUS, z3.Z3_OP_MUL):
+            return [index[c.get_id()] for c in a.children() if c.get_id() in index]
+        return []
+
+    for guard, post in pt.steps:
+        for root in [guard, *post]:
+            for x in _walk(root, seen):
+                if z3.is_app(x) and x.decl().kind() in (z3.Z3_OP_IDIV, z3.Z3_OP_MOD, z3.Z3_OP_REM) \
+                        and z3.is_int_value(x.arg(1)) and x.arg(1).as_long() > 1:
+                    for i in direct(x.arg(0)):
+                        out[i].add(x.arg(1).as_long())
+    return out
+
+
+def _groups(pt: _Point) -> list[tuple]:
+    """Grouped features: the slots of one variable with the same own moduli (all CPUs' counters; a tree
+    level's items, whose carry bit is their level's) summed, plain and modulo each own modulus."""
+    own = _own_moduli(pt)
+    keys: dict[tuple, list[int]] = {}
+    for i in pt.numeric:
+        keys.setdefault((pt.base[i], tuple(sorted(own[i]))), []).append(i)
+    feats: list[tuple] = []
+    for (_, ms), members in keys.items():
+        if len(members) == 1:  # a lone slot keeps its own feature, which the anchor is looked up by
+            feats.append(((members[0], None),))
+        else:
+            feats.append(tuple((i, None) for i in members))
+        feats += [tuple((i, m) for i in members) for m in ms]
+    return feats
 
 
 def _checkers(pt: _Point, hyp_known: list[z3.BoolRef], timeout: float | None) -> list[tuple[z3.Solver, list]]:

@@ -12,7 +12,7 @@ Limits are Z3's resource limit (``rlimit``), not wall time: a query's
 resource units, counted in the solver's own steps, so the same query gets
 the same answer on an idle machine and on one running forty other jobs
 (same input, same verdict). A wall-clock cap of ``WALL_GUARD`` times S
-stays behind it only so that a run cannot hang; when that cap is what
+(at least ``WALL_GUARD_MIN`` seconds) stays behind it only so that a run cannot hang; when that cap is what
 stops a query, the reason says so (and the verdict is inconclusive, as
 for any limit). Every solver, optimiser and Spacer instance the prover
 makes comes from ``seeded``, ``seeded_optimize`` or ``limit_spacer``
@@ -35,9 +35,13 @@ import checker.interrupts as interrupts
 #: an idle core's work on the prover's queries (measured: 10 M/s on linear-arithmetic queries, 17 M/s in
 #: Spacer). Only the ratio to the seconds a user writes depends on the machine; the verdict does not.
 RLIMIT_PER_SECOND = 10_000_000
-#: The wall-clock guard behind the resource limit, as a multiple of ``timeout``: reached only when the
+#: The wall-clock guard behind the resource limit, as a multiple of ``timeout`` and at least
+#: ``WALL_GUARD_MIN`` seconds (a tiny budget is spent before Z3 counts much): reached only when the
 #: machine gives Z3 under a tenth of a core, and then reported as the reason.
 WALL_GUARD = 10
+WALL_GUARD_MIN = 10.0
+#: The reason of a call its resource limit ended.
+RESOURCE_LIMIT = "resource limit (rlimit)"
 
 
 def rlimit(timeout: float | None) -> int:
@@ -48,7 +52,7 @@ def rlimit(timeout: float | None) -> int:
 def _limit(obj: Any, timeout: float | None) -> Any:
     if timeout:
         obj.set("rlimit", rlimit(timeout))
-        obj.set("timeout", max(1, int(timeout * WALL_GUARD * 1000)))
+        obj.set("timeout", int(wall_guard(timeout) * 1000))
     return obj
 
 
@@ -72,12 +76,20 @@ def limit_spacer(fp: z3.Fixedpoint, timeout: float | None) -> z3.Fixedpoint:
     return _limit(fp, timeout)
 
 
-def unknown_reason(reason: str | bytes | None) -> str:
-    """Z3's reason for ``unknown`` (or a canceled call) in the prover's words: which limit ended it."""
+def wall_guard(timeout: float) -> float:
+    """The wall-clock cap, in seconds, behind ``timeout``'s resource limit."""
+    return max(timeout * WALL_GUARD, WALL_GUARD_MIN)
+
+
+def unknown_reason(reason: str | bytes | None, seconds: float | None = None, timeout: float | None = None) -> str:
+    """Z3's reason for ``unknown`` (or a canceled call) in the prover's words: which limit ended it. Z3 says
+    "canceled" for both of its limits; the call's wall ``seconds`` against its guard tell them apart."""
     text = reason.decode() if isinstance(reason, bytes) else (reason or "unknown")
     if "resource limit" in text:
-        return "resource limit (rlimit)"
+        return RESOURCE_LIMIT
     if "canceled" in text or text == "timeout":
+        if timeout and seconds is not None and seconds < 0.9 * wall_guard(timeout):
+            return RESOURCE_LIMIT
         return "wall-clock guard (the machine gave Z3 too little CPU; the resource limit was not reached)"
     return text
 
@@ -134,7 +146,7 @@ class Solver:
             return Answer("unsat", seconds=dt)
         if r == z3.sat:
             return Answer("sat", s.model(), seconds=dt)
-        return Answer("unknown", reason=unknown_reason(s.reason_unknown()), seconds=dt)
+        return Answer("unknown", reason=unknown_reason(s.reason_unknown(), dt, self.timeout), seconds=dt)
 
     def _emit(self, s: z3.Solver, name: str, expect: str | None, got: str) -> None:
         self.emit_dir.mkdir(parents=True, exist_ok=True)
