@@ -55,6 +55,8 @@ from checker.types import BoolType, CpuIdType, Enum
 MAX_ROUNDS = 400
 #: Laws asked for each shared scalar fixed at coefficient 1.
 LAWS_PER_ANCHOR = 2
+#: Candidates from which a point's row facts are found at each role's first row and copied (``_by_rows``).
+BY_ROWS_FROM = 1000
 #: Values of a slot a conditional candidate is split on (``x == k``): at most this many.
 MAX_CASES = 12
 
@@ -149,21 +151,23 @@ class _Point:
         return role, int(self.names[i].split("[", 1)[1][:-1])
 
 
-def modular_candidates(pt: _Point, mods: list[int]) -> list[z3.ExprRef]:
-    """``x % m == 0`` for each numeric slot, and the conditional facts of two slots of one row."""
+def modular_candidates(pt: _Point, mods: list[int], only: set[int] | None = None) -> list[z3.ExprRef]:
+    """``x % m == 0`` for each numeric slot, and the conditional facts of two slots of one row
+    (``only``: of these slots and their rows alone)."""
     out: list[z3.ExprRef] = []
     var = [z3.Var(i, z3.IntSort()) for i in range(len(pt.slots))]
-    for i in pt.numeric:
+    numeric = [i for i in pt.numeric if only is None or i in only]
+    for i in numeric:
         out += [var[i] % m == 0 for m in mods]
     # Bounds: each number within the values its steps compare it with (``events > T``: ``events <= T + 1``).
     order = (z3.Z3_OP_LE, z3.Z3_OP_LT, z3.Z3_OP_GE, z3.Z3_OP_GT, z3.Z3_OP_EQ)
-    for i in pt.numeric:
+    for i in numeric:
         for v in sorted(_compared(pt.steps, pt.slots[i], order) | {0})[:MAX_CASES]:
             out += [var[i] <= v + d for d in (-1, 0, 1)] + [var[i] >= v + d for d in (-1, 0, 1)]
     rows: dict[tuple, list[int]] = {}
     for i in range(len(pt.slots)):
         role, k = pt.row(i)
-        if role is not None:
+        if role is not None and (only is None or i in only):
             rows.setdefault((role, k), []).append(i)
     for members in rows.values():
         members = [i for i in members if i in pt.moving]
@@ -391,6 +395,48 @@ def _vocabulary_candidates(model: Model) -> list[z3.ExprRef]:
     return at_point(model, templates(model, role)) if role is not None else []
 
 
+def _by_rows(pt: _Point, mods: list[int], timeout: float | None, notes: list[str]) -> list[z3.ExprRef]:
+    """The candidates of a large point, fewer: the facts of each role's first row (a task's ``at`` and
+    ``carry``, a CPU's counter) are found there alone, then copied to every row of the role, beside the
+    candidates of the slots no role owns (the tree's items, the sums). The rows of a role run the same code,
+    so what holds of the first holds of each; Houdini proves the copies again with the rest."""
+    first: dict[str, int] = {}
+    rows: dict[tuple[str, int], dict[str, int]] = {}
+    for i in range(len(pt.slots)):
+        role, k = pt.row(i)
+        # a per-CPU variable of a role has a slot at every CPU id; only the role's own ids are its rows
+        if role is not None and k in pt.model.roles[role]:
+            first[role] = min(first.get(role, k), k)
+            rows.setdefault((role, k), {})[pt.base[i]] = i
+    in_first = {i for (role, k), members in rows.items() if first[role] == k for i in members.values()}
+    in_rows = {i for members in rows.values() for i in members.values()}
+    found = houdini_split(pt, modular_candidates(pt, mods, in_first), [], timeout)
+    out: list[z3.ExprRef] = []
+    n = len(pt.slots)
+    seen: set[int] = set()
+    for (role, _), members in rows.items():
+        base_of = rows[(role, first[role])]
+        mine = [c for c in found if _slots_of(c) <= set(base_of.values())]
+        # slot i of the first row -> the same variable's slot in this row; every other slot stays
+        to = [z3.Var(members.get(pt.base[i], i) if i in base_of.values() else i, z3.IntSort()) for i in range(n)]
+        for c in mine:
+            g = z3.substitute_vars(c, *to)
+            if g.get_id() not in seen:
+                seen.add(g.get_id())
+                out.append(g)
+    out += modular_candidates(pt, mods, set(range(n)) - in_rows)
+    notes.append(f"{len(found)} facts of the first row of each role copied to every row")
+    return out
+
+
+def _slots_of(e: z3.ExprRef) -> set[int]:
+    out: set[int] = set()
+    for x in _walk(e, set()):
+        if z3.is_var(x):
+            out.add(z3.get_var_index(x))
+    return out
+
+
 def find_laws(model: Model, timeout: float | None) -> tuple[list[z3.ExprRef], Laws]:
     """The modular facts and conservation laws inductive together at ``model``'s point (over ``Var(i)``)."""
     t0 = time.perf_counter()
@@ -400,8 +446,10 @@ def find_laws(model: Model, timeout: float | None) -> tuple[list[z3.ExprRef], La
     if not mods:
         res.notes.append("the steps divide by no constant: no modular candidates")
     t1 = time.perf_counter()
-    cands = modular_candidates(pt, mods) + _vocabulary_candidates(model)
-    facts = houdini_split(pt, cands, [], timeout)
+    cands = modular_candidates(pt, mods)
+    if len(cands) > BY_ROWS_FROM:
+        cands = _by_rows(pt, mods, timeout, res.notes)
+    facts = houdini_split(pt, cands + _vocabulary_candidates(model), [], timeout)
     res.modular = facts
     res.notes.append(f"modular facts {time.perf_counter() - t1:.1f}s")
     t1 = time.perf_counter()

@@ -37,8 +37,8 @@ import checker.interrupts as interrupts
 RLIMIT_PER_SECOND = 10_000_000
 #: The wall-clock guard behind the resource limit, as a multiple of ``timeout`` and at least
 #: ``WALL_GUARD_MIN`` seconds (a tiny budget is spent before Z3 counts much): reached only when the
-#: machine gives Z3 under a tenth of a core, and then reported as the reason.
-WALL_GUARD = 10
+#: machine gives Z3 under a thirtieth of a core (it does at a load of 40 on 2 cores), and then reported as the reason.
+WALL_GUARD = 30
 WALL_GUARD_MIN = 10.0
 #: The reason of a call its resource limit ended.
 RESOURCE_LIMIT = "resource limit (rlimit)"
