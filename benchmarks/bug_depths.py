@@ -48,7 +48,7 @@ def cell(verdict: str, steps: int, secs: float) -> str:
     return f"{(str(steps) if verdict == 'violated' else verdict[:6]):>6} {secs:7.2f}s"
 
 
-def one(emit, name: str, cls: type, timeout: float, bmc: bool, max_points: int) -> None:
+def one(emit, name: str, cls: type, timeout: float, bmc: bool, max_points: int, explore_timeout: float) -> None:
     kinds = {n: p.kind for n, p in info(cls).properties.items()}
     for prop in cls.expect_violated:
         kind = kinds.get(prop, "a check of its own, not a state property")
@@ -57,16 +57,23 @@ def one(emit, name: str, cls: type, timeout: float, bmc: bool, max_points: int) 
             continue
         found = None
         t_all = 0.0
-        for params in param_points(cls, {}, "explore")[:max_points]:
+        points = param_points(cls, {}, "explore")[:max_points]
+        weak = sorted({str(p.shown().get("memory", "sc")) for p in points} - {"sc"})
+        points = [p for p in points if str(p.shown().get("memory", "sc")) == "sc"]
+        if not points:
+            emit(f"{name:<32} {prop:<38} not encodable: its explore points are under --memory {', '.join(weak)}, "
+                 f"and both Z3 engines encode sequentially consistent steps only")
+            continue
+        for params in points:
             t0 = time.perf_counter()
-            ex = next((c for c in explore_checks(cls, params) if c.property == prop), None)
+            ex = next((c for c in explore_checks(cls, params, timeout=explore_timeout) if c.property == prop), None)
             t_all += time.perf_counter() - t0
             if ex is not None and ex.verdict == "violated":
                 found = (params, ex, time.perf_counter() - t0)
                 break
         if found is None:
-            emit(f"{name:<32} {prop:<38} the explorer does not find it at the first {max_points} explore "
-                 f"points ({t_all:.1f}s): left out")
+            emit(f"{name:<32} {prop:<38} the explorer does not find it at the first {len(points)} sc explore "
+                 f"points ({t_all:.1f}s; its limit {explore_timeout:g}s a point): left out")
             continue
         params, ex, t_ex = found
         depth = len(ex.trace)
@@ -106,6 +113,7 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=30.0, help="Z3 budget per query/Spacer call, seconds' worth")
     ap.add_argument("--no-bmc", action="store_true")
     ap.add_argument("--max-points", type=int, default=4, help="explore points tried for the explorer's violation")
+    ap.add_argument("--explore-timeout", type=float, default=600.0, help="the explorer's limit at a point, seconds")
     ap.add_argument("--out")
     a = ap.parse_args()
     out = open(a.out, "a") if a.out else None
@@ -122,7 +130,7 @@ def main() -> None:
          f"Z3 budget {a.timeout:g}s' worth a query")
     emit(f"{'spec':<32} {'property':<38} {'explorer':>15} {'bmc':>15} {'pdr':>15}")
     for name in names:
-        one(emit, name, specs[name], a.timeout, not a.no_bmc, a.max_points)
+        one(emit, name, specs[name], a.timeout, not a.no_bmc, a.max_points, a.explore_timeout)
 
 
 if __name__ == "__main__":
