@@ -8,7 +8,7 @@ import time
 import z3
 
 from checker.prove.solver import RLIMIT_PER_SECOND, WALL_GUARD, Solver, rlimit, seeded, seeded_optimize, \
-    unknown_reason
+    unknown_reason, wall_guard
 
 
 def _pigeons(s: z3.Solver, n: int = 9) -> z3.Solver:
@@ -37,7 +37,7 @@ def test_the_obligation_reports_which_limit_ended_it():
 def test_the_budget_is_seconds_worth_and_the_wall_clock_only_a_guard():
     assert rlimit(2.5) == int(2.5 * RLIMIT_PER_SECOND) and rlimit(None) == 0
     assert WALL_GUARD >= 5
-    assert unknown_reason("canceled", 30.0, 2.0).startswith("wall-clock guard")
+    assert unknown_reason("canceled", wall_guard(2.0), 2.0).startswith("wall-clock guard")
     assert unknown_reason("canceled", 0.5, 2.0) == "resource limit (rlimit)"
     assert unknown_reason(b"max. resource limit exceeded") == "resource limit (rlimit)"
     o = seeded_optimize(1)
