@@ -202,7 +202,8 @@ def _verify_arguments(v: argparse.ArgumentParser) -> None:
                          "prove sweep with the lemmas left out and invariants inferred from IC3/PDR at 1 and "
                          "2 CPUs in their place, each proved again for every CPU count")
     pr.add_argument("--smt-timeout", type=float, metavar="S", default=60.0,
-                    help="timeout of each Z3 query, in seconds (default 60; a timeout is inconclusive)")
+                    help="limit of each Z3 query, in seconds' worth of Z3's resource count (rlimit, the same "
+                         "verdict under any load; default 60; a limit is inconclusive)")
     pr.add_argument("--emit-smt", metavar="DIR", help="write every proof obligation as an SMT-LIB2 file to DIR")
 
     sim = v.add_argument_group("simulation")

@@ -122,3 +122,29 @@ def test_the_per_n_fallback_with_infer_proves_each_point_without_lemmas():
     assert method == "per-n-laws" and shown["ncpus"] == "2..3"
     assert proofs["settled_gap"].verdict == HOLDS and proofs["settled_gap"].obligations > 0
     assert any("ncpus=3" in n and "s.exact ==" in n for n in proofs["settled_gap"].notes)
+
+
+def test_law_search_groups_the_slots_alike_by_the_moduli_they_are_divided_by():
+    from checker.prove.laws import _groups, _own_moduli
+
+    pt = _Point(_model())
+    own = _own_moduli(pt)
+    local = [i for i, n in enumerate(pt.names) if n.startswith("local[")]
+    assert local and all(own[i] == {4} for i in local)
+    # one feature for every CPU's counter, one for all of them modulo their carry bit
+    assert tuple((i, None) for i in local) in _groups(pt)
+    assert tuple((i, 4) for i in local) in _groups(pt)
+
+
+@pytest.mark.differential
+def test_counter_tree_carries_law_is_found_at_eight_cpus():
+    from checker.loader import resolve
+    from checker.prove.laws import _groups
+
+    cls = resolve(["percpu_counter_tree"])[0]
+    pt = _Point(Model(cls, resolve_params(cls, {"ncpus": 8, "ops": 1})))
+    feats = _groups(pt)
+    # the items of a level share their level's carry bit: 4 for the first, 8 above (settled_max's shape)
+    mods = sorted({m for f in feats for i, m in f if m is not None and pt.names[i].startswith("item[")})
+    assert mods == [4, 8], mods
+    assert len(feats) < 30  # against 160 one-slot features at this size

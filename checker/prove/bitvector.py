@@ -34,6 +34,7 @@ from typing import Any, Callable
 import z3
 
 import checker.interrupts as interrupts
+from checker.prove.solver import seeded, seeded_optimize, unknown_reason
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Check
 
 WIDTH = 64
@@ -296,9 +297,7 @@ def prove_lemma(w: Word, lm: Lemma, spec: str, expected: str, *, timeout: float 
                 run: int = 0) -> Check:
     """Prove one lemma: Z3 on its negation. A model is a concrete counterexample."""
     xs = {n: z3.BitVec(n, WIDTH) for n in lm.variables}
-    s = z3.Solver()
-    if timeout:
-        s.set("timeout", int(timeout * 1000))
+    s = seeded(timeout)
     s.add(z3.Not(lm.claim(w, xs)))
     t0 = time.perf_counter()
     r = s.check()
@@ -319,7 +318,7 @@ def prove_lemma(w: Word, lm: Lemma, spec: str, expected: str, *, timeout: float 
         if lm.explain is not None:
             trace_text.append(lm.explain(w, values))
     else:
-        verdict, reason = INCONCLUSIVE, f"solver_unknown: {s.reason_unknown()}"
+        verdict, reason = INCONCLUSIVE, f"solver_unknown: {unknown_reason(s.reason_unknown(), dt, timeout)}"
     if lm.name == "value_range_is_exact":
         extra["boundaries"] = boundary_values(w.decode_shift)
     c = Check(spec=spec, file=__file__, line=lm.line, params={"mod_bits": MOD_BITS, "value_bits": VALUE_BITS,
@@ -332,9 +331,7 @@ def prove_lemma(w: Word, lm: Lemma, spec: str, expected: str, *, timeout: float 
 
 def _smallest(claim: z3.BoolRef, xs: dict[str, z3.BitVecRef], timeout: float | None) -> dict[str, int] | None:
     """The least counterexample (unsigned, variables in order): the same words on every run."""
-    o = z3.Optimize()
-    if timeout:
-        o.set("timeout", int(timeout * 1000))
+    o = seeded_optimize(timeout)
     o.add(z3.Not(claim))
     for x in xs.values():
         o.minimize(x)

@@ -8,13 +8,14 @@ final; otherwise it is ``inconclusive`` (``bmc_depth``).
 """
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import z3
 
 import checker.interrupts as interrupts
 from checker.prove.encoding import PerN
-from checker.prove.solver import Solver
+from checker.prove.solver import Solver, unknown_reason
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Outcome, Step, flatten
 from checker.symbolic.term import to_z3_num
 from checker.language.compile import Model
@@ -69,12 +70,15 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, Outcome], bool,
         q = solver.fresh_lia(model.info.c_words)
         q.add(*constraints, *extra)
         z = q
+        t0 = time.perf_counter()
         r = q.check()
+        spent[0] = time.perf_counter() - t0
         interrupts.check()  # an interrupt a destructor swallowed still ends the run
         solver.queries += 1
         return r
 
     unknown = None
+    spent = [0.0]  # the last query's wall seconds: which of Z3's limits ended it
     for d in range(k + 1):
         if d > 0:
             cur = enc.fresh(f"@{d}")
@@ -91,7 +95,7 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, Outcome], bool,
             r = ask([z3.Or(list(goals.values()))])
             if r != z3.sat:
                 if r == z3.unknown:
-                    unknown = z.reason_unknown()
+                    unknown = unknown_reason(z.reason_unknown(), spent[0], solver.timeout)
                 break
             m = z.model()
             decided = [name for name, g in goals.items() if z3.is_true(m.eval(g, model_completion=True))]

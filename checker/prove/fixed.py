@@ -34,7 +34,7 @@ from checker.prove.encoding import PerN
 from checker.prove.horn import HornSystem, flat, slot_names
 from checker.prove.houdini import candidates, houdini, symmetric_role
 from checker.prove.inductive import prove_invariants
-from checker.prove.solver import Solver
+from checker.prove.solver import WALL_GUARD, Solver
 from checker.prove.vocabulary import Vocabulary
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Step
 
@@ -58,6 +58,9 @@ def claims_of(model: Model, *, lemmas: bool = False) -> list[PropertyInfo]:
     """The invariants asked about: every one at the point, less the lemmas unless ``lemmas``."""
     return [p for p in model.properties if p.kind == "invariant" and (lemmas or not getattr(p, "lemma", False))]
 
+
+#: Conflicts each of the contextual simplifier's solver calls may take (a deterministic bound).
+SIMPLIFY_CONFLICTS = 2000
 
 #: Claims asked after the others, with what those proved: Spacer finds the type ranges of 64-bit
 #: variables hard (it approaches a bound one value at a time) and must not hold up the spec's own claims.
@@ -282,7 +285,10 @@ def _simplify(f: z3.ExprRef, n: int, timeout: float | None) -> z3.ExprRef:
     slots = [z3.Int(f"%slot{i}") for i in range(n)]
     g = z3.simplify(z3.substitute_vars(f, *slots))
     try:
-        tactic = z3.TryFor(z3.Tactic("ctx-solver-simplify"), max(1, int((timeout or 60) * 1000 / 4)))
+        # Bounded by conflicts (the tactic takes no rlimit), so the printed invariant is the same under any
+        # load; the wall-clock cap behind it only keeps a pathological formula from hanging the run.
+        tactic = z3.TryFor(z3.With(z3.Tactic("ctx-solver-simplify"), max_conflicts=SIMPLIFY_CONFLICTS),
+                           max(1, int((timeout or 60) * WALL_GUARD * 1000 / 4)))
         goal = z3.Goal()
         goal.add(g)
         r = tactic(goal)

@@ -21,6 +21,7 @@ import z3
 
 import checker.interrupts as interrupts
 from checker.prove.encoding import PerN
+from checker.prove.solver import limit_spacer, unknown_reason
 from checker.symbolic.term import to_z3_num
 
 
@@ -104,9 +105,7 @@ class HornSystem:
         fp.set("xform.slice", False)
         fp.set("xform.inline_linear", False)
         fp.set("xform.inline_eager", False)
-        fp.set("spacer.random_seed", 0)
-        if timeout:
-            fp.set("timeout", max(1, int(timeout * 1000)))
+        limit_spacer(fp, timeout)  # the seed, and a resource limit: the same verdict under any load
         err = z3.Function("bad_state", z3.BoolSort())
         fp.register_relation(self.reach, err)
         extra = [v for v in _constants([bad]) if not any(v.eq(w) for w in self.variables)]
@@ -118,9 +117,9 @@ class HornSystem:
         t0 = time.perf_counter()
         try:
             r = fp.query(err())
-        except z3.Z3Exception as e:  # Spacer's way of saying its timeout passed (or that it was interrupted)
+        except z3.Z3Exception as e:  # Spacer's way of saying a limit passed (or that it was interrupted)
             interrupts.check()
-            return Answer("unknown", reason="timeout" if "canceled" in str(e) else str(e),
+            return Answer("unknown", reason=unknown_reason(str(e), time.perf_counter() - t0, timeout),
                           seconds=time.perf_counter() - t0)
         interrupts.check()  # an interrupt a destructor swallowed still ends the run
         dt = time.perf_counter() - t0
@@ -128,7 +127,7 @@ class HornSystem:
             return Answer("unsat", invariant=fp.get_cover_delta(-1, self.reach), seconds=dt)
         if r == z3.sat:
             return Answer("sat", states=self._run(fp.get_answer()), seconds=dt)
-        return Answer("unknown", reason=fp.reason_unknown() or "unknown", seconds=dt)
+        return Answer("unknown", reason=unknown_reason(fp.reason_unknown(), dt, timeout), seconds=dt)
 
     def _run(self, proof: z3.ExprRef) -> list[tuple[int, ...]]:
         """The ground ``reach`` facts of a derivation, from the initial state on (post-order: premises

@@ -21,6 +21,7 @@ from checker.interrupts import check as check_interrupt
 from checker.language.compile import Model
 from checker.prove.encoding import PerN
 from checker.prove.horn import flat, slot_names
+from checker.prove.solver import seeded
 from checker.types import CpuIdType
 
 #: At most this many placements of the small point's CPUs (k CPUs among N: N!/(N-k)!).
@@ -183,11 +184,7 @@ def houdini(enc: PerN, cands: list[z3.ExprRef], timeout: float | None) -> list[z
     alive = list(cands)
 
     def solver() -> z3.Solver:
-        q = z3.Solver()
-        q.set("random_seed", 0)
-        if timeout:
-            q.set("timeout", max(1, int(timeout * 1000)))
-        return q
+        return seeded(timeout)
 
     q = solver()
     at0 = [z3.substitute_vars(c, *init) for c in alive]

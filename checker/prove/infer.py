@@ -38,7 +38,7 @@ from checker.prove.fixed import LATE, _seed, claims_of, solve_point
 from checker.prove.generalise import Candidate, CandidateText, generalise, templates
 from checker.prove.houdini import symmetric_role
 from checker.prove.inductive import ENGINE_FLAGS, Proof, _inv, _types, prove_invariants
-from checker.prove.solver import Solver
+from checker.prove.solver import Solver, seeded
 from checker.result import HOLDS
 from checker.symbolic.term import to_z3_num
 
@@ -247,11 +247,7 @@ def houdini_any(enc: AnyN, pool: list[PropertyInfo], timeout: float | None) -> l
     s0 = enc.initial()
 
     def solver() -> z3.Solver:
-        q = z3.Solver()
-        q.set("random_seed", 0)
-        if timeout:
-            q.set("timeout", max(1, int(timeout * 1000)))
-        return q
+        return seeded(timeout)
 
     alive = []
     for p in pool:

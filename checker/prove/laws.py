@@ -47,7 +47,7 @@ from checker.prove.encoding import PerN
 from checker.language.declare import PropertyInfo
 from checker.prove.horn import flat, slot_names
 from checker.prove.inductive import Proof, prove_invariants
-from checker.prove.solver import Solver
+from checker.prove.solver import Solver, seeded, seeded_optimize
 from checker.result import HOLDS
 from checker.types import BoolType, CpuIdType, Enum
 
@@ -55,6 +55,8 @@ from checker.types import BoolType, CpuIdType, Enum
 MAX_ROUNDS = 400
 #: Laws asked for each shared scalar fixed at coefficient 1.
 LAWS_PER_ANCHOR = 2
+#: Candidates from which a point's row facts are found at each role's first row and copied (``_by_rows``).
+BY_ROWS_FROM = 1000
 #: Values of a slot a conditional candidate is split on (``x == k``): at most this many.
 MAX_CASES = 12
 
@@ -149,21 +151,23 @@ class _Point:
         return role, int(self.names[i].split("[", 1)[1][:-1])
 
 
-def modular_candidates(pt: _Point, mods: list[int]) -> list[z3.ExprRef]:
-    """``x % m == 0`` for each numeric slot, and the conditional facts of two slots of one row."""
+def modular_candidates(pt: _Point, mods: list[int], only: set[int] | None = None) -> list[z3.ExprRef]:
+    """``x % m == 0`` for each numeric slot, and the conditional facts of two slots of one row
+    (``only``: of these slots and their rows alone)."""
     out: list[z3.ExprRef] = []
     var = [z3.Var(i, z3.IntSort()) for i in range(len(pt.slots))]
-    for i in pt.numeric:
+    numeric = [i for i in pt.numeric if only is None or i in only]
+    for i in numeric:
         out += [var[i] % m == 0 for m in mods]
     # Bounds: each number within the values its steps compare it with (``events > T``: ``events <= T + 1``).
     order = (z3.Z3_OP_LE, z3.Z3_OP_LT, z3.Z3_OP_GE, z3.Z3_OP_GT, z3.Z3_OP_EQ)
-    for i in pt.numeric:
+    for i in numeric:
         for v in sorted(_compared(pt.steps, pt.slots[i], order) | {0})[:MAX_CASES]:
             out += [var[i] <= v + d for d in (-1, 0, 1)] + [var[i] >= v + d for d in (-1, 0, 1)]
     rows: dict[tuple, list[int]] = {}
     for i in range(len(pt.slots)):
         role, k = pt.row(i)
-        if role is not None:
+        if role is not None and (only is None or i in only):
             rows.setdefault((role, k), []).append(i)
     for members in rows.values():
         members = [i for i in members if i in pt.moving]
@@ -186,11 +190,7 @@ def houdini_split(pt: _Point, cands: list[z3.ExprRef], known: list[z3.ExprRef], 
     slots, init = pt.slots, pt.init
 
     def solver() -> z3.Solver:
-        q = z3.Solver()
-        q.set("random_seed", 0)
-        if timeout:
-            q.set("timeout", max(1, int(timeout * 1000)))
-        return q
+        return seeded(timeout)
 
     alive = []
     for c in cands:
@@ -232,11 +232,12 @@ def houdini_split(pt: _Point, cands: list[z3.ExprRef], known: list[z3.ExprRef], 
 def _law_text(pt: _Point, feats: list, law: list[int], anchor: int, c0: z3.ExprRef) -> str:
     """``s.exact == s.approx + s.carry[2] + s.level0[0] % 2 ...``: the law solved for its anchor."""
     terms = []
-    for a, (i, m) in zip(law, feats):
-        if not a or (i == anchor and m is None):
-            continue
-        name = f"s.{pt.names[i]}" + ("" if m is None else f" % {m}")
-        terms.append(("- " if a > 0 else "+ ") + name)  # moved to the other side
+    for a, f in zip(law, feats):
+        for i, m in f:
+            if not a or (i == anchor and m is None):
+                continue
+            name = f"s.{pt.names[i]}" + ("" if m is None else f" % {m}")
+            terms.append(("- " if a > 0 else "+ ") + name)  # moved to the other side
     const = c0.as_long() if z3.is_int_value(c0) else 0
     right = " ".join(terms).lstrip("+ ") if terms else "0"
     if right.startswith("- "):
@@ -246,17 +247,19 @@ def _law_text(pt: _Point, feats: list, law: list[int], anchor: int, c0: z3.ExprR
 
 def conservation_laws(pt: _Point, mods: list[int], known: list[z3.ExprRef], timeout: float | None,
                       notes: list[str], texts: dict[int, str] | None = None) -> list[z3.ExprRef]:
-    """Linear laws ``sum a_k F_k == c`` every step keeps from a state of ``known`` (see the module text)."""
-    feats: list[tuple[int, int | None]] = [(i, None) for i in pt.numeric] + \
-        [(i, m) for i in pt.numeric for m in mods if pt.row(i)[0] is not None or pt.base[i] in pt.model.tupled]
+    """Linear laws ``sum a_k F_k == c`` every step keeps from a state of ``known`` (see the module text).
+
+    A feature is a sum of slot terms (``x`` or ``x % m``). The search is first over grouped features, one
+    coefficient for all the slots alike (``_groups``), which is small at any size; only an anchor with no
+    grouped law is searched again one slot at a time (a coefficient a slot, a hundred and more at 8 CPUs)."""
+    single: list[tuple] = [((i, None),) for i in pt.numeric] + \
+        [((i, m),) for i in pt.numeric for m in mods if pt.row(i)[0] is not None or pt.base[i] in pt.model.tupled]
     shared = [i for i in pt.numeric if pt.base[i] not in pt.model.tupled]
-    feats += [(i, m) for i in shared for m in mods]
+    single += [((i, m),) for i in shared for m in mods]
 
-    def value(slots: list[z3.ArithRef], f: tuple[int, int | None]) -> z3.ArithRef:
-        i, m = f
-        return slots[i] if m is None else slots[i] % m
+    def value(slots: list[z3.ArithRef], f: tuple) -> z3.ArithRef:
+        return z3.Sum([slots[i] if m is None else slots[i] % m for i, m in f])
 
-    coef = [z3.Int(f"%a{k}") for k in range(len(feats))]
     hyp_known = [z3.substitute_vars(c, *pt.slots) for c in known]
     out: list[z3.ExprRef] = []
     texts = {} if texts is None else texts
@@ -264,32 +267,78 @@ def conservation_laws(pt: _Point, mods: list[int], known: list[z3.ExprRef], time
     # A law through a shared variable is one through a ghost of it (``count + Sum(local) == E``) when the
     # spec keeps one: ghosts first, and only them when there are any.
     ghosts = [i for i in shared if getattr(pt.model.vars[pt.base[i]], "kind", None) == "ghost"]
+    grouped = _groups(pt)
     for anchor in ghosts or shared:
-        a_index = feats.index((anchor, None))
         found: list[list[int]] = []
-        for _ in range(LAWS_PER_ANCHOR):
-            law = _search(pt, feats, coef, a_index, found, checkers, value, timeout)
-            if law is None:
+        for feats in (grouped, single):
+            if ((anchor, None),) not in feats:
+                continue
+            a_index = feats.index(((anchor, None),))
+            coef = [z3.Int(f"%a{k}") for k in range(len(feats))]
+            for _ in range(LAWS_PER_ANCHOR):
+                law = _search(pt, feats, coef, a_index, found, checkers, value, timeout)
+                if law is None:
+                    break
+                found.append(law)
+                var = [z3.Var(i, z3.IntSort()) for i in range(len(pt.slots))]
+                lhs = z3.Sum([a * value(var, f) for a, f in zip(law, feats) if a])
+                c0 = z3.simplify(z3.Sum([a * value(pt.init, f) for a, f in zip(law, feats) if a]))
+                out.append(lhs == c0)
+                texts[out[-1].get_id()] = _law_text(pt, feats, law, anchor, c0)
+            if found:
                 break
-            found.append(law)
-            var = [z3.Var(i, z3.IntSort()) for i in range(len(pt.slots))]
-            lhs = z3.Sum([a * value(var, f) for a, f in zip(law, feats) if a])
-            c0 = z3.simplify(z3.Sum([a * value(pt.init, f) for a, f in zip(law, feats) if a]))
-            out.append(lhs == c0)
-            texts[out[-1].get_id()] = _law_text(pt, feats, law, anchor, c0)
         if not found:
             notes.append(f"no conservation law through {pt.names[anchor]}")
     return out
+
+
+def _own_moduli(pt: _Point) -> dict[int, set[int]]:
+    """For each numeric slot, the constants a step divides the slot itself by (``x // m``, ``x % m``, also of
+    ``x + d`` or ``-x``: a counter's carry bit, read where its new value is tested), not what it divides a
+    value computed from it by."""
+    out: dict[int, set[int]] = {i: set() for i in pt.numeric}
+    index = {pt.slots[i].get_id(): i for i in pt.numeric}
+    seen: set[int] = set()
+
+    def direct(a: z3.ExprRef) -> list[int]:
+        if a.get_id() in index:
+            return [index[a.get_id()]]
+        if z3.is_app(a) and a.decl().kind() in (z3.Z3_OP_ADD, z3.Z3_OP_SUB, z3.Z3_OP_UMINUS, z3.Z3_OP_MUL):
+            return [index[c.get_id()] for c in a.children() if c.get_id() in index]
+        return []
+
+    for guard, post in pt.steps:
+        for root in [guard, *post]:
+            for x in _walk(root, seen):
+                if z3.is_app(x) and x.decl().kind() in (z3.Z3_OP_IDIV, z3.Z3_OP_MOD, z3.Z3_OP_REM) \
+                        and z3.is_int_value(x.arg(1)) and x.arg(1).as_long() > 1:
+                    for i in direct(x.arg(0)):
+                        out[i].add(x.arg(1).as_long())
+    return out
+
+
+def _groups(pt: _Point) -> list[tuple]:
+    """Grouped features: the slots of one variable with the same own moduli (all CPUs' counters; a tree
+    level's items, whose carry bit is their level's) summed, plain and modulo each own modulus."""
+    own = _own_moduli(pt)
+    keys: dict[tuple, list[int]] = {}
+    for i in pt.numeric:
+        keys.setdefault((pt.base[i], tuple(sorted(own[i]))), []).append(i)
+    feats: list[tuple] = []
+    for (_, ms), members in keys.items():
+        if len(members) == 1:  # a lone slot keeps its own feature, which the anchor is looked up by
+            feats.append(((members[0], None),))
+        else:
+            feats.append(tuple((i, None) for i in members))
+        feats += [tuple((i, m) for i in members) for m in ms]
+    return feats
 
 
 def _checkers(pt: _Point, hyp_known: list[z3.BoolRef], timeout: float | None) -> list[tuple[z3.Solver, list]]:
     """One solver per step holding its guard and the facts, asked again for each candidate law."""
     out = []
     for guard, post in pt.steps:
-        q = z3.Solver()
-        q.set("random_seed", 0)
-        if timeout:
-            q.set("timeout", max(1, int(timeout * 1000)))
+        q = seeded(timeout)
         q.add(pt.types, guard, *hyp_known)
         out.append((q, post))
     return out
@@ -300,10 +349,7 @@ def _search(pt: _Point, feats: list, coef: list[z3.ArithRef], anchor: int, found
     """Coefficients in -1..1 (``anchor``'s 1, not one of ``found``) that every step keeps, or None."""
     # The fewest features: a law plus a sum of features that are constant anyway is a law too, and
     # unreadable.
-    synth = z3.Optimize()
-    synth.set("random_seed", 0)
-    if timeout:
-        synth.set("timeout", max(1, int(timeout * 1000)))
+    synth = seeded_optimize(timeout)
     synth.minimize(z3.Sum([z3.If(a == 0, 0, 1) for a in coef]))
     synth.add(*[z3.And(a >= -1, a <= 1) for a in coef], coef[anchor] == 1)
     for law in found:  # not a law found already, nor one with a law found already inside it
@@ -349,6 +395,48 @@ def _vocabulary_candidates(model: Model) -> list[z3.ExprRef]:
     return at_point(model, templates(model, role)) if role is not None else []
 
 
+def _by_rows(pt: _Point, mods: list[int], timeout: float | None, notes: list[str]) -> list[z3.ExprRef]:
+    """The candidates of a large point, fewer: the facts of each role's first row (a task's ``at`` and
+    ``carry``, a CPU's counter) are found there alone, then copied to every row of the role, beside the
+    candidates of the slots no role owns (the tree's items, the sums). The rows of a role run the same code,
+    so what holds of the first holds of each; Houdini proves the copies again with the rest."""
+    first: dict[str, int] = {}
+    rows: dict[tuple[str, int], dict[str, int]] = {}
+    for i in range(len(pt.slots)):
+        role, k = pt.row(i)
+        # a per-CPU variable of a role has a slot at every CPU id; only the role's own ids are its rows
+        if role is not None and k in pt.model.roles[role]:
+            first[role] = min(first.get(role, k), k)
+            rows.setdefault((role, k), {})[pt.base[i]] = i
+    in_first = {i for (role, k), members in rows.items() if first[role] == k for i in members.values()}
+    in_rows = {i for members in rows.values() for i in members.values()}
+    found = houdini_split(pt, modular_candidates(pt, mods, in_first), [], timeout)
+    out: list[z3.ExprRef] = []
+    n = len(pt.slots)
+    seen: set[int] = set()
+    for (role, _), members in rows.items():
+        base_of = rows[(role, first[role])]
+        mine = [c for c in found if _slots_of(c) <= set(base_of.values())]
+        # slot i of the first row -> the same variable's slot in this row; every other slot stays
+        to = [z3.Var(members.get(pt.base[i], i) if i in base_of.values() else i, z3.IntSort()) for i in range(n)]
+        for c in mine:
+            g = z3.substitute_vars(c, *to)
+            if g.get_id() not in seen:
+                seen.add(g.get_id())
+                out.append(g)
+    out += modular_candidates(pt, mods, set(range(n)) - in_rows)
+    notes.append(f"{len(found)} facts of the first row of each role copied to every row")
+    return out
+
+
+def _slots_of(e: z3.ExprRef) -> set[int]:
+    out: set[int] = set()
+    for x in _walk(e, set()):
+        if z3.is_var(x):
+            out.add(z3.get_var_index(x))
+    return out
+
+
 def find_laws(model: Model, timeout: float | None) -> tuple[list[z3.ExprRef], Laws]:
     """The modular facts and conservation laws inductive together at ``model``'s point (over ``Var(i)``)."""
     t0 = time.perf_counter()
@@ -358,8 +446,10 @@ def find_laws(model: Model, timeout: float | None) -> tuple[list[z3.ExprRef], La
     if not mods:
         res.notes.append("the steps divide by no constant: no modular candidates")
     t1 = time.perf_counter()
-    cands = modular_candidates(pt, mods) + _vocabulary_candidates(model)
-    facts = houdini_split(pt, cands, [], timeout)
+    cands = modular_candidates(pt, mods)
+    if len(cands) > BY_ROWS_FROM:
+        cands = _by_rows(pt, mods, timeout, res.notes)
+    facts = houdini_split(pt, cands + _vocabulary_candidates(model), [], timeout)
     res.modular = facts
     res.notes.append(f"modular facts {time.perf_counter() - t1:.1f}s")
     t1 = time.perf_counter()

@@ -1,11 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""One place where Z3 is asked anything: timeouts, reasons, SMT-LIB files.
+"""One place where Z3 is asked anything: limits, seeds, reasons, SMT-LIB files.
 
 An obligation is ``hypotheses => goal``; it holds when ``hypotheses and
-not goal`` is unsatisfiable. Every query has a timeout; ``unknown`` is an
+not goal`` is unsatisfiable. Every query has a limit; ``unknown`` is an
 answer with a reason, never a pass. With ``emit_dir`` every query is also
 written as an SMT-LIB2 file recording the expected answer, for any solver
 to re-check.
+
+Limits are Z3's resource limit (``rlimit``), not wall time: a query's
+``timeout`` of S seconds is a budget of ``S * RLIMIT_PER_SECOND`` of Z3's
+resource units, counted in the solver's own steps, so the same query gets
+the same answer on an idle machine and on one running forty other jobs
+(same input, same verdict). A wall-clock cap of ``WALL_GUARD`` times S
+(at least ``WALL_GUARD_MIN`` seconds) stays behind it only so that a run cannot hang; when that cap is what
+stops a query, the reason says so (and the verdict is inconclusive, as
+for any limit). Every solver, optimiser and Spacer instance the prover
+makes comes from ``seeded``, ``seeded_optimize`` or ``limit_spacer``
+here, with the fixed random seed.
 """
 from __future__ import annotations
 
@@ -20,6 +31,68 @@ import z3
 
 import checker.interrupts as interrupts
 
+#: Z3 resource units a second of ``timeout`` buys: about what Z3 5.4's SMT core counts in a second of
+#: an idle core's work on the prover's queries (measured: 10 M/s on linear-arithmetic queries, 17 M/s in
+#: Spacer). Only the ratio to the seconds a user writes depends on the machine; the verdict does not.
+RLIMIT_PER_SECOND = 10_000_000
+#: The wall-clock guard behind the resource limit, as a multiple of ``timeout`` and at least
+#: ``WALL_GUARD_MIN`` seconds (a tiny budget is spent before Z3 counts much): reached only when the
+#: machine gives Z3 under a thirtieth of a core (it does at a load of 40 on 2 cores), and then reported as the reason.
+WALL_GUARD = 30
+WALL_GUARD_MIN = 10.0
+#: The reason of a call its resource limit ended.
+RESOURCE_LIMIT = "resource limit (rlimit)"
+
+
+def rlimit(timeout: float | None) -> int:
+    """The resource budget for ``timeout`` seconds (0: none)."""
+    return max(1, int(timeout * RLIMIT_PER_SECOND)) if timeout else 0
+
+
+def _limit(obj: Any, timeout: float | None) -> Any:
+    if timeout:
+        obj.set("rlimit", rlimit(timeout))
+        obj.set("timeout", int(wall_guard(timeout) * 1000))
+    return obj
+
+
+def seeded(timeout: float | None, logic: str | None = None) -> z3.Solver:
+    """A Z3 solver with the fixed seed and ``timeout``'s resource limit (``logic``: ``SolverFor``'s)."""
+    s = z3.SolverFor(logic) if logic else z3.Solver()
+    s.set("random_seed", 0)  # same input, same answer, same counterexample
+    return _limit(s, timeout)
+
+
+def seeded_optimize(timeout: float | None) -> z3.Optimize:
+    """A Z3 optimiser with the fixed seed and ``timeout``'s resource limit."""
+    o = z3.Optimize()
+    o.set("random_seed", 0)
+    return _limit(o, timeout)
+
+
+def limit_spacer(fp: z3.Fixedpoint, timeout: float | None) -> z3.Fixedpoint:
+    """Spacer's seed and ``timeout``'s resource limit on ``fp``."""
+    fp.set("spacer.random_seed", 0)
+    return _limit(fp, timeout)
+
+
+def wall_guard(timeout: float) -> float:
+    """The wall-clock cap, in seconds, behind ``timeout``'s resource limit."""
+    return max(timeout * WALL_GUARD, WALL_GUARD_MIN)
+
+
+def unknown_reason(reason: str | bytes | None, seconds: float | None = None, timeout: float | None = None) -> str:
+    """Z3's reason for ``unknown`` (or a canceled call) in the prover's words: which limit ended it. Z3 says
+    "canceled" for both of its limits; the call's wall ``seconds`` against its guard tell them apart."""
+    text = reason.decode() if isinstance(reason, bytes) else (reason or "unknown")
+    if "resource limit" in text:
+        return RESOURCE_LIMIT
+    if "canceled" in text or text == "timeout":
+        if timeout and seconds is not None and seconds < 0.9 * wall_guard(timeout):
+            return RESOURCE_LIMIT
+        return "wall-clock guard (the machine gave Z3 too little CPU; the resource limit was not reached)"
+    return text
+
 
 @dataclass
 class Answer:
@@ -32,29 +105,21 @@ class Answer:
 
 @dataclass
 class Solver:
-    """Runs Z3 queries with a per-query timeout, counting them and writing each as SMT-LIB when asked."""
-    timeout: float | None = None  # seconds per query
+    """Runs Z3 queries with a per-query limit (``timeout``: seconds of resource budget, see above), counting them and writing each as SMT-LIB when asked."""
+    timeout: float | None = None  # seconds per query, as a resource budget (RLIMIT_PER_SECOND)
     emit_dir: Path | None = None
     queries: int = 0
     seconds: float = 0.0
     files: list[Path] = field(default_factory=list)
 
     def _new(self) -> z3.Solver:
-        s = z3.Solver()
-        s.set("random_seed", 0)  # same input, same answer, same counterexample
-        if self.timeout:
-            s.set("timeout", max(1, int(self.timeout * 1000)))
-        return s
+        return seeded(self.timeout)
 
     def fresh_lia(self, bitvectors: bool = False) -> z3.Solver:
         """A non-incremental solver for one query over linear integer arithmetic; with
         ``bitvectors`` (a spec with C's bit operators: int2bv and bv2int terms) Z3's general
         solver, since the QF_LIA configuration does not take bit-vector terms."""
-        s = z3.Solver() if bitvectors else z3.SolverFor("QF_LIA")
-        s.set("random_seed", 0)
-        if self.timeout:
-            s.set("timeout", max(1, int(self.timeout * 1000)))
-        return s
+        return seeded(self.timeout, None if bitvectors else "QF_LIA")
 
     def obligation(self, name: str, hyps: list[Any], goal: Any) -> Answer:
         """Does ``hyps => goal`` hold? ``name`` labels an emitted file."""
@@ -81,7 +146,7 @@ class Solver:
             return Answer("unsat", seconds=dt)
         if r == z3.sat:
             return Answer("sat", s.model(), seconds=dt)
-        return Answer("unknown", reason=s.reason_unknown() or "unknown", seconds=dt)
+        return Answer("unknown", reason=unknown_reason(s.reason_unknown(), dt, self.timeout), seconds=dt)
 
     def _emit(self, s: z3.Solver, name: str, expect: str | None, got: str) -> None:
         self.emit_dir.mkdir(parents=True, exist_ok=True)
