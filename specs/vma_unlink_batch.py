@@ -551,7 +551,7 @@ class VmaUnlinkBatch(Spec):
                         vma = vma + 1 if more else vma
                     if not more:
                         break
-                with k.atomic():  # unlink_file_vma_batch_final(&vb)
+                with k.atomic():  # unlink_file_vma_batch_final(&vb)  [final]
                     k.update(s.spec.pgd_freed(s, addr, True))
                     final = s.spec.batch_final_flushes(s)
                 if final:
@@ -569,7 +569,7 @@ class VmaUnlinkBatch(Spec):
                     with k.atomic():  # i_mmap_unlock_write(mapping); unlink_file_vma_batch_init(vb)
                         s.wlocked[m] = 0
                         s.vb_count = 0
-                with k.atomic():  # free_pgd_range(tlb, addr, vma->vm_end, ...); vma = next
+                with k.atomic():  # free_pgd_range(tlb, addr, vma->vm_end, ...); vma = next  [free_pgd]
                     k.update(s.spec.pgd_freed(s, addr, False))
                     more = vma + 1 < s.nvmas
                     vma = vma + 1 if more else 0

@@ -130,7 +130,7 @@ MAX_BUG_DEPTH = 8
 #: the generated pc through at(), which BMC unrolls as a disjunction per control point) had not finished after
 #: five minutes on a busy machine (load ~25 on 2 cores): the slow tier, until it is measured on a quiet one.
 SLOW_BMC = ("lazy_decode_logical_shift", "percpu_grouped", "vmstat_refresh_window", "stack_cache_process",
-            "lazy_switch_no_preempt_disable", "vma_unlink_batch_process")
+            "lazy_switch_no_preempt_disable")
 POINTS = [(name, n) if i == 0 and name not in SLOW_BMC else pytest.param(name, n, marks=pytest.mark.differential)
           for name, cls in SPECS.items() for i, n in enumerate(_sizes(cls))]
 
