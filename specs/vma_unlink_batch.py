@@ -321,6 +321,12 @@ BATCHED, UNBATCHED = "free_pgtables", "free_pgtables_unbatched"
 DONE = 1  # the generated pc's values: idle 0, done 1, then the control points
 
 
+def _lock_write(s, m) -> dict:
+    """i_mmap_lock_write(mapping) once it may (no reader, no writer): the writer holds it, RWSEM_FLAG_HANDOFF is
+    cleared (the waiter it was set for has the lock), and the ghost count of acquisitions grows."""
+    return {"wlocked": _set(s, "nmaps", m, 1, s.wlocked), "write_locks": s.write_locks + 1, "handoff": 0}
+
+
 def _setup(s) -> dict:
     """The mmap()s before exit: every vma and its page tables allocated, every file vma in its i_mmap."""
     lay = _layout(s)
@@ -494,7 +500,35 @@ class VmaUnlinkBatch(Spec):
             i_mmap_unlock_write(mapping);
             unlink_file_vma_batch_init(vb);
 
-        and unlink_file_vma_batch_final(): ``if (vb->count > 0) unlink_file_vma_batch_process(vb);``
+        unlink_file_vma_batch_init()::
+
+            vb->count = 0;
+
+        unlink_file_vma_batch_final()::
+
+            if (vb->count > 0)
+                    unlink_file_vma_batch_process(vb);
+
+        unlink_file_vma() (a hugetlb vma)::
+
+            struct file *file = vma->vm_file;
+            if (file) {
+                    struct address_space *mapping = file->f_mapping;
+                    i_mmap_lock_write(mapping);
+                    __remove_shared_vm_struct(vma, file, mapping);
+                    i_mmap_unlock_write(mapping);
+            }
+
+        and exit_mmap()'s loop after free_pgtables() (v6.11; the accounting is not modelled)::
+
+            do {
+                    if (vma->vm_flags & VM_ACCOUNT)
+                            nr_accounted += vma_pages(vma);
+                    remove_vma(vma, true);
+                    count++;
+                    cond_resched();
+                    vma = vma_next(&vmi);
+            } while (vma && likely(!xa_is_zero(vma)));
         """
         with k.atomic():  # the mm as its mmap()s left it
             k.update(_setup(s))
@@ -510,18 +544,14 @@ class VmaUnlinkBatch(Spec):
                     m = _map_of(s, vma)
                     if _file_of(s, vma) != 0:
                         k.assume(s.wlocked[m] == 0 and s.readers[m] == 0)
-                        s.wlocked[m] = 1
-                        s.write_locks += 1
-                        s.handoff = 0  # the writer that gets the lock clears RWSEM_FLAG_HANDOFF
+                        k.update(_lock_write(s, m))
                 if _file_of(s, vma) != 0:
                     with k.atomic():  # __remove_shared_vm_struct(vma, mapping)
                         k.update(_remove(s, vma, m))
                     with k.atomic():  # i_mmap_unlock_write(mapping)
                         s.wlocked[m] = 0
-                with k.atomic():  # hugetlb_free_pgd_range(tlb, addr, ...); vma = next
+                with k.atomic():  # hugetlb_free_pgd_range(tlb, addr, vma->vm_end, ...)
                     k.update(_free_pgt(s, addr))
-                    more = vma + 1 < s.nvmas
-                    vma = vma + 1 if more else 0
             else:
                 while True:
                     with k.atomic():  # unlink_file_vma_batch_add(&vb, vma)
@@ -533,9 +563,7 @@ class VmaUnlinkBatch(Spec):
                         with k.atomic():  # _process: i_mmap_lock_write(mapping)  [flush_lock]
                             m = _map_of(s, s.vb_vmas[0])
                             k.assume(s.wlocked[m] == 0 and s.readers[m] == 0)
-                            s.wlocked[m] = 1
-                            s.write_locks += 1
-                            s.handoff = 0
+                            k.update(_lock_write(s, m))
                             i = 0
                         while i < s.vb_count:  # [flush_remove]
                             with k.atomic():  # __remove_shared_vm_struct(vb->vmas[i], mapping)
@@ -558,9 +586,7 @@ class VmaUnlinkBatch(Spec):
                     with k.atomic():  # _process: i_mmap_lock_write(mapping)  [final_lock]
                         m = _map_of(s, s.vb_vmas[0])
                         k.assume(s.wlocked[m] == 0 and s.readers[m] == 0)
-                        s.wlocked[m] = 1
-                        s.write_locks += 1
-                        s.handoff = 0
+                        k.update(_lock_write(s, m))
                         i = 0
                     while i < s.vb_count:  # [final_remove]
                         with k.atomic():  # __remove_shared_vm_struct(vb->vmas[i], mapping)
@@ -569,10 +595,10 @@ class VmaUnlinkBatch(Spec):
                     with k.atomic():  # i_mmap_unlock_write(mapping); unlink_file_vma_batch_init(vb)
                         s.wlocked[m] = 0
                         s.vb_count = 0
-                with k.atomic():  # free_pgd_range(tlb, addr, vma->vm_end, ...); vma = next  [free_pgd]
+                with k.atomic():  # free_pgd_range(tlb, addr, vma->vm_end, ...)  [free_pgd]
                     k.update(s.spec.pgd_freed(s, addr, False))
-                    more = vma + 1 < s.nvmas
-                    vma = vma + 1 if more else 0
+            more = vma + 1 < s.nvmas  # vma = next; } while (vma);  (joins the step before it)
+            vma = vma + 1 if more else 0
             if not more:
                 break
         while True:  # [remove_vma]
@@ -630,9 +656,7 @@ class VmaUnlinkBatch(Spec):
                     m = _map_of(s, vma)
                     if _file_of(s, vma) != 0:
                         k.assume(s.wlocked[m] == 0 and s.readers[m] == 0)
-                        s.wlocked[m] = 1
-                        s.write_locks += 1
-                        s.handoff = 0
+                        k.update(_lock_write(s, m))
                 if _file_of(s, vma) != 0:
                     with k.atomic():  # __remove_shared_vm_struct(vma, file, mapping)
                         k.update(_remove(s, vma, m))
