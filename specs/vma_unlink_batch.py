@@ -753,7 +753,8 @@ class VmaUnlinkBatch(Spec):
 
     @invariant
     def nothing_freed_while_reachable(s):
-        """A vma an rmap walker can find (in its mapping's i_mmap) and the page tables under it are live."""
+        """A vma an rmap walker can find (in its mapping's i_mmap) and the page tables under it are
+        live: no vm_area_free and no free_pgd_range while it is linked."""
         return And(*[Implies(s.linked[v] == 1, And(_vma_mem(s, v) == MEM.live, _pgt_mem(s, v) == MEM.live))
                      for v in range(len(_layout(s).vmas))])
 
@@ -774,8 +775,9 @@ class VmaUnlinkBatch(Spec):
 
     @invariant
     def write_locks_match_formula(s):
-        """UB-COUNT: when free_pgtables is done, i_mmap_lock_write was taken as the closed formula says
-        (batched=0: once per file vma)."""
+        """UB-COUNT: when free_pgtables is done, i_mmap_lock_write was taken, summed over groups, the sum
+        over maximal runs of one vm_file among the group's file vmas of ceil(run / ARRAY_SIZE), plus
+        one per hugetlb file vma (batched=0: once per file vma)."""
         want = expected_write_locks(_layout(s), s.size) if s.batched else _tables(s.layout)["reference"]["locks"]
         return Implies(_freed_pgtables(s), s.write_locks == want)
 
@@ -786,14 +788,16 @@ class VmaUnlinkBatch(Spec):
 
     @sometimes(applies=lambda p: p.batched == 1 and _run_at_least(LAYOUTS[p.layout], p.size + 1))
     def a_full_batch_is_flushed(s):
-        """unlink_file_vma_batch_add() flushes a full batch of the vma's own file."""
+        """unlink_file_vma_batch_add() flushes a full batch of the vma's own file (being full is the only
+        reason)."""
         vma = s.task_vma[s.task[0]]
         return And(_at(s, BATCHED, "flush_lock"), s.vb_count == s.size,
                    _file_of(s, Select(s.vb_vmas, 0)) == _file_of(s, vma))
 
     @sometimes(applies=lambda p: p.batched == 1 and _file_change_in_group(LAYOUTS[p.layout]))
     def a_batch_is_flushed_by_a_file_change(s):
-        """unlink_file_vma_batch_add() flushes a batch that is not full: the vma's vm_file differs."""
+        """unlink_file_vma_batch_add() flushes a batch that is not full: the vma's vm_file differs from the
+        batch's (the change of file is the only reason)."""
         vma = s.task_vma[s.task[0]]
         return And(_at(s, BATCHED, "flush_lock"), s.vb_count < s.size,
                    _file_of(s, Select(s.vb_vmas, 0)) != _file_of(s, vma))
