@@ -352,7 +352,7 @@ class PercpuCounterTree(Spec):
     adders = Role("ntasks", cpu=lambda s, t: _runs_on(s, t), cpus="cpu",
                  doc="tasks adding to the counter; task t runs on CPU t mod ncpus (its slow path: on adders_cpu[t])")
 
-    #: as percpu_counter_tree's: CPUs under one item are interchangeable, and so are sibling items with their
+    #: CPUs under one item are interchangeable, and so are sibling items with their
     #: subtrees; a task (with its registers) moves with its home CPU.
     by_item = Interchangeable(subtrees, role="cpu", follow={"adders": lambda p, i: i % p.ncpus})
 
@@ -486,7 +486,7 @@ class PercpuCounterTree(Spec):
         """No update in progress: no task between its level-0 add and its last carry."""
         return AllOf(s.adders_pc[t] == 0 for t in s.adders)
 
-    # -- properties (percpu_counter_tree's, on the generated registers) -------------------------
+    # -- properties (on the generated registers) ----------------------------------------------------
     @invariant(inductive=True)
     def precise_sum_is_exact(s):
         """Conservation: the precise sum is E in every state (each add lands in level 0 in one step)."""
@@ -589,8 +589,10 @@ class PercpuCounterTree(Spec):
              at={"ncpus": (4, 26, 64, 256), "batch": (32,), "fill": (1,), "tasks": (1,), "migrations": (0,)},
              applies=lambda p: p.ops >= p.batch + 80)  # fill's own ops: a smaller --set ops cannot fill the tree
     def fill_every_counter(p):
-        """percpu_counter_tree's witness on the port's steps: every level-0 counter to m0 - 1 with single
-        pages; then each item gets m - m_below through carries of +m_below routed from one of its CPUs."""
+        """Bottom up: every level-0 counter to m0 - 1 with single pages; then, for each level, each item
+        gets m - m_below through carries of +m_below routed from one of its CPUs (a folio of that many
+        pages added on that CPU; latest skips the levels below it, the others pass them with a carry
+        of exactly that size). The steps are the function's generated ones (``FAST_RET``, ``LEVEL_ON``...)."""
         sh = Shape(p.ncpus, p.batch)
         tasks = list(p.adders)
         if not sh.order:
