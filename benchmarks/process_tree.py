@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""percpu_counter_tree against its process-function port (issue 28): states, verdicts and seconds per memory model.
+"""percpu_counter_tree's hand-written pc machine (tests/pc_machines/, kept as a test since the port replaced it)
+against the built-in process-function port (issue 28): states, verdicts and seconds per memory model.
 
     python benchmarks/process_tree.py [--out FILE]
 
@@ -24,12 +25,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the pc machine kept as a test
 
 from checker.explore import explore  # noqa: E402
 from checker.language.compile import Model  # noqa: E402
 from checker.ordering.declare import MEMORY  # noqa: E402
 from checker.specs.percpu_counter_tree import DESIGN, PercpuCounterTree  # noqa: E402
-from checker.specs.percpu_counter_tree_process import PercpuCounterTreeProcess  # noqa: E402
+from pc_machines.percpu_counter_tree import PercpuCounterTree as PcMachine  # noqa: E402
 
 POINTS = [dict(design=d, ncpus=2, tasks=1, ops=2) for d in (DESIGN.latest, DESIGN.noskip, DESIGN.v6)] \
     + [dict(design=DESIGN.latest, ncpus=3, tasks=1, ops=1)]
@@ -66,8 +68,8 @@ def main() -> None:
     for params in POINTS:
         base = None
         for memory in ("sc", "tso", "lkmm"):
-            h, th = run(PercpuCounterTree, params, memory)
-            p, tp = run(PercpuCounterTreeProcess, params, memory)
+            h, th = run(PcMachine, params, memory)
+            p, tp = run(PercpuCounterTree, params, memory)
             assert (h.states, h.transitions) == (p.states, p.transitions)
             verdicts = {n: o.verdict for n, o in p.outcomes.items()}
             base = base or verdicts
@@ -75,13 +77,13 @@ def main() -> None:
             name = ",".join(f"{k}={getattr(v, 'name', v)}" for k, v in params.items())
             lines.append(f"{name:34} {memory:6} {h.states:11,} {p.states:11,} {th:7.2f} {tp:7.2f}  "
                          f"{', '.join(changed) or 'none'}")
-    n = step_lines(PercpuCounterTreeProcess.__dict__["percpu_counter_tree_add"])
-    helpers = sum(step_lines(getattr(PercpuCounterTreeProcess, h)) for h in ("next_level", "item_of", "level_carry"))
+    n = step_lines(PercpuCounterTree.__dict__["percpu_counter_tree_add"])
+    helpers = sum(step_lines(getattr(PercpuCounterTree, h)) for h in ("next_level", "item_of", "level_carry"))
     lines.append(f"percpu_counter_tree_add: {n} step lines / {C_LINES['percpu_counter_tree_add']} C lines = "
                  f"{n / C_LINES['percpu_counter_tree_add']:.2f}; with next_level, item_of, level_carry "
                  f"({helpers} lines): {(n + helpers) / C_LINES['percpu_counter_tree_add']:.2f}")
-    for f in ("percpu_counter_tree.py", "percpu_counter_tree_process.py"):
-        lines.append(f"specs/{f}: {len((ROOT / 'specs' / f).read_text().splitlines())} lines")
+    for f in ("tests/pc_machines/percpu_counter_tree.py", "specs/percpu_counter_tree.py"):
+        lines.append(f"{f}: {len((ROOT / f).read_text().splitlines())} lines")
     text = "\n".join(lines) + "\n"
     print(text, end="")
     if out_path:

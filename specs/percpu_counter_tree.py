@@ -58,18 +58,30 @@ preemptible, so another task of the same CPU can run between its steps.
 Tasks are hand-rolled as a second role (task ``t`` lives on CPU ``t mod
 ncpus``); the Task model (several tasks per CPU, migration as a move) will
 make this shorter.
+"
+
+The adds are written as the kernel function (a process function, ``percpu_counter_tree_add()`` with its slow
+path inlined): the program counter, the registers (the carry ``inc``, the ``level`` of the walk and its
+``cpu``), the guards and the memory-ordering annotations (``this_cpu_add_return``: a this_cpu RMW;
+``atomic_long_add_return_relaxed`` on ``item[i]``: a relaxed RMW of that element; ``atomic_long_add``: an
+unordered RMW) are generated from the primitive table, so the spec runs under ``--memory tso`` and ``--memory
+lkmm`` with nothing annotated by hand. Two things are written differently from the C, because a process
+function's loop must take a step on every way round: the latest slow path's ``if (abs(inc) & (bit_mask -
+1))`` is the helper ``next_level``, which picks the next level the walk takes a step at (noskip and v6:
+``level + 1``); and ``bit_mask``, ``level_items`` and ``item`` are looked up by level (``level_carry``,
+``item_of``) instead of shifted along. The scheduler's move between the fast path and the slow path's
+``raw_smp_processor_id()`` is the action ``migrate``: it may change the ``cpu`` the walk uses while ``fresh``
+(no slow-path step taken yet). The reads stay values read at an instant in the properties
+(``approximate_sum``, ``precise_sum``). The hand-written pc machine this replaced is kept as a test,
+tests/pc_machines/percpu_counter_tree.py; tests/test_process_tree.py checks the two equal state for state
+under sc, tso and lkmm and proof for proof. Known gap: the compiled explorer does not lower the slow path's
+RMW of ``item[i]`` at an index the state chooses under lkmm; those points run on the interpreter.
 """
 import functools
 
-from checker import (NOBODY, AllOf, And, AnyOf, Array, Bool, CpuId, Enum, Ghost, If, Implies, Int, Interchangeable,
-                     Or, Param, PerCpu, Rmw, Role, Shared, Spec, Subtree, Sum, action, invariant, sometimes, terminal,
-                     when, witness)
-
-def _runs_on(s, t):
-    """The CPU task t's step runs on: its home CPU (t mod ncpus), or in its slow path the CPU it read."""
-    home = s.cpu.start + (t - s.task.start) % s.ncpus
-    return If(s.at[t] != 0, s.via[t], home)
-
+from checker import (AllOf, And, AnyOf, Array, Bool, CpuId, Enum, Ghost, If, Implies, Int, Interchangeable, Or, Param,
+                     PerCpu, Role, Shared, Spec, Subtree, Sum, action, invariant, sometimes, terminal, when, witness)
+from checker.language.process import at, process
 
 #: Which version of the code (see the module docstring).
 DESIGN = Enum("latest", "noskip", "v6", name="design")
@@ -261,11 +273,27 @@ def claimed_range(p) -> tuple[int, int]:
     return p.batch * sh.multiplier, (p.batch - 1) * sh.multiplier
 
 
+
+
+ADD = "percpu_counter_tree_add"
+
+
+def _in_slow_path(s, t):
+    """Task t is between its level-0 add and its last carry (at the slow path's loop head)."""
+    return at(s, t, ADD, "loop")
+
+
+def _runs_on(s, t):
+    """The CPU task t's step runs on: its home CPU (t mod ncpus), or in its slow path the CPU it read."""
+    home = s.cpu.start + (t - s.adders.start) % s.ncpus
+    return If(s.adders_pc[t] != 0, s.adders_cpu[t], home)
+
+
 class PercpuCounterTree(Spec):
     """percpu_counter_tree_add() (fast path, slow path level by level) and its two sums.
 
-    Task ``t`` of the role ``task`` runs on CPU ``t mod ncpus`` and makes
-    ``ops`` calls of ``percpu_counter_tree_add(counter, amount)``, amount
+    Task ``t`` of the role ``adders`` runs on CPU ``t mod ncpus`` and makes
+    ``ops`` calls of ``percpu_counter_tree_add(counter, inc)``, inc
     +/-1 or +/-``large`` pages (mm passes ``folio_nr_pages()``). One step per
     atomic access: ``this_cpu_add_return`` on level 0 (with the carry it
     computes, a local computation), each level's
@@ -290,6 +318,7 @@ class PercpuCounterTree(Spec):
         "noskip): the slow path reads the CPU once; a move before an add is the add of another CPU's task",
         "task t runs on CPU t mod ncpus (tasks per CPU: 1 or 2); a preempted slow path lets the CPU's other "
         "task run its adds",
+        "v6's guard(migrate)() around the add is the absence of migrate (no migrate_disable() is stepped)",
     )
 
     # The default run stays within seconds on the interpreter; DEEP_SWEEPS (PercpuCounterTreeDeep) go further.
@@ -320,114 +349,144 @@ class PercpuCounterTree(Spec):
                    doc="intermediate tree items (derived)")
 
     cpu = Role("ncpus", doc="CPUs, each with its level-0 counter")
-    task = Role("ntasks", cpu=lambda s, t: _runs_on(s, t), cpus="cpu",
-                doc="tasks adding to the counter; task t runs on CPU t mod ncpus (its slow path: on via[t])")
+    adders = Role("ntasks", cpu=lambda s, t: _runs_on(s, t), cpus="cpu",
+                 doc="tasks adding to the counter; task t runs on CPU t mod ncpus (its slow path: on adders_cpu[t])")
 
-    #: CPUs under one item are interchangeable, and so are sibling items with their subtrees; a task moves
-    #: with its home CPU (docs/spec-authoring.md, "Structural symmetry").
-    by_item = Interchangeable(subtrees, role="cpu", follow={"task": lambda p, i: i % p.ncpus})
+    #: CPUs under one item are interchangeable, and so are sibling items with their
+    #: subtrees; a task (with its registers) moves with its home CPU.
+    by_item = Interchangeable(subtrees, role="cpu", follow={"adders": lambda p, i: i % p.ncpus})
 
     level0 = PerCpu(0, type=Int, role="cpu", doc="*per_cpu_ptr(counter->level0, cpu)")
     item = Array("nitems", 0, type=Int, doc="counter->items[i].count, levels 1 .. nr_levels-1")
     approx = Shared(0, type=Int, doc="*counter->approx_sum.a (the last item); one CPU: level0[0] is read")
-    at = PerCpu(0, type=Int, role="task", doc="0: not in the slow path; l: next is level l's "
-                "atomic_long_add_return; nr_levels: next is the final atomic_long_add")
-    carry = PerCpu(0, type=Int, role="task", doc="the slow path's inc: the carry in flight")
-    via = PerCpu(NOBODY, type=CpuId, role="task", doc="the slow path's cpu (raw_smp_processor_id()); NOBODY when idle")
-    fresh = PerCpu(0, type=Bool, role="task", doc="the slow path has not yet read its cpu")
-    ops_left = PerCpu(lambda p: p.ops, role="task", doc="adds the task has still to make")
+    fresh = PerCpu(0, type=Bool, role="adders", doc="the slow path has taken no step yet (the scheduler may move "
+                   "the task before its raw_smp_processor_id())")
+    ops_left = PerCpu(lambda p: p.ops, role="adders", doc="adds the task has still to make")
     moves = Ghost(0, doc="slow paths started on another CPU so far")
     exact = Ghost(0, doc="E: the sum of every amount added")
 
-    # -- helpers shared by the actions (a bug spec may override one) -------------------------
+    # -- helpers of values (a bug spec may override one) --------------------------------------
     @staticmethod
     def home(s, t):
         """The CPU task t runs on."""
-        return (t - s.task.start) % s.ncpus
+        return (t - s.adders.start) % s.ncpus
 
     @staticmethod
     def next_level(s, inc, after):
-        """The slow path's next step once inc leaves level ``after``: latest skips every level whose
-        bits inc does not touch (``if (abs(inc) & (bit_mask - 1))``); the others take each level."""
+        """The next level the walk takes a step at once inc leaves level ``after`` (nr_levels: the final
+        atomic_long_add). latest passes over every level whose bits inc does not touch
+        (``if (abs(inc) & (bit_mask - 1))``); noskip and v6 take each level."""
         sh = _shape(s)
-        nxt = sh.nr_levels
         if s.design == DESIGN.latest:
-            for level in reversed(range(after + 1, sh.nr_levels)):
-                nxt = If(abs(inc) % sh.mask[level] != 0, level, nxt)
+            nxt = sh.nr_levels
+            for level in reversed(range(1, sh.nr_levels)):
+                nxt = If(And(level > after, abs(inc) % sh.mask[level] != 0), level, nxt)
             return nxt
-        return min(after + 1, sh.nr_levels)
+        return after + 1
 
-    # -- percpu_counter_tree_add(): the fast path --------------------------------------------
-    # Under --memory tso|lkmm (issue 29): the fast path is a this_cpu read-modify-write of the task's CPU's
-    # level-0 counter; each level is atomic_long_add_return_relaxed() (relaxed: it orders nothing); the end is
-    # atomic_long_add() (unordered). Every access is an atomic RMW, and the properties are predicates on the
-    # state (the sums are read at an instant), so no verdict can depend on a load's age.
-    @action(role="task", choose={"amount": _amounts}, access=Rmw("level0", "this_cpu"))
-    def this_cpu_add_return(s, t, amount):
-        """percpu_counter_tree_add(): res = this_cpu_add_return(*counter->level0, inc); orig = res - inc;
-        inc = percpu_counter_tree_carry(orig, res, inc, bit_mask); if (!inc) return; else the slow path."""
-        c = s.spec.home(s, t)
-        orig = s.level0[c]
-        res = orig + amount
-        inc = tree_carry(orig, res, amount, _shape(s).level0_mask)
-        return when(And(s.at[t] == 0, s.ops_left[t] > 0),
-                    level0={c: res}, exact=s.exact + amount, ops_left={t: s.ops_left[t] - 1},
-                    at={t: If(inc == 0, 0, s.spec.next_level(s, inc, 0))}, carry={t: inc},
-                    via={t: If(inc == 0, NOBODY, c)},
-                    fresh={t: If(inc == 0, 0, 1)})
+    @staticmethod
+    def item_of(s, level, cpu):
+        """``item + cpu & (level_items - 1)`` at ``level``: the index in the items array."""
+        sh = _shape(s)
+        if level.__class__ is int and cpu.__class__ is int:
+            return sh.item(level, cpu) if level in sh.items else 0
+        out = 0
+        for lv in reversed(range(1, sh.nr_levels)):
+            out = If(level == lv, sh.offset[lv] + cpu % sh.items[lv], out)
+        return out
+
+    @staticmethod
+    def level_carry(s, level, orig, res, inc):
+        """percpu_counter_tree_carry(orig, res, inc, bit_mask) with ``level``'s bit_mask."""
+        sh = _shape(s)
+        if level.__class__ is int:
+            return tree_carry(orig, res, inc, sh.mask[level]) if level in sh.mask else 0
+        out = 0
+        for lv in reversed(range(1, sh.nr_levels)):
+            out = If(level == lv, tree_carry(orig, res, inc, sh.mask[lv]), out)
+        return out
+
+    # -- percpu_counter_tree_add() and percpu_counter_tree_add_slowpath() ----------------------
+    @process(role="adders", calls="ops_left", args={"inc": _amounts})
+    def percpu_counter_tree_add(k, s, t, inc):
+        """latest (linux-mm 23b86b4b6be9), inlining its slow path::
+
+            res = this_cpu_add_return(*counter->level0, inc);
+            orig = res - inc;
+            inc = percpu_counter_tree_carry(orig, res, inc, bit_mask);
+            if (likely(!inc))
+                    return;
+            percpu_counter_tree_add_slowpath(counter, inc);
+          /* the slow path: */
+            unsigned int cpu = raw_smp_processor_id();
+            ...
+            for (level = 1; level < nr_levels; level++) {
+                    if (abs(inc) & (bit_mask - 1)) {
+                            atomic_long_t *count = &item[cpu & (level_items - 1)].count;
+                            res = atomic_long_add_return_relaxed(inc, count);
+                            orig = res - inc;
+                            inc = percpu_counter_tree_carry(orig, res, inc, bit_mask);
+                            if (likely(!inc))
+                                    return;
+                    }
+                    item += level_items; ... bit_mask <<= n_arity_order;
+            }
+            atomic_long_add(inc, counter->approx_sum.a);
+
+        noskip (compudj/linux-dev 42bfc99db86c) and v6 (RFC v6, under guard(migrate)) have the same loop
+        without the ``if``: ``next_level`` is then ``level + 1``. ``fresh`` is the scheduler's window before
+        the first slow-path step (``migrate``)."""
+        res = k.this_cpu_add_return(s.level0, inc)
+        s.exact += inc
+        orig = res - inc
+        inc = tree_carry(orig, res, inc, _shape(s).level0_mask)
+        if inc == 0:
+            return
+        cpu: CpuId = k.raw_smp_processor_id()
+        s.fresh[t] = 1
+        level = s.spec.next_level(s, inc, 0)
+        while level < _shape(s).nr_levels:
+            s.fresh[t] = 0
+            res = k.atomic_long_add_return_relaxed(inc, s.item[s.spec.item_of(s, level, cpu)])
+            orig = res - inc
+            inc = s.spec.level_carry(s, level, orig, res, inc)
+            if inc == 0:
+                return
+            level = s.spec.next_level(s, inc, level)
+        s.fresh[t] = 0
+        k.atomic_long_add(inc, s.approx)
 
     # -- a move between the fast path and raw_smp_processor_id() -------------------------------
-    @action(role="task", choose={"to": _cpus}, applies=_migratable)
+    @action(role="adders", choose={"to": _cpus}, applies=_migratable)
     def migrate(s, t, to):
         """latest/noskip: preemption is on after this_cpu_add_return(); the scheduler moves the task before
         percpu_counter_tree_add_slowpath() reads raw_smp_processor_id(). (v6 holds guard(migrate).)"""
-        return when(And(s.at[t] != 0, s.fresh[t] == 1, s.via[t] != to, s.moves < s.migrations),
-                    via={t: to}, moves=s.moves + 1)
-
-    # -- percpu_counter_tree_add_slowpath(): one level ----------------------------------------
-    @action(role="task", choose={"level": _levels, "cpu": _cpus}, applies=lambda p: _shape(p).nr_levels > 1,
-            access=Rmw("item", "relaxed", slot=lambda s, t, level, cpu: _shape(s).item(level, cpu)))
-    def atomic_long_add_return(s, t, level, cpu):
-        """The slow path at ``level``: res = atomic_long_add_return_relaxed(inc, &item[cpu & (level_items - 1)]
-        .count); orig = res - inc; inc = percpu_counter_tree_carry(orig, res, inc, bit_mask); if (!inc) return."""
-        sh = _shape(s)
-        i = sh.item(level, cpu)
-        orig = s.item[i]
-        inc = s.carry[t]
-        res = orig + inc
-        out = tree_carry(orig, res, inc, sh.mask[level])
-        return when(And(s.at[t] == level, s.via[t] == cpu),
-                    item={i: res}, carry={t: out}, at={t: If(out == 0, 0, s.spec.next_level(s, out, level))},
-                    via={t: If(out == 0, NOBODY, cpu)}, fresh={t: 0})
-
-    @action(role="task", applies=_smp, access=Rmw("approx", "unordered"))
-    def atomic_long_add(s, t):
-        """The slow path's end: atomic_long_add(inc, counter->approx_sum.a)."""
-        return when(s.at[t] == _shape(s).nr_levels, approx=s.approx + s.carry[t], carry={t: 0}, at={t: 0},
-                    via={t: NOBODY}, fresh={t: 0})
+        return when(And(_in_slow_path(s, t), s.fresh[t] == 1, s.adders_cpu[t] != to, s.moves < s.migrations),
+                    adders_cpu={t: to}, moves=s.moves + 1)
 
     @terminal
     def all_added(s):
-        return AllOf(And(s.ops_left[t] == 0, s.at[t] == 0) for t in s.task)
+        return AllOf(And(s.ops_left[t] == 0, s.adders_pc[t] == 0) for t in s.adders)
 
     # -- what the two sums return ---------------------------------------------------------------
     @staticmethod
     def approximate_sum(s):
-        """percpu_counter_tree_approximate_sum(): atomic_long_read(approx_sum.a), or with one CPU
-        READ_ONCE(*approx_sum.i), which points at CPU 0's level-0 counter (bias 0)."""
+        """percpu_counter_tree_approximate_sum(): ``atomic_long_read(counter->approx_sum.a)``, or with one CPU
+        ``READ_ONCE(*counter->approx_sum.i)``, CPU 0's level-0 counter (bias 0). Read at an instant."""
         return s.level0[0] if s.ncpus == 1 else s.approx
 
     @staticmethod
     def precise_sum(s):
-        """percpu_counter_tree_precise_sum(): the level-0 counters of every possible CPU (bias 0)."""
+        """percpu_counter_tree_precise_sum(): ``for_each_possible_cpu(cpu) sum += *per_cpu_ptr(counter->level0,
+        cpu);`` (bias 0), read at an instant."""
         return Sum(s.level0)
 
     @staticmethod
     def settled(s):
         """No update in progress: no task between its level-0 add and its last carry."""
-        return AllOf(s.at[t] == 0 for t in s.task)
+        return AllOf(s.adders_pc[t] == 0 for t in s.adders)
 
-    # -- properties ------------------------------------------------------------------------------
+    # -- properties (on the generated registers) ----------------------------------------------------
     @invariant(inductive=True)
     def precise_sum_is_exact(s):
         """Conservation: the precise sum is E in every state (each add lands in level 0 in one step)."""
@@ -435,26 +494,27 @@ class PercpuCounterTree(Spec):
 
     @invariant(lemma=True)
     def carries_conserved(s):
-        """No carry lost or counted twice: the approximate sum, what every counter keeps below its
-        carry bit (value mod mask) and the carries in flight add up to E."""
+        """No carry lost or counted twice: the approximate sum, what every counter keeps below its carry bit
+        and the carries in flight add up to E."""
         sh = _shape(s)
         if not sh.order:
             return s.level0[0] == s.exact
         kept = Sum(s.level0[c] % sh.level0_mask for c in s.cpu)
         for level in range(1, sh.nr_levels):
             kept = kept + Sum(s.item[sh.offset[level] + k] % sh.mask[level] for k in range(sh.items[level]))
-        return s.approx + kept + Sum(s.carry[t] for t in s.task) == s.exact
+        return s.approx + kept + Sum(s.adders_inc[t] for t in s.adders) == s.exact
 
-    @invariant(role="task", lemma=True)
+    @invariant(role="adders", lemma=True)
     def carry_in_flight_is_whole(s, t):
         """A task is idle with no carry, or at a level of the walk with a nonzero carry that is a whole
-        multiple of the carry bit below that level (what the level before it passes up)."""
+        multiple of the carry bit below that level."""
         sh = _shape(s)
-        cases = [s.at[t] == 0]
+        cases = [s.adders_pc[t] == 0]
         for level in range(1, sh.nr_levels + 1):
             below = sh.mask.get(level - 1, sh.level0_mask)
-            cases.append(And(s.at[t] == level, s.carry[t] != 0, s.carry[t] % below == 0))
-        return And(Or(*cases), Implies(s.at[t] == 0, s.carry[t] == 0))
+            cases.append(And(_in_slow_path(s, t), s.adders_level[t] == level, s.adders_inc[t] != 0,
+                             s.adders_inc[t] % below == 0))
+        return And(Or(*cases), Implies(s.adders_pc[t] == 0, s.adders_inc[t] == 0))
 
     @invariant(lemma=True, applies=lambda p: _shape(p).nr_levels > 1)  # a one-level tree has no such item
     def items_hold_whole_carries(s):
@@ -465,16 +525,14 @@ class PercpuCounterTree(Spec):
 
     @invariant
     def settled_claim(s):
-        """The claim as the version's header states it, for a settled counter:
-        precise - under <= approx <= precise + over (latest's header says so in these words)."""
+        """The claim as the version's header states it, for a settled counter."""
         under, over = claimed_range(s)
         a, p = s.spec.approximate_sum(s), s.spec.precise_sum(s)
         return Implies(s.spec.settled(s), And(p - under <= a, a <= p + over))
 
     @invariant
     def settled_gap_bound(s):
-        """The range the code gives a settled counter: 0 <= precise - approx <= settled_max
-        (tighter than the header's on both sides)."""
+        """The range the code gives a settled counter: 0 <= precise - approx <= settled_max."""
         a, p = s.spec.approximate_sum(s), s.spec.precise_sum(s)
         return Implies(s.spec.settled(s), And(a <= p, p - a <= _shape(s).settled_max(s.ncpus)))
 
@@ -502,9 +560,8 @@ class PercpuCounterTree(Spec):
 
     @sometimes(applies=_smp)
     def a_carry_is_in_flight(s):
-        """A task is between its level-0 add and its last carry: the precise sum counts the add, the
-        approximate sum not yet (what counter_tree_read_in_flight reads)."""
-        return AnyOf(s.at[t] != 0 for t in s.task)
+        """A task is between its level-0 add and its last carry."""
+        return AnyOf(_in_slow_path(s, t) for t in s.adders)
 
     @sometimes(applies=lambda p: _shape(p).nr_levels > 1)
     def a_carry_stops_midway(s):
@@ -515,17 +572,18 @@ class PercpuCounterTree(Spec):
                and p.large % (2 * p.batch) == 0)
     def a_level_is_skipped(s):
         """latest: a carry goes past a level it has no bits for (straight to the root here)."""
-        return AnyOf(And(s.at[t] == _shape(s).nr_levels, s.fresh[t] == 1) for t in s.task)
+        return AnyOf(And(_in_slow_path(s, t), s.adders_level[t] == _shape(s).nr_levels, s.fresh[t] == 1)
+                     for t in s.adders)
 
     @sometimes(applies=lambda p: p.tasks == 2 and _smp(p))
     def two_carries_in_flight_on_one_cpu(s):
         """Both tasks of a CPU are in the slow path: one was preempted in it."""
-        return AnyOf(And(s.at[t] != 0, s.at[t + s.ncpus] != 0) for t in list(s.task)[:s.ncpus])
+        return AnyOf(And(_in_slow_path(s, t), _in_slow_path(s, t + s.ncpus)) for t in list(s.adders)[:s.ncpus])
 
     @sometimes(applies=_migratable)
     def a_slow_path_starts_elsewhere(s):
         """latest/noskip: a slow path walks the items of a CPU other than the one it added on."""
-        return AnyOf(And(s.at[t] != 0, s.via[t] != s.spec.home(s, t)) for t in s.task)
+        return AnyOf(And(_in_slow_path(s, t), s.adders_cpu[t] != s.spec.home(s, t)) for t in s.adders)
 
     @witness(reaches=("settled_gap_is_max",), violates=("settled_gap_minus_one",),
              at={"ncpus": (4, 26, 64, 256), "batch": (32,), "fill": (1,), "tasks": (1,), "migrations": (0,)},
@@ -534,30 +592,42 @@ class PercpuCounterTree(Spec):
         """Bottom up: every level-0 counter to m0 - 1 with single pages; then, for each level, each item
         gets m - m_below through carries of +m_below routed from one of its CPUs (a folio of that many
         pages added on that CPU; latest skips the levels below it, the others pass them with a carry
-        of exactly that size)."""
+        of exactly that size). The steps are the function's generated ones (``FAST_RET``, ``LEVEL_ON``...)."""
         sh = Shape(p.ncpus, p.batch)
-        tasks = list(p.task)
+        tasks = list(p.adders)
         if not sh.order:
             return
         for c in range(p.ncpus):
-            yield (("this_cpu_add_return", tasks[c], {"amount": 1}),), sh.level0_mask - 1
+            yield ((FAST_RET, tasks[c], {"inc": 1}),), sh.level0_mask - 1
         below = sh.level0_mask
         for level in range(1, sh.nr_levels):
             for k in range(sh.items[level]):
-                c = k  # CPU k routes to item k at this level (k < level_items <= ncpus)
-                yield add_at(p, sh, tasks[c], c, level, below), sh.mask[level] // below - 1
+                yield add_at(p, sh, tasks[k], level, below), sh.mask[level] // below - 1
             below = sh.mask[level]
 
 
-def add_at(p, sh: Shape, t: int, cpu: int, level: int, amount: int):
-    """One add of ``amount`` pages (= the mask below ``level``) on ``cpu``: level 0 passes it whole, the
-    levels below ``level`` pass it whole (noskip, v6) or are skipped (latest), ``level`` keeps it."""
-    steps = [("this_cpu_add_return", t, {"amount": amount})]
+def add_at(p, sh: Shape, t: int, level: int, amount: int):
+    """One add of ``amount`` pages (= the mask below ``level``) by task ``t``: level 0 passes it whole, the
+    levels below ``level`` pass it whole (noskip, v6) or are passed over (latest), ``level`` keeps it."""
+    steps = [(FAST_ON, t, {"inc": amount})]
     for lv in range(1, level + 1):
         if p.design == DESIGN.latest and lv < level:
-            continue  # abs(inc) & (bit_mask - 1) is 0 below: skipped
-        steps.append(("atomic_long_add_return", t, {"level": lv, "cpu": cpu}))
+            continue  # abs(inc) & (bit_mask - 1) is 0 below: passed over
+        steps.append((LEVEL_RET if lv == level else LEVEL_ON, t, {}))
     return tuple(steps)
+
+
+def _step_names(prim: str) -> tuple[str, str]:
+    """The generated names of a step's two ways: (back to idle, on to the slow path's loop head)."""
+    names = [n for n in vars(PercpuCounterTree) if n.startswith(ADD + "_L") and n.split("_L", 1)[1].split(
+        "_", 1)[1].rsplit("_", 1)[0] == prim]
+    return next(n for n in names if n.endswith("_ret")), next(n for n in names if not n.endswith("_ret"))
+
+
+#: the witness's steps: the fast path that returns, the one that enters the slow path; a level's step that
+#: absorbs the carry, and the one that passes it on
+FAST_RET, FAST_ON = _step_names("this_cpu_add_return")
+LEVEL_RET, LEVEL_ON = _step_names("atomic_long_add_return_relaxed")
 
 
 #: Deeper points than the default run (minutes on the interpreter): four CPUs, and a second add per task

@@ -36,16 +36,27 @@ doexec benchmark of seed 004), one file mapped in nine consecutive pieces
 (so that a batch of 8 fills and overflows), and one with two ``struct
 file``s of one inode and a hugetlb vma between them. Exhaustive over the
 interleavings of the walkers, not over all layouts: see ``assumptions``.
+
+The task's code is written as the kernel functions (process functions, one per version of
+``free_pgtables``, each followed by ``exit_mmap()``'s ``remove_vma()`` loop): the helper calls of the C are
+written out where they are called (``unlink_file_vma_batch_process()`` twice, from ``_add()`` and from
+``_final()``), and ``k.update(helper(s))`` writes the updates a plain helper of values computes (a vma's
+removal, a free). The walkers are hand-written actions. The pc machine this replaced is kept as a test,
+tests/pc_machines/vma_unlink_batch.py, and tests/test_process_vma.py checks the two equal state for state.
+The bug specs (specs/bugs/unlink_batch_*.py) change one of the static methods the code calls
+(``batch_add_flushes``, ``batch_final_flushes``, ``pgd_freed``).
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from functools import lru_cache
 from math import ceil
 
-from checker import (And, Array, Bool, Enum, Ghost, If, Implies, Not, Or, Param, PerCpu, Role, Select, Shared,
-                     Spec, action, invariant, leads_to, sometimes, terminal, when)
+from checker import (And, Array, Bool, Enum, Ghost, If, Implies, Or, Param, PerCpu, Role, Select, Shared, Spec,
+                     action, invariant, leads_to, sometimes, terminal, when)
 from checker.kernel.memory import MEM, MEM_ERROR, Heap, ptr
+from checker.language.process import at, process
 
 # -- layouts -------------------------------------------------------------------------
 
@@ -185,8 +196,6 @@ def _file_change_in_group(layout: Layout) -> bool:
 
 # -- the spec --------------------------------------------------------------------------
 
-PC = Enum("setup", "top", "add", "append", "loop", "final", "lock", "remove", "unlock", "free_pgd",
-          "unlink_file", "unlink_remove", "unlink_unlock", "hugetlb_free", "remove_vma", "done", name="pc")
 WALK = Enum("idle", "locked", "walked", "done", name="walk")
 
 #: The largest layout, for the heap's sites: one per vma, one per group's page tables.
@@ -289,6 +298,66 @@ def _writable_init(p):
     return tuple(w)
 
 
+
+
+def _set(s, length: str, k, value, arr):
+    """arr[k] = value for an Array indexed by a state value k (others unchanged)."""
+    n = getattr(s, length)
+    return {j: If(k == j, value, arr[j]) for j in range(n)}
+
+
+def _remove(s, v, m):
+    """__remove_shared_vm_struct(vma, mapping): if (vma_is_shared_maywrite(vma))
+    mapping_unmap_writable(mapping); vma_interval_tree_remove(vma, &mapping->i_mmap)."""
+    own = _map_of(s, v)
+    nv = s.nvmas
+    return {"linked": {j: If(v == j, 0, s.linked[j]) for j in range(nv)},
+            "removed": {j: If(v == j, s.removed[j] + 1, s.removed[j]) for j in range(nv)},
+            "writable": _set(s, "nmaps", m, Select(s.writable, m) - _shared_of(s, v), s.writable),
+            "unlocked_removal": If(Or(own < 0, Select(s.wlocked, own) == 0), 1, s.unlocked_removal)}
+
+
+BATCHED, UNBATCHED = "free_pgtables", "free_pgtables_unbatched"
+DONE = 1  # the generated pc's values: idle 0, done 1, then the control points
+
+
+def _lock_write(s, m) -> dict:
+    """i_mmap_lock_write(mapping) once it may (no reader, no writer): the writer holds it, RWSEM_FLAG_HANDOFF is
+    cleared (the waiter it was set for has the lock), and the ghost count of acquisitions grows."""
+    return {"wlocked": _set(s, "nmaps", m, 1, s.wlocked), "write_locks": s.write_locks + 1, "handoff": 0}
+
+
+def _setup(s) -> dict:
+    """The mmap()s before exit: every vma and its page tables allocated, every file vma in its i_mmap."""
+    lay = _layout(s)
+    return {"linked": {v: 1 if x.file else 0 for v, x in enumerate(lay.vmas)}, **_tables(s.layout)["setup"]}
+
+
+def _append(s, vma) -> dict:
+    """vb->vmas[vb->count] = vma; vb->count++; (vmas[ARRAY_SIZE] lands in the next word of the stack frame,
+    kept as one more element; a store further is only recorded, the ghost vb_overrun)."""
+    return {"vb_vmas": {j: If(s.vb_count == j, vma, s.vb_vmas[j]) for j in range(s.vb_words)},
+            "vb_count": s.vb_count + 1, "vb_overrun": If(s.vb_count < s.vb_words, s.vb_overrun, 1)}
+
+
+@lru_cache(maxsize=None)
+def _mark(fn: str, tag: str) -> int:
+    """The line (counted from the def, as ``at()`` takes it) of the statement marked ``# [tag]`` in ``fn``."""
+    lines = inspect.getsource(VmaUnlinkBatch.__dict__[fn]).splitlines()
+    d = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith("def "))
+    return next(i - d + 1 for i, ln in enumerate(lines) if ln.rstrip().endswith(f"[{tag}]"))
+
+
+def _at(s, fn: str, tag: str):
+    return at(s, s.task[0], fn, _mark(fn, tag))
+
+
+def _freed_pgtables(s):
+    """free_pgtables() has returned: exit_mmap() is in its remove_vma() loop, or done."""
+    fn = BATCHED if s.batched else UNBATCHED
+    return Or(_at(s, fn, "remove_vma"), s.task_pc[s.task[0]] == DONE)
+
+
 class VmaUnlinkBatch(Spec):
     """free_pgtables() with unlink_file_vma_batch_{init,add,process,final} (seed 004), rmap walkers."""
 
@@ -335,16 +404,10 @@ class VmaUnlinkBatch(Spec):
 
     heap = HEAP
 
-    pc = Shared(PC.setup, type=PC, doc="where free_pgtables is")
-    vma = Shared(0, doc="free_pgtables' vma (an index into the layout)")
-    addr = Shared(0, doc="free_pgtables' addr: the first vma of the group (its vm_start)")
-    ret = Shared(PC.done, type=PC, doc="where unlink_file_vma_batch_process / unlink_file_vma return to")
     vb_count = Shared(0, doc="vb.count")
     vb_vmas = Array("vb_words", -1, doc="vb.vmas[] and the stack word after it: vma indexes (-1: never "
                                         "written); not cleared by _init")
     vb_overrun = Ghost(0, type=Bool, doc="a store to vb.vmas[] went past the stack word after the array")
-    i = Shared(0, doc="unlink_file_vma_batch_process's i")
-    mapping = Shared(-1, doc="the mapping process() / unlink_file_vma() locked")
 
     wlocked = Array("nmaps", 0, type=Bool, doc="mapping->i_mmap_rwsem held for write")
     handoff = Shared(0, type=Bool, doc="RWSEM_FLAG_HANDOFF set by free_pgtables' waiting down_write (forever=1 only)")
@@ -360,156 +423,285 @@ class VmaUnlinkBatch(Spec):
     wmap = PerCpu(0, role="walker", doc="the mapping the walker reads")
     saw = PerCpu(0, role="walker", doc="ghost: vmas the walk found")
 
-    # Fairness for liveness: the task runs on (weak). i_mmap_lock_write is strongly fair, and with
-    # forever=1 a waiting writer sets the handoff bit (weakly fair: RWSEM_WAIT_TIMEOUT passes), after
-    # which arriving readers queue instead of stealing the lock (kernel/locking/rwsem.c:
-    # rwsem_down_write_slowpath sets RWSEM_FLAG_HANDOFF; rwsem_down_read_slowpath steals only while
-    # neither RWSEM_WRITER_LOCKED nor RWSEM_FLAG_HANDOFF is set). A walker inside its walk runs on.
+    # Fairness for liveness: the task runs on, and i_mmap_lock_write is strongly fair (fair="strong": every
+    # other step of the task is enabled until it is taken, so for them strong is weak). With forever=1 a
+    # waiting writer sets the handoff bit (weakly fair: RWSEM_WAIT_TIMEOUT passes), after which arriving
+    # readers queue instead of stealing the lock (kernel/locking/rwsem.c: rwsem_down_write_slowpath sets
+    # RWSEM_FLAG_HANDOFF; rwsem_down_read_slowpath steals only while neither RWSEM_WRITER_LOCKED nor
+    # RWSEM_FLAG_HANDOFF is set). A walker inside its walk runs on.
 
-    # -- setup ----------------------------------------------------------------------------
-    @action(role="task", fair="weak")
-    def mappings_exist(s, cpu):
-        """(setup) The process's mmap()s, done before exit: every vma and its page tables allocated,
-        every file vma in its mapping's i_mmap (vma_link_file)."""
-        lay = _layout(s)
-        mem = _tables(s.layout)["setup"]
-        return when(s.pc == PC.setup, pc=PC.top, linked={v: 1 if x.file else 0 for v, x in enumerate(lay.vmas)},
-                    **mem)
+    # -- the places bug specs change (specs/bugs/unlink_batch_*.py) -------------------------------
+    @staticmethod
+    def batch_add_flushes(s, vma):
+        """unlink_file_vma_batch_add()'s test for flushing before it adds ``vma`` (a file vma)::
 
-    # -- free_pgtables() ------------------------------------------------------------------
-    @action(role="task", fair="weak")
-    def free_pgtables_top(s, cpu):
-        """free_pgtables(): do { addr = vma->vm_start; next = mas_find(); vma_start_write(vma);
-        unlink_anon_vmas(vma); then if (is_vm_hugetlb_page(vma)) unlink_file_vma(vma); else
-        { unlink_file_vma_batch_init(&vb); unlink_file_vma_batch_add(&vb, vma); ...
-        (batched=0: unlink_file_vma(vma) here for every vma)"""
-        huge = _huge_of(s, s.vma) == 1
-        if s.batched:
-            return when(s.pc == PC.top, addr=s.vma,
-                        pc=If(huge, PC.unlink_file, PC.add), ret=If(huge, PC.hugetlb_free, s.ret),
-                        vb_count=If(huge, s.vb_count, 0))
-        return when(s.pc == PC.top, addr=s.vma, pc=PC.unlink_file, ret=If(huge, PC.hugetlb_free, PC.loop))
+            (vb->count > 0 && vb->vmas[0]->vm_file != vma->vm_file) || vb->count == ARRAY_SIZE(vb->vmas)"""
+        return Or(And(s.vb_count > 0, _file_of(s, Select(s.vb_vmas, 0)) != _file_of(s, vma)), s.vb_count == s.size)
 
-    @action(role="task", fair="weak")
-    def batch_add(s, cpu):
-        """unlink_file_vma_batch_add(): if (vma->vm_file == NULL) return;
-        if ((vb->count > 0 && vb->vmas[0]->vm_file != vma->vm_file) || vb->count == ARRAY_SIZE(vb->vmas))
-        unlink_file_vma_batch_process(vb);  else vb->vmas[vb->count] = vma; vb->count++;"""
-        anon = _file_of(s, s.vma) == 0
-        flush = Or(And(s.vb_count > 0, _file_of(s, Select(s.vb_vmas, 0)) != _file_of(s, s.vma)),
-                   s.vb_count == s.size)
-        return when(And(s.pc == PC.add, s.batched == 1),
-                    pc=If(anon, PC.loop, If(flush, PC.lock, PC.loop)),
-                    ret=If(And(Not(anon), flush), PC.append, s.ret),
-                    **_append(s, And(Not(anon), Not(flush))))
+    @staticmethod
+    def batch_final_flushes(s):
+        """unlink_file_vma_batch_final(&vb): ``if (vb->count > 0) unlink_file_vma_batch_process(vb);``"""
+        return s.vb_count > 0
 
-    @action(role="task", fair="weak")
-    def batch_add_append(s, cpu):
-        """unlink_file_vma_batch_add(), after the flush: vb->vmas[vb->count] = vma; vb->count++;"""
-        return when(s.pc == PC.append, pc=PC.loop, **_append(s, True))
+    @staticmethod
+    def pgd_freed(s, addr, before_final: bool) -> dict:
+        """free_pgd_range(tlb, addr, vma->vm_end, ...): the group's page tables, freed after
+        unlink_file_vma_batch_final() (``before_final`` is the point just before it: nothing freed there)."""
+        return {} if before_final else _free_pgt(s, addr)
 
-    @action(role="task", fair="weak")
-    def gather_next(s, cpu):
-        """free_pgtables(): while (next && next->vm_start <= vma->vm_end + PMD_SIZE &&
-        !is_vm_hugetlb_page(next)) { vma = next; next = mas_find(); vma_start_write(vma);
-        unlink_anon_vmas(vma); unlink_file_vma_batch_add(&vb, vma); }  (batched=0: unlink_file_vma(vma))
-        -- and when the condition fails: unlink_file_vma_batch_final(&vb) (batched=0: free_pgd_range)."""
-        nxt = s.vma + 1
-        more = And(nxt < s.nvmas, _far_of(s, nxt) == 0, _huge_of(s, nxt) == 0)
-        if s.batched:
-            return when(s.pc == PC.loop, vma=If(more, nxt, s.vma), pc=If(more, PC.add, PC.final))
-        return when(s.pc == PC.loop, vma=If(more, nxt, s.vma), pc=If(more, PC.unlink_file, PC.free_pgd),
-                    ret=If(more, PC.loop, s.ret))
+    @process(role="task", applies=lambda p: p.batched == 1, fair="strong")
+    def free_pgtables(k, s, cpu):
+        """exit_mmap(): free_pgtables(), then the remove_vma() loop; seed 004::
 
-    @action(role="task", fair="weak")
-    def batch_final(s, cpu):
-        """unlink_file_vma_batch_final(): if (vb->count > 0) unlink_file_vma_batch_process(vb);"""
-        return when(s.pc == PC.final, pc=If(s.vb_count > 0, PC.lock, PC.free_pgd),
-                    ret=If(s.vb_count > 0, PC.free_pgd, s.ret))
+            do {
+                    unsigned long addr = vma->vm_start;
+                    struct vm_area_struct *next;
+                    next = mas_find(mas, ceiling - 1);
+                    vma_start_write(vma);
+                    unlink_anon_vmas(vma);
+                    if (is_vm_hugetlb_page(vma)) {
+                            unlink_file_vma(vma);
+                            hugetlb_free_pgd_range(tlb, addr, vma->vm_end, floor, next ? next->vm_start : ceiling);
+                    } else {
+                            unlink_file_vma_batch_init(&vb);
+                            unlink_file_vma_batch_add(&vb, vma);
+                            while (next && next->vm_start <= vma->vm_end + PMD_SIZE
+                                   && !is_vm_hugetlb_page(next)) {
+                                    vma = next;
+                                    next = mas_find(mas, ceiling - 1);
+                                    vma_start_write(vma);
+                                    unlink_anon_vmas(vma);
+                                    unlink_file_vma_batch_add(&vb, vma);
+                            }
+                            unlink_file_vma_batch_final(&vb);
+                            free_pgd_range(tlb, addr, vma->vm_end, floor, next ? next->vm_start : ceiling);
+                    }
+                    vma = next;
+            } while (vma);
 
-    @action(role="task", fair="strong")
-    def batch_process_lock(s, cpu):
-        """unlink_file_vma_batch_process(): mapping = vb->vmas[0]->vm_file->f_mapping;
-        i_mmap_lock_write(mapping)  (down_write: waits for readers and a writer)."""
-        m = _map_of(s, Select(s.vb_vmas, 0))
-        return when(And(s.pc == PC.lock, Select(s.wlocked, m) == 0, Select(s.readers, m) == 0),
-                    wlocked=_set(s, "nmaps", m, 1, s.wlocked), mapping=m, i=0, pc=PC.remove,
-                    write_locks=s.write_locks + 1, handoff=0)
+        with unlink_file_vma_batch_add()::
 
-    @action(role="task", fair="weak")
-    def batch_process_remove(s, cpu):
-        """unlink_file_vma_batch_process(): for (i = 0; i < vb->count; i++) {
-        VM_WARN_ON_ONCE(vb->vmas[i]->vm_file->f_mapping != mapping);
-        __remove_shared_vm_struct(vb->vmas[i], mapping); }"""
-        v = Select(s.vb_vmas, s.i)
-        return when(And(s.pc == PC.remove, s.i < s.vb_count), i=s.i + 1, **_remove(s, v, s.mapping))
+            if (vma->vm_file == NULL)
+                    return;
+            if ((vb->count > 0 && vb->vmas[0]->vm_file != vma->vm_file) ||
+                vb->count == ARRAY_SIZE(vb->vmas))
+                    unlink_file_vma_batch_process(vb);
+            vb->vmas[vb->count] = vma;
+            vb->count++;
 
-    @action(role="task", fair="weak")
-    def batch_process_unlock(s, cpu):
-        """unlink_file_vma_batch_process(): i_mmap_unlock_write(mapping); unlink_file_vma_batch_init(vb)
-        (vb->count = 0); return."""
-        return when(And(s.pc == PC.remove, s.i >= s.vb_count),
-                    wlocked=_set(s, "nmaps", s.mapping, 0, s.wlocked), vb_count=0, pc=s.ret, ret=PC.done,
-                    mapping=-1)
+        unlink_file_vma_batch_process()::
 
-    @action(role="task", fair="strong")
-    def unlink_file_vma_lock(s, cpu):
-        """unlink_file_vma(vma): if (file) { mapping = file->f_mapping; i_mmap_lock_write(mapping); ...
-        (vm_file == NULL: return at once)"""
-        m = _map_of(s, s.vma)
-        anon = _file_of(s, s.vma) == 0
-        return when(And(s.pc == PC.unlink_file, Or(anon, And(Select(s.wlocked, m) == 0, Select(s.readers, m) == 0))),
-                    wlocked=_set(s, "nmaps", m, If(anon, Select(s.wlocked, m), 1), s.wlocked),
-                    mapping=If(anon, s.mapping, m), pc=If(anon, s.ret, PC.unlink_remove), ret=If(anon, PC.done, s.ret),
-                    write_locks=s.write_locks + If(anon, 0, 1), handoff=0)
+            mapping = vb->vmas[0]->vm_file->f_mapping;
+            i_mmap_lock_write(mapping);
+            for (i = 0; i < vb->count; i++) {
+                    VM_WARN_ON_ONCE(vb->vmas[i]->vm_file->f_mapping != mapping);
+                    __remove_shared_vm_struct(vb->vmas[i], mapping);
+            }
+            i_mmap_unlock_write(mapping);
+            unlink_file_vma_batch_init(vb);
 
-    @action(role="task", fair="weak")
-    def unlink_file_vma_remove(s, cpu):
-        """unlink_file_vma(): __remove_shared_vm_struct(vma, mapping);"""
-        return when(s.pc == PC.unlink_remove, pc=PC.unlink_unlock, **_remove(s, s.vma, s.mapping))
+        unlink_file_vma_batch_init()::
 
-    @action(role="task", fair="weak")
-    def unlink_file_vma_unlock(s, cpu):
-        """unlink_file_vma(): i_mmap_unlock_write(mapping);"""
-        return when(s.pc == PC.unlink_unlock, wlocked=_set(s, "nmaps", s.mapping, 0, s.wlocked), pc=s.ret,
-                    ret=PC.done, mapping=-1)
+            vb->count = 0;
 
-    @action(role="task", fair="weak")
-    def free_pgd_range(s, cpu):
-        """free_pgtables(): free_pgd_range(tlb, addr, vma->vm_end, floor, next ? next->vm_start : ceiling):
-        the group's page tables are freed; vma = next; } while (vma);"""
-        nxt = s.vma + 1
-        return when(s.pc == PC.free_pgd, vma=If(nxt < s.nvmas, nxt, 0),
-                    pc=If(nxt < s.nvmas, PC.top, PC.remove_vma), **_free_pgt(s, s.addr))
+        unlink_file_vma_batch_final()::
 
-    @action(role="task", fair="weak")
-    def hugetlb_free_pgd_range(s, cpu):
-        """free_pgtables(): hugetlb_free_pgd_range(tlb, addr, vma->vm_end, floor, ...); vma = next;"""
-        nxt = s.vma + 1
-        return when(s.pc == PC.hugetlb_free, vma=If(nxt < s.nvmas, nxt, 0), ret=PC.done,
-                    pc=If(nxt < s.nvmas, PC.top, PC.remove_vma), **_free_pgt(s, s.addr))
+            if (vb->count > 0)
+                    unlink_file_vma_batch_process(vb);
 
-    @action(role="task", fair="weak")
-    def remove_vma(s, cpu):
-        """exit_mmap(): do { remove_vma(vma): vma->vm_ops->close(), fput(vm_file), vm_area_free(vma);
-        } while ((vma = mas_find(&vmi.mas, ULONG_MAX)));"""
-        nxt = s.vma + 1
-        return when(s.pc == PC.remove_vma, vma=If(nxt < s.nvmas, nxt, s.vma),
-                    pc=If(nxt < s.nvmas, PC.remove_vma, PC.done), **_free(s, _tables(s.layout)["vma_var"], s.vma))
+        unlink_file_vma() (a hugetlb vma)::
+
+            struct file *file = vma->vm_file;
+            if (file) {
+                    struct address_space *mapping = file->f_mapping;
+                    i_mmap_lock_write(mapping);
+                    __remove_shared_vm_struct(vma, file, mapping);
+                    i_mmap_unlock_write(mapping);
+            }
+
+        and exit_mmap()'s loop after free_pgtables() (v6.11; the accounting is not modelled)::
+
+            do {
+                    if (vma->vm_flags & VM_ACCOUNT)
+                            nr_accounted += vma_pages(vma);
+                    remove_vma(vma, true);
+                    count++;
+                    cond_resched();
+                    vma = vma_next(&vmi);
+            } while (vma && likely(!xa_is_zero(vma)));
+        """
+        with k.atomic():  # the mm as its mmap()s left it
+            k.update(_setup(s))
+        vma = 0
+        while True:  # [top]
+            with k.atomic():  # addr = vma->vm_start; next = mas_find(); unlink_anon_vmas(vma)
+                addr = vma
+                huge = _huge_of(s, vma) == 1
+                if not huge:
+                    s.vb_count = 0  # unlink_file_vma_batch_init(&vb)
+            if huge:
+                with k.atomic():  # unlink_file_vma(vma): if (file) i_mmap_lock_write(mapping)  [huge_lock]
+                    m = _map_of(s, vma)
+                    if _file_of(s, vma) != 0:
+                        k.assume(s.wlocked[m] == 0 and s.readers[m] == 0)
+                        k.update(_lock_write(s, m))
+                if _file_of(s, vma) != 0:
+                    with k.atomic():  # __remove_shared_vm_struct(vma, mapping)
+                        k.update(_remove(s, vma, m))
+                    with k.atomic():  # i_mmap_unlock_write(mapping)
+                        s.wlocked[m] = 0
+                with k.atomic():  # hugetlb_free_pgd_range(tlb, addr, vma->vm_end, ...)
+                    k.update(_free_pgt(s, addr))
+            else:
+                while True:
+                    with k.atomic():  # unlink_file_vma_batch_add(&vb, vma)
+                        file = _file_of(s, vma)
+                        flush = file != 0 and s.spec.batch_add_flushes(s, vma)
+                        if file != 0 and not flush:
+                            k.update(_append(s, vma))
+                    if flush:
+                        with k.atomic():  # _process: i_mmap_lock_write(mapping)  [flush_lock]
+                            m = _map_of(s, s.vb_vmas[0])
+                            k.assume(s.wlocked[m] == 0 and s.readers[m] == 0)
+                            k.update(_lock_write(s, m))
+                            i = 0
+                        while i < s.vb_count:  # [flush_remove]
+                            with k.atomic():  # __remove_shared_vm_struct(vb->vmas[i], mapping)
+                                k.update(_remove(s, s.vb_vmas[i], m))
+                                i += 1
+                        with k.atomic():  # i_mmap_unlock_write(mapping); unlink_file_vma_batch_init(vb)
+                            s.wlocked[m] = 0
+                            s.vb_count = 0
+                        with k.atomic():  # vb->vmas[vb->count] = vma; vb->count++;
+                            k.update(_append(s, vma))
+                    with k.atomic():  # while (next && next->vm_start <= vma->vm_end + PMD_SIZE && !huge(next))
+                        more = vma + 1 < s.nvmas and _far_of(s, vma + 1) == 0 and _huge_of(s, vma + 1) == 0
+                        vma = vma + 1 if more else vma
+                    if not more:
+                        break
+                with k.atomic():  # unlink_file_vma_batch_final(&vb)  [final]
+                    k.update(s.spec.pgd_freed(s, addr, True))
+                    final = s.spec.batch_final_flushes(s)
+                if final:
+                    with k.atomic():  # _process: i_mmap_lock_write(mapping)  [final_lock]
+                        m = _map_of(s, s.vb_vmas[0])
+                        k.assume(s.wlocked[m] == 0 and s.readers[m] == 0)
+                        k.update(_lock_write(s, m))
+                        i = 0
+                    while i < s.vb_count:  # [final_remove]
+                        with k.atomic():  # __remove_shared_vm_struct(vb->vmas[i], mapping)
+                            k.update(_remove(s, s.vb_vmas[i], m))
+                            i += 1
+                    with k.atomic():  # i_mmap_unlock_write(mapping); unlink_file_vma_batch_init(vb)
+                        s.wlocked[m] = 0
+                        s.vb_count = 0
+                with k.atomic():  # free_pgd_range(tlb, addr, vma->vm_end, ...)  [free_pgd]
+                    k.update(s.spec.pgd_freed(s, addr, False))
+            more = vma + 1 < s.nvmas  # vma = next; } while (vma);  (joins the step before it)
+            vma = vma + 1 if more else 0
+            if not more:
+                break
+        while True:  # [remove_vma]
+            with k.atomic():  # exit_mmap(): remove_vma(vma): vm_area_free(vma); vma = mas_find()
+                k.update(_free(s, _tables(s.layout)["vma_var"], vma))
+                more = vma + 1 < s.nvmas
+                vma = vma + 1 if more else vma
+            if not more:
+                return
+
+    @process(role="task", applies=lambda p: p.batched == 0, fair="strong")
+    def free_pgtables_unbatched(k, s, cpu):
+        """exit_mmap(): free_pgtables() before seed 004, then the remove_vma() loop::
+
+            do {
+                    unsigned long addr = vma->vm_start;
+                    struct vm_area_struct *next;
+                    next = mas_find(mas, ceiling - 1);
+                    unlink_anon_vmas(vma);
+                    unlink_file_vma(vma);
+                    if (is_vm_hugetlb_page(vma)) {
+                            hugetlb_free_pgd_range(tlb, addr, vma->vm_end, floor, next ? next->vm_start : ceiling);
+                    } else {
+                            while (next && next->vm_start <= vma->vm_end + PMD_SIZE
+                                   && !is_vm_hugetlb_page(next)) {
+                                    vma = next;
+                                    next = mas_find(mas, ceiling - 1);
+                                    unlink_anon_vmas(vma);
+                                    unlink_file_vma(vma);
+                            }
+                            free_pgd_range(tlb, addr, vma->vm_end, floor, next ? next->vm_start : ceiling);
+                    }
+                    vma = next;
+            } while (vma);
+
+        with unlink_file_vma()::
+
+            struct file *file = vma->vm_file;
+            if (file) {
+                    struct address_space *mapping = file->f_mapping;
+                    i_mmap_lock_write(mapping);
+                    __remove_shared_vm_struct(vma, file, mapping);
+                    i_mmap_unlock_write(mapping);
+            }
+        """
+        with k.atomic():  # the mm as its mmap()s left it
+            k.update(_setup(s))
+        vma = 0
+        while True:
+            with k.atomic():  # addr = vma->vm_start; next = mas_find(); unlink_anon_vmas(vma)
+                addr = vma
+                huge = _huge_of(s, vma)
+            while True:  # [lock]
+                with k.atomic():  # unlink_file_vma(vma): if (file) i_mmap_lock_write(mapping)
+                    m = _map_of(s, vma)
+                    if _file_of(s, vma) != 0:
+                        k.assume(s.wlocked[m] == 0 and s.readers[m] == 0)
+                        k.update(_lock_write(s, m))
+                if _file_of(s, vma) != 0:
+                    with k.atomic():  # __remove_shared_vm_struct(vma, file, mapping)
+                        k.update(_remove(s, vma, m))
+                    with k.atomic():  # i_mmap_unlock_write(mapping)
+                        s.wlocked[m] = 0
+                if huge:
+                    break
+                with k.atomic():  # while (next && next->vm_start <= vma->vm_end + PMD_SIZE && !huge(next))
+                    more = vma + 1 < s.nvmas and _far_of(s, vma + 1) == 0 and _huge_of(s, vma + 1) == 0
+                    vma = vma + 1 if more else vma
+                if not more:
+                    break
+            with k.atomic():  # (hugetlb_)free_pgd_range(tlb, addr, vma->vm_end, ...); vma = next
+                k.update(_free_pgt(s, addr))
+                more = vma + 1 < s.nvmas
+                vma = vma + 1 if more else 0
+            if not more:
+                break
+        while True:  # [remove_vma]
+            with k.atomic():  # exit_mmap(): remove_vma(vma): vm_area_free(vma); vma = mas_find()
+                k.update(_free(s, _tables(s.layout)["vma_var"], vma))
+                more = vma + 1 < s.nvmas
+                vma = vma + 1 if more else vma
+            if not more:
+                return
 
     @action(role="task", fair="weak", applies=lambda p: p.forever == 1)
     def rwsem_handoff(s, cpu):
         """rwsem_down_write_slowpath(): the first waiter has waited RWSEM_WAIT_TIMEOUT: set
         RWSEM_FLAG_HANDOFF (readers stop stealing the lock)."""
-        waiting = Or(s.pc == PC.lock, And(s.pc == PC.unlink_file, _file_of(s, s.vma) != 0))
+        file = _file_of(s, s.task_vma[s.task[0]]) != 0
+        if s.batched:
+            waiting = Or(_at(s, BATCHED, "flush_lock"), _at(s, BATCHED, "final_lock"),
+                         And(_at(s, BATCHED, "huge_lock"), file))
+        else:
+            waiting = And(_at(s, UNBATCHED, "lock"), file)
         return when(And(waiting, s.handoff == 0), handoff=1)
 
-    # -- rmap_walk_file() on other CPUs ----------------------------------------------------
+    # -- rmap_walk_file() on other CPUs --------------------------------------------------------
     @action(role="walker", choose={"m": lambda p: range(p.nmaps)})
     def rmap_lock(s, cpu, m):
         """rmap_walk_file(): i_mmap_lock_read(mapping)  (down_read: waits while a writer holds it)."""
-        return when(And(s.pc != PC.setup, s.wpc[cpu] == WALK.idle, Select(s.wlocked, m) == 0, s.handoff == 0),
-                    wpc={cpu: WALK.locked}, wmap={cpu: m}, readers=_set(s, "nmaps", m, Select(s.readers, m) + 1, s.readers))
+        return when(And(s.task_pc[s.task[0]] != 0, s.wpc[cpu] == WALK.idle, Select(s.wlocked, m) == 0,
+                        s.handoff == 0), wpc={cpu: WALK.locked}, wmap={cpu: m},
+                    readers=_set(s, "nmaps", m, Select(s.readers, m) + 1, s.readers))
 
     @action(role="walker", fair="weak")
     def rmap_walk(s, cpu):
@@ -535,17 +727,17 @@ class VmaUnlinkBatch(Spec):
 
     @terminal
     def finished(s):
-        return And(s.pc == PC.done, *[s.wpc[c] == WALK.done for c in s.walker])
+        """exit_mmap() has returned and every walk is done."""
+        return And(s.task_pc[s.task[0]] == DONE, *[s.wpc[c] == WALK.done for c in s.walker])
 
-    # -- properties ---------------------------------------------------------------------------
+    # -- properties -----------------------------------------------------------------------------
     @invariant
     def removed_exactly_once(s):
         """UB-ONCE: no vma is removed from a mapping twice, an anonymous one never; when free_pgtables
         is done, every file-backed vma has been removed exactly once."""
-        files = _files(s)
-        done = Or(s.pc == PC.remove_vma, s.pc == PC.done)
+        done = _freed_pgtables(s)
         return And(*[And(s.removed[v] <= (1 if f else 0), Implies(And(done, f != 0), s.removed[v] == 1))
-                     for v, f in enumerate(files)])
+                     for v, f in enumerate(_files(s))])
 
     @invariant
     def removed_under_own_write_lock(s):
@@ -556,17 +748,15 @@ class VmaUnlinkBatch(Spec):
     @invariant
     def removed_before_free_pgd_range(s):
         """Each file-backed vma is removed from its mapping before its group's page tables are freed."""
-        lay = _layout(s)
         return And(*[Implies(_pgt_mem(s, v) == MEM.freed, s.removed[v] >= 1)
-                     for v, x in enumerate(lay.vmas) if x.file])
+                     for v, x in enumerate(_layout(s).vmas) if x.file])
 
     @invariant
     def nothing_freed_while_reachable(s):
         """A vma an rmap walker can find (in its mapping's i_mmap) and the page tables under it are
         live: no vm_area_free and no free_pgd_range while it is linked."""
-        lay = _layout(s)
         return And(*[Implies(s.linked[v] == 1, And(_vma_mem(s, v) == MEM.live, _pgt_mem(s, v) == MEM.live))
-                     for v in range(len(lay.vmas))])
+                     for v in range(len(_layout(s).vmas))])
 
     @invariant
     def batch_within_array(s):
@@ -581,16 +771,15 @@ class VmaUnlinkBatch(Spec):
         same = And(*[s.linked[v] == x for v, x in enumerate(ref["linked"])],
                    *[s.removed[v] == x for v, x in enumerate(ref["removed"])],
                    *[s.writable[m] == x for m, x in enumerate(ref["writable"])])
-        return Implies(Or(s.pc == PC.remove_vma, s.pc == PC.done), same)
+        return Implies(_freed_pgtables(s), same)
 
     @invariant
     def write_locks_match_formula(s):
         """UB-COUNT: when free_pgtables is done, i_mmap_lock_write was taken, summed over groups, the sum
         over maximal runs of one vm_file among the group's file vmas of ceil(run / ARRAY_SIZE), plus
         one per hugetlb file vma (batched=0: once per file vma)."""
-        lay = _layout(s)
-        want = expected_write_locks(lay, s.size) if s.batched else _tables(s.layout)["reference"]["locks"]
-        return Implies(Or(s.pc == PC.remove_vma, s.pc == PC.done), s.write_locks == want)
+        want = expected_write_locks(_layout(s), s.size) if s.batched else _tables(s.layout)["reference"]["locks"]
+        return Implies(_freed_pgtables(s), s.write_locks == want)
 
     @sometimes(applies=lambda p: p.batched == 1 and _run_at_least(LAYOUTS[p.layout], p.size))
     def a_full_batch_forms(s):
@@ -601,22 +790,25 @@ class VmaUnlinkBatch(Spec):
     def a_full_batch_is_flushed(s):
         """unlink_file_vma_batch_add() flushes a full batch of the vma's own file (being full is the only
         reason)."""
-        return And(s.pc == PC.lock, s.ret == PC.append, s.vb_count == s.size,
-                   _file_of(s, Select(s.vb_vmas, 0)) == _file_of(s, s.vma))
+        vma = s.task_vma[s.task[0]]
+        return And(_at(s, BATCHED, "flush_lock"), s.vb_count == s.size,
+                   _file_of(s, Select(s.vb_vmas, 0)) == _file_of(s, vma))
 
     @sometimes(applies=lambda p: p.batched == 1 and _file_change_in_group(LAYOUTS[p.layout]))
     def a_batch_is_flushed_by_a_file_change(s):
         """unlink_file_vma_batch_add() flushes a batch that is not full: the vma's vm_file differs from the
         batch's (the change of file is the only reason)."""
-        return And(s.pc == PC.lock, s.ret == PC.append, s.vb_count < s.size,
-                   _file_of(s, Select(s.vb_vmas, 0)) != _file_of(s, s.vma))
+        vma = s.task_vma[s.task[0]]
+        return And(_at(s, BATCHED, "flush_lock"), s.vb_count < s.size,
+                   _file_of(s, Select(s.vb_vmas, 0)) != _file_of(s, vma))
 
     @leads_to(applies=lambda p: p.forever == 1)
     def a_queued_batch_is_flushed(s):
         """UB-FLUSH: once unlink_file_vma_batch_add() has queued a vma (vb.count > 0), the batch is
         flushed: unlink_file_vma_batch_process() holds the mapping's i_mmap_rwsem for write and removes
         its vmas, however often rmap walkers take the lock for read."""
-        return s.vb_count > 0, s.pc == PC.remove
+        flushing = Or(_at(s, BATCHED, "flush_remove"), _at(s, BATCHED, "final_remove")) if s.batched else False
+        return s.vb_count > 0, flushing
 
     @sometimes(applies=lambda p: p.walkers > 0)
     def a_walker_finds_a_vma(s):
@@ -626,33 +818,11 @@ class VmaUnlinkBatch(Spec):
     @sometimes(applies=lambda p: p.walkers > 0)
     def the_writer_waits_for_a_walker(s):
         """free_pgtables wants i_mmap_rwsem for write while a walker holds it for read."""
-        want = Or(s.pc == PC.lock, s.pc == PC.unlink_file)
-        m = If(s.pc == PC.lock, _map_of(s, Select(s.vb_vmas, 0)), _map_of(s, s.vma))
-        return And(want, m >= 0, Select(s.readers, m) > 0)
-
-
-def _set(s, length: str, k, value, arr):
-    """arr[k] = value for an Array indexed by a state value k (others unchanged)."""
-    n = getattr(s, length)
-    return {j: If(k == j, value, arr[j]) for j in range(n)}
-
-
-def _append(s, do):
-    """vb->vmas[vb->count] = vma; vb->count++;  when ``do``. vmas[ARRAY_SIZE] lands in the next word
-    of the stack frame, kept as one more element (so a later read finds it, as in C); a store even
-    further is only recorded (the ghost vb_overrun)."""
-    inside = s.vb_count < s.vb_words
-    return {"vb_vmas": {j: If(And(do, s.vb_count == j), s.vma, s.vb_vmas[j]) for j in range(s.vb_words)},
-            "vb_count": If(do, s.vb_count + 1, s.vb_count),
-            "vb_overrun": If(And(do, Not(inside)), 1, s.vb_overrun)}
-
-
-def _remove(s, v, m):
-    """__remove_shared_vm_struct(vma, mapping): if (vma_is_shared_maywrite(vma))
-    mapping_unmap_writable(mapping); vma_interval_tree_remove(vma, &mapping->i_mmap)."""
-    own = _map_of(s, v)
-    nv = s.nvmas
-    return {"linked": {j: If(v == j, 0, s.linked[j]) for j in range(nv)},
-            "removed": {j: If(v == j, s.removed[j] + 1, s.removed[j]) for j in range(nv)},
-            "writable": _set(s, "nmaps", m, Select(s.writable, m) - _shared_of(s, v), s.writable),
-            "unlocked_removal": If(Or(own < 0, Select(s.wlocked, own) == 0), 1, s.unlocked_removal)}
+        vma = s.task_vma[s.task[0]]
+        if s.batched:
+            batch = Or(_at(s, BATCHED, "flush_lock"), _at(s, BATCHED, "final_lock"))
+            single = _at(s, BATCHED, "huge_lock")
+        else:
+            batch, single = False, _at(s, UNBATCHED, "lock")
+        m = If(batch, _map_of(s, Select(s.vb_vmas, 0)), _map_of(s, vma))
+        return And(Or(batch, single), m >= 0, Select(s.readers, m) > 0)

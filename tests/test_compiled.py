@@ -122,14 +122,21 @@ STACK_VARIANTS = {n for n in LKMM_SPECS if n.startswith("stack_") and n not in (
 TOO_SLOW_INTERPRETED_LKMM = {"percpu_counter_tree_deep"}
 
 
+#: A known gap of the compiled engine: the counter tree (written as its kernel function since issue 28) stores to
+#: item[i] at an index the state chooses, which it does not lower under lkmm, so those points run interpreted
+#: (saying so); compared under sc and tso in tests/test_process_tree.py. The hand-written pc machine it replaced
+#: was compared here under lkmm too.
+NOT_LOWERED_UNDER_LKMM = {"percpu_counter_tree", "percpu_counter_tree_deep", "counter_tree_read_in_flight"}
+
+
 #: 6-10 s each at the first point: compared in the differential tier only (every point, below).
 SLOW_FIRST_LKMM = {"stack_cache", "stack_drain_online_cpu", "counter_tree_read_in_flight", "hotplug_dying_partial",
-                   "percpu_counter_tree_process", "percpu_lazy_process", "percpu_lazy_publish_process",
+                   "percpu_lazy_process", "percpu_lazy_publish_process",
                    "lazy_switch_no_preempt_disable"}
 
 
-@pytest.mark.parametrize("name", [n for n in LKMM_SPECS
-                                  if n not in STACK_VARIANTS | TOO_SLOW_INTERPRETED_LKMM | SLOW_FIRST_LKMM])
+@pytest.mark.parametrize("name", [n for n in LKMM_SPECS if n not in STACK_VARIANTS | TOO_SLOW_INTERPRETED_LKMM
+                                  | SLOW_FIRST_LKMM | NOT_LOWERED_UNDER_LKMM])
 def test_engines_agree_under_lkmm_at_the_first_point(name):
     """lkmm's steps are expressions over flat ghosts: the compiled engine runs them, state for state (a spec
     with tasks too). The first 1,000 states of the first point (the interpreted
@@ -137,12 +144,6 @@ def test_engines_agree_under_lkmm_at_the_first_point(name):
     goes to 5,000 at every point)."""
     cls = SPECS[name]
     same_exploration(cls, lkmm_points(cls)[0], False, max_states=1000)
-
-
-#: A known gap of the compiled engine: the counter tree's port stores to item[i] at an index the state chooses,
-#: which it does not lower under lkmm, so those points run interpreted (saying so); compared under sc and tso
-#: in tests/test_process_tree.py.
-NOT_LOWERED_UNDER_LKMM = {"percpu_counter_tree_process"}
 
 
 @pytest.mark.differential

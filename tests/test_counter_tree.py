@@ -13,8 +13,8 @@ from checker import explore
 from checker.prove import _witness_checks, prove_checks
 from checker.language.model import info, resolve_params
 from checker.specs.bugs.counter_tree_read_in_flight import CounterTreeReadInFlight
-from checker.specs.percpu_counter_tree import (CONFIG, DESIGN, PercpuCounterTree, Shape, c_tree_carry, carry_terms,
-                                               claimed_range, get_count_order, tree_carry)
+from checker.specs.percpu_counter_tree import (CONFIG, DESIGN, FAST_ON, FAST_RET, PercpuCounterTree, Shape, c_tree_carry,
+                                               carry_terms, claimed_range, get_count_order, tree_carry)
 from checker.symbolic.term import Sym
 
 HOLDS, VIOLATED = "holds", "violated"
@@ -139,8 +139,8 @@ def test_read_at_any_moment_fails_in_one_step_with_a_folio():
     assert e.verdicts["accuracy_at_any_moment"] == VIOLATED
     assert e.verdicts["settled_claim"] == HOLDS
     (step,) = e.outcomes["accuracy_at_any_moment"].trace
-    assert (step.action, step.choices) == ("this_cpu_add_return", {"amount": -4})
-    assert step.changes["level0[0]"] == -4 and step.changes["carry[2]"] == -4
+    assert (step.action, step.choices) == (FAST_ON, {"inc": -4})  # on into the slow path
+    assert step.changes["level0[0]"] == -4 and step.changes["adders_inc[2]"] == -4
 
 
 @pytest.mark.parametrize("design", [DESIGN.latest, DESIGN.v6])
@@ -152,7 +152,7 @@ def test_single_pages_need_a_preempted_slow_path(design):
     trace = e.outcomes["accuracy_at_any_moment"].trace
     # Only fast-path steps of single pages: the slow paths they start are all still in flight (latest:
     # three removals, over = 2; v6: five additions, under = 4).
-    assert all(s.action == "this_cpu_add_return" and abs(s.choices["amount"]) == 1 for s in trace)
+    assert all(s.action in (FAST_ON, FAST_RET) and abs(s.choices["inc"]) == 1 for s in trace)
     assert len(trace) == {DESIGN.latest: 3, DESIGN.v6: 5}[design]
     e1 = explore(CounterTreeReadInFlight(design=design, ncpus=2, tasks=1, ops=2, large=0, migrations=0))
     # One task per CPU: its slow path ends before its next add, and two carries of -2 stay inside.

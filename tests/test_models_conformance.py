@@ -23,7 +23,7 @@ from checker.language.compile import Model
 from checker.language.model import resolve_params
 from checker.specs.stack_cache import TASK, StackCache as StackSpec
 from checker.specs.stack_cache_2019 import StackCache2019
-from checker.specs.vma_unlink_batch import LAYOUTS, PC, VmaUnlinkBatch
+from checker.specs.vma_unlink_batch import BATCHED, LAYOUTS, UNBATCHED, VmaUnlinkBatch, _at, _freed_pgtables
 from checker.models.costs import I_MMAP_RWSEM, VMAP_AREA_LOCK
 from checker.models.stack_cache import StackCache
 from checker.models.vma_unlink import histogram, unlink_batched, unlink_unbatched
@@ -61,13 +61,14 @@ def run_free_pgtables(layout, size, batched):
     s = m.initial_states()[0]
     lay = LAYOUTS[layout]
     sizes, locks = [], Counter()
-    while s.pc != PC.remove_vma:
-        name, _, nxt = step(m, s, task)
+    while not _freed_pgtables(s):
+        _, _, nxt = step(m, s, task)
         if nxt.write_locks != s.write_locks:
-            assert name in ("batch_process_lock", "unlink_file_vma_lock")
-            v = s.vb_vmas[0] if name == "batch_process_lock" else s.vma
+            batch = batched and (_at(s, BATCHED, "flush_lock") or _at(s, BATCHED, "final_lock"))
+            assert batch or _at(s, BATCHED, "huge_lock") if batched else _at(s, UNBATCHED, "lock")
+            v = s.vb_vmas[0] if batch else s.task_vma[task]
             locks[f"file{lay.vmas[v].file}"] += 1
-            if name == "batch_process_lock":
+            if batch:
                 sizes.append(s.vb_count)
         s = nxt
     removed = Counter()

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The counter tree written as its kernel function (specs/percpu_counter_tree_process.py) against the hand-written
-pc-machine (specs/percpu_counter_tree.py).
+"""The counter tree written as its kernel function (specs/percpu_counter_tree.py) against the hand-written pc
+machine it replaced (tests/pc_machines/percpu_counter_tree.py).
 
 The claim: at the same point, the same distinct states, transitions, depth, verdicts and shortest trace lengths,
 on both explorers, under sc, tso and lkmm (the port's memory-ordering annotations come from the primitive table,
 the hand-written spec's are written beside its actions), and the same Z3 proofs and witness replays.
-Also: the unconditional accuracy claim (specs/bugs/counter_tree_read_in_flight.py) is a variant of the port
-too, with the same counterexample.
+Also: the unconditional accuracy claim (specs/bugs/counter_tree_read_in_flight.py, a variant of the port) finds
+the same counterexample as the same claim on the pc machine.
 """
 from __future__ import annotations
 
@@ -15,15 +15,16 @@ import pytest
 from checker import And, invariant
 from checker.explore import explore
 from checker.language.compile import Model
-from checker.specs.bugs.counter_tree_read_in_flight import CounterTreeReadInFlight
 from checker.prove import prove_checks
+from checker.specs.bugs.counter_tree_read_in_flight import CounterTreeReadInFlight
 from checker.specs.percpu_counter_tree import DESIGN, PercpuCounterTree, PercpuCounterTreeDeep, claimed_range
+from pc_machines.percpu_counter_tree import PercpuCounterTree as PcMachine
+from pc_machines.percpu_counter_tree import PercpuCounterTreeDeep as PcMachineDeep
 from port_equality import equal_runs, point_id
-from specs.percpu_counter_tree_process import PercpuCounterTreeProcess
 
 
-def compare(params: dict, memory: str = "sc", engine: str = "interpreted", hand: type = PercpuCounterTree,
-            port: type = PercpuCounterTreeProcess):
+def compare(params: dict, memory: str = "sc", engine: str = "interpreted", hand: type = PcMachine,
+            port: type = PercpuCounterTree):
     return equal_runs(hand, port, params, memory, engine)
 
 
@@ -65,8 +66,8 @@ def test_port_equals_the_pc_machine_on_the_compiled_explorer_under_tso():
     compare(EVERY[6], "tso", engine="compiled")
 
 
-class CounterTreeReadInFlightProcess(PercpuCounterTreeProcess, expect_violated=("accuracy_at_any_moment",)):
-    """counter_tree_read_in_flight written on the port: the same invariant, on the port's states."""
+class CounterTreeReadInFlightPc(PcMachine, expect_violated=("accuracy_at_any_moment",)):
+    """counter_tree_read_in_flight's claim on the pc machine: the same invariant, on its states."""
 
     explore_sweeps = CounterTreeReadInFlight.explore_sweeps
 
@@ -83,7 +84,7 @@ class CounterTreeReadInFlightProcess(PercpuCounterTreeProcess, expect_violated=(
                                     dict(design=DESIGN.v6, ncpus=2, tasks=2, ops=2, large=0, migrations=0)],
                          ids=_ids)
 def test_the_bug_spec_is_a_variant_of_the_port(params):
-    h, p = compare(params, hand=CounterTreeReadInFlight, port=CounterTreeReadInFlightProcess)
+    h, p = compare(params, hand=CounterTreeReadInFlightPc, port=CounterTreeReadInFlight)
     assert p.outcomes["accuracy_at_any_moment"].verdict == "violated"
 
 
@@ -96,16 +97,8 @@ def _proofs(cls: type, sets: dict | None = None) -> dict:
 def test_port_has_the_same_proofs_and_witness_replays():
     """The prove sweep (every design, 1 and 2 CPUs, batch 32, two tasks per CPU) and fill_every_counter
     replayed at 4 to 256 CPUs on the port's own steps."""
-    h, p = _proofs(PercpuCounterTree), _proofs(PercpuCounterTreeProcess)
+    h, p = _proofs(PcMachine), _proofs(PercpuCounterTree)
     assert h == p and set(p.values()) == {"holds", "violated"}
-
-
-class PercpuCounterTreeProcessDeep(PercpuCounterTreeProcess, on_demand=True):
-    """percpu_counter_tree_deep's proof points on the port: 3 and 4 CPUs (a level of items, the slow path's
-    loop taken with a symbolic level and cpu), batch 2."""
-
-    ncpus = PercpuCounterTreeDeep.ncpus
-    batch = PercpuCounterTreeDeep.batch
 
 
 @pytest.mark.differential
@@ -113,7 +106,7 @@ def test_port_has_the_same_proofs_with_a_level_of_items():
     """latest at three CPUs (its whole deep sweep, every design at 3 and 4 CPUs on both specs, did not finish
     in 25 minutes on the shared machine; this point takes about 25 s of CPU for the port)."""
     point = {"ncpus": (3,), "design": (DESIGN.latest,)}
-    h, p = _proofs(PercpuCounterTreeDeep, point), _proofs(PercpuCounterTreeProcessDeep, point)
+    h, p = _proofs(PcMachineDeep, point), _proofs(PercpuCounterTreeDeep, point)
     assert {k: v for k, v in h.items() if k[0] == "proof"} == {k: v for k, v in p.items() if k[0] == "proof"}
     assert all(v == "holds" for k, v in p.items() if k[0] == "proof")
 
@@ -193,6 +186,6 @@ def test_an_element_index_from_a_local_set_in_the_same_step_is_refused():
 
 def test_registers_are_declared_in_sorted_order():
     """The state's layout must not follow the hash seed (a Ray worker's differs from the driver's)."""
-    names = [n for n, v in vars(PercpuCounterTreeProcess).items() if getattr(v, "register", False)
+    names = [n for n, v in vars(PercpuCounterTree).items() if getattr(v, "register", False)
              and n != "adders_pc"]
     assert names == sorted(names) and names == ["adders_cpu", "adders_inc", "adders_level"]

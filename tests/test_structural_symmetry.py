@@ -129,7 +129,7 @@ def test_a_malformed_tree_is_a_spec_error_naming_it(tree, message):
     from checker import Interchangeable
 
     class Malformed(PercpuCounterTree, on_demand=True):
-        by_item = Interchangeable(tree, role="cpu", follow={"task": lambda p, i: i % p.ncpus})
+        by_item = Interchangeable(tree, role="cpu", follow={"adders": lambda p, i: i % p.ncpus})
 
     with pytest.raises(SpecError, match=message):
         tree_model(Malformed, ncpus=2)

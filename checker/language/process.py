@@ -22,7 +22,8 @@ lowered, as PlusCal's translator does, to one ``@action`` per way through one st
   point is a generated register ``<role>_<name>``, reset to 0 wherever it is dead.
 - Each action carries the memory-ordering annotations of its primitives, in program order, and of the plain
   accesses (``s.count += ...``) to variables some primitive treats as memory; its fairness is strong if it
-  waits for a lock, weak if it starts inside a lock or an interrupts-off section, none otherwise.
+  waits for a lock, weak if it starts inside a lock or an interrupts-off section, none otherwise, unless
+  ``@process(fair=...)`` gives the function's steps their least fairness.
 
 ``x = k.choose(values)`` is a value chosen by the step it lies in, every one tried: an argument of each
 generated action that passes it (values: constants, or an expression of the parameters and roles, never of the
@@ -71,20 +72,28 @@ class ProcessInfo:
     applies: Callable[[Any], bool] | None
     irq: bool
     runs: Callable[..., Any] | None
+    fair: str | None = None
 
 
 def process(fn: Callable | None = None, *, role: str, calls: str | None = None, args: dict[str, Any] | None = None,
             applies: Callable[[Any], bool] | None = None, irq: bool = False,
-            runs: Callable[..., Any] | None = None) -> Any:
+            runs: Callable[..., Any] | None = None, fair: str | None = None) -> Any:
     """Mark ``fn(k, s, cpu, *args)`` as a kernel function run by each CPU of ``role``, lowered to actions.
 
     ``calls`` names a per-CPU budget: each call takes one and returns to ``idle``; without it the function
     runs once. ``args`` maps each argument to the values to try (as ``@action``'s ``choose``). ``applies``
     keeps the function where it is true of the parameters (a variant). ``irq=True``: an interrupt handler of
     the role's CPUs, one step. ``runs(s, cpu)``: a condition every step taken with interrupts on needs
-    (that no other task holds this CPU with interrupts off)."""
+    (that no other task holds this CPU with interrupts off). ``fair``: the least fairness of every step
+    (``"weak"``: the CPU running the function runs on; ``"strong"``: also a step whose guard waits, on a lock
+    not in the primitive table or a ``k.assume``, is taken if enabled again and again), as PlusCal's ``fair``
+    and ``fair+ process``; a spinlock's step stays strongly fair."""
+    if fair not in (None, "weak", "strong"):
+        raise SpecError(f"@process(fair={fair!r}): fairness is None, 'weak' or 'strong'")
+
     def deco(f: Callable) -> Callable:
-        f.__countercheck_process__ = ProcessInfo(f, role, calls, tuple((args or {}).items()), applies, irq, runs)
+        f.__countercheck_process__ = ProcessInfo(f, role, calls, tuple((args or {}).items()), applies, irq, runs,
+                                                 fair)
         return f
 
     return deco(fn) if fn is not None else deco
@@ -1184,6 +1193,8 @@ def _fairness(lw: _Lowered, a: _Action, start: Point) -> str | None:
     if fs is not None and g.nodes[fs].kind == "prim" and PRIMITIVES.get(g.nodes[fs].prim or "", None) is not None \
             and PRIMITIVES[g.nodes[fs].prim].waits:
         return "strong"  # a waiter on a queued spinlock is served once those before it are
+    if lw.info.fair is not None:
+        return lw.info.fair  # the function's own (at least weak where a lock is held)
     if start.irqs or start.locks:
         return "weak"  # a CPU holding a lock or with interrupts off runs on
     return None

@@ -9,8 +9,8 @@ fewer locks than the closed formula of the merged code, and the lock-count
 property says so (and no batch is flushed by a change of vm_file). This spec shows that the
 lock-count property tells the variants apart.
 """
-from checker import And, If, Not, Or, Param, Select, action, when
-from checker.specs.vma_unlink_batch import PC, VmaUnlinkBatch, _append, _file_of, _map_of
+from checker import And, Or, Param, Select
+from checker.specs.vma_unlink_batch import VmaUnlinkBatch, _map_of
 
 
 class UnlinkBatchByMapping(VmaUnlinkBatch, expect_violated=(
@@ -22,11 +22,8 @@ class UnlinkBatchByMapping(VmaUnlinkBatch, expect_violated=(
     layout = Param(3, domain=(3,), doc="3: two opens of one inode around a hugetlbfs vma")
     batched = Param(1, domain=(1,), doc="the batched code (the variant is in it)")
 
-    @action(role="task")
-    def batch_add(s, cpu):
-        """(the variant) if ((vb->count > 0 && vb->vmas[0]->vm_file->f_mapping != vma->vm_file->f_mapping)
-        || vb->count == ARRAY_SIZE(vb->vmas)) unlink_file_vma_batch_process(vb); ..."""
-        anon = _file_of(s, s.vma) == 0
-        flush = Or(And(s.vb_count > 0, _map_of(s, Select(s.vb_vmas, 0)) != _map_of(s, s.vma)), s.vb_count == s.size)
-        return when(s.pc == PC.add, pc=If(anon, PC.loop, If(flush, PC.lock, PC.loop)),
-                    ret=If(And(Not(anon), flush), PC.append, s.ret), **_append(s, And(Not(anon), Not(flush))))
+    @staticmethod
+    def batch_add_flushes(s, vma):
+        """(the variant) (vb->count > 0 && vb->vmas[0]->vm_file->f_mapping != vma->vm_file->f_mapping) ||
+        vb->count == ARRAY_SIZE(vb->vmas)"""
+        return Or(And(s.vb_count > 0, _map_of(s, Select(s.vb_vmas, 0)) != _map_of(s, vma)), s.vb_count == s.size)

@@ -10,8 +10,8 @@ each explored point, so every property holds, with the state counts of the
 merged code. A checker that reported this spec would be reporting syntax,
 not behaviour.
 """
-from checker import And, If, Not, Or, Select, action, when
-from checker.specs.vma_unlink_batch import PC, VmaUnlinkBatch, _append, _file_of
+from checker import And, Or, Select
+from checker.specs.vma_unlink_batch import VmaUnlinkBatch, _file_of
 
 
 class UnlinkBatchCompareLast(VmaUnlinkBatch):
@@ -20,12 +20,9 @@ class UnlinkBatchCompareLast(VmaUnlinkBatch):
     kernel = (VmaUnlinkBatch.kernel + "; equivalent mutant: vb->vmas[vb->count - 1]->vm_file and "
               "vb->count >= ARRAY_SIZE(vb->vmas) in unlink_file_vma_batch_add()")
 
-    @action(role="task")
-    def batch_add(s, cpu):
-        """(equivalent) if ((vb->count > 0 && vb->vmas[vb->count - 1]->vm_file != vma->vm_file) ||
-        vb->count >= ARRAY_SIZE(vb->vmas)) unlink_file_vma_batch_process(vb); ..."""
-        anon = _file_of(s, s.vma) == 0
-        flush = Or(And(s.vb_count > 0, _file_of(s, Select(s.vb_vmas, s.vb_count - 1)) != _file_of(s, s.vma)),
-                   s.vb_count >= s.size)
-        return when(And(s.pc == PC.add, s.batched == 1), pc=If(anon, PC.loop, If(flush, PC.lock, PC.loop)),
-                    ret=If(And(Not(anon), flush), PC.append, s.ret), **_append(s, And(Not(anon), Not(flush))))
+    @staticmethod
+    def batch_add_flushes(s, vma):
+        """(equivalent) (vb->count > 0 && vb->vmas[vb->count - 1]->vm_file != vma->vm_file) ||
+        vb->count >= ARRAY_SIZE(vb->vmas)"""
+        return Or(And(s.vb_count > 0, _file_of(s, Select(s.vb_vmas, s.vb_count - 1)) != _file_of(s, vma)),
+                  s.vb_count >= s.size)

@@ -11,8 +11,8 @@ and one lock acquisition per ARRAY_SIZE + 1 vmas instead of ARRAY_SIZE (no
 batch is ever flushed when exactly full: ``a_full_batch_is_flushed`` fails). Found
 at the kernel's ARRAY_SIZE of 8 with the nine-piece layout (and at 2).
 """
-from checker import And, If, Not, Or, Param, Select, action, when
-from checker.specs.vma_unlink_batch import PC, VmaUnlinkBatch, _append, _file_of
+from checker import And, Or, Param, Select
+from checker.specs.vma_unlink_batch import VmaUnlinkBatch, _file_of
 
 
 class UnlinkBatchFullGt(VmaUnlinkBatch, expect_violated=(
@@ -25,12 +25,7 @@ class UnlinkBatchFullGt(VmaUnlinkBatch, expect_violated=(
     size = Param(8, domain=range(1, 17), explore=(2, 8), doc="ARRAY_SIZE(vb->vmas) (8 in the kernel)")
     batched = Param(1, domain=(1,), doc="the batched code (the bug is in it)")
 
-    @action(role="task")
-    def batch_add(s, cpu):
-        """(the bug) if ((vb->count > 0 && vb->vmas[0]->vm_file != vma->vm_file) ||
-        vb->count > ARRAY_SIZE(vb->vmas)) unlink_file_vma_batch_process(vb); ..."""
-        anon = _file_of(s, s.vma) == 0
-        flush = Or(And(s.vb_count > 0, _file_of(s, Select(s.vb_vmas, 0)) != _file_of(s, s.vma)),
-                   s.vb_count > s.size)
-        return when(s.pc == PC.add, pc=If(anon, PC.loop, If(flush, PC.lock, PC.loop)),
-                    ret=If(And(Not(anon), flush), PC.append, s.ret), **_append(s, And(Not(anon), Not(flush))))
+    @staticmethod
+    def batch_add_flushes(s, vma):
+        """(the bug) (vb->count > 0 && vb->vmas[0]->vm_file != vma->vm_file) || vb->count > ARRAY_SIZE(vb->vmas)"""
+        return Or(And(s.vb_count > 0, _file_of(s, Select(s.vb_vmas, 0)) != _file_of(s, vma)), s.vb_count > s.size)

@@ -12,8 +12,8 @@ code's (ten vmas of libc and ld.so: 8 + 2 against 5 + 5, two either way), so
 only the lock property catches it there; at ARRAY_SIZE 2 the count differs
 too (5 against 6).
 """
-from checker import And, If, Not, Param, action, when
-from checker.specs.vma_unlink_batch import PC, VmaUnlinkBatch, _append, _file_of
+from checker import Param
+from checker.specs.vma_unlink_batch import VmaUnlinkBatch
 
 
 class UnlinkBatchNoFileCheck(VmaUnlinkBatch, expect_violated=(
@@ -26,10 +26,7 @@ class UnlinkBatchNoFileCheck(VmaUnlinkBatch, expect_violated=(
     size = Param(8, domain=range(1, 17), explore=(8,), doc="ARRAY_SIZE(vb->vmas) (8 in the kernel)")
     batched = Param(1, domain=(1,), doc="the batched code (the bug is in it)")
 
-    @action(role="task")
-    def batch_add(s, cpu):
-        """(the bug) if (vb->count == ARRAY_SIZE(vb->vmas)) unlink_file_vma_batch_process(vb); ..."""
-        anon = _file_of(s, s.vma) == 0
-        flush = s.vb_count == s.size
-        return when(s.pc == PC.add, pc=If(anon, PC.loop, If(flush, PC.lock, PC.loop)),
-                    ret=If(And(Not(anon), flush), PC.append, s.ret), **_append(s, And(Not(anon), Not(flush))))
+    @staticmethod
+    def batch_add_flushes(s, vma):
+        """(the bug) vb->count == ARRAY_SIZE(vb->vmas)  (no vm_file comparison)"""
+        return s.vb_count == s.size

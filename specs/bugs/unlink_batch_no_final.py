@@ -12,8 +12,8 @@ then ``free_pgd_range`` frees its page tables with the batch still linked.
 The liveness property says it without a walker: a batch is queued and never
 flushed (the next group's init only forgets it).
 """
-from checker import Param, action, when
-from checker.specs.vma_unlink_batch import PC, VmaUnlinkBatch
+from checker import Param
+from checker.specs.vma_unlink_batch import VmaUnlinkBatch
 
 
 class UnlinkBatchNoFinal(VmaUnlinkBatch, expect_violated=(
@@ -29,7 +29,8 @@ class UnlinkBatchNoFinal(VmaUnlinkBatch, expect_violated=(
     size = Param(2, domain=range(1, 17), explore=(2,), doc="ARRAY_SIZE(vb->vmas): 2, so that batches flush and "
                  "the walker can be seen waiting as in the merged code")
 
-    @action(role="task")
-    def batch_final(s, cpu):
-        """(the bug) no unlink_file_vma_batch_final(&vb): straight on to free_pgd_range."""
-        return when(s.pc == PC.final, pc=PC.free_pgd)
+    @staticmethod
+    def batch_final_flushes(s):
+        """(the bug) no unlink_file_vma_batch_final(&vb): the batch is never processed, straight on to
+        free_pgd_range."""
+        return False
