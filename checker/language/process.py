@@ -71,20 +71,24 @@ class ProcessInfo:
     applies: Callable[[Any], bool] | None
     irq: bool
     runs: Callable[..., Any] | None
+    returns: Callable[..., Any] | None = None
 
 
 def process(fn: Callable | None = None, *, role: str, calls: str | None = None, args: dict[str, Any] | None = None,
             applies: Callable[[Any], bool] | None = None, irq: bool = False,
-            runs: Callable[..., Any] | None = None) -> Any:
+            runs: Callable[..., Any] | None = None, returns: Callable[..., Any] | None = None) -> Any:
     """Mark ``fn(k, s, cpu, *args)`` as a kernel function run by each CPU of ``role``, lowered to actions.
 
     ``calls`` names a per-CPU budget: each call takes one and returns to ``idle``; without it the function
     runs once. ``args`` maps each argument to the values to try (as ``@action``'s ``choose``). ``applies``
     keeps the function where it is true of the parameters (a variant). ``irq=True``: an interrupt handler of
     the role's CPUs, one step. ``runs(s, cpu)``: a condition every step taken with interrupts on needs
-    (that no other task holds this CPU with interrupts off)."""
+    (that no other task holds this CPU with interrupts off). ``returns(s, cpu, value)``: the observer of what
+    ``return value`` returns (the caller's use is not modelled): the updates it gives (ghosts judging the value,
+    as ``k.update`` takes them) are written in the step that returns."""
     def deco(f: Callable) -> Callable:
-        f.__countercheck_process__ = ProcessInfo(f, role, calls, tuple((args or {}).items()), applies, irq, runs)
+        f.__countercheck_process__ = ProcessInfo(f, role, calls, tuple((args or {}).items()), applies, irq, runs,
+                                                 returns)
         return f
 
     return deco(fn) if fn is not None else deco
@@ -410,7 +414,14 @@ def _paths(low: _Lowered, start: int) -> list[_Path]:
             if n.other is not None:
                 walk(n.other, stepped, depth, items + [("test", (i, False))], heads, first, True, known)
             return
-        if n.kind in ("prim", "atomic_in") and depth == 0:
+        # a context-only primitive joins a step next to it: one that disables (local_irq_save, preempt_disable)
+        # the step after it, so a control point lies before it; one that enables, the step before it
+        joins = n.joins if n.kind == "prim" and depth == 0 else None
+        if joins == "next" and not stepped:
+            pass
+        elif joins == "prev" and stepped:
+            pass
+        elif n.kind in ("prim", "atomic_in") and depth == 0:
             if stepped:
                 out.append(_Path(items, i, first))
                 return
@@ -794,6 +805,10 @@ def expand(cls: type) -> None:
     for name, info in found:
         node, file = _source_ast(info.fn)
         g = C.build(node, file, name, names - {name})
+        if g.returns_line is not None and info.returns is None:
+            raise SpecError(f"process function {name}: it returns a value, and nothing observes it (the caller's "
+                            f"copy is not modelled); write instead: @process(..., returns=judge), judge(s, cpu, "
+                            f"value) giving the ghost updates that record it", file=file, line=g.returns_line)
         lows.append(_Lowered(cls, name, info, g, decls, roles, words))
     memory = _memory_vars([lw.g for lw in lows], decls)
     by_role: dict[str, list[_Lowered]] = {}
@@ -934,6 +949,13 @@ def _point_prim(g: C.Graph, i: int) -> str:
     """What a control point stands before: its primitive; for an atomic block the first primitive inside it on
     its straight-line start (else "atomic"); for a loop head "loop"."""
     n = g.nodes[i]
+    while n.kind == "prim" and n.joins == "next" and n.next is not None:  # the step it joins names the point
+        j = n.next
+        while j is not None and g.nodes[j].kind == "local":
+            j = g.nodes[j].next
+        if j is None or g.nodes[j].kind not in ("prim", "atomic_in"):
+            break
+        i, n = j, g.nodes[j]
     if n.kind == "prim":
         return n.prim or "prim"
     if n.kind == "branch":
@@ -1052,7 +1074,8 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
             n.end_col_offset = max(getattr(n, "col_offset", 0) or 0, getattr(n, "end_col_offset", 0) or 0)
     code = compile(mod, g.file or "<process>", "exec")
     ns = dict(info.fn.__globals__)
-    ns.update({"__Ctx": StepContext, "__low": lw, "__And": And, "__Or": Or, "__Not": Not, "__If": If})
+    ns.update({"__Ctx": StepContext, "__low": lw, "__And": And, "__Or": Or, "__Not": Not, "__If": If,
+               C.RETURNS: info.returns})
     exec(code, ns)
     inner = ns[a.name]
     choose = dict(info.args) if entry else {}
