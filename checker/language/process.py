@@ -30,7 +30,8 @@ state). ``k.might_sleep()`` marks its step ``sleeps`` (``@action(sleeps=True)``)
 
 An ``irq=True`` process is an interrupt handler: it runs between any two steps of its CPU's task (where
 interrupts are on) and must be one step. ``calls="budget"`` makes every call decrement the per-CPU variable
-``budget`` and return to ``idle``; without it the function runs once and ends in ``done``.
+``budget`` and return to ``idle`` (``calls=True``: return to ``idle`` with no budget, a callback called again
+and again); without it the function runs once and ends in ``done``.
 ``at(s, t, "function", where)`` is true where CPU ``t`` is at a control point of the function.
 
 A primitive's memory is a spec variable, or a word the spec keeps as several variables (a class attribute with
@@ -66,7 +67,7 @@ class ProcessInfo:
 
     fn: Callable[..., Any]
     role: str
-    calls: str | None
+    calls: str | bool | None
     args: tuple[tuple[str, Any], ...]
     applies: Callable[[Any], bool] | None
     irq: bool
@@ -74,13 +75,14 @@ class ProcessInfo:
     returns: Callable[..., Any] | None = None
 
 
-def process(fn: Callable | None = None, *, role: str, calls: str | None = None, args: dict[str, Any] | None = None,
+def process(fn: Callable | None = None, *, role: str, calls: str | bool | None = None, args: dict[str, Any] | None = None,
             applies: Callable[[Any], bool] | None = None, irq: bool = False,
             runs: Callable[..., Any] | None = None, returns: Callable[..., Any] | None = None) -> Any:
     """Mark ``fn(k, s, cpu, *args)`` as a kernel function run by each CPU of ``role``, lowered to actions.
 
-    ``calls`` names a per-CPU budget: each call takes one and returns to ``idle``; without it the function
-    runs once. ``args`` maps each argument to the values to try (as ``@action``'s ``choose``). ``applies``
+    ``calls`` names a per-CPU budget: each call takes one and returns to ``idle``; ``calls=True``: called
+    again and again, with no budget (a callback: the guards of its first step say when); without it the
+    function runs once. ``args`` maps each argument to the values to try (as ``@action``'s ``choose``). ``applies``
     keeps the function where it is true of the parameters (a variant). ``irq=True``: an interrupt handler of
     the role's CPUs, one step. ``runs(s, cpu)``: a condition every step taken with interrupts on needs
     (that no other task holds this CPU with interrupts off). ``returns(s, cpu, value)``: the observer of what
@@ -318,6 +320,7 @@ class _Lowered:
         self.runs = info.runs
         self.reset: dict[str, int] = {}  # a register's value where it is dead, by local
         self.pc_var = f"{info.role}_pc"
+        self.has_pc = True  # set by the role's lowering: False where no function of the role has a control point
         self.irqs_var = self._context_var("irqs_off")
         self.preempt_var = self._context_var("preempt_count")
         self.migrate_var = self._context_var("migrate_disabled")
@@ -599,8 +602,11 @@ class _Accesses(ast.NodeVisitor):
         if isinstance(idx, ast.Name) and idx.id in self.current:  # a CPU chosen in this step (k.any_cpu, k.choose)
             pos = self.current[idx.id]
             return lambda s, cpu, *ch, _p=pos: ch[_p]
+        if isinstance(idx, ast.Name) and idx.id in self.params:  # an argument of the function, in its first step
+            return lambda s, cpu, *ch, _p=self.params.index(idx.id): ch[_p]
         raise SpecError(f"process function {self.low.name}: the slot of this access is neither the acting CPU nor "
-                        f"a CPU chosen in the same step (k.any_cpu), so the memory models cannot place it",
+                        f"a CPU chosen in the same step (k.any_cpu, or an argument in the first step), so the memory "
+                        f"models cannot place it",
                         file=self.file, line=line)
 
     def element_slot(self, idx: ast.expr, line: int) -> Callable[..., Any]:
@@ -847,7 +853,10 @@ def _lower_role(cls: type, role: str, group: list[_Lowered], decls: dict[str, An
         raise SpecError(f"{cls.__name__}: {pc_name} is declared, and process functions of role {role!r} need the "
                         f"name for their program counter; rename it")
     enum = Enum(*pcs, name=pc_name)
-    has_pc = len(pcs) > 1 or any(not lw.info.irq for lw in group)
+    # (a role whose functions are interrupt handlers and one-step callbacks, calls=True, is never inside one)
+    has_pc = len(pcs) > 1 or any(not lw.info.irq and lw.info.calls is not True for lw in group)
+    for lw in group:
+        lw.has_pc = has_pc
     if has_pc:
         per = PerTask if group[0].task else PerCpu
         v = per(enum.idle, type=enum, role=role, doc=f"where each CPU of {role} is in its process functions")
@@ -1049,7 +1058,7 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
     for r in sorted(set(live_in) | set(live_out)):
         regs[f"{role}_{r}"] = ast.Name(r, ast.Load()) if r in live_out else ast.Constant(lw.reset.get(r, 0))
     dest = points[a.path.dest]
-    pc = None if info.irq else getattr(enum, dest.label)
+    pc = None if info.irq or not lw.has_pc else getattr(enum, dest.label)
     stmts.append(ast.Return(rw.ctx("finish", ast.Dict([ast.Constant(k) for k in regs], list(regs.values())),
                                    ast.Constant(pc))))
     params = [g.s, g.cpu] + args + [f"__choice_{c}" for c in chosen]
@@ -1119,10 +1128,10 @@ def _prologue(lw: _Lowered, start_pc: int, start: Point, entry: bool, rw: _Rewri
     """The guards every step from ``start`` has: where the CPU is, its budget, and that it may run."""
     out: list[ast.stmt] = []
     cpu = ast.Name(lw.g.cpu, ast.Load())
-    if not lw.info.irq:
+    if not lw.info.irq and lw.has_pc:
         cur = rw.ctx("get_slot", ast.Constant(lw.pc_var), cpu)
         out.append(ast.Expr(rw.ctx("guard", ast.Compare(cur, [ast.Eq()], [ast.Constant(start_pc)]))))
-    if entry and lw.info.calls:
+    if entry and isinstance(lw.info.calls, str):
         left = rw.ctx("get_slot", ast.Constant(lw.info.calls), cpu)
         out.append(ast.Expr(rw.ctx("guard", ast.Compare(left, [ast.Gt()], [ast.Constant(0)]))))
         out.append(ast.Expr(rw.ctx("set_slot", ast.Constant(lw.info.calls), cpu, ast.BinOp(
@@ -1249,10 +1258,12 @@ def _points_where(s: Any, t: Any, role: str, pred: Callable[[Point], bool]) -> A
     entries = [r for r in reg.values() if r["role"] == role]
     if not entries:
         raise SpecError(f"no process function runs on role {role!r}")
+    values = [getattr(r["enum"], p.label) for r in entries for p in r["points"].values() if pred(p)]
+    if not values:
+        return False
     pcs = getattr(s, entries[0]["pc"])
     cur = pcs[t] if isinstance(t, int) and isinstance(pcs, tuple) else Select(pcs, t)
-    values = [getattr(r["enum"], p.label) for r in entries for p in r["points"].values() if pred(p)]
-    return Or(*[cur == v for v in values]) if values else False
+    return Or(*[cur == v for v in values])
 
 
 def holding(s: Any, t: Any, lock: str, role: str) -> Any:
