@@ -378,16 +378,14 @@ class StackCacheProcess(Spec, on_demand=True):
             k.assume(s.online[cpu] == 0 and s.torn[cpu] == 0 and s.online[ctl] == 1)
             k.smp_mb()                                      # (takedown_cpu(): the dead CPU's stores are seen)
             vm = k.per_cpu(s.slot0, cpu)                    # vm_stack = cached_vm_stacks[i]; if (!vm_stack) ...
-            freed = _free_if(s, vm != 0, vm)                # vfree(vm_stack->addr);
+            freed = _vfree_cached(s, vm, {})                # vfree(vm_stack->addr);
             s.slot0[cpu] = 0                                # cached_vm_stacks[i] = NULL;
             if s.nr_cached == 2:
-                vm1 = k.per_cpu(s.slot1, cpu)
-                freed = _free_if(s, vm1 != 0, vm1, after=freed)
+                vm = k.per_cpu(s.slot1, cpu)
+                freed = _vfree_cached(s, vm, freed)
                 s.slot1[cpu] = 0
-                vm = vm + vm1
             k.update(freed)
             s.torn[cpu] = 1
-            s.torn_freed = 1 if vm != 0 else s.torn_freed
             k.smp_mb()                                      # (the rest of _cpu_down(), the next _cpu_up())
 
     @action(role="cpus", access=smp_mb())
@@ -548,6 +546,12 @@ def _in_flight(s, k: int):
 
 def _at_rest(s):
     return And(*[Or(s.tasks_pc[t] == IDLE, s.tasks_pc[t] == DONE, _at(s, t, "live", "dead")) for t in s.tasks])
+
+
+def _vfree_cached(s, vm, after):
+    """free_vm_stack_cache's ``if (!vm_stack) continue; vfree(vm_stack->addr);`` (``after``: the updates of the
+    slot before it), and the ghost that a cached stack was freed."""
+    return dict(_free_if(s, vm != 0, vm, after=after), torn_freed=If(vm != 0, 1, after.get("torn_freed", s.torn_freed)))
 
 
 def _release_in_one_step(s, t, cpu, guard):
