@@ -603,7 +603,8 @@ class _Accesses(ast.NodeVisitor):
             pos = self.current[idx.id]
             return lambda s, cpu, *ch, _p=pos: ch[_p]
         if isinstance(idx, ast.Name) and idx.id in self.params:  # an argument of the function, in its first step
-            return lambda s, cpu, *ch, _p=self.params.index(idx.id): ch[_p]
+            at = self.params.index(idx.id)
+            return lambda s, cpu, *ch, _p=at: ch[_p]
         raise SpecError(f"process function {self.low.name}: the slot of this access is neither the acting CPU nor "
                         f"a CPU chosen in the same step (k.any_cpu, or an argument in the first step), so the memory "
                         f"models cannot place it",
