@@ -29,7 +29,9 @@ generated action that passes it (values: constants, or an expression of the para
 state). ``k.might_sleep()`` marks its step ``sleeps`` (``@action(sleeps=True)``).
 
 An ``irq=True`` process is an interrupt handler: it runs between any two steps of its CPU's task (where
-interrupts are on) and must be one step. ``calls="budget"`` makes every call decrement the per-CPU variable
+interrupts are on). On a role whose other functions are task code it must be one step; on a role of handlers
+only (the CPUs, with the tasks a ``Task`` role) it may take several, on that role's pc and registers, and the
+tasks' ``runs=`` says that a task waits while its CPU's handler is inside (``specs/percpu_lazy_process.py``). ``calls="budget"`` makes every call decrement the per-CPU variable
 ``budget`` and return to ``idle`` (``calls=True``: return to ``idle`` with no budget, a callback called again
 and again); without it the function runs once and ends in ``done``.
 ``at(s, t, "function", where)`` is true where CPU ``t`` is at a control point of the function.
@@ -321,6 +323,7 @@ class _Lowered:
         self.reset: dict[str, int] = {}  # a register's value where it is dead, by local
         self.pc_var = f"{info.role}_pc"
         self.has_pc = True  # set by the role's lowering: False where no function of the role has a control point
+        self.own_pc = True  # False: a one-step interrupt handler on a role whose pc is its tasks' (it leaves it be)
         self.irqs_var = self._context_var("irqs_off")
         self.preempt_var = self._context_var("preempt_count")
         self.migrate_var = self._context_var("migrate_disabled")
@@ -856,8 +859,17 @@ def _lower_role(cls: type, role: str, group: list[_Lowered], decls: dict[str, An
     enum = Enum(*pcs, name=pc_name)
     # (a role whose functions are interrupt handlers and one-step callbacks, calls=True, is never inside one)
     has_pc = len(pcs) > 1 or any(not lw.info.irq and lw.info.calls is not True for lw in group)
-    for lw in group:
+    # interrupt handlers with steps inside run over the CPU's task on a pc of their own: a role of handlers only
+    handlers_only = all(lw.info.irq for lw in group)
+    for lw, points, _ in plans:
         lw.has_pc = has_pc
+        lw.own_pc = not lw.info.irq or handlers_only
+        if not lw.own_pc and len([p for p in points.values() if p.node is not None]):
+            raise SpecError(f"process function {lw.name}: an interrupt handler (irq=True) with steps inside runs over "
+                            f"its CPU's task, so it needs a program counter of its own, and role {role!r} runs "
+                            f"other code; put it on a role of handlers only (the CPUs, with the tasks a Task role: "
+                            f"specs/percpu_lazy_process.py), or make it one step (`with k.atomic():`)",
+                            file=lw.g.file, line=lw.g.def_line)
     if has_pc:
         per = PerTask if group[0].task else PerCpu
         v = per(enum.idle, type=enum, role=role, doc=f"where each CPU of {role} is in its process functions")
@@ -892,7 +904,7 @@ class _Action:
 def _plan(lw: _Lowered) -> tuple[dict[int | None, Point], list[_Action]]:
     """The control points of one function and the ways between them."""
     g = lw.g
-    exit_label = "done" if lw.info.calls is None else "idle"
+    exit_label = "done" if lw.info.calls is None and not lw.info.irq else "idle"
     points: dict[int | None, Point] = {None: Point(None, exit_label, 0, None)}
     todo: list[int | None] = [None]
     seen: set[int | None] = set()
@@ -920,10 +932,6 @@ def _plan(lw: _Lowered) -> tuple[dict[int | None, Point], list[_Action]]:
                 raise SpecError(f"process function {lw.name}: a way through it returns with interrupts off or "
                                 f"{', '.join(sorted(locks or ())) or 'a lock'} held", file=g.file,
                                 line=g.nodes[path.first_step].line if path.first_step is not None else g.def_line)
-    if lw.info.irq and (len(points) > 1):
-        raise SpecError(f"process function {lw.name}: an interrupt handler (irq=True) is one step (nothing else runs "
-                        f"on its CPU until it returns); it has {len(points) - 1} control point(s) inside",
-                        file=g.file, line=g.def_line,)
     used: set[str] = set()
     for p in sorted((p for p in points.values() if p.node is not None), key=lambda p: (p.line, p.node)):
         label = f"{lw.name}_L{p.line}"
@@ -1059,7 +1067,7 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
     for r in sorted(set(live_in) | set(live_out)):
         regs[f"{role}_{r}"] = ast.Name(r, ast.Load()) if r in live_out else ast.Constant(lw.reset.get(r, 0))
     dest = points[a.path.dest]
-    pc = None if info.irq or not lw.has_pc else getattr(enum, dest.label)
+    pc = getattr(enum, dest.label) if lw.has_pc and lw.own_pc else None
     stmts.append(ast.Return(rw.ctx("finish", ast.Dict([ast.Constant(k) for k in regs], list(regs.values())),
                                    ast.Constant(pc))))
     params = [g.s, g.cpu] + args + [f"__choice_{c}" for c in chosen]
@@ -1129,7 +1137,7 @@ def _prologue(lw: _Lowered, start_pc: int, start: Point, entry: bool, rw: _Rewri
     """The guards every step from ``start`` has: where the CPU is, its budget, and that it may run."""
     out: list[ast.stmt] = []
     cpu = ast.Name(lw.g.cpu, ast.Load())
-    if not lw.info.irq and lw.has_pc:
+    if lw.has_pc and lw.own_pc:
         cur = rw.ctx("get_slot", ast.Constant(lw.pc_var), cpu)
         out.append(ast.Expr(rw.ctx("guard", ast.Compare(cur, [ast.Eq()], [ast.Constant(start_pc)]))))
     if entry and isinstance(lw.info.calls, str):
