@@ -185,6 +185,12 @@ def _vmalloc(s, k):
     return {_VARS[j]: If(k == j, MEM.live, _mem(s, j)) for j in range(1, s.stacks + 1)}
 
 
+def _vfree_cached(s, vm, after):
+    """free_vm_stack_cache's ``if (!vm_stack) continue; vfree(vm_stack->addr);`` (``after``: the updates of the
+    slot before it), and the ghost that a cached stack was freed."""
+    return dict(_free_if(s, vm != 0, vm, after=after), torn_freed=If(vm != 0, 1, after.get("torn_freed", s.torn_freed)))
+
+
 def _queuer_done(s, k):
     """The grace period: the free_thread_stack that queued stack ``k`` has left its preempt-off section."""
     return And(*[Not(And(_at(s, t, *FREEING), s.taddr[t] == k, s.rel[t] == 0)) for t in s.tasks])
@@ -546,12 +552,6 @@ def _in_flight(s, k: int):
 
 def _at_rest(s):
     return And(*[Or(s.tasks_pc[t] == IDLE, s.tasks_pc[t] == DONE, _at(s, t, "live", "dead")) for t in s.tasks])
-
-
-def _vfree_cached(s, vm, after):
-    """free_vm_stack_cache's ``if (!vm_stack) continue; vfree(vm_stack->addr);`` (``after``: the updates of the
-    slot before it), and the ghost that a cached stack was freed."""
-    return dict(_free_if(s, vm != 0, vm, after=after), torn_freed=If(vm != 0, 1, after.get("torn_freed", s.torn_freed)))
 
 
 def _release_in_one_step(s, t, cpu, guard):
