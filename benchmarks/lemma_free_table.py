@@ -51,7 +51,6 @@ POINTS = {
     "rss_split": lambda n: {"threads": n, "T": 1, "U": 1},
     "vmstat": lambda n: {"ncpus": n, "threshold": 2},
     "percpu_counter_tree": lambda n: {"ncpus": n, "ops": 1},
-    "percpu_counter_tree_process": lambda n: {"ncpus": n, "ops": 1},
 }
 
 

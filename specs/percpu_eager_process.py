@@ -21,7 +21,8 @@ LIMITED, SUM = "percpu_counter_limited_add", "percpu_counter_sum"
 
 
 def _amounts(p):
-    return (-1, 1) + ((p.large,) if p.large else ())
+    """The amounts add_batch is called with: with limited=1 a positive add is a limited_add, not an add_batch."""
+    return tuple(a for a in (-1, 1) + ((p.large,) if p.large else ()) if a < 0 or not p.limited)
 
 
 def _on(s, t):
@@ -41,14 +42,24 @@ def _variant(*names):
     return lambda p: p.variant in tuple(getattr(VARIANT, n) for n in names)
 
 
-def _positive_ok(s, amount):
-    """With limited=1 a positive add is a limited_add, not an add_batch."""
-    return Or(s.limited == 0, amount < 0)
-
-
 def _overlap(s):
     """The sum_overlap ghost after a lockless add: set if a summer is scanning."""
     return If(at(s, s.summer[0], SUM, "loop"), 1, s.sum_overlap) if s.summers else s.sum_overlap
+
+
+def _judge_read(s, cpu, ret):
+    """What percpu_counter_read() (and read_positive(): ret < 0 ? 0 : ret) returned, judged against E the moment
+    it is read."""
+    bound = s.ncpus * (s.batch - 1 + s.limited)
+    return {"read_ok": {cpu: abs(ret - s.exact) <= bound},
+            "read_pos_ok": {cpu: abs(Max(ret, 0) - Max(s.exact, 0)) <= bound}, "read_off": {cpu: ret != s.exact}}
+
+
+def _judge_sum(s, cpu, ret):
+    """What __percpu_counter_sum() returned, judged against E as it unlocks; the overlap flag cleared with it."""
+    return {"sum_ok": {cpu: abs(ret - s.exact) <= 2 * s.ncpus * (s.batch - 1 + s.limited)},
+            "sum_exact_ok": {cpu: Or(ret == s.exact, s.sum_overlap == 1)}, "sum_off": {cpu: ret != s.exact},
+            "sum_overlap": 0}
 
 
 class PercpuEagerProcess(Spec, on_demand=True):
@@ -138,9 +149,8 @@ class PercpuEagerProcess(Spec, on_demand=True):
             }
             local_irq_restore(flags);
         """
-        k.assume(_positive_ok(s, amount))
-        with k.atomic():  # interrupts off: until the lock, nothing here is seen by another CPU
-            flags = k.local_irq_save()
+        flags = k.local_irq_save()
+        with k.atomic():  # interrupts off: the read and the fast path's add are one step (nothing between is seen)
             count = k.raw_cpu_read(s.local) + amount
             if not s.spec.folds(s, count):
                 k.this_cpu_add(s.local, amount)
@@ -153,9 +163,8 @@ class PercpuEagerProcess(Spec, on_demand=True):
             s.count += count
             s.exact += amount
         k.raw_cpu_sub(s.local, count - amount)
-        with k.atomic():
-            k.raw_spin_unlock(s.lock)
-            k.local_irq_restore(flags)
+        k.raw_spin_unlock(s.lock)
+        k.local_irq_restore(flags)
 
     @process(role="adders", calls="ops_left", args={"amount": _amounts}, applies=_variant("A"), runs=_runs)
     def percpu_counter_add_batch_a(k, s, t, amount):
@@ -173,25 +182,20 @@ class PercpuEagerProcess(Spec, on_demand=True):
             }
             preempt_enable();
         """
-        k.assume(_positive_ok(s, amount))
-        with k.atomic():
-            k.preempt_disable()
-            count = k.raw_cpu_read(s.local) + amount
+        k.preempt_disable()
+        count = k.raw_cpu_read(s.local) + amount
         if s.spec.folds(s, count):
             flags = k.raw_spin_lock_irqsave(s.lock)
             with k.atomic():
                 s.count += count
                 s.exact += amount
             k.raw_cpu_sub(s.local, count - amount)
-            with k.atomic():  # preempt_enable() joins the unlock: nothing another CPU sees lies between
-                k.raw_spin_unlock_irqrestore(s.lock, flags)
-                k.preempt_enable()
+            k.raw_spin_unlock_irqrestore(s.lock, flags)
         else:
-            with k.atomic():
-                k.this_cpu_add(s.local, amount)
-                s.exact += amount
-                s.sum_overlap = _overlap(s)
-                k.preempt_enable()
+            k.this_cpu_add(s.local, amount)
+            s.exact += amount
+            s.sum_overlap = _overlap(s)
+        k.preempt_enable()
 
     @process(role="adders", calls="ops_left", args={"amount": _amounts}, applies=_variant("C"), runs=_runs)
     def percpu_counter_add_batch(k, s, t, amount):
@@ -209,7 +213,6 @@ class PercpuEagerProcess(Spec, on_demand=True):
                     }
             } while (!this_cpu_try_cmpxchg(*fbc->counters, &count, count + amount));
         """
-        k.assume(_positive_ok(s, amount))
         count = k.this_cpu_read(s.local)
         while True:
             if s.spec.folds(s, count + amount):
@@ -320,17 +323,15 @@ class PercpuEagerProcess(Spec, on_demand=True):
             k.raw_spin_unlock(s.lock)
             k.local_irq_restore(flags)
 
-    @process(role="reader")
+    @process(role="reader", returns=_judge_read)
     def percpu_counter_read(k, s, cpu):
-        """percpu_counter_read(): return fbc->count (read_positive: ret < 0 ? 0 : ret). The returned value is
-        judged against E the moment it is read."""
-        ret = k.data_race(s.count)
-        bound = s.ncpus * (s.batch - 1 + s.limited)
-        s.read_ok[cpu] = abs(ret - s.exact) <= bound
-        s.read_pos_ok[cpu] = abs(Max(ret, 0) - Max(s.exact, 0)) <= bound
-        s.read_off[cpu] = ret != s.exact
+        """percpu_counter_read() (include/linux/percpu_counter.h; read_positive's clamp is _judge_read's)::
 
-    @process(role="summer")
+            return fbc->count;
+        """
+        return k.data_race(s.count)
+
+    @process(role="summer", returns=_judge_sum)
     def percpu_counter_sum(k, s, cpu):
         """__percpu_counter_sum()::
 
@@ -347,13 +348,9 @@ class PercpuEagerProcess(Spec, on_demand=True):
         while Sum(s.summed) < s.ncpus:
             other = k.any_cpu(s.summed)
             ret += k.data_race(k.per_cpu(s.local, other))
-        with k.atomic():
-            s.sum_ok[cpu] = abs(ret - s.exact) <= 2 * s.ncpus * (s.batch - 1 + s.limited)
-            s.sum_exact_ok[cpu] = Or(ret == s.exact, s.sum_overlap == 1)
-            s.sum_off[cpu] = ret != s.exact
-            s.summed = Fill(0)
-            s.sum_overlap = 0
-            k.raw_spin_unlock_irqrestore(s.lock, flags)
+        s.summed = Fill(0)
+        k.raw_spin_unlock_irqrestore(s.lock, flags)
+        return ret
 
     @terminal
     def all_work_done(s):

@@ -110,27 +110,23 @@ class PercpuEagerTasksProcess(Spec, on_demand=True):
             preempt_enable();
 
         ``preempt_disable=0`` drops the preempt_disable()/preempt_enable() pair (to show what it protects); the
-        pc-machine makes preempt_enable() part of the step before it, and so do the atomic blocks here."""
-        with k.atomic():
-            if s.preempt_disable:
-                k.preempt_disable()
-            count = k.raw_cpu_read(s.local) + amount
+        pc-machine makes preempt_enable() part of the step before it, as the lowering does (a context-only
+        primitive joins the step next to it)."""
+        if s.preempt_disable:
+            k.preempt_disable()
+        count = k.raw_cpu_read(s.local) + amount
         if s.spec.folds(s, count):
             flags = k.raw_spin_lock_irqsave(s.lock)
             with k.atomic():
                 s.count += count
                 s.exact += amount
             k.raw_cpu_sub(s.local, count - amount)
-            with k.atomic():
-                k.raw_spin_unlock_irqrestore(s.lock, flags)
-                if s.preempt_disable:
-                    k.preempt_enable()
+            k.raw_spin_unlock_irqrestore(s.lock, flags)
         else:
-            with k.atomic():
-                k.this_cpu_add(s.local, amount)
-                s.exact += amount
-                if s.preempt_disable:
-                    k.preempt_enable()
+            k.this_cpu_add(s.local, amount)
+            s.exact += amount
+        if s.preempt_disable:
+            k.preempt_enable()
 
     @process(role="cpus", irq=True, calls="irq_left", args={"amount": (-1, 1)}, applies=lambda p: p.irq)
     def percpu_counter_add(k, s, c, amount):

@@ -15,10 +15,10 @@ name the control points the hand-written spec's ``TASK`` enum names.
 Which way the release goes, and whether vmalloc, the memcg charge or the rest of the fork fails, are choices of
 the step that makes them (``k.choose``): a ``vmalloc`` that fails is a way through that step.
 
-Plain actions, as in the hand-written spec: the scheduler's ``migrate``; the hotplug steps ``cpu_down``,
-``free_vm_stack_cache`` and ``cpu_up`` (one step each with nothing of a task's code in them; as a process
-function on the CPUs, the teardown would give each CPU a program counter that a second teardown of the same
-CPU, after ``cpu_up``, finds at ``done``); and the two one-step releases of the CPUs
+``free_vm_stack_cache()`` is the hotplug CPU-dead callback, one step on a control CPU, called again after each
+``cpu_up`` (``calls=True``: back to ``idle`` with no budget). Plain actions, as in the hand-written spec: the
+scheduler's ``migrate``; the hotplug steps ``cpu_down`` and ``cpu_up`` (the hotplug state machine, no code of
+the model's); and the two one-step releases of the CPUs
 (``put_task_stack_irqs_off``, ``put_task_stack_hardirq``), which finish a dead task's release from another
 CPU: they move the task's generated program counter from ``dead`` to ``done``.
 
@@ -142,8 +142,8 @@ from checker import (And, Array, Bool, CpuId, Ghost, If, Implies, Not, Or, Param
                      action, invariant, smp_mb, sometimes, terminal, when)
 from checker.kernel.memory import MEM, ptr
 from checker.language.process import at, process
-from checker.specs.stack_cache import (HEAP, MAX_STACKS, SLOTS, STALE, TEARDOWN, StackCache, _VARS, _access_if,
-                                       _free_if, _mem, _set_k, _slots, _stack_ptr, _try_cache, empty_slots)
+from checker.specs.stack_cache import (HEAP, MAX_STACKS, SLOTS, STALE, StackCache, _VARS, _access_if,
+                                       _free_if, _mem, _set_k, _slots, _stack_ptr, _try_cache)
 
 FN = "task_stack"
 IDLE, DONE = 0, 1  # the generated pc's values: idle 0, done 1, then the control points
@@ -183,6 +183,12 @@ def _runs(s, t):
 def _vmalloc(s, k):
     """__vmalloc_node_range() returns stack ``k``, never used before."""
     return {_VARS[j]: If(k == j, MEM.live, _mem(s, j)) for j in range(1, s.stacks + 1)}
+
+
+def _vfree_cached(s, vm, after):
+    """free_vm_stack_cache's ``if (!vm_stack) continue; vfree(vm_stack->addr);`` (``after``: the updates of the
+    slot before it), and the ghost that a cached stack was freed."""
+    return dict(_free_if(s, vm != 0, vm, after=after), torn_freed=If(vm != 0, 1, after.get("torn_freed", s.torn_freed)))
 
 
 def _queuer_done(s, k):
@@ -369,13 +375,24 @@ class StackCacheProcess(Spec, on_demand=True):
         return when(And(s.online[cpu] == 1, s.downs > 0, dest != cpu, s.online[dest] == 1, s.busy[cpu] == 0),
                     online={cpu: 0}, downs=s.downs - 1, on={t: If(s.on[t] == cpu, dest, s.on[t]) for t in s.tasks})
 
-    @action(role="cpus", choose={"cpu": lambda p: p.cpus}, access=TEARDOWN)
-    def free_vm_stack_cache(s, ctl, cpu):
-        """free_vm_stack_cache(cpu) on the control CPU ``ctl`` after ``cpu`` is dead: for each slot, vfree the
-        stack it holds and set it NULL."""
-        frees, upd, any_freed = empty_slots(s, cpu)
-        return when(And(s.online[cpu] == 0, s.torn[cpu] == 0, s.online[ctl] == 1), torn={cpu: 1},
-                    torn_freed=If(any_freed, 1, s.torn_freed), **frees, **upd)
+    @process(role="cpus", calls=True, args={"cpu": lambda p: p.cpus})
+    def free_vm_stack_cache(k, s, ctl, cpu):
+        """The CPU-dead callback on the control CPU ``ctl`` once ``cpu`` is dead (its C in the module docstring): one
+        step between the hotplug state machine's full barriers, NR_CACHED_STACKS's loop written out; a NULL slot
+        is set NULL again (the same value; stack_cache's TEARDOWN annotation stores both slots too)."""
+        with k.atomic():
+            k.assume(s.online[cpu] == 0 and s.torn[cpu] == 0 and s.online[ctl] == 1)
+            k.smp_mb()                                      # (takedown_cpu(): the dead CPU's stores are seen)
+            vm = k.per_cpu(s.slot0, cpu)                    # vm_stack = cached_vm_stacks[i]; if (!vm_stack) ...
+            freed = _vfree_cached(s, vm, {})                # vfree(vm_stack->addr);
+            s.slot0[cpu] = 0                                # cached_vm_stacks[i] = NULL;
+            if s.nr_cached == 2:
+                vm = k.per_cpu(s.slot1, cpu)
+                freed = _vfree_cached(s, vm, freed)
+                s.slot1[cpu] = 0
+            k.update(freed)
+            s.torn[cpu] = 1
+            k.smp_mb()                                      # (the rest of _cpu_down(), the next _cpu_up())
 
     @action(role="cpus", access=smp_mb())
     def cpu_up(s, cpu):

@@ -107,17 +107,17 @@ def test_generated_steps_carry_annotations_fairness_and_their_line():
     strongly fair, the steps under it weakly."""
     acts = info(PercpuEagerProcess).actions
     c = {n: a for n, a in acts.items() if n.startswith("percpu_counter_add_batch_L")}
-    assert set(c) == {"percpu_counter_add_batch_L17_this_cpu_read", "percpu_counter_add_batch_L20_raw_spin_lock_irqsave",
-                      "percpu_counter_add_batch_L28_this_cpu_try_cmpxchg_ret",
-                      "percpu_counter_add_batch_L28_this_cpu_try_cmpxchg_L18", "percpu_counter_add_batch_L21_atomic",
-                      "percpu_counter_add_batch_L25_raw_cpu_sub",
-                      "percpu_counter_add_batch_L26_raw_spin_unlock_irqrestore"}
-    read = c["percpu_counter_add_batch_L17_this_cpu_read"]
+    assert set(c) == {"percpu_counter_add_batch_L16_this_cpu_read", "percpu_counter_add_batch_L19_raw_spin_lock_irqsave",
+                      "percpu_counter_add_batch_L27_this_cpu_try_cmpxchg_ret",
+                      "percpu_counter_add_batch_L27_this_cpu_try_cmpxchg_L17", "percpu_counter_add_batch_L20_atomic",
+                      "percpu_counter_add_batch_L24_raw_cpu_sub",
+                      "percpu_counter_add_batch_L25_raw_spin_unlock_irqrestore"}
+    read = c["percpu_counter_add_batch_L16_this_cpu_read"]
     assert [(x.kind, x.var, x.order) for x in read.access] == [("load", "local", "once")]
-    fold = c["percpu_counter_add_batch_L21_atomic"]
+    fold = c["percpu_counter_add_batch_L20_atomic"]
     assert [(x.kind, x.var, x.order) for x in fold.access] == [("load", "local", "plain"), ("load", "count", "plain"),
                                                               ("store", "count", "plain")]
-    assert c["percpu_counter_add_batch_L20_raw_spin_lock_irqsave"].fair == "strong" and fold.fair == "weak"
+    assert c["percpu_counter_add_batch_L19_raw_spin_lock_irqsave"].fair == "strong" and fold.fair == "weak"
     assert read.fair is None
     src = Path(read.file).read_text().splitlines()
     assert "k.this_cpu_read(s.local)" in src[read.line - 1]
@@ -170,7 +170,7 @@ def refused(body: str) -> SpecError:
      "k.this_cpu_add(...)"),
     ("f(k, s, cpu)\n", 1, "is a process function", "its steps written out here"),
     ("helper(k)\n", 1, "is passed or stored", "a helper without steps"),
-    ("a = k.READ_ONCE(s.x)\nreturn a\n", 2, "returns no value", "a ghost variable"),
+    ("a = k.READ_ONCE(s.x)\nreturn a\n", 2, "nothing observes it", "@process(..., returns=judge)"),
     ("k.spin_lock(s.lock)\n", 1, "returns with interrupts off or lock held", None),
     ("if k.READ_ONCE(s.x):\n    pass\n", 1, "a primitive in an `if`/`while` test", "x = k.READ_ONCE(...)"),
     ("k.WRITE_ONCE(s.x, k.READ_ONCE(s.x) + 1)\n", 1, "calls 2 primitives", "k.atomic()"),
@@ -192,7 +192,68 @@ def test_a_trace_names_the_function_line_and_primitive_of_each_step():
     r = explore(m)
     lines = render_trace(m, r.initial_state, r.outcomes["a_fold_happens"].trace)
     calls = [line.split("  ")[2].strip() if len(line.split("  ")) > 2 else line for line in lines]
-    assert any("percpu_counter_add_batch:17 this_cpu_read(amount=" in line for line in lines), lines
-    assert any("percpu_counter_add_batch:20 raw_spin_lock_irqsave" in line for line in lines), lines
-    assert any("percpu_counter_add_batch:21 atomic" in line for line in lines), calls
+    assert any("percpu_counter_add_batch:16 this_cpu_read(amount=" in line for line in lines), lines
+    assert any("percpu_counter_add_batch:19 raw_spin_lock_irqsave" in line for line in lines), lines
+    assert any("percpu_counter_add_batch:20 atomic" in line for line in lines), calls
     assert not any("adders_flags[0] = 0 (same)" in line for line in lines), lines
+
+
+# ---- context primitives join the step next to them ---------------------------------------------------------------
+
+JOIN = '''# SPDX-License-Identifier: GPL-2.0-only
+from checker import IRQS_OFF, Ghost, Param, PerCpu, Role, Shared, Spec, invariant, terminal
+from checker.language.process import process
+
+
+class J(Spec):
+    """A task stores x, saves interrupts, stores y, restores; its handler records what it saw."""
+    kernel = "a test of the lowering"
+    ncpus = Param(1, domain=range(1, 2))
+    cpus = Role("ncpus")
+    x = Shared(0)
+    y = Shared(0)
+    irqs = PerCpu(0, type=IRQS_OFF, role="cpus")
+    left = PerCpu(1, role="cpus")
+    seen = Ghost(0, doc="x + 2y as the handler saw them: 1 only between the two stores")
+
+    @process(role="cpus")
+    def f(k, s, cpu):
+        """WRITE_ONCE(x, 1); local_irq_save(flags); WRITE_ONCE(y, 1); local_irq_restore(flags);"""
+        k.WRITE_ONCE(s.x, 1)
+        flags = k.local_irq_save()
+        k.WRITE_ONCE(s.y, 1)
+        k.local_irq_restore(flags)
+
+    @process(role="cpus", irq=True, calls="left")
+    def handler(k, s, cpu):
+        """The interrupt: records x and y."""
+        with k.atomic():
+            s.seen = k.READ_ONCE(s.x) + 2 * k.READ_ONCE(s.y)
+
+    @terminal
+    def returned(s):
+        """The task returned."""
+        return s.cpus_pc[0] == 1
+
+    @invariant
+    def never_between(s):
+        """False on purpose: the handler never runs between the stores."""
+        return s.seen != 1
+'''
+
+
+def test_a_disable_joins_the_step_after_it_and_an_enable_the_step_before():
+    """local_irq_save() is no step: the save, the store of y and the restore are one step, and the control point
+    lies before the save, with interrupts on, so the handler still runs between the two stores (the
+    interleaving a save joined to the step before it would lose)."""
+    path = _DIR / "joins.py"
+    path.write_text(JOIN)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = mod
+    spec.loader.exec_module(mod)
+    steps = sorted(n for n, a in info(mod.J).actions.items() if n.startswith("f_"))
+    assert steps == ["f_L3_WRITE_ONCE", "f_L5_WRITE_ONCE"]
+    r = explore(Model(mod.J, mod.J().params))
+    # x's store, then the handler: it ran at the point before the save
+    assert r.outcomes["never_between"].verdict == "violated" and len(r.outcomes["never_between"].trace) == 2

@@ -200,3 +200,81 @@ def test_a_spec_with_tasks_is_annotated():
     i = info(PercpuEagerTasksProcess)
     assert "memory" in i.params
     assert any(a.access for a in i.actions.values() if not a.builtin)
+
+
+HANDLER = '''
+    from checker import Bool, Ghost, Param, PerCpu, Role, Select, Shared, Spec, Task, And, Or, invariant, sometimes
+    from checker import terminal
+    from checker.language.process import process
+
+    def _no_handler_inside(s, t):
+        """The task's CPU has no handler inside its code: the task waits while one is."""
+        return Select(s.cpus_pc, s.task_cpu[t]) == 0
+
+    class H(Spec):
+        """A task and its CPU's interrupt handler each increment x with a load and a store (two steps)."""
+        kernel = "a test of the lowering"
+        ncpus = Param(1, domain=range(1, 2))
+        ntasks = Param(1, domain=range(1, 2))
+        cpus = Role("ncpus")
+        tasks = Task("ntasks", cpus="cpus")
+        x = Shared(0)
+        left = PerCpu(1, role="cpus", doc="the handler's calls")
+        stepped_inside = Ghost(0, type=Bool, doc="the task stepped while its CPU's handler was inside")
+        nested = Ghost(0, type=Bool, doc="the handler's load came between the task's load and store")
+
+        @process(role="tasks", runs=_no_handler_inside)
+        def inc(k, s, t):
+            """x = READ_ONCE(x) + 1, in two steps."""
+            a = k.READ_ONCE(s.x)
+            s.stepped_inside = 1 if Select(s.cpus_pc, s.task_cpu[t]) != 0 else s.stepped_inside
+            k.WRITE_ONCE(s.x, a + 1)
+
+        @process(role="cpus", irq=True, calls="left")
+        def handler(k, s, cpu):
+            """The interrupt's x = READ_ONCE(x) + 1, in two steps."""
+            b = k.READ_ONCE(s.x)
+            s.nested = 1 if s.tasks_pc[s.tasks[0]] > 1 else s.nested
+            k.WRITE_ONCE(s.x, b + 1)
+
+        @terminal
+        def finished(s):
+            """The task returned and the handler ran."""
+            t, c = s.tasks[0], s.cpus[0]
+            return And(s.tasks_pc[t] == 1, s.left[c] == 0, s.cpus_pc[c] == 0)
+
+        @invariant
+        def the_task_waits_for_its_handler(s):
+            """No step of the task lands inside its CPU's handler."""
+            return s.stepped_inside == 0
+
+        @invariant
+        def no_increment_lost(s):
+            """False on purpose: the handler between the task's load and store loses the task's increment."""
+            t, c = s.tasks[0], s.cpus[0]
+            return Or(s.tasks_pc[t] != 1, s.cpus_pc[c] != 0, s.left[c] != 0, s.x == 2)
+
+        @sometimes
+        def the_handler_lands_inside_the_task(s):
+            """The handler's load between the task's load and store."""
+            return s.nested == 1
+'''
+
+
+def test_a_handler_with_steps_runs_over_its_task_which_waits(tmp_path):
+    """An interrupt handler of several steps, on a role of handlers only: its own pc and registers; it lands
+    between two steps of the task (losing the task's increment), and the task (runs=) takes no step inside it."""
+    H = _load(tmp_path, HANDLER, "spec_handler_steps").H
+    r = explore(Model(H, H().params))
+    v = {n: o.verdict for n, o in r.outcomes.items()}
+    assert v["the_task_waits_for_its_handler"] == "holds" and v["the_handler_lands_inside_the_task"] == "holds"
+    assert v["no_increment_lost"] == "violated" and len(r.outcomes["no_increment_lost"].trace) == 4
+    assert {"cpus_pc", "cpus_b", "tasks_pc", "tasks_a"} <= set(Model(H, H().params).index)
+
+
+def test_a_handler_with_steps_on_a_role_running_task_code_is_refused(tmp_path):
+    bad = HANDLER.replace('runs=_no_handler_inside)', 'runs=_no_handler_inside)\n        def other(k, s, c):\n'
+                          '            """other."""\n            k.WRITE_ONCE(s.x, 0)\n\n'
+                          '        @process(role="cpus")')
+    with pytest.raises(SpecError, match="needs a program counter of its own"):
+        _load(tmp_path, bad, "spec_handler_mixed")

@@ -3,7 +3,7 @@
 
 A process function (``checker.language.process``) is Python restricted to what lowers to guarded steps:
 assignments, ``if``/``else``, ``while`` (its body must take a step on every way round), ``break``,
-``continue``, ``return`` (no value), ``with k.atomic():``, ``k.label("name")`` (a control point) and calls of
+``continue``, ``return`` (a value only with ``@process(returns=hook)``), ``with k.atomic():``, ``k.label("name")`` (a control point) and calls of
 kernel primitives ``k.<name>(...)``
 (``checker.language.primitives``). Everything else is refused here, with the line and what to write instead:
 ``for`` (write ``while`` with a step, or ``other = k.any_cpu(s.seen)`` for ``for_each_cpu``), ``try``,
@@ -32,6 +32,8 @@ LOCAL_CALLS = ("assume", "any_cpu", "choose", "update", "label", "raw_smp_proces
 #: of one primitive's load, address_dep(s.p, k.per_cpu(s.x, cpu)): its address comes from this CPU's last load of
 #: the word ``p`` (``*per_cpu_ptr(pcpu_v, cpu)`` with pcpu_v read from ``c->v``), an address dependency.
 STEP_CALLS = ("data_race", "address_dep")
+#: The name a ``return value`` hands its value to in generated step code: the process's ``returns`` hook.
+RETURNS = "__returns"
 
 
 @dataclass
@@ -47,6 +49,9 @@ class Node:
     prim: str | None = None  # prim: the primitive's name
     uses: frozenset[str] = frozenset()
     defs: frozenset[str] = frozenset()
+    #: prim: a context-only primitive that is no step of its own: "next" joins the step after it, "prev" the one
+    #: before (``Primitive.joins``); None: a step
+    joins: str | None = None
 
 
 @dataclass
@@ -61,6 +66,7 @@ class Graph:
     entry: int = 0
     locals: tuple[str, ...] = ()
     live: dict[int, frozenset[str]] = field(default_factory=dict)  # live on entry to each node
+    returns_line: int | None = None  # the first `return value`, which needs @process(returns=...)
 
     @property
     def k(self) -> str:
@@ -134,10 +140,19 @@ class _Builder:
             body = self.seq(st.body, out, None, None, atomic + 1)
             return self.add(Node("atomic_in", st.lineno, next=body))
         if isinstance(st, ast.Return):
-            if st.value is not None:
-                raise self.err(st, "a process function returns no value (the caller's copy is not modelled)",
-                               "a ghost variable holding what would be returned, then `return`")
-            return self.add(Node("exit", st.lineno))
+            end = self.add(Node("exit", st.lineno))
+            if st.value is None:
+                return end
+            # `return value`: the value is handed to the function's observer, @process(returns=hook), whose
+            # updates (ghosts judging it) are written in the step that returns: `k.update(__returns(s, cpu, value))`
+            self.g.returns_line = self.g.returns_line or st.lineno
+            k, s, cpu = (ast.Name(x, ast.Load()) for x in (self.g.k, self.g.s, self.g.cpu))
+            hand = ast.Expr(ast.Call(ast.Attribute(k, "update", ast.Load()), [
+                ast.Call(ast.Name(RETURNS, ast.Load()), [s, cpu, st.value], [])], []))
+            ast.fix_missing_locations(ast.copy_location(hand, st))
+            for n in ast.walk(hand):
+                n.lineno, n.end_lineno = st.lineno, getattr(st, "end_lineno", st.lineno)
+            return self.statement(hand, end, atomic)
         if isinstance(st, (ast.Break, ast.Continue)):
             target = brk if isinstance(st, ast.Break) else cont
             if target is None:
@@ -207,7 +222,9 @@ class _Builder:
                                f"each is a step of its own", f"one call per statement, or `with {self.g.k}.atomic():`"
                                                              f" around them if the kernel makes them one step")
         if prims:
-            return self.add(Node("prim", st.lineno, st, nxt, prim=prims[0][0], uses=uses, defs=defs))
+            name = prims[0][0]
+            joins = PRIMITIVES[name].joins if name in PRIMITIVES and not atomic else None
+            return self.add(Node("prim", st.lineno, st, nxt, prim=name, uses=uses, defs=defs, joins=joins))
         return self.add(Node("local", st.lineno, st, nxt, uses=uses, defs=defs))
 
     # -- expressions ------------------------------------------------------------------------------------------

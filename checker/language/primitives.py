@@ -121,6 +121,17 @@ class Primitive:
     #: effect(ctx, ..., outcome=name) takes the one given. A failed try_cmpxchg stores nothing.
     outcomes: tuple[str, ...] = ()
 
+    @property
+    def joins(self) -> str | None:
+        """A context-only primitive (local_irq_*, preempt_*, migrate_*: no memory, no lock) is not a step of its
+        own: one that disables joins the step after it ("next"), one that enables the step before it ("prev").
+        Nothing on this CPU can run between them and that step (interrupts, preemption or migration are off
+        there), and what other CPUs do commutes with a change of this CPU's own context, so the states left
+        out are only ones in between."""
+        if self.access or self.lock or self.sleeps or not (self.irqs or self.preempt or self.migrate):
+            return None
+        return "next" if self.irqs + self.preempt + self.migrate > 0 else "prev"
+
 
 def _plain_slot(ctx: Any, var: str, cpu: Any = None) -> Any:
     return ctx.this_cpu if cpu is None else cpu

@@ -30,8 +30,11 @@ generated action that passes it (values: constants, or an expression of the para
 state). ``k.might_sleep()`` marks its step ``sleeps`` (``@action(sleeps=True)``).
 
 An ``irq=True`` process is an interrupt handler: it runs between any two steps of its CPU's task (where
-interrupts are on) and must be one step. ``calls="budget"`` makes every call decrement the per-CPU variable
-``budget`` and return to ``idle``; without it the function runs once and ends in ``done``.
+interrupts are on). On a role whose other functions are task code it must be one step; on a role of handlers
+only (the CPUs, with the tasks a ``Task`` role) it may take several, on that role's pc and registers, and the
+tasks' ``runs=`` says that a task waits while its CPU's handler is inside (``specs/percpu_lazy_process.py``). ``calls="budget"`` makes every call decrement the per-CPU variable
+``budget`` and return to ``idle`` (``calls=True``: return to ``idle`` with no budget, a callback called again
+and again); without it the function runs once and ends in ``done``.
 ``at(s, t, "function", where)`` is true where CPU ``t`` is at a control point of the function.
 
 A primitive's memory is a spec variable, or a word the spec keeps as several variables (a class attribute with
@@ -67,33 +70,38 @@ class ProcessInfo:
 
     fn: Callable[..., Any]
     role: str
-    calls: str | None
+    calls: str | bool | None
     args: tuple[tuple[str, Any], ...]
     applies: Callable[[Any], bool] | None
     irq: bool
     runs: Callable[..., Any] | None
     fair: str | None = None
+    returns: Callable[..., Any] | None = None
 
 
-def process(fn: Callable | None = None, *, role: str, calls: str | None = None, args: dict[str, Any] | None = None,
+def process(fn: Callable | None = None, *, role: str, calls: str | bool | None = None, args: dict[str, Any] | None = None,
             applies: Callable[[Any], bool] | None = None, irq: bool = False,
-            runs: Callable[..., Any] | None = None, fair: str | None = None) -> Any:
+            runs: Callable[..., Any] | None = None, fair: str | None = None,
+            returns: Callable[..., Any] | None = None) -> Any:
     """Mark ``fn(k, s, cpu, *args)`` as a kernel function run by each CPU of ``role``, lowered to actions.
 
-    ``calls`` names a per-CPU budget: each call takes one and returns to ``idle``; without it the function
-    runs once. ``args`` maps each argument to the values to try (as ``@action``'s ``choose``). ``applies``
+    ``calls`` names a per-CPU budget: each call takes one and returns to ``idle``; ``calls=True``: called
+    again and again, with no budget (a callback: the guards of its first step say when); without it the
+    function runs once. ``args`` maps each argument to the values to try (as ``@action``'s ``choose``). ``applies``
     keeps the function where it is true of the parameters (a variant). ``irq=True``: an interrupt handler of
     the role's CPUs, one step. ``runs(s, cpu)``: a condition every step taken with interrupts on needs
     (that no other task holds this CPU with interrupts off). ``fair``: the least fairness of every step
     (``"weak"``: the CPU running the function runs on; ``"strong"``: also a step whose guard waits, on a lock
     not in the primitive table or a ``k.assume``, is taken if enabled again and again), as PlusCal's ``fair``
-    and ``fair+ process``; a spinlock's step stays strongly fair."""
+    and ``fair+ process``; a spinlock's step stays strongly fair. ``returns(s, cpu, value)``: the observer of
+    what ``return value`` returns (the caller's use is not modelled): the updates it gives (ghosts judging the
+    value, as ``k.update`` takes them) are written in the step that returns."""
     if fair not in (None, "weak", "strong"):
         raise SpecError(f"@process(fair={fair!r}): fairness is None, 'weak' or 'strong'")
 
     def deco(f: Callable) -> Callable:
         f.__countercheck_process__ = ProcessInfo(f, role, calls, tuple((args or {}).items()), applies, irq, runs,
-                                                 fair)
+                                                 fair, returns)
         return f
 
     return deco(fn) if fn is not None else deco
@@ -323,6 +331,8 @@ class _Lowered:
         self.runs = info.runs
         self.reset: dict[str, int] = {}  # a register's value where it is dead, by local
         self.pc_var = f"{info.role}_pc"
+        self.has_pc = True  # set by the role's lowering: False where no function of the role has a control point
+        self.own_pc = True  # False: a one-step interrupt handler on a role whose pc is its tasks' (it leaves it be)
         self.irqs_var = self._context_var("irqs_off")
         self.preempt_var = self._context_var("preempt_count")
         self.migrate_var = self._context_var("migrate_disabled")
@@ -419,7 +429,14 @@ def _paths(low: _Lowered, start: int) -> list[_Path]:
             if n.other is not None:
                 walk(n.other, stepped, depth, items + [("test", (i, False))], heads, first, True, known)
             return
-        if n.kind in ("prim", "atomic_in") and depth == 0:
+        # a context-only primitive joins a step next to it: one that disables (local_irq_save, preempt_disable)
+        # the step after it, so a control point lies before it; one that enables, the step before it
+        joins = n.joins if n.kind == "prim" and depth == 0 else None
+        if joins == "next" and not stepped:
+            pass
+        elif joins == "prev" and stepped:
+            pass
+        elif n.kind in ("prim", "atomic_in") and depth == 0:
             if stepped:
                 out.append(_Path(items, i, first))
                 return
@@ -597,8 +614,12 @@ class _Accesses(ast.NodeVisitor):
         if isinstance(idx, ast.Name) and idx.id in self.current:  # a CPU chosen in this step (k.any_cpu, k.choose)
             pos = self.current[idx.id]
             return lambda s, cpu, *ch, _p=pos: ch[_p]
+        if isinstance(idx, ast.Name) and idx.id in self.params:  # an argument of the function, in its first step
+            at = self.params.index(idx.id)
+            return lambda s, cpu, *ch, _p=at: ch[_p]
         raise SpecError(f"process function {self.low.name}: the slot of this access is neither the acting CPU nor "
-                        f"a CPU chosen in the same step (k.any_cpu), so the memory models cannot place it",
+                        f"a CPU chosen in the same step (k.any_cpu, or an argument in the first step), so the memory "
+                        f"models cannot place it",
                         file=self.file, line=line)
 
     def element_slot(self, idx: ast.expr, line: int) -> Callable[..., Any]:
@@ -803,6 +824,10 @@ def expand(cls: type) -> None:
     for name, info in found:
         node, file = _source_ast(info.fn)
         g = C.build(node, file, name, names - {name})
+        if g.returns_line is not None and info.returns is None:
+            raise SpecError(f"process function {name}: it returns a value, and nothing observes it (the caller's "
+                            f"copy is not modelled); write instead: @process(..., returns=judge), judge(s, cpu, "
+                            f"value) giving the ghost updates that record it", file=file, line=g.returns_line)
         lows.append(_Lowered(cls, name, info, g, decls, roles, words))
     memory = _memory_vars([lw.g for lw in lows], decls)
     by_role: dict[str, list[_Lowered]] = {}
@@ -841,7 +866,19 @@ def _lower_role(cls: type, role: str, group: list[_Lowered], decls: dict[str, An
         raise SpecError(f"{cls.__name__}: {pc_name} is declared, and process functions of role {role!r} need the "
                         f"name for their program counter; rename it")
     enum = Enum(*pcs, name=pc_name)
-    has_pc = len(pcs) > 1 or any(not lw.info.irq for lw in group)
+    # (a role whose functions are interrupt handlers and one-step callbacks, calls=True, is never inside one)
+    has_pc = len(pcs) > 1 or any(not lw.info.irq and lw.info.calls is not True for lw in group)
+    # interrupt handlers with steps inside run over the CPU's task on a pc of their own: a role of handlers only
+    handlers_only = all(lw.info.irq for lw in group)
+    for lw, points, _ in plans:
+        lw.has_pc = has_pc
+        lw.own_pc = not lw.info.irq or handlers_only
+        if not lw.own_pc and len([p for p in points.values() if p.node is not None]):
+            raise SpecError(f"process function {lw.name}: an interrupt handler (irq=True) with steps inside runs over "
+                            f"its CPU's task, so it needs a program counter of its own, and role {role!r} runs "
+                            f"other code; put it on a role of handlers only (the CPUs, with the tasks a Task role: "
+                            f"specs/percpu_lazy_process.py), or make it one step (`with k.atomic():`)",
+                            file=lw.g.file, line=lw.g.def_line)
     if has_pc:
         per = PerTask if group[0].task else PerCpu
         v = per(enum.idle, type=enum, role=role, doc=f"where each CPU of {role} is in its process functions")
@@ -876,7 +913,7 @@ class _Action:
 def _plan(lw: _Lowered) -> tuple[dict[int | None, Point], list[_Action]]:
     """The control points of one function and the ways between them."""
     g = lw.g
-    exit_label = "done" if lw.info.calls is None else "idle"
+    exit_label = "done" if lw.info.calls is None and not lw.info.irq else "idle"
     points: dict[int | None, Point] = {None: Point(None, exit_label, 0, None)}
     todo: list[int | None] = [None]
     seen: set[int | None] = set()
@@ -904,10 +941,6 @@ def _plan(lw: _Lowered) -> tuple[dict[int | None, Point], list[_Action]]:
                 raise SpecError(f"process function {lw.name}: a way through it returns with interrupts off or "
                                 f"{', '.join(sorted(locks or ())) or 'a lock'} held", file=g.file,
                                 line=g.nodes[path.first_step].line if path.first_step is not None else g.def_line)
-    if lw.info.irq and (len(points) > 1):
-        raise SpecError(f"process function {lw.name}: an interrupt handler (irq=True) is one step (nothing else runs "
-                        f"on its CPU until it returns); it has {len(points) - 1} control point(s) inside",
-                        file=g.file, line=g.def_line,)
     used: set[str] = set()
     for p in sorted((p for p in points.values() if p.node is not None), key=lambda p: (p.line, p.node)):
         label = f"{lw.name}_L{p.line}"
@@ -943,6 +976,13 @@ def _point_prim(g: C.Graph, i: int) -> str:
     """What a control point stands before: its primitive; for an atomic block the first primitive inside it on
     its straight-line start (else "atomic"); for a loop head "loop"."""
     n = g.nodes[i]
+    while n.kind == "prim" and n.joins == "next" and n.next is not None:  # the step it joins names the point
+        j = n.next
+        while j is not None and g.nodes[j].kind == "local":
+            j = g.nodes[j].next
+        if j is None or g.nodes[j].kind not in ("prim", "atomic_in"):
+            break
+        i, n = j, g.nodes[j]
     if n.kind == "prim":
         return n.prim or "prim"
     if n.kind == "branch":
@@ -1036,7 +1076,7 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
     for r in sorted(set(live_in) | set(live_out)):
         regs[f"{role}_{r}"] = ast.Name(r, ast.Load()) if r in live_out else ast.Constant(lw.reset.get(r, 0))
     dest = points[a.path.dest]
-    pc = None if info.irq else getattr(enum, dest.label)
+    pc = getattr(enum, dest.label) if lw.has_pc and lw.own_pc else None
     stmts.append(ast.Return(rw.ctx("finish", ast.Dict([ast.Constant(k) for k in regs], list(regs.values())),
                                    ast.Constant(pc))))
     params = [g.s, g.cpu] + args + [f"__choice_{c}" for c in chosen]
@@ -1061,7 +1101,8 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
             n.end_col_offset = max(getattr(n, "col_offset", 0) or 0, getattr(n, "end_col_offset", 0) or 0)
     code = compile(mod, g.file or "<process>", "exec")
     ns = dict(info.fn.__globals__)
-    ns.update({"__Ctx": StepContext, "__low": lw, "__And": And, "__Or": Or, "__Not": Not, "__If": If})
+    ns.update({"__Ctx": StepContext, "__low": lw, "__And": And, "__Or": Or, "__Not": Not, "__If": If,
+               C.RETURNS: info.returns})
     exec(code, ns)
     inner = ns[a.name]
     choose = dict(info.args) if entry else {}
@@ -1105,10 +1146,10 @@ def _prologue(lw: _Lowered, start_pc: int, start: Point, entry: bool, rw: _Rewri
     """The guards every step from ``start`` has: where the CPU is, its budget, and that it may run."""
     out: list[ast.stmt] = []
     cpu = ast.Name(lw.g.cpu, ast.Load())
-    if not lw.info.irq:
+    if lw.has_pc and lw.own_pc:
         cur = rw.ctx("get_slot", ast.Constant(lw.pc_var), cpu)
         out.append(ast.Expr(rw.ctx("guard", ast.Compare(cur, [ast.Eq()], [ast.Constant(start_pc)]))))
-    if entry and lw.info.calls:
+    if entry and isinstance(lw.info.calls, str):
         left = rw.ctx("get_slot", ast.Constant(lw.info.calls), cpu)
         out.append(ast.Expr(rw.ctx("guard", ast.Compare(left, [ast.Gt()], [ast.Constant(0)]))))
         out.append(ast.Expr(rw.ctx("set_slot", ast.Constant(lw.info.calls), cpu, ast.BinOp(
@@ -1237,10 +1278,12 @@ def _points_where(s: Any, t: Any, role: str, pred: Callable[[Point], bool]) -> A
     entries = [r for r in reg.values() if r["role"] == role]
     if not entries:
         raise SpecError(f"no process function runs on role {role!r}")
+    values = [getattr(r["enum"], p.label) for r in entries for p in r["points"].values() if pred(p)]
+    if not values:
+        return False
     pcs = getattr(s, entries[0]["pc"])
     cur = pcs[t] if isinstance(t, int) and isinstance(pcs, tuple) else Select(pcs, t)
-    values = [getattr(r["enum"], p.label) for r in entries for p in r["points"].values() if pred(p)]
-    return Or(*[cur == v for v in values]) if values else False
+    return Or(*[cur == v for v in values])
 
 
 def holding(s: Any, t: Any, lock: str, role: str) -> Any:
