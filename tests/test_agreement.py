@@ -133,7 +133,7 @@ MAX_BUG_DEPTH = 8
 #: (its guards read the generated pc): unlink_batch_full_gt, the slowest of its family, goes to the slow tier so
 #: that the family's seven together cost the default tier what they did.
 SLOW_BMC = ("lazy_decode_logical_shift", "percpu_grouped", "vmstat_refresh_window", "stack_cache_process",
-            "lazy_switch_no_preempt_disable", "unlink_batch_full_gt")
+            "lazy_switch_no_preempt_disable", "unlink_batch_full_gt", "lazy_rfc_read_positive")
 POINTS = [(name, n) if i == 0 and name not in SLOW_BMC else pytest.param(name, n, marks=pytest.mark.differential)
           for name, cls in SPECS.items() for i, n in enumerate(_sizes(cls))]
 

@@ -121,6 +121,7 @@ def test_solver_timeout_is_inconclusive_never_a_pass(cli):
 
 @pytest.mark.skipif(shutil.which("z3") is None, reason="no z3 command on PATH: it comes with z3-solver "
                     "(pip install z3-solver, with its bin/ on PATH)")
+@pytest.mark.differential  # 13 s: a second solver process per file
 def test_emitted_smt_files_recheck_with_the_z3_command(cli, tmp_path):
     r = cli("verify", "percpu_eager", "--mode", "prove", "--emit-smt", str(tmp_path))
     assert r.returncode == 0

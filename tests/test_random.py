@@ -28,13 +28,13 @@ def _walk(model, picks):
     return s
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@settings(max_examples=25, deadline=None, derandomize=True, database=None)
 @given(st.lists(st.integers(min_value=0, max_value=10_000), min_size=50, max_size=400))
 def test_random_runs_at_64_cpus_keep_the_eager_invariants(picks):
     _walk(BIG_EAGER, picks)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@settings(max_examples=25, deadline=None, derandomize=True, database=None)
 @given(st.lists(st.integers(min_value=0, max_value=10_000), min_size=50, max_size=400))
 def test_random_runs_with_64_threads_keep_the_rss_invariants(picks):
     _walk(BIG_RSS, picks)
