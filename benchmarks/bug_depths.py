@@ -27,6 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+from measure import emitter
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import z3  # noqa: E402
@@ -116,13 +118,7 @@ def main() -> None:
     ap.add_argument("--explore-timeout", type=float, default=600.0, help="the explorer's limit at a point, seconds")
     ap.add_argument("--out")
     a = ap.parse_args()
-    out = open(a.out, "a") if a.out else None
-
-    def emit(line: str) -> None:
-        print(line, flush=True)
-        if out:
-            out.write(line + "\n")
-            out.flush()
+    emit = emitter(a.out)
 
     specs = builtin_specs()
     names = a.bugs.split(",") if a.bugs else [n for n, c in specs.items() if c.expect_violated]

@@ -29,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 
+from measure import emitter
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import z3  # noqa: E402
@@ -97,13 +99,7 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=30.0, help="Z3 budget per call, seconds' worth")
     ap.add_argument("--out")
     a = ap.parse_args()
-    out = open(a.out, "a") if a.out else None
-
-    def emit(line: str) -> None:
-        print(line, flush=True)
-        if out:
-            out.write(line + "\n")
-            out.flush()
+    emit = emitter(a.out)
 
     emit(f"# {a.section}: z3 {z3.get_version_string()}, python {platform.python_version()}, {load()} at the "
          f"start, Z3 budget {a.timeout:g}s' worth a call")

@@ -12,6 +12,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,3 +38,16 @@ def run_child(script: str, arg: object) -> dict:
         res = json.loads(out.read().strip().splitlines()[-1])
     res.update(wall=wall, cpu=usage.ru_utime + usage.ru_stime, load=start_load, peak_mb=usage.ru_maxrss / 1024)
     return res
+
+
+def emitter(path: str | None) -> Callable[[str], None]:
+    """A line printer that also appends each line to ``path`` (when given), flushed at once: a table written
+    as it is measured keeps its rows when a long run is stopped."""
+    out = open(path, "a") if path else None
+
+    def emit(line: str) -> None:
+        print(line, flush=True)
+        if out:
+            out.write(line + "\n")
+            out.flush()
+    return emit
