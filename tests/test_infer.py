@@ -103,7 +103,7 @@ def test_percpu_eager_inferred_invariants_are_printed_and_proved_again():
     assert shown.extra["inferred"] == [line.strip() for line in shown.trace_text[1:]]
 
 
-@pytest.mark.differential
+@pytest.mark.long  # 968 s alone (benchmarks/infer_every_n.txt), half an hour under load
 def test_rss_split_per_thread_bounds_are_proved_for_every_thread_count_without_lemmas():
     """Its lemma cache_tracks_events is a product of a variable and a parameter, read from the sum_bounds
     template family (cache <= (events + 1) * U)."""
