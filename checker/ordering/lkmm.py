@@ -1040,16 +1040,29 @@ class _Text(str):
         return str(self)
 
 
+#: _can_hold's answers by the condition's text: only the lowering asks (on numbers a store's change is a bool),
+#: once per step and slot, and a sweep lowers the same steps at many points.
+_HELD: dict[str, bool] = {}
+
+
 def _can_hold(cond: Any) -> bool:
     """Whether a condition on terms is satisfiable (Z3; the variables' ranges left free: a doubt says yes)."""
     import z3
 
     from checker.symbolic.term import to_z3_bool
 
-    solver = z3.Solver()
-    solver.set("timeout", 5000)
-    solver.add(to_z3_bool(cond))
-    return solver.check() != z3.unsat
+    z = to_z3_bool(cond)
+    key = z.sexpr()
+    held = _HELD.get(key)
+    if held is None:
+        solver = z3.Solver()
+        solver.set("timeout", 5000)
+        solver.add(z)
+        held = solver.check() != z3.unsat
+        if len(_HELD) >= 4096:
+            _HELD.clear()
+        _HELD[key] = held
+    return held
 
 
 def _not_lowerable(what: str) -> None:
