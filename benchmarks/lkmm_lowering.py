@@ -74,8 +74,12 @@ def quick(lkmm) -> None:
 
     split, annotated = lkmm.Lkmm._stores, lkmm.Lkmm._annotated
 
+    inside = [False]  # _stores serves unannotated (fully ordered) steps too: those run in full
+
     def stores(self, act, r, cpu, conds, seen):
         normal, todo = split(self, act, r, cpu, conds, seen)
+        if not inside[0]:
+            return normal, todo
         own = {a.var for a in act.info.access if a.kind in ("store", "rmw") and a.slot is None}
         for li, x in todo.items():
             v, k = self.locs.var_of[li]
@@ -87,10 +91,13 @@ def quick(lkmm) -> None:
         raise Stop
 
     def annotated_step(self, *a):
+        inside[0] = True
         try:
             return annotated(self, *a)
         except Stop:
             return DISABLED
+        finally:
+            inside[0] = False
 
     lkmm.Lkmm._stores, lkmm.Lkmm._annotated = stores, annotated_step
 
