@@ -74,8 +74,9 @@ of drift will not accidentally breach the min watermark": both assume
   (``snapshot_exact_without_overlap_across_offline``, expected violation). A
   threshold change does not disturb it.
 """
-from checker import (IRQS_OFF, PREEMPT_COUNT, AllOf, And, AnyOf, Bool, Enum, Fill, Ghost, If, Implies, Int, Not, Or, Param, PerCpu,
-                     Role, Shared, Spec, Sum, action, invariant, sometimes, terminal, when, witness)
+from checker import (IRQS_OFF, PREEMPT_COUNT, AllOf, And, AnyOf, Bool, Enum, Fill, Ghost, If, Implies, Int, Load, Not, Or,
+                     Param, PerCpu, Role, Shared, Spec, Sum, action, atomic, invariant, sometimes, terminal, this_cpu,
+                     when, witness)
 
 #: Which update functions the CPUs' tasks call.
 VARIANT = Enum("irqoff", "cmpxchg", name="vmstat_variant")
@@ -88,6 +89,19 @@ PC = Enum("idle", "inc_fold", "dec_fold", "mod_write", "cas", "cas_add", "refres
 SNAP = Enum("idle", "scan", "done", name="vmstat_snap")
 #: A CPU's hotplug state, as far as the counter can tell.
 HP = Enum("online", "dead", "folded", name="vmstat_hp")
+
+# access=, in program order, as the kernel writes the steps (docs/weak-memory.md): the __ functions' plain
+# __this_cpu ops, mod_zone_state's this_cpu_read / this_cpu_try_cmpxchg, refresh_cpu_vm_stats' this_cpu_xchg,
+# zone_page_state_add's atomic_long_add (unordered), zone_page_state_snapshot's atomic_long_read and its plain
+# remote loads of the diffs (an approximate read by design: never a data race). cpu_down, cpu_vm_stats_fold of a
+# dead CPU and kswapd's threshold store have none: such a step is fully ordered (the hotplug machinery's
+# barriers, and kswapd's store taken as seen by the CPU at once; docs/weak-memory.md says what that leaves out).
+_INC = (this_cpu("__this_cpu_inc_return", "diff"), this_cpu("__this_cpu_read", "thresh"))
+_DEC = (this_cpu("__this_cpu_dec_return", "diff"), this_cpu("__this_cpu_read", "thresh"))
+_FOLD = (atomic("atomic_long_add", "zone"), this_cpu("__this_cpu_write", "diff"))
+_MOD = (this_cpu("__this_cpu_read", "diff"), this_cpu("__this_cpu_read", "thresh"),
+        atomic("atomic_long_add", "zone"), this_cpu("__this_cpu_write", "diff"))
+
 
 def _undisturbed(p):
     """No update of the item by another context on a CPU inside an update's or a fold's window: no
@@ -256,7 +270,7 @@ class Vmstat(Spec):
     sum_bounds = {"owed": lambda s: (-s.threshold, s.threshold)}
 
     # -- __inc_zone_state / __dec_zone_state ---------------------------------------------------------------
-    @action(role="cpus", applies=lambda p: p.variant == VARIANT.irqoff)
+    @action(role="cpus", applies=lambda p: p.variant == VARIANT.irqoff, access=_INC)
     def inc(s, c):
         """__inc_zone_state(): preempt_disable_nested(); v = __this_cpu_inc_return(*p); t =
         __this_cpu_read(pcp->stat_threshold); v <= t: done (the fold, v > t, is inc_fold).
@@ -272,7 +286,7 @@ class Vmstat(Spec):
         upd.update(_section(s, c, If(folds, 1, 0)))
         return when(And(_idle(s, c), s.ops_left[c] > 0, s.hp[c] == HP.online), **upd)
 
-    @action(role="cpus", applies=lambda p: p.variant == VARIANT.irqoff)
+    @action(role="cpus", applies=lambda p: p.variant == VARIANT.irqoff, access=_FOLD)
     def inc_fold(s, c):
         """__inc_zone_state(): v > t: overstep = t >> 1; zone_page_state_add(v + overstep, zone, item);
         __this_cpu_write(*p, -overstep); preempt_enable_nested(). [torvalds/linux mm/vmstat.c @00c010e130e5]"""
@@ -285,7 +299,7 @@ class Vmstat(Spec):
         upd.update(_section(s, c, 0))
         return when(s.pc[c] == PC.inc_fold, **upd)
 
-    @action(role="cpus", applies=lambda p: p.variant == VARIANT.irqoff)
+    @action(role="cpus", applies=lambda p: p.variant == VARIANT.irqoff, access=_DEC)
     def dec(s, c):
         """__dec_zone_state(): v = __this_cpu_dec_return(*p); t = __this_cpu_read(pcp->stat_threshold);
         v >= -t: done (the fold, v < -t, is dec_fold). [torvalds/linux mm/vmstat.c @00c010e130e5]"""
@@ -300,7 +314,7 @@ class Vmstat(Spec):
         upd.update(_section(s, c, If(folds, 1, 0)))
         return when(And(_idle(s, c), s.ops_left[c] > 0, s.hp[c] == HP.online), **upd)
 
-    @action(role="cpus", applies=lambda p: p.variant == VARIANT.irqoff)
+    @action(role="cpus", applies=lambda p: p.variant == VARIANT.irqoff, access=_FOLD)
     def dec_fold(s, c):
         """__dec_zone_state(): v < -t: overstep = t >> 1; zone_page_state_add(v - overstep, zone, item);
         __this_cpu_write(*p, overstep); preempt_enable_nested(). [torvalds/linux mm/vmstat.c @00c010e130e5]"""
@@ -314,7 +328,8 @@ class Vmstat(Spec):
         return when(s.pc[c] == PC.dec_fold, **upd)
 
     # -- __mod_zone_page_state -------------------------------------------------------------------------------
-    @action(role="cpus", choose={"amount": _amounts}, applies=lambda p: p.variant == VARIANT.irqoff)
+    @action(role="cpus", choose={"amount": _amounts}, applies=lambda p: p.variant == VARIANT.irqoff,
+            access=_MOD[:2])
     def mod_read(s, c, amount):
         """__mod_zone_page_state(): preempt_disable_nested(); x = delta + __this_cpu_read(*p); t =
         __this_cpu_read(pcp->stat_threshold). [torvalds/linux mm/vmstat.c @00c010e130e5]"""
@@ -323,7 +338,7 @@ class Vmstat(Spec):
         upd.update(_section(s, c, 1))
         return when(And(_idle(s, c), s.ops_left[c] > 0, s.hp[c] == HP.online), **upd)
 
-    @action(role="cpus", applies=lambda p: p.variant == VARIANT.irqoff)
+    @action(role="cpus", applies=lambda p: p.variant == VARIANT.irqoff, access=_FOLD)
     def mod_write(s, c):
         """__mod_zone_page_state(): abs(x) > t: zone_page_state_add(x, zone, item), x = 0;
         __this_cpu_write(*p, x); preempt_enable_nested(). [torvalds/linux mm/vmstat.c @00c010e130e5]"""
@@ -338,7 +353,8 @@ class Vmstat(Spec):
         return when(s.pc[c] == PC.mod_write, **upd)
 
     # -- mod_zone_state (CONFIG_HAVE_CMPXCHG_LOCAL) ------------------------------------------------------------
-    @action(role="cpus", choose={"op": _ops}, applies=lambda p: p.variant == VARIANT.cmpxchg)
+    @action(role="cpus", choose={"op": _ops}, applies=lambda p: p.variant == VARIANT.cmpxchg,
+            access=this_cpu("this_cpu_read", "diff"))
     def cas_read(s, c, op):
         """mod_zone_state(zone, item, delta, overstep_mode): o = this_cpu_read(*p) (interrupts on,
         preemptible). op: inc_zone_page_state (1, 1), dec_zone_page_state (-1, -1), mod_zone_page_state
@@ -346,7 +362,8 @@ class Vmstat(Spec):
         return when(And(_idle(s, c), s.ops_left[c] > 0, s.hp[c] == HP.online), seen={c: s.diff[c]},
                     delta={c: op}, pc={c: PC.cas}, ops_left={c: s.ops_left[c] - 1})
 
-    @action(role="cpus", applies=lambda p: p.variant == VARIANT.cmpxchg)
+    @action(role="cpus", applies=lambda p: p.variant == VARIANT.cmpxchg,
+            access=(this_cpu("this_cpu_read", "thresh"), this_cpu("this_cpu_try_cmpxchg", "diff")))
     def cas_try(s, c):
         """mod_zone_state(): t = this_cpu_read(pcp->stat_threshold); n = delta + o; abs(n) > t: os =
         overstep_mode * (t >> 1), z = n + os, n = -os; this_cpu_try_cmpxchg(*p, &o, n) (fails, o updated,
@@ -373,7 +390,7 @@ class Vmstat(Spec):
                     overstepped=If(And(ok, folds, os != 0), 1, s.overstepped),
                     retried=If(ok, s.retried, 1), **_touch(s))
 
-    @action(role="cpus", applies=lambda p: p.variant == VARIANT.cmpxchg)
+    @action(role="cpus", applies=lambda p: p.variant == VARIANT.cmpxchg, access=atomic("atomic_long_add", "zone"))
     def cas_add(s, c):
         """mod_zone_state(): if (z) zone_page_state_add(z, zone, item) (after the loop, preemptible).
         [torvalds/linux mm/vmstat.c @00c010e130e5]"""
@@ -382,7 +399,7 @@ class Vmstat(Spec):
                     owed={c: s.owed[c] + s.delta[c] - zz}, z={c: 0}, delta={c: 0}, pc={c: PC.idle}, **_touch(s))
 
     # -- refresh_cpu_vm_stats (vmstat_update) ----------------------------------------------------------------
-    @action(role="cpus", applies=lambda p: p.refreshes > 0)
+    @action(role="cpus", applies=lambda p: p.refreshes > 0, access=this_cpu("this_cpu_xchg", "diff"))
     def refresh_xchg(s, c):
         """refresh_cpu_vm_stats(): v = this_cpu_xchg(pzstats->vm_stat_diff[i], 0) (the vmstat_update work
         on this CPU, interrupts on); if (v) the add follows. [torvalds/linux mm/vmstat.c @00c010e130e5]"""
@@ -390,7 +407,7 @@ class Vmstat(Spec):
         return when(And(_idle(s, c), s.refresh_left[c] > 0, s.hp[c] == HP.online), diff={c: 0}, z={c: v},
                     refresh_left={c: s.refresh_left[c] - 1}, pc={c: If(v != 0, PC.refresh_add, PC.idle)}, **_touch(s))
 
-    @action(role="cpus", applies=lambda p: p.refreshes > 0)
+    @action(role="cpus", applies=lambda p: p.refreshes > 0, access=atomic("atomic_long_add", "zone"))
     def refresh_add(s, c):
         """refresh_cpu_vm_stats(): atomic_long_add(v, &zone->vm_stat[i]) (fold_diff adds the global later).
         [torvalds/linux mm/vmstat.c @00c010e130e5]"""
@@ -399,7 +416,7 @@ class Vmstat(Spec):
                     pc={c: PC.idle}, refreshed=1, **_touch(s))
 
     # -- an interrupt handler updating the same item ---------------------------------------------------------
-    @action(role="cpus", choose={"amount": (-1, 1)}, irq=True, applies=lambda p: p.irq > 0)
+    @action(role="cpus", choose={"amount": (-1, 1)}, irq=True, applies=lambda p: p.irq > 0, access=_MOD)
     def irq_update(s, c, amount):
         """Interrupt: __mod_zone_page_state(zone, item, amount) (e.g. a page freed in interrupt context,
         under zone->lock with interrupts off), run to completion on the CPU: x = amount + diff; abs(x) > t:
@@ -441,7 +458,7 @@ class Vmstat(Spec):
                     thresh={c: s.pressure})
 
     # -- zone_page_state_snapshot() ------------------------------------------------------------------------
-    @action(role="reader", applies=lambda p: p.readers > 0)
+    @action(role="reader", applies=lambda p: p.readers > 0, access=atomic("atomic_long_read", "zone"))
     def snap_zone(s, r):
         """zone_page_state_snapshot(): x = atomic_long_read(&zone->vm_stat[item])
         [torvalds/linux include/linux/vmstat.h @091b2ecaa308]"""
@@ -449,7 +466,8 @@ class Vmstat(Spec):
         return when(s.snap_pc[r] == SNAP.idle, snap_pc={r: SNAP.scan}, snap_acc={r: s.zone},
                     snap_busy={r: If(busy, 1, 0)})
 
-    @action(role="reader", choose={"other": lambda p: p.cpus}, applies=lambda p: p.readers > 0)
+    @action(role="reader", choose={"other": lambda p: p.cpus}, applies=lambda p: p.readers > 0,
+            access=Load("diff", "plain", slot=lambda s, r, other: other, race_ok=True))
     def snap_diff(s, r, other):
         """zone_page_state_snapshot(): for_each_online_cpu(cpu) x += per_cpu_ptr(zone->per_cpu_zonestats,
         cpu)->vm_stat_diff[item], for an online CPU not yet visited (a CPU that left the mask is skipped)
@@ -566,10 +584,13 @@ class Vmstat(Spec):
         diff is neither in vm_stat nor counted by num_online_cpus()."""
         return abs(s.zone - s.exact) <= _online(s) * s.threshold
 
-    @invariant(applies=lambda p: p.readers > 0 and not p.downs)
+    @invariant(applies=lambda p: p.readers > 0 and not p.downs, sc_only="snapshot_exact_at_quiescence")
     def snapshot_exact_without_overlap(s):
         """A zone_page_state_snapshot that no update, fold or hotplug step overlapped, and that began with no
-        update or fold inside its window, returns E (a threshold change does not disturb it)."""
+        update or fold inside its window, returns E (a threshold change does not disturb it). "Overlapped" is
+        the SC order of steps: under tso a diff store still in its CPU's buffer, under lkmm one the reader has
+        not seen, is missed by a scan that SC places after it (violated at every reader point when it was
+        checked there); the kernel promises the snapshot only at quiescence."""
         r = s.reader[0]
         return Or(s.snap_pc[r] != SNAP.done, s.snap_ok[r] == 1)
 

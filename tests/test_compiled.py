@@ -132,7 +132,9 @@ NOT_LOWERED_UNDER_LKMM = {"percpu_counter_tree", "percpu_counter_tree_deep", "co
 #: 6-10 s each at the first point: compared in the differential tier only (every point, below).
 SLOW_FIRST_LKMM = {"stack_cache", "stack_drain_online_cpu", "counter_tree_read_in_flight", "hotplug_dying_partial",
                    "percpu_lazy_process", "percpu_lazy_publish_process",
-                   "lazy_switch_no_preempt_disable"}
+                   "lazy_switch_no_preempt_disable",
+                   # vmstat's bug specs: vmstat's steps (compared here at its first point), a program each to build
+                   "vmstat_cmpxchg_window", "vmstat_refresh_window", "vmstat_rt_preempted_update"}
 
 
 @pytest.mark.parametrize("name", [n for n in LKMM_SPECS if n not in STACK_VARIANTS | TOO_SLOW_INTERPRETED_LKMM
