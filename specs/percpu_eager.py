@@ -403,6 +403,7 @@ class PercpuEager(Spec):
 
         ``sum_locks`` is False in a bug spec that drops the lock (specs/bugs/eager_sum_unlocked.py).
         """
+        flags = 0  # (none saved where the sum takes no lock: sum_locks False)
         if s.spec.sum_locks:
             flags = k.raw_spin_lock_irqsave(s.lock)
         with k.atomic():
