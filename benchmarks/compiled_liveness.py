@@ -38,7 +38,6 @@ POINTS = [
     ("lazy_cmpxchg_stale_old", {"forever": 1, "mod_bits": 0, "ncpus": 3, "readers": 0}, True),
     ("vma_unlink_batch", {"forever": 1, "layout": 3, "size": 2, "walkers": 2}, True),
     ("percpu_eager", {"forever": 1, "ncpus": 5, "batch": 3}, True),
-    ("percpu_eager_process", {"forever": 1, "ncpus": 5, "batch": 3}, True),
     ("percpu_eager", {"forever": 1, "ncpus": 6, "batch": 3}, False),
     ("percpu_eager", {"forever": 1, "ncpus": 7, "batch": 3}, False),
 ]

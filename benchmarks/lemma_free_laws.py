@@ -38,7 +38,6 @@ from checker.result import HOLDS  # noqa: E402
 #: The point of each spec with a prove sweep, by CPU count: the other parameters kept small.
 POINTS = {
     "percpu_eager": lambda n: {"ncpus": n, "batch": 2},
-    "percpu_eager_process": lambda n: {"ncpus": n, "batch": 2},
     "rss_split": lambda n: {"threads": n, "T": 1, "U": 1},
     "percpu_counter_tree": lambda n: {"ncpus": n, "ops": 1},
     "vmstat": lambda n: {"ncpus": n, "threshold": 2},

@@ -49,7 +49,6 @@ from infer_every_n import run as every_n  # noqa: E402
 #: Every built-in spec with a prove sweep, and its point by CPU count (the other parameters small).
 POINTS = {
     "percpu_eager": lambda n: {"ncpus": n, "batch": 2},
-    "percpu_eager_process": lambda n: {"ncpus": n, "batch": 2},
     "rss_split": lambda n: {"threads": n, "T": 1, "U": 1},
     "vmstat": lambda n: {"ncpus": n, "threshold": 2},
     "percpu_counter_tree": lambda n: {"ncpus": n, "ops": 1},

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Issue 28's size target: every ported kernel function's step code against the lines of the kernel C it models.
 
-For each ``@process`` function of every ``specs/*_process.py``:
+For each ``@process`` function of every port in ``ORIGINALS`` (``specs/<module>.py``):
 
 - step lines: the function's body without its docstring, blank lines and comment-only lines;
 - C lines: the C quoted in its docstring (every ``::`` literal block), or, where the docstring quotes none, the
@@ -45,19 +45,19 @@ MODELS = {
 
 #: Counts stated with their source, where neither docstring quotes the C.
 STATED = {
-    ("percpu_eager_process", "percpu_counter_read"): (
+    ("percpu_eager", "percpu_counter_read"): (
         1, "include/linux/percpu_counter.h: percpu_counter_read() is `return fbc->count;`"),
-    ("percpu_eager_process", "percpu_counter_add"): (
+    ("percpu_eager", "percpu_counter_add"): (
         11, "percpu_counter_add(fbc, amount) in hard-irq context is percpu_counter_add_batch(fbc, amount, "
             "percpu_counter_batch): B's body, 11 lines as quoted in percpu_counter_add_batch_b"),
-    ("percpu_eager_tasks_process", "percpu_counter_add"): (
-        11, "as percpu_eager_process's handler: percpu_counter_add_batch with interrupts already off, B's body "
-            "(11 lines, quoted in percpu_eager_process.percpu_counter_add_batch_b)"),
+    ("percpu_eager_tasks", "percpu_counter_add"): (
+        11, "as percpu_eager's handler: percpu_counter_add_batch with interrupts already off, B's body "
+            "(11 lines, quoted in percpu_eager.percpu_counter_add_batch_b)"),
 }
 
 #: Each port (a module of specs/) and the hand-written pc-machine spec it ports: beside it in specs/, or, once
 #: the port has replaced it, kept as the equality tests' reference in tests/pc_machines/.
-ORIGINALS = {"percpu_eager_process": "specs/percpu_eager.py", "percpu_eager_tasks_process": "specs/percpu_eager_tasks.py",
+ORIGINALS = {"percpu_eager": "tests/pc_machines/percpu_eager.py", "percpu_eager_tasks": "tests/pc_machines/percpu_eager_tasks.py",
              "percpu_lazy_process": "specs/percpu_lazy.py", "percpu_lazy_publish_process": "specs/percpu_lazy_publish.py",
              "stack_cache_process": "specs/stack_cache.py", "vma_unlink_batch": "tests/pc_machines/vma_unlink_batch.py",
              "percpu_counter_tree": "tests/pc_machines/percpu_counter_tree.py"}

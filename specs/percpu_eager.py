@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The eager per-CPU counter: lib/percpu_counter.c.
+"""The eager per-CPU counter: lib/percpu_counter.c, written as its kernel functions (process functions).
 
 Models the three ``percpu_counter_add_batch()`` variants kernels have run
 (reference section 1.2), an interrupt handler adding on every CPU, task
@@ -15,30 +15,34 @@ migration, ``percpu_counter_read()`` / ``percpu_counter_read_positive()``,
 - C (6.11+, x86-64): ``this_cpu_read``, a ``this_cpu_try_cmpxchg`` loop that
   a migration or an interrupt can make fail, and a slow path that re-reads
   the local of the CPU it is on under ``fbc->lock``.
-"""
-from checker import (IRQS_OFF, Abstraction, NOBODY, PREEMPT_COUNT, S32, S64, AllOf, And, AnyOf, Between, Bool, CpuId, Enum, Fill,
-                     Fence, Ghost, If,
-                     Implies, Int, Load, Lock, Max, Not, Or, Param, PerCpu, Rmw, Role, Select, Shared, Spec, Store, Sum,
-                     action, invariant, leads_to, sometimes, terminal, when, witness)
 
-#: The add_batch variants of reference section 1.2.
+Each function is written as the C reads (quoted in its docstring), with ``k.<primitive>`` for each kernel
+primitive (one atomic step each, ``checker/language/primitives.py``) and ``with k.atomic():`` where this model
+merges statements that no other CPU can tell apart from one step (interrupts off on this CPU, or a lock held,
+and nothing another CPU reads in between). The program counter, the registers holding
+``count``/``amount``/``flags`` between steps, the guards, ``access=`` and fairness are generated
+(``checker/language/process.py``). The hand-written pc machine this replaced is kept as
+tests/pc_machines/percpu_eager.py and checked against it, state for state (tests/test_process_port.py).
+"""
+from checker import (IRQS_OFF, NOBODY, PREEMPT_COUNT, S32, S64, Abstraction, AllOf, And, AnyOf, Bool, CpuId, Enum,
+                     Fence, Fill, Ghost, If, Implies, Lock, Max, Or, Param, PerCpu, Role, Select, Shared, Spec,
+                     Sum, action, invariant, leads_to, sometimes, terminal, when, witness)
+from checker.language.process import at, holding, irqs_off, process
+
 VARIANT = Enum("A", "B", "C", name="variant")
-#: Where a task is inside percpu_counter_add_batch() or __percpu_counter_limited_add().
-ADD = Enum("idle", "acquire", "fold", "zero", "release", "read", "lim_add", "lim_scan", "lim_fold", name="add_pc")
-#: Where a summer is inside __percpu_counter_sum().
-SUM = Enum("idle", "locked", "scan", "done", name="sum_pc")
-#: Whether a reader has done its percpu_counter_read().
-READ = Enum("idle", "done", name="read_pc")
+ADD_B, ADD_A, ADD_C = "percpu_counter_add_batch_b", "percpu_counter_add_batch_a", "percpu_counter_add_batch"
+LIMITED, SUM = "percpu_counter_limited_add", "percpu_counter_sum"
 
 
 def _amounts(p):
-    return (-1, 1) + ((p.large,) if p.large else ())
+    """The amounts add_batch is called with: with limited=1 a positive add is a limited_add, not an add_batch."""
+    return tuple(a for a in (-1, 1) + ((p.large,) if p.large else ()) if a < 0 or not p.limited)
 
 
 def _on(s, t):
-    """The CPU task ``t`` runs on: its own unless the scheduler moved it."""
+    """The CPU task ``t`` runs on: its own unless the scheduler moved it (variant C only)."""
     if s.variant != VARIANT.C or not s.migrations:
-        return t  # only variant C's tasks migrate
+        return t
     to = Select(s.moved_to, t)
     return If(to == NOBODY, t, to)
 
@@ -48,30 +52,28 @@ def _runs(s, t):
     return Select(s.irqs, _on(s, t)) == 0
 
 
-def _other(s, cpu, other):
-    """The slot of a remote load: the local of the CPU being visited."""
-    return other
-
-
-#: The memory-model annotations (--memory tso|lkmm): this_cpu_* ops are atomic only to their own CPU
-#: (no LOCK prefix on x86) and order nothing for other CPUs; __this_cpu_read is a plain load of the
-#: CPU's own local; fbc->count is accessed plainly under fbc->lock. The own local is the one of the CPU the
-#: task runs on (``adders``' cpu=), and an interrupt's that of the CPU it interrupts.
-THIS_CPU = Rmw("local", "this_cpu")
-OWN_LOCAL = Load("local", "plain")
-
-
 def _variant(*names):
     return lambda p: p.variant in tuple(getattr(VARIANT, n) for n in names)
 
 
-def _limited(p):
-    return p.limited == 1
-
-
 def _overlap(s):
     """The sum_overlap ghost after a lockless add: set if a summer is scanning."""
-    return If(s.sum_pc[s.summer[0]] == SUM.scan, 1, s.sum_overlap) if s.summers else s.sum_overlap
+    return If(at(s, s.summer[0], SUM, "loop"), 1, s.sum_overlap) if s.summers else s.sum_overlap
+
+
+def _judge_read(s, cpu, ret):
+    """What percpu_counter_read() (and read_positive(): ret < 0 ? 0 : ret) returned, judged against E the moment
+    it is read."""
+    bound = s.ncpus * (s.batch - 1 + s.limited)
+    return {"read_ok": {cpu: abs(ret - s.exact) <= bound},
+            "read_pos_ok": {cpu: abs(Max(ret, 0) - Max(s.exact, 0)) <= bound}, "read_off": {cpu: ret != s.exact}}
+
+
+def _judge_sum(s, cpu, ret):
+    """What __percpu_counter_sum() returned, judged against E as it unlocks; the overlap flag cleared with it."""
+    return {"sum_ok": {cpu: abs(ret - s.exact) <= 2 * s.ncpus * (s.batch - 1 + s.limited)},
+            "sum_exact_ok": {cpu: Or(ret == s.exact, s.sum_overlap == 1)}, "sum_off": {cpu: ret != s.exact},
+            "sum_overlap": 0}
 
 
 class PercpuEager(Spec):
@@ -81,11 +83,11 @@ class PercpuEager(Spec):
     ``ops`` calls of ``percpu_counter_add_batch(fbc, amount, batch)`` (with
     ``limited=1``, its positive calls are ``__percpu_counter_limited_add(fbc,
     limit, 1, batch)``, as shmem makes them). Every step where another CPU or
-    this CPU's interrupt handler can interleave is its own action; a step
-    only this CPU can see is merged with its neighbour. The interrupt handler
-    of each CPU makes ``irq`` adds, wherever that CPU has interrupts on. With
-    variant C the scheduler may move a task between its read and its
-    cmpxchg (``migrations`` times in all).
+    this CPU's interrupt handler can interleave is its own step; a statement
+    only this CPU can see joins its neighbour (``with k.atomic():``). The
+    interrupt handler of each CPU makes ``irq`` adds, wherever that CPU has
+    interrupts on. With variant C the scheduler may move a task between its
+    read and its cmpxchg (``migrations`` times in all).
     """
 
     kernel = ("lib/percpu_counter.c: percpu_counter_add_batch as before 805afd830099 (A), as in v6.6 "
@@ -95,9 +97,9 @@ class PercpuEager(Spec):
     assumptions = (
         "no CPU hotplug (percpu_hotplug models it): every CPU stays online, so num_online_cpus() is ncpus and "
         "sum's online mask is every CPU",
-        "the v6.6 walk for_each_cpu_or(cpu, cpu_online_mask, cpu_dying_mask) in __percpu_counter_sum is "
-        "modelled as 'any CPU not yet visited' (an over-approximation of the ascending walk, needed for CPU "
-        "symmetry)",
+        "the v6.6 walk for_each_cpu_or(cpu, cpu_online_mask, cpu_dying_mask) in __percpu_counter_sum and "
+        "limited_add is modelled as 'any CPU not yet visited' (an over-approximation of the ascending walk, "
+        "needed for CPU symmetry)",
         "the counter starts at 0 (percpu_counter_init(fbc, 0, gfp))",
         "an interrupt handler's add is atomic on its CPU (nothing else runs there until it returns), so its fast "
         "path is one step and its slow path is one step taken when fbc->lock is free: spinning is invisible, "
@@ -153,279 +155,273 @@ class PercpuEager(Spec):
     lock = Lock(doc="fbc->lock (raw_spinlock_t): the task holding it")
     local = PerCpu(0, type=S32, role="adders", doc="*per_cpu_ptr(fbc->counters, cpu)")
     irqs = PerCpu(0, type=IRQS_OFF, role="adders", doc="interrupts off on this CPU")
-    pc = PerCpu(ADD.idle, type=ADD, role="adders", doc="where the task is in add_batch / limited_add")
-    pending = PerCpu(0, type=Int, role="adders", doc="the amount of the task's add in flight")
-    seen = PerCpu(0, type=Int, role="adders", doc="the task's `count`: the local it read (A, C) or folds")
     ops_left = PerCpu(lambda p: p.ops, role="adders", doc="adds the task has still to make")
     preempt = PerCpu(0, type=PREEMPT_COUNT, role="adders", doc="the task's preempt_count (variant A)")
     moved_to = PerCpu(NOBODY, type=CpuId, role="adders", doc="the CPU the task was moved to, if any")
     irq_left = PerCpu(lambda p: p.irq, role="adders", doc="adds this CPU's interrupt handler has still to make")
     moves = Ghost(0, doc="migrations so far")
-    lim_acc = Shared(0, type=S64, doc="limited_add's `count` while it sums under fbc->lock")
     exact = Ghost(0, doc="E: every add past its linearisation point")
-
-    # Unbounded runs for liveness: the add budget is never used up, and the two values that grow
-    # without bound are dropped. No guard reads them, and no update of another variable does
-    # except limited_add's, a reader's and a summer's, which forever=1 leaves out.
     unbounded = Abstraction(lambda p: p.forever == 1, freeze=("ops_left", "count", "exact"),
                             requires=(lambda p: not (p.limited or p.readers or p.summers),
                                       "limited=0, readers=0 and summers=0 (they read the dropped fbc->count)"),
                             doc="forever=1: every task calls add_batch forever; fbc->count and E are dropped")
-
-    # A returned value is checked the moment it is returned and only the verdict is kept
-    # (the caller's copy is dead afterwards): the state stays small, the claim is the same.
-    read_pc = PerCpu(READ.idle, type=READ, role="reader")
     read_ok = PerCpu(0, type=Bool, role="reader", doc="ghost: the read was within the bound of E")
-    read_pos_ok = PerCpu(0, type=Bool, role="reader",
-                         doc="ghost: read_positive was within the bound of max(E, 0)")
+    read_pos_ok = PerCpu(0, type=Bool, role="reader", doc="ghost: read_positive was within the bound of max(E, 0)")
     read_off = PerCpu(0, type=Bool, role="reader", doc="ghost: the read differed from E")
-
-    sum_pc = PerCpu(SUM.idle, type=SUM, role="summer")
-    sum_acc = PerCpu(0, role="summer", doc="ret in __percpu_counter_sum")
-    summed = PerCpu(0, type=Bool, role="adders", doc="the scan under fbc->lock (sum, limited_add) has read "
-                                                     "this CPU's local")
+    summed = PerCpu(0, type=Bool, role="adders", doc="the scan under fbc->lock has read this CPU's local")
     sum_overlap = Ghost(0, type=Bool, doc="a lockless add ran while the summer was scanning")
     sum_ok = PerCpu(0, type=Bool, role="summer", doc="ghost: the sum returned was within its bound of E")
-    sum_exact_ok = PerCpu(0, type=Bool, role="summer",
-                          doc="ghost: the sum returned was E, or an add overlapped it")
+    sum_exact_ok = PerCpu(0, type=Bool, role="summer", doc="ghost: the sum returned was E, or an add overlapped it")
     sum_off = PerCpu(0, type=Bool, role="summer", doc="ghost: the sum returned differed from E")
 
-    # What decides the slow path; a bug spec overrides it (K-CMPXCHG-PAREN).
+    # The decisions a bug spec changes without copying a function (specs/bugs/eager_*.py): what decides the slow
+    # path (K-CMPXCHG-PAREN, a > for >=), what the slow path subtracts, whether the sum takes fbc->lock.
     @staticmethod
     def folds(s, count):
         """abs(count) >= batch: the add must fold into fbc->count."""
         return abs(count) >= s.batch
 
-    # -- variant B: local_irq_save() around the whole add ---------------------------------
-    @action(role="adders", choose={"amount": _amounts}, applies=_variant("B"), access=THIS_CPU)
-    def add_fast(s, t, amount):
-        """B: local_irq_save(); count = __this_cpu_read(local) + amount; this_cpu_add(); local_irq_restore()."""
-        c = s.local[t] + amount
-        return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0, _positive_ok(s, amount), Not(s.spec.folds(s, c))),
-                    local={t: c}, ops_left={t: s.ops_left[t] - 1}, exact=s.exact + amount, sum_overlap=_overlap(s))
+    @staticmethod
+    def subtracted(s, folded, amount):
+        """What the slow path's __this_cpu_sub takes from the local: the local it folded (count - amount in A
+        and B, count in C)."""
+        return folded
 
-    @action(role="adders", choose={"amount": _amounts}, applies=_variant("B"), access=OWN_LOCAL)
-    def add_slow(s, t, amount):
-        """B: local_irq_save(); count = __this_cpu_read(local) + amount; abs(count) >= batch: the slow path."""
-        return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0, _positive_ok(s, amount),
-                        s.spec.folds(s, s.local[t] + amount)),
-                    pc={t: ADD.acquire}, pending={t: amount}, ops_left={t: s.ops_left[t] - 1}, irqs={t: 1})
+    #: __percpu_counter_sum takes fbc->lock around its walk.
+    sum_locks = True
 
-    # fbc->lock is a raw spinlock: a queued spinlock (qspinlock, FIFO), so a CPU that spins on it is
-    # served once the CPUs queued before it are: strongly fair. The steps it runs with the lock held
-    # are weakly fair: a CPU with interrupts off runs on.
-    @action(role="adders", applies=_variant("B"), fair="strong")
-    def acquire(s, t):
-        """B: raw_spin_lock(&fbc->lock) (interrupts already off). A limited_add waiting here (its amount is
-        positive) takes the lock in limited_lock instead."""
-        return when(And(s.pc[t] == ADD.acquire, Or(s.limited == 0, s.pending[t] < 0), s.lock == NOBODY),
-                    lock=t, pc={t: ADD.fold})
+    @process(role="adders", calls="ops_left", args={"amount": _amounts}, applies=_variant("B"), runs=_runs)
+    def percpu_counter_add_batch_b(k, s, t, amount):
+        """B (805afd830099 to v6.10)::
 
-    # -- variant A: preempt_disable(), decision with interrupts on ----------------------
-    @action(role="adders", choose={"amount": _amounts}, applies=_variant("A"), access=OWN_LOCAL)
-    def preempt_read(s, t, amount):
-        """A: preempt_disable(); count = __this_cpu_read(*fbc->counters) + amount (interrupts on)."""
-        return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0, _positive_ok(s, amount)),
-                    pc={t: ADD.read}, pending={t: amount}, seen={t: s.local[t]}, ops_left={t: s.ops_left[t] - 1},
-                    preempt={t: 1})
+            local_irq_save(flags);
+            count = __this_cpu_read(*fbc->counters) + amount;
+            if (abs(count) >= batch) {
+                    raw_spin_lock(&fbc->lock);
+                    fbc->count += count;
+                    __this_cpu_sub(*fbc->counters, count - amount);
+                    raw_spin_unlock(&fbc->lock);
+            } else {
+                    this_cpu_add(*fbc->counters, amount);
+            }
+            local_irq_restore(flags);
+        """
+        flags = k.local_irq_save()
+        with k.atomic():  # interrupts off: the read and the fast path's add are one step (nothing between is seen)
+            count = k.raw_cpu_read(s.local) + amount
+            if not s.spec.folds(s, count):
+                k.this_cpu_add(s.local, amount)
+                s.exact += amount
+                s.sum_overlap = _overlap(s)
+                k.local_irq_restore(flags)
+                return
+        k.raw_spin_lock(s.lock)
+        with k.atomic():
+            s.count += count
+            s.exact += amount
+        k.raw_cpu_sub(s.local, s.spec.subtracted(s, count - amount, amount))
+        k.raw_spin_unlock(s.lock)
+        k.local_irq_restore(flags)
 
-    @action(role="adders", applies=_variant("A"), access=THIS_CPU)
-    def this_cpu_add(s, t):
-        """A: abs(count) < batch: this_cpu_add(*fbc->counters, amount) (irq-safe RMW of the current local);
-        preempt_enable()."""
-        return when(And(s.pc[t] == ADD.read, Not(s.spec.folds(s, s.seen[t] + s.pending[t]))),
-                    local={t: s.local[t] + s.pending[t]}, exact=s.exact + s.pending[t], pc={t: ADD.idle},
-                    pending={t: 0}, seen={t: 0}, preempt={t: 0}, sum_overlap=_overlap(s))
+    @process(role="adders", calls="ops_left", args={"amount": _amounts}, applies=_variant("A"), runs=_runs)
+    def percpu_counter_add_batch_a(k, s, t, amount):
+        """A (before 805afd830099)::
 
-    # -- variant C: this_cpu_try_cmpxchg loop ---------------------------------------------
-    @action(role="adders", choose={"amount": _amounts}, applies=_variant("C"),
-            access=Load("local", "once"))
-    def this_cpu_read(s, t, amount):
-        """C: count = this_cpu_read(*fbc->counters) (preemptible: the task may move after this)."""
-        return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0, _positive_ok(s, amount), _runs(s, t)),
-                    pc={t: ADD.read}, pending={t: amount}, seen={t: Select(s.local, _on(s, t))},
-                    ops_left={t: s.ops_left[t] - 1})
+            preempt_disable();
+            count = __this_cpu_read(*fbc->counters) + amount;
+            if (abs(count) >= batch) {
+                    raw_spin_lock_irqsave(&fbc->lock, flags);
+                    fbc->count += count;
+                    __this_cpu_sub(*fbc->counters, count - amount);
+                    raw_spin_unlock_irqrestore(&fbc->lock, flags);
+            } else {
+                    this_cpu_add(*fbc->counters, amount);
+            }
+            preempt_enable();
+        """
+        k.preempt_disable()
+        count = k.raw_cpu_read(s.local) + amount
+        if s.spec.folds(s, count):
+            flags = k.raw_spin_lock_irqsave(s.lock)
+            with k.atomic():
+                s.count += count
+                s.exact += amount
+            k.raw_cpu_sub(s.local, s.spec.subtracted(s, count - amount, amount))
+            k.raw_spin_unlock_irqrestore(s.lock, flags)
+        else:
+            k.this_cpu_add(s.local, amount)
+            s.exact += amount
+            s.sum_overlap = _overlap(s)
+        k.preempt_enable()
 
-    @action(role="adders", applies=_variant("C"), access=THIS_CPU)
-    def try_cmpxchg(s, t):
-        """C: abs(count + amount) < batch: this_cpu_try_cmpxchg(*fbc->counters, &count, count + amount)
-        succeeds (the local of the CPU it runs on still holds count)."""
-        cpu = _on(s, t)
-        return when(And(s.pc[t] == ADD.read, _runs(s, t), Not(s.spec.folds(s, s.seen[t] + s.pending[t])),
-                        Select(s.local, cpu) == s.seen[t]),
-                    local={cpu: s.seen[t] + s.pending[t]}, exact=s.exact + s.pending[t], pc={t: ADD.idle},
-                    pending={t: 0}, seen={t: 0}, sum_overlap=_overlap(s))
+    @process(role="adders", calls="ops_left", args={"amount": _amounts}, applies=_variant("C"), runs=_runs)
+    def percpu_counter_add_batch(k, s, t, amount):
+        """C (v6.11, CONFIG_HAVE_CMPXCHG_LOCAL)::
 
-    @action(role="adders", applies=_variant("C"), access=THIS_CPU)
-    def try_cmpxchg_fails(s, t):
-        """C: the cmpxchg fails (an interrupt or a migration changed the local it compares): count = the
-        local's value, and the loop repeats its batch check."""
-        cpu = _on(s, t)
-        return when(And(s.pc[t] == ADD.read, _runs(s, t), Not(s.spec.folds(s, s.seen[t] + s.pending[t])),
-                        Select(s.local, cpu) != s.seen[t]),
-                    seen={t: Select(s.local, cpu)})
+            count = this_cpu_read(*fbc->counters);
+            do {
+                    if (unlikely(abs(count + amount) >= batch)) {
+                            raw_spin_lock_irqsave(&fbc->lock, flags);
+                            count = __this_cpu_read(*fbc->counters);
+                            fbc->count += count + amount;
+                            __this_cpu_sub(*fbc->counters, count);
+                            raw_spin_unlock_irqrestore(&fbc->lock, flags);
+                            return;
+                    }
+            } while (!this_cpu_try_cmpxchg(*fbc->counters, &count, count + amount));
+        """
+        count = k.this_cpu_read(s.local)
+        while True:
+            if s.spec.folds(s, count + amount):
+                flags = k.raw_spin_lock_irqsave(s.lock)
+                with k.atomic():
+                    count = k.raw_cpu_read(s.local)
+                    s.count += count + amount
+                    s.exact += amount
+                k.raw_cpu_sub(s.local, s.spec.subtracted(s, count, amount))
+                k.raw_spin_unlock_irqrestore(s.lock, flags)
+                return
+            ok, count = k.this_cpu_try_cmpxchg(s.local, count, count + amount)
+            if ok:
+                s.exact += amount
+                s.sum_overlap = _overlap(s)
+                return
 
     @action(role="adders", choose={"dest": lambda p: p.adders},
-            applies=lambda p: p.variant == VARIANT.C and p.migrations > 0 and not p.limited,
-            access=Fence("mb"))
+            applies=lambda p: p.variant == VARIANT.C and p.migrations > 0 and not p.limited, access=Fence("mb"))
     def migrate(s, t, dest):
         """C: the scheduler moves the preempted task to another CPU between its read and its cmpxchg."""
-        return when(And(s.pc[t] == ADD.read, s.moves < s.migrations, _on(s, t) != dest),
+        return when(And(at(s, t, ADD_C, "loop"), s.moves < s.migrations, _on(s, t) != dest),
                     moved_to={t: If(dest == t, NOBODY, dest)}, moves=s.moves + 1)
 
-    # -- the slow path of A and C: raw_spin_lock_irqsave ------------------------------------
-    @action(role="adders", applies=_variant("A", "C"), fair="strong")
-    def lock_irqsave(s, t):
-        """A, C: abs(count) >= batch: raw_spin_lock_irqsave(&fbc->lock, flags)."""
-        return when(And(s.pc[t] == ADD.read, _runs(s, t),
-                        s.spec.folds(s, s.seen[t] + s.pending[t]), s.lock == NOBODY),
-                    lock=t, irqs={_on(s, t): 1}, pc={t: ADD.fold})
+    @process(role="adders", irq=True, calls="irq_left", args={"amount": (-1, 1)}, applies=lambda p: p.irq)
+    def percpu_counter_add(k, s, cpu, amount):
+        """The interrupt handler: percpu_counter_add(fbc, amount) in hard-irq context (B's code: interrupts
+        are already off, so it is one step; its slow path waits for fbc->lock to be free)."""
+        with k.atomic():
+            count = k.raw_cpu_read(s.local) + amount
+            if s.spec.folds(s, count):
+                k.raw_spin_lock(s.lock)
+                s.count += count
+                k.raw_cpu_sub(s.local, count - amount)
+                s.exact += amount
+                k.raw_spin_unlock(s.lock)
+            else:
+                k.this_cpu_add(s.local, amount)
+                s.exact += amount
+                s.sum_overlap = _overlap(s)
 
-    # -- the fold, common to every variant ----------------------------------------------------
-    @action(role="adders", fair="weak",
-            access=(OWN_LOCAL, Load("count", "plain"), Store("count", "plain")))
-    def fold(s, t):
-        """fbc->count += count: the linearisation point. A folds the local it read before locking
-        (`count`); B and C read it now (C: `count = __this_cpu_read(*fbc->counters)`, on the CPU it
-        runs on now)."""
-        c = s.seen[t] if s.variant == VARIANT.A else Select(s.local, _on(s, t))
-        return when(s.pc[t] == ADD.fold, count=s.count + c + s.pending[t], exact=s.exact + s.pending[t],
-                    seen={t: c}, pc={t: ADD.zero})
+    @process(role="adders", calls="ops_left", applies=lambda p: p.limited == 1, runs=_runs)
+    def percpu_counter_limited_add(k, s, t):
+        """__percpu_counter_limited_add(fbc, limit, 1, batch), v6.6 (amount = 1: shmem's call)::
 
-    @action(role="adders", fair="weak", access=THIS_CPU)
-    def zero(s, t):
-        """__this_cpu_sub(*fbc->counters, count - amount): subtracts what was folded (in A, an interrupt's
-        add since the read stays)."""
-        cpu = _on(s, t)
-        return when(s.pc[t] == ADD.zero, local={cpu: Select(s.local, cpu) - s.seen[t]},
-                    pending={t: 0}, seen={t: 0}, pc={t: ADD.release})
+            local_irq_save(flags);
+            unknown = batch * num_online_cpus();
+            count = __this_cpu_read(*fbc->counters);
+            if (abs(count + amount) <= batch && fbc->count + unknown <= limit) {
+                    this_cpu_add(*fbc->counters, amount);
+                    local_irq_restore(flags);
+                    return true;
+            }
+            raw_spin_lock(&fbc->lock);
+            count = fbc->count + amount;
+            if (count - unknown > limit)
+                    goto out;
+            if (count + unknown <= limit)
+                    good = true;
+            if (!good) {
+                    for_each_cpu_or(cpu, cpu_online_mask, cpu_dying_mask)
+                            count += *per_cpu_ptr(fbc->counters, cpu);
+                    if (count > limit)
+                            goto out;
+                    good = true;
+            }
+            count = __this_cpu_read(*fbc->counters);
+            fbc->count += count + amount;
+            __this_cpu_sub(*fbc->counters, count);
+        out:
+            raw_spin_unlock(&fbc->lock);
+            local_irq_restore(flags);
+            return good;
+        """
+        with k.atomic():
+            flags = k.local_irq_save()
+            count = k.raw_cpu_read(s.local)
+            rough = k.data_race(s.count)
+        if abs(count + 1) <= s.batch and rough + s.batch * s.ncpus <= s.limit:
+            with k.atomic():
+                k.this_cpu_add(s.local, 1)
+                s.exact += 1
+                s.sum_overlap = _overlap(s)
+                k.local_irq_restore(flags)
+            return
+        with k.atomic():  # a refusal from fbc->count alone unlocks at once: no other CPU sees the lock held
+            k.raw_spin_lock(s.lock)
+            count = s.count + 1
+            if count - s.batch * s.ncpus > s.limit:
+                k.raw_spin_unlock(s.lock)
+                k.local_irq_restore(flags)
+                return
+        if count + s.batch * s.ncpus > s.limit:
+            while Sum(s.summed) < s.ncpus:
+                cpu = k.any_cpu(s.summed)
+                count += k.data_race(k.per_cpu(s.local, cpu))
+            s.summed = Fill(0)
+            if count > s.limit:
+                with k.atomic():
+                    k.raw_spin_unlock(s.lock)
+                    k.local_irq_restore(flags)
+                return
+        with k.atomic():
+            count = k.raw_cpu_read(s.local)
+            s.count += count + 1
+            k.raw_cpu_sub(s.local, count)
+            s.exact += 1
+            k.raw_spin_unlock(s.lock)
+            k.local_irq_restore(flags)
 
-    @action(role="adders", fair="weak")
-    def release(s, t):
-        """raw_spin_unlock(&fbc->lock); interrupts restored (B: local_irq_restore; A, C: the irqrestore;
-        A: preempt_enable)."""
-        return when(s.pc[t] == ADD.release, lock=NOBODY, pc={t: ADD.idle}, irqs={_on(s, t): 0}, preempt={t: 0})
+    @process(role="reader", returns=_judge_read)
+    def percpu_counter_read(k, s, cpu):
+        """percpu_counter_read() (include/linux/percpu_counter.h; read_positive's clamp is _judge_read's)::
 
-    # -- the interrupt handler: percpu_counter_add() in hard-irq context ------------------------
-    @action(role="adders", choose={"amount": (-1, 1)}, irq=True, applies=lambda p: p.irq, access=THIS_CPU)
-    def irq_add_fast(s, cpu, amount):
-        """Interrupt: percpu_counter_add(fbc, amount) with abs(local + amount) < batch: one local add."""
-        c = s.local[cpu] + amount
-        return when(And(s.irq_left[cpu] > 0, Not(s.spec.folds(s, c))), local={cpu: c},
-                    irq_left={cpu: s.irq_left[cpu] - 1}, exact=s.exact + amount, sum_overlap=_overlap(s))
+            return fbc->count;
+        """
+        return k.data_race(s.count)
 
-    @action(role="adders", choose={"amount": (-1, 1)}, irq=True, applies=lambda p: p.irq)
-    def irq_add_slow(s, cpu, amount):
-        """Interrupt: the slow path, once fbc->lock is free: fbc->count += local + amount; local = 0."""
-        c = s.local[cpu] + amount
-        return when(And(s.irq_left[cpu] > 0, s.spec.folds(s, c), s.lock == NOBODY), count=s.count + c, local={cpu: 0},
-                    irq_left={cpu: s.irq_left[cpu] - 1}, exact=s.exact + amount)
+    @process(role="summer", returns=_judge_sum, fair="weak")
+    def percpu_counter_sum(k, s, cpu):
+        """__percpu_counter_sum()::
 
-    # -- __percpu_counter_limited_add(fbc, limit, 1, batch), v6.6 ----------------------------------
-    @action(role="adders", applies=_limited, access=(OWN_LOCAL, Load("count", "plain", race_ok=True)))
-    def limited_check(s, t):
-        """limited_add: local_irq_save(); unknown = batch * num_online_cpus(); count = __this_cpu_read();
-        abs(count + amount) <= batch && fbc->count + unknown <= limit: the lockless fast path."""
-        return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0, _runs(s, t),
-                        abs(s.local[t] + 1) <= s.batch, s.count + s.batch * s.ncpus <= s.limit),
-                    pc={t: ADD.lim_add}, ops_left={t: s.ops_left[t] - 1}, irqs={t: 1})
+            raw_spin_lock_irqsave(&fbc->lock, flags);
+            ret = fbc->count;
+            for_each_cpu_or(cpu, cpu_online_mask, cpu_dying_mask) {
+                    s32 *pcount = per_cpu_ptr(fbc->counters, cpu);
+                    ret += *pcount;
+            }
+            raw_spin_unlock_irqrestore(&fbc->lock, flags);
+            return ret;
 
-    @action(role="adders", applies=_limited, access=THIS_CPU)
-    def limited_fast_add(s, t):
-        """limited_add: this_cpu_add(*fbc->counters, amount); local_irq_restore(); return true."""
-        return when(s.pc[t] == ADD.lim_add, local={t: s.local[t] + 1}, exact=s.exact + 1, pc={t: ADD.idle},
-                    irqs={t: 0}, sum_overlap=_overlap(s))
-
-    @action(role="adders", applies=_limited)
-    def limited_slow_check(s, t):
-        """limited_add: the fast-path test fails: take the slow path (interrupts stay off)."""
-        return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0, _runs(s, t),
-                        Or(abs(s.local[t] + 1) > s.batch, s.count + s.batch * s.ncpus > s.limit)),
-                    pc={t: ADD.acquire}, pending={t: 1}, ops_left={t: s.ops_left[t] - 1}, irqs={t: 1})
-
-    @action(role="adders", applies=_limited)
-    def limited_lock(s, t):
-        """limited_add: raw_spin_lock(); count = fbc->count + amount; count - unknown > limit: refuse
-        (unlock, return false); count + unknown <= limit: good; else sum every CPU."""
-        acc = s.count + 1
-        unknown = s.batch * s.ncpus
-        refuse = acc - unknown > s.limit
-        return when(And(s.pc[t] == ADD.acquire, s.pending[t] > 0, s.lock == NOBODY),
-                    lock=If(refuse, NOBODY, t), irqs={t: If(refuse, 0, 1)}, lim_acc=If(refuse, 0, acc),
-                    pending={t: If(refuse, 0, 1)},
-                    pc={t: If(refuse, ADD.idle, If(acc + unknown <= s.limit, ADD.lim_fold, ADD.lim_scan))})
-
-    @action(role="adders", choose={"other": Between(0, lambda p: p.ncpus - 1)}, applies=_limited,
-            access=Load("local", "plain", slot=_other, race_ok=True))
-    def limited_sum(s, t, other):
-        """limited_add: for_each_cpu_or(cpu, online, dying): count += *per_cpu_ptr(counters, cpu)."""
-        return when(And(s.pc[t] == ADD.lim_scan, s.summed[other] == 0),
-                    lim_acc=s.lim_acc + s.local[other], summed={other: 1})
-
-    @action(role="adders", applies=_limited)
-    def limited_sum_done(s, t):
-        """limited_add: count > limit: refuse (unlock, return false); else good."""
-        refuse = s.lim_acc > s.limit
-        return when(And(s.pc[t] == ADD.lim_scan, Sum(s.summed) == s.ncpus),
-                    summed=Fill(0), lim_acc=0, lock=If(refuse, NOBODY, t),
-                    irqs={t: If(refuse, 0, 1)}, pending={t: If(refuse, 0, 1)},
-                    pc={t: If(refuse, ADD.idle, ADD.lim_fold)})
-
-    @action(role="adders", applies=_limited)
-    def limited_fold(s, t):
-        """limited_add: count = __this_cpu_read(); fbc->count += count + amount; __this_cpu_sub(count);
-        raw_spin_unlock(); local_irq_restore(); return true."""
-        return when(s.pc[t] == ADD.lim_fold, count=s.count + s.local[t] + 1, local={t: 0}, exact=s.exact + 1,
-                    lim_acc=0, pending={t: 0}, lock=NOBODY, irqs={t: 0}, pc={t: ADD.idle})
-
-    # -- percpu_counter_read() ----------------------------------------------------
-    @action(role="reader", access=Load("count", "plain", race_ok=True))
-    def read(s, cpu):
-        """percpu_counter_read(): one lockless load of fbc->count (read_positive clamps it at 0)."""
-        bound = s.ncpus * (s.batch - 1 + s.limited)
-        return when(s.read_pc[cpu] == READ.idle, read_pc={cpu: READ.done},
-                    read_ok={cpu: abs(s.count - s.exact) <= bound},
-                    read_pos_ok={cpu: abs(Max(s.count, 0) - Max(s.exact, 0)) <= bound},
-                    read_off={cpu: s.count != s.exact})
-
-    # -- __percpu_counter_sum() ------------------------------------------------------
-    @action(role="summer", fair="strong")
-    def sum_lock(s, cpu):
-        """__percpu_counter_sum(): raw_spin_lock_irqsave(&fbc->lock)."""
-        return when(And(s.sum_pc[cpu] == SUM.idle, s.lock == NOBODY), lock=cpu, sum_pc={cpu: SUM.locked})
-
-    @action(role="summer", fair="weak", access=Load("count", "plain"))
-    def sum_count(s, cpu):
-        """__percpu_counter_sum(): ret = fbc->count."""
-        return when(s.sum_pc[cpu] == SUM.locked, sum_acc={cpu: s.count}, sum_pc={cpu: SUM.scan})
-
-    @action(role="summer", choose={"other": lambda p: p.adders}, fair="weak",
-            access=Load("local", "plain", slot=_other, race_ok=True))
-    def sum_local(s, cpu, other):
-        """__percpu_counter_sum(): ret += *per_cpu_ptr(fbc->counters, other), for a CPU not yet visited."""
-        return when(And(s.sum_pc[cpu] == SUM.scan, s.summed[other] == 0),
-                    sum_acc={cpu: s.sum_acc[cpu] + s.local[other]}, summed={other: 1})
-
-    @action(role="summer", fair="weak")
-    def sum_unlock(s, cpu):
-        """__percpu_counter_sum(): raw_spin_unlock_irqrestore(); return ret.
-
-        The returned value is judged here against E at the moment of return."""
-        ret = s.sum_acc[cpu]
-        return when(And(s.sum_pc[cpu] == SUM.scan, Sum(s.summed) == s.ncpus),
-                    lock=NOBODY, sum_pc={cpu: SUM.done}, sum_acc={cpu: 0}, summed=Fill(0), sum_overlap=0,
-                    sum_ok={cpu: abs(ret - s.exact) <= 2 * s.ncpus * (s.batch - 1 + s.limited)},
-                    sum_exact_ok={cpu: Or(ret == s.exact, s.sum_overlap == 1)},
-                    sum_off={cpu: ret != s.exact})
+        ``sum_locks`` is False in a bug spec that drops the lock (specs/bugs/eager_sum_unlocked.py).
+        """
+        flags = 0  # (none saved where the sum takes no lock: sum_locks False)
+        if s.spec.sum_locks:
+            flags = k.raw_spin_lock_irqsave(s.lock)
+        with k.atomic():
+            ret = s.count
+        while Sum(s.summed) < s.ncpus:
+            other = k.any_cpu(s.summed)
+            ret += k.data_race(k.per_cpu(s.local, other))
+        s.summed = Fill(0)
+        if s.spec.sum_locks:
+            k.raw_spin_unlock_irqrestore(s.lock, flags)
+        return ret
 
     @terminal
     def all_work_done(s):
         """Every task has made its adds (an interrupt that never came is fine), every read and sum returned."""
-        return AllOf([And(s.pc[c] == ADD.idle, s.ops_left[c] == 0) for c in s.adders]
-                     + [s.read_pc[c] == READ.done for c in s.reader]
-                     + [s.sum_pc[c] == SUM.done for c in s.summer])
+        return AllOf([And(s.adders_pc[c] == 0, s.ops_left[c] == 0) for c in s.adders]
+                     + [s.reader_pc[c] != 0 for c in s.reader] + [s.summer_pc[c] != 0 for c in s.summer])
 
-    # -- properties --------------------------------------------------------------------
     # The sum lemma's per-element bounds (each proved from the invariants below).
     sum_bounds = {"local": lambda s: (-(s.batch - 1 + s.limited), s.batch - 1 + s.limited)}
 
@@ -459,9 +455,9 @@ class PercpuEager(Spec):
     @witness(reaches=("read_bound_is_tight",), violates=("read_bound_minus_one",),
              at={"ncpus": (4, 26, 64, 256)}, applies=lambda p: p.variant == VARIANT.B and not p.limited)
     def every_cpu_fills_its_local(p):
-        """Each CPU in turn adds +1 batch - 1 times: every local at batch - 1, count still 0."""
+        """Each CPU in turn adds +1 batch - 1 times (B's fast path): every local at batch - 1, count still 0."""
         for c in p.adders:
-            yield "add_fast", c, {"amount": 1}, p.batch - 1
+            yield "percpu_counter_add_batch_b_L17_atomic_ret", c, {"amount": 1}, p.batch - 1
 
     @invariant(expect="violated", applies=lambda p: p.ops >= p.batch and not p.large and not p.limited)
     def read_bound_minus_one(s):
@@ -472,8 +468,7 @@ class PercpuEager(Spec):
     def read_bound_counting_pending(s):
         """False on purpose: E taken to include the amounts of adds that have only decided
         the slow path. Such an add is not yet visible anywhere, so this claim fails."""
-        waiting = Sum(If(Or(s.pc[c] == ADD.acquire, s.pc[c] == ADD.fold), s.pending[c], 0) for c in s.adders)
-        return abs(s.count - (s.exact + waiting)) <= s.ncpus * (s.batch - 1)
+        return abs(s.count - (s.exact + Sum(_deciding(s, c) for c in s.adders))) <= s.ncpus * (s.batch - 1)
 
     @invariant(role="adders", inductive=True, applies=lambda p: not p.limited)
     def local_bound(s, cpu):
@@ -505,8 +500,9 @@ class PercpuEager(Spec):
         adders, whose positive adds are plain percpu_counter_add."""
         return s.exact <= s.limit + s.ncpus - 1
 
-    # The strengthening that makes the bounds inductive (proved by the Z3 backend,
-    # checked in every state by the explorer): lemmas, not claims; --prover pdr needs none of them.
+    # The strengthening that makes the bounds inductive (proved by the Z3 backend, checked in every state by the
+    # explorer): lemmas, not claims; --prover pdr needs none of them. The control points are named by the kernel
+    # function and the primitive they stand before.
     @invariant(role="adders", lemma=True, applies=lambda p: p.variant != VARIANT.C or not p.migrations)
     def task_stays_on_its_cpu(s, t):
         """Without migration, task t runs on CPU t."""
@@ -514,39 +510,51 @@ class PercpuEager(Spec):
 
     @invariant(role="adders", lemma=True)
     def lock_held_in_critical_section(s, t):
-        """A task holds fbc->lock exactly from its lock to its unlock."""
-        return (s.lock == t) == _holds_lock(s, t)
+        """A task holds fbc->lock exactly between its lock and its unlock."""
+        return (s.lock == t) == _holding(s, t)
 
     @invariant(role="adders", lemma=True)
     def interrupts_off_in_sections(s, t):
         """A task inside an irqs-off section has interrupts off on its CPU."""
-        return Implies(_irqs_off_section(s, t), Select(s.irqs, _on(s, t)) == 1)
+        return Implies(_irqs_off(s, t), Select(s.irqs, _on(s, t)) == 1)
 
     @invariant(role="adders", lemma=True)
     def interrupts_off_only_in_sections(s, c):
         """Interrupts are off on a CPU only while its own task, or the task holding fbc->lock, is there
         inside an irqs-off section."""
-        own = And(s.moved_to[c] == NOBODY, _irqs_off_section(s, c))
+        own = And(s.moved_to[c] == NOBODY, _irqs_off(s, c))
         holder = And(s.lock != NOBODY, _on(s, s.lock) == c)
         return Implies(s.irqs[c] == 1, Or(own, holder))
+
+    @invariant(role="adders", lemma=True)
+    def saved_flags_had_interrupts_on(s, t):
+        """Every flags a task saved (local_irq_save, raw_spin_lock_irqsave) says interrupts were on: each
+        irqs-off section starts where they are."""
+        return s.adders_flags[t] == 0
+
+    @invariant(role="adders", lemma=True, applies=lambda p: p.variant == VARIANT.B)
+    def b_count_is_what_it_read(s, t):
+        """B: from its read to its fold, the local still holds what the task read (interrupts are off)."""
+        return Implies(Or(at(s, t, ADD_B, "raw_spin_lock"), at(s, t, ADD_B, "atomic")),
+                       s.local[t] == s.adders_count[t] - s.adders_amount[t])
 
     @invariant(role="adders", lemma=True, applies=lambda p: p.limited)
     def limited_fast_path_checked(s, t):
         """limited_add: between its check and its this_cpu_add, the local still passes the check (interrupts
         are off on its CPU, so nothing else writes it)."""
-        return Implies(s.pc[t] == ADD.lim_add, abs(s.local[t] + 1) <= s.batch)
+        return Implies(at(s, t, LIMITED, "this_cpu_add"), abs(s.local[t] + 1) <= s.batch)
 
     @invariant(role="adders", lemma=True, applies=lambda p: p.variant != VARIANT.A)
     def zero_subtracts_what_was_folded(s, t):
         """B, C: between the fold and the sub the local still holds what was folded (interrupts are off
         and no other task runs there)."""
-        return Implies(s.pc[t] == ADD.zero, Select(s.local, _on(s, t)) == s.seen[t])
+        return Implies(_at_zero(s, t), Select(s.local, _on(s, t)) == _folded(s, t))
 
     @invariant(lemma=True)
     def conservation_through_fold(s):
         """count + sum of locals == E, except between the holder's fold and its sub,
         when count already holds what it folded."""
-        folded = If(s.lock == NOBODY, 0, If(Select(s.pc, s.lock) == ADD.zero, Select(s.seen, s.lock), 0))
+        folded = If(s.lock == NOBODY, 0, If(_at_zero(s, s.lock), _folded(s, s.lock), 0))
         return s.count + Sum(s.local) - folded == s.exact
 
     @sometimes
@@ -558,20 +566,18 @@ class PercpuEager(Spec):
     def an_add_is_interrupted(s):
         """An interrupt's add lands between a task's read of its local and its update (A: the decision is
         stale; C: the cmpxchg will fail)."""
-        return AnyOf([And(s.pc[t] == ADD.read, Select(s.local, _on(s, t)) != s.seen[t]) for t in s.adders])
+        return AnyOf([And(_reading(s, t), Select(s.local, _on(s, t)) != _read_value(s, t)) for t in s.adders])
 
-    # The same condition as migrate's: with limited=1 the model moves no task (its limited_add steps act on
-    # the task's own CPU), so there this witness has nothing to see and is not asked for.
     @sometimes(applies=lambda p: p.migrations > 0 and p.variant == VARIANT.C and p.ncpus > 1 and p.ops > 0
                and not p.limited)
     def a_task_adds_on_another_cpu(s):
         """A migrated task is between its read and its cmpxchg on its new CPU."""
-        return AnyOf([And(s.pc[t] == ADD.read, s.moved_to[t] != NOBODY) for t in s.adders])
+        return AnyOf([And(at(s, t, ADD_C, "loop"), s.moved_to[t] != NOBODY) for t in s.adders])
 
     @sometimes(applies=lambda p: p.limited and p.ncpus * p.ops > p.limit)
     def a_limited_add_is_refused(s):
         """limited_add returns false: the limit is reached and an add is refused."""
-        return And(s.exact == s.limit, AllOf([And(s.pc[c] == ADD.idle, s.ops_left[c] == 0) for c in s.adders]),
+        return And(s.exact == s.limit, AllOf([And(s.adders_pc[c] == 0, s.ops_left[c] == 0) for c in s.adders]),
                    s.ncpus * s.ops > s.limit)
 
     @leads_to(applies=lambda p: p.forever == 1)
@@ -580,9 +586,9 @@ class PercpuEager(Spec):
         reach batch) returns from add_batch: it takes the lock in turn, folds, unlocks. Stated for
         task 0; the tasks are symmetric, so it holds for each."""
         t = s.adders[0]
-        waiting = Or(s.pc[t] == ADD.acquire, s.pc[t] == ADD.fold, s.pc[t] == ADD.zero, s.pc[t] == ADD.release,
-                     And(s.pc[t] == ADD.read, s.spec.folds(s, s.seen[t] + s.pending[t])))
-        return waiting, s.pc[t] == ADD.idle
+        waiting = Or(_holding(s, t), at(s, t, ADD_B, "raw_spin_lock"), at(s, t, ADD_A, "raw_spin_lock_irqsave"),
+                     And(at(s, t, ADD_C, "loop"), s.spec.folds(s, s.adders_count[t] + s.adders_amount[t])))
+        return waiting, s.adders_pc[t] == 0
 
     # SC-only: "E at that moment" is the SC order of steps; under tso and lkmm the read may return a store of
     # fbc->count that E has moved past. The weak-memory claim beside it: read_bound, of every store of
@@ -591,13 +597,13 @@ class PercpuEager(Spec):
     def read_within_bound(s):
         """What percpu_counter_read returned is within the bound of E at that moment."""
         r = s.reader[0]
-        return Or(s.read_pc[r] == READ.idle, s.read_ok[r] == 1)
+        return Or(s.reader_pc[r] == 0, s.read_ok[r] == 1)
 
     @invariant(applies=lambda p: p.readers > 0, sc_only="read_bound")
     def read_positive_within_bound(s):
         """percpu_counter_read_positive (ret < 0 ? 0 : ret) is within the bound of max(E, 0)."""
         r = s.reader[0]
-        return Or(s.read_pc[r] == READ.idle, s.read_pos_ok[r] == 1)
+        return Or(s.reader_pc[r] == 0, s.read_pos_ok[r] == 1)
 
     @sometimes(applies=lambda p: p.readers > 0 and p.ops >= p.batch - 1 and p.batch > 1)
     def a_read_is_approximate(s):
@@ -609,7 +615,7 @@ class PercpuEager(Spec):
         """A sum overlapping lockless adds is off by at most 2 * (batch - 1) per CPU: each local
         it read lies in [-(batch-1), batch-1] and so does that local when the sum returns."""
         c = s.summer[0]
-        return Or(s.sum_pc[c] != SUM.done, s.sum_ok[c] == 1)
+        return Or(s.summer_pc[c] != 1, s.sum_ok[c] == 1)
 
     # SC-only: "no lockless add overlapped" is the SC order of steps; nothing in add_batch or the sum orders an
     # add before the sum, so under tso and lkmm an add SC placed before it may be unseen. The weak-memory claims
@@ -618,32 +624,56 @@ class PercpuEager(Spec):
     def sum_exact_without_overlap(s):
         """A sum that no lockless add overlapped returns E exactly."""
         c = s.summer[0]
-        return Or(s.sum_pc[c] != SUM.done, s.sum_exact_ok[c] == 1)
+        return Or(s.summer_pc[c] != 1, s.sum_exact_ok[c] == 1)
 
     @sometimes(applies=lambda p: p.summers > 0)
     def a_sum_is_exact(s):
         """A sum returns E (the exactness claim above is not vacuous)."""
         c = s.summer[0]
-        return And(s.sum_pc[c] == SUM.done, s.sum_off[c] == 0)
+        return And(s.summer_pc[c] == 1, s.sum_off[c] == 0)
 
     @sometimes(applies=lambda p: p.summers > 0 and p.batch > 1 and p.ops > 0)
     def a_sum_is_approximate(s):
         """A sum overlapped by lockless adds returns a value other than E."""
         c = s.summer[0]
-        return And(s.sum_pc[c] == SUM.done, s.sum_off[c] == 1)
+        return And(s.summer_pc[c] == 1, s.sum_off[c] == 1)
 
 
-def _holds_lock(s, t):
-    pc = s.pc[t]
-    return Or(pc == ADD.fold, pc == ADD.zero, pc == ADD.release, pc == ADD.lim_scan, pc == ADD.lim_fold)
+def _holding(s, t):
+    """Task t is between its lock and its unlock of fbc->lock (from the lowering's structure)."""
+    return holding(s, t, "lock", "adders")
 
 
-def _irqs_off_section(s, t):
-    """Task t is between a local_irq_save (or an irqsave lock) and its restore."""
-    pc = s.pc[t]
-    return Or(_holds_lock(s, t), pc == ADD.acquire, pc == ADD.lim_add)
+def _irqs_off(s, t):
+    """Task t is inside an irqs-off section (local_irq_save or an irqsave lock), from the lowering's structure."""
+    return irqs_off(s, t, "adders")
 
 
-def _positive_ok(s, amount):
-    """With limited=1 a positive add is a limited_add, not an add_batch."""
-    return Or(s.limited == 0, amount < 0)
+def _at_zero(s, t):
+    """Between the fold and the __this_cpu_sub (B, C; A too)."""
+    return Or(at(s, t, ADD_B, "raw_cpu_sub"), at(s, t, ADD_C, "raw_cpu_sub"), at(s, t, ADD_A, "raw_cpu_sub"))
+
+
+def _folded(s, t):
+    """What the fold took from the local: B and A hold count + amount, C holds count."""
+    count, amount = Select(s.adders_count, t), Select(s.adders_amount, t)
+    return If(s.variant == VARIANT.C, count, count - amount)
+
+
+def _reading(s, t):
+    """Between the read of the local and the update that relies on it (A: the decision; C: the cmpxchg)."""
+    return Or(at(s, t, ADD_C, "loop"), at(s, t, ADD_A, "raw_spin_lock_irqsave"))
+
+
+def _read_value(s, t):
+    count, amount = Select(s.adders_count, t), Select(s.adders_amount, t)
+    return If(s.variant == VARIANT.C, count, count - amount)
+
+
+def _deciding(s, c):
+    """The amount of an add that has decided the slow path but not folded (B, limited_add: waiting for the lock;
+    A, B, C: locked, before the fold)."""
+    return If(Or(at(s, c, ADD_B, "raw_spin_lock"), at(s, c, ADD_B, "atomic"), at(s, c, ADD_A, "atomic"),
+                 at(s, c, ADD_C, "raw_cpu_read")), Select(s.adders_amount, c),
+              If(at(s, c, LIMITED, "raw_spin_lock"), 1, 0))
+

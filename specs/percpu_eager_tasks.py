@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""percpu_counter_add_batch() variants A and C on the task model: lib/percpu_counter.c.
+"""percpu_counter_add_batch() variants A and C on the task model: lib/percpu_counter.c, written as its kernel function.
 
 ``percpu_eager`` welds one task to each CPU and hand-rolls variant C's
 migration (a ``moved_to`` per task, a ``migrate`` step allowed only between
@@ -8,46 +8,23 @@ that CPU's own task). Here the tasks are a ``Task`` role and the kernel's
 scheduler (``checker.kernel.tasks``) decides where a task may be preempted
 or moved: anywhere its context allows, so every ``preempt_disable()`` and
 irqs-off section of the code acts, and removing one lets the scheduler in.
-The same actions, each one atomic step of::
+That context (interrupts off under ``raw_spin_lock_irqsave``, preemption off
+under ``preempt_disable``) is set by the primitives themselves
+(``checker.language.primitives``); the program counter, the registers, the
+guards and ``access=`` are generated (``checker.language.process``). Each
+function quotes the C it is written from.
 
-    void percpu_counter_add_batch(struct percpu_counter *fbc, s64 amount, s32 batch)
-    {
-    #ifdef CONFIG_HAVE_CMPXCHG_LOCAL          /* C, v6.11 */
-            s64 count;
-            unsigned long flags;
-
-            count = this_cpu_read(*fbc->counters);
-            do {
-                    if (unlikely(abs(count + amount) >= batch)) {
-                            raw_spin_lock_irqsave(&fbc->lock, flags);
-                            count = __this_cpu_read(*fbc->counters);
-                            fbc->count += count + amount;
-                            __this_cpu_sub(*fbc->counters, count);
-                            raw_spin_unlock_irqrestore(&fbc->lock, flags);
-                            return;
-                    }
-            } while (!this_cpu_try_cmpxchg(*fbc->counters, &count, count + amount));
-    #endif
-    }
-
-and of variant A (before 805afd830099): ``preempt_disable(); count =
-__this_cpu_read(*fbc->counters) + amount; if (abs(count) >= batch) {
-raw_spin_lock_irqsave(); fbc->count += count; __this_cpu_sub(*fbc->counters,
-count - amount); raw_spin_unlock_irqrestore(); } else { this_cpu_add(
-*fbc->counters, amount); } preempt_enable();``.
+The hand-written pc machine this replaced is kept as
+tests/pc_machines/percpu_eager_tasks.py and checked against it, state for
+state (tests/test_process_tasks.py).
 """
-from checker import (IRQS_OFF, NOBODY, PREEMPT_COUNT, S32, S64, AllOf, And, AnyOf, Enum, Ghost, If, Int,
-                     Lock, Not, Or, Param, PerCpu, PerTask, Role, Select, Shared, Spec, Sum, Task, action, invariant,
-                     sometimes, terminal, when)
+from checker import (IRQS_OFF, NOBODY, PREEMPT_COUNT, S32, Enum, S64, AllOf, And, AnyOf, Lock, Or, Param, PerCpu, PerTask, Role, Select, Shared,
+                     Ghost, Spec, Sum, Task, invariant, sometimes, terminal)
+from checker.language.process import at, process
 
+ADD, ADD_A = "percpu_counter_add_batch", "percpu_counter_add_batch_a"
 #: The variants of reference section 1.2 modelled here (B, all under local_irq_save, leaves nothing to move).
 VARIANT = Enum("A", "C", name="variant")
-ADD = Enum("idle", "read", "fold", "zero", "release", name="add_pc")
-
-
-def _cpu(s, t):
-    """The CPU task ``t`` is on now: what ``this_cpu_*`` and ``__this_cpu_*`` resolve through."""
-    return s.task_cpu[t]
 
 
 class PercpuEagerTasks(Spec):
@@ -91,9 +68,6 @@ class PercpuEagerTasks(Spec):
     lock = Lock(doc="fbc->lock (raw_spinlock_t): the task holding it")
     local = PerCpu(0, type=S32, role="cpus", doc="*per_cpu_ptr(fbc->counters, cpu)")
     irq_left = PerCpu(lambda p: p.irq, role="cpus", doc="adds this CPU's interrupt handler has still to make")
-    pc = PerTask(ADD.idle, type=ADD, role="tasks", doc="where the task is in add_batch")
-    pending = PerTask(0, type=Int, role="tasks", doc="amount")
-    seen = PerTask(0, type=Int, role="tasks", doc="count: the local it read (A, C) or folds")
     ops_left = PerTask(lambda p: p.ops, role="tasks", doc="adds the task has still to make")
     irqs = PerTask(0, type=IRQS_OFF, role="tasks", doc="the task's interrupts off (raw_spin_lock_irqsave)")
     pcount = PerTask(0, type=PREEMPT_COUNT, role="tasks", doc="the task's preempt_count (variant A)")
@@ -101,93 +75,96 @@ class PercpuEagerTasks(Spec):
 
     @staticmethod
     def folds(s, count):
+        """abs(count) >= batch: the add must fold into fbc->count."""
         return abs(count) >= s.batch
 
-    # -- variant A --------------------------------------------------------------------------
-    @action(role="tasks", choose={"amount": (-1, 1)}, applies=lambda p: p.variant == VARIANT.A)
-    def preempt_read(s, t, amount):
-        """A: preempt_disable(); count = __this_cpu_read(*fbc->counters) + amount."""
-        return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0), pc={t: ADD.read}, pending={t: amount},
-                    seen={t: Select(s.local, _cpu(s, t))}, ops_left={t: s.ops_left[t] - 1},
-                    pcount={t: s.preempt_disable})
+    @process(role="tasks", calls="ops_left", args={"amount": (-1, 1)}, applies=lambda p: p.variant == VARIANT.C)
+    def percpu_counter_add_batch(k, s, t, amount):
+        """v6.11, CONFIG_HAVE_CMPXCHG_LOCAL::
 
-    @action(role="tasks", applies=lambda p: p.variant == VARIANT.A)
-    def this_cpu_add(s, t):
-        """A: abs(count) < batch: this_cpu_add(*fbc->counters, amount); preempt_enable()."""
-        c = _cpu(s, t)
-        return when(And(s.pc[t] == ADD.read, Not(s.spec.folds(s, s.seen[t] + s.pending[t]))),
-                    local={c: Select(s.local, c) + s.pending[t]}, exact=s.exact + s.pending[t], pc={t: ADD.idle},
-                    pending={t: 0}, seen={t: 0}, pcount={t: 0})
+            count = this_cpu_read(*fbc->counters);
+            do {
+                    if (unlikely(abs(count + amount) >= batch)) {
+                            raw_spin_lock_irqsave(&fbc->lock, flags);
+                            count = __this_cpu_read(*fbc->counters);
+                            fbc->count += count + amount;
+                            __this_cpu_sub(*fbc->counters, count);
+                            raw_spin_unlock_irqrestore(&fbc->lock, flags);
+                            return;
+                    }
+            } while (!this_cpu_try_cmpxchg(*fbc->counters, &count, count + amount));
+        """
+        count = k.this_cpu_read(s.local)
+        while True:
+            if s.spec.folds(s, count + amount):
+                flags = k.raw_spin_lock_irqsave(s.lock)
+                with k.atomic():
+                    count = k.raw_cpu_read(s.local)
+                    s.count += count + amount
+                    s.exact += amount
+                k.raw_cpu_sub(s.local, count)
+                k.raw_spin_unlock_irqrestore(s.lock, flags)
+                return
+            ok, count = k.this_cpu_try_cmpxchg(s.local, count, count + amount)
+            if ok:
+                s.exact += amount
+                return
 
-    # -- variant C ------------------------------------------------------------------------
-    @action(role="tasks", choose={"amount": (-1, 1)}, applies=lambda p: p.variant == VARIANT.C)
-    def this_cpu_read(s, t, amount):
-        """C: count = this_cpu_read(*fbc->counters)."""
-        return when(And(s.pc[t] == ADD.idle, s.ops_left[t] > 0), pc={t: ADD.read}, pending={t: amount},
-                    seen={t: Select(s.local, _cpu(s, t))}, ops_left={t: s.ops_left[t] - 1})
+    @process(role="tasks", calls="ops_left", args={"amount": (-1, 1)}, applies=lambda p: p.variant == VARIANT.A)
+    def percpu_counter_add_batch_a(k, s, t, amount):
+        """A (before 805afd830099)::
 
-    @action(role="tasks", applies=lambda p: p.variant == VARIANT.C)
-    def try_cmpxchg(s, t):
-        """C: abs(count + amount) < batch: this_cpu_try_cmpxchg(*fbc->counters, &count, count + amount)
-        succeeds (the local of the CPU it is on now still holds count)."""
-        c = _cpu(s, t)
-        return when(And(s.pc[t] == ADD.read, Not(s.spec.folds(s, s.seen[t] + s.pending[t])),
-                        Select(s.local, c) == s.seen[t]),
-                    local={c: s.seen[t] + s.pending[t]}, exact=s.exact + s.pending[t], pc={t: ADD.idle},
-                    pending={t: 0}, seen={t: 0})
+            preempt_disable();
+            count = __this_cpu_read(*fbc->counters) + amount;
+            if (abs(count) >= batch) {
+                    raw_spin_lock_irqsave(&fbc->lock, flags);
+                    fbc->count += count;
+                    __this_cpu_sub(*fbc->counters, count - amount);
+                    raw_spin_unlock_irqrestore(&fbc->lock, flags);
+            } else {
+                    this_cpu_add(*fbc->counters, amount);
+            }
+            preempt_enable();
 
-    @action(role="tasks", applies=lambda p: p.variant == VARIANT.C)
-    def try_cmpxchg_fails(s, t):
-        """C: the cmpxchg fails (an interrupt, another task or a migration changed the local it compares):
-        count = that local's value, and the loop repeats its batch check."""
-        c = _cpu(s, t)
-        return when(And(s.pc[t] == ADD.read, Not(s.spec.folds(s, s.seen[t] + s.pending[t])),
-                        Select(s.local, c) != s.seen[t]), seen={t: Select(s.local, c)})
+        ``preempt_disable=0`` drops the preempt_disable()/preempt_enable() pair (to show what it protects;
+        specs/bugs/eager_tasks_no_preempt_disable.py). preempt_enable() joins the step before it (a context-only
+        primitive is no step of its own)."""
+        if s.preempt_disable:
+            k.preempt_disable()
+        count = k.raw_cpu_read(s.local) + amount
+        if s.spec.folds(s, count):
+            flags = k.raw_spin_lock_irqsave(s.lock)
+            with k.atomic():
+                s.count += count
+                s.exact += amount
+            k.raw_cpu_sub(s.local, count - amount)
+            k.raw_spin_unlock_irqrestore(s.lock, flags)
+        else:
+            k.this_cpu_add(s.local, amount)
+            s.exact += amount
+        if s.preempt_disable:
+            k.preempt_enable()
 
-    # -- the slow path: raw_spin_lock_irqsave ----------------------------------------------
-    @action(role="tasks", fair="strong")
-    def lock_irqsave(s, t):
-        """abs(count) >= batch: raw_spin_lock_irqsave(&fbc->lock, flags)."""
-        return when(And(s.pc[t] == ADD.read, s.spec.folds(s, s.seen[t] + s.pending[t]), s.lock == NOBODY),
-                    lock=t, irqs={t: 1}, pc={t: ADD.fold})
-
-    @action(role="tasks", fair="weak")
-    def fold(s, t):
-        """fbc->count += count (+ amount): A folds the count it read; C re-reads the local of the CPU it is on."""
-        c = If(s.variant == VARIANT.A, s.seen[t], Select(s.local, _cpu(s, t)))
-        return when(s.pc[t] == ADD.fold, count=s.count + c + s.pending[t], exact=s.exact + s.pending[t],
-                    seen={t: c}, pc={t: ADD.zero})
-
-    @action(role="tasks", fair="weak")
-    def zero(s, t):
-        """__this_cpu_sub(*fbc->counters, count - amount)."""
-        c = _cpu(s, t)
-        return when(s.pc[t] == ADD.zero, local={c: Select(s.local, c) - s.seen[t]}, pending={t: 0}, seen={t: 0},
-                    pc={t: ADD.release})
-
-    @action(role="tasks", fair="weak")
-    def release(s, t):
-        """raw_spin_unlock_irqrestore(&fbc->lock, flags) (A: and preempt_enable())."""
-        return when(s.pc[t] == ADD.release, lock=NOBODY, pc={t: ADD.idle}, irqs={t: 0}, pcount={t: 0})
-
-    # -- the interrupt handler ---------------------------------------------------------------
-    @action(role="cpus", choose={"amount": (-1, 1)}, irq=True, applies=lambda p: p.irq)
-    def irq_add_fast(s, c, amount):
-        """Interrupt: percpu_counter_add(fbc, amount) with abs(local + amount) < batch."""
-        v = s.local[c] + amount
-        return when(And(s.irq_left[c] > 0, Not(s.spec.folds(s, v))), local={c: v},
-                    irq_left={c: s.irq_left[c] - 1}, exact=s.exact + amount)
-
-    @action(role="cpus", choose={"amount": (-1, 1)}, irq=True, applies=lambda p: p.irq)
-    def irq_add_slow(s, c, amount):
-        """Interrupt: the slow path, once fbc->lock is free: fbc->count += local + amount; local = 0."""
-        v = s.local[c] + amount
-        return when(And(s.irq_left[c] > 0, s.spec.folds(s, v), s.lock == NOBODY), count=s.count + v, local={c: 0},
-                    irq_left={c: s.irq_left[c] - 1}, exact=s.exact + amount)
+    @process(role="cpus", irq=True, calls="irq_left", args={"amount": (-1, 1)}, applies=lambda p: p.irq)
+    def percpu_counter_add(k, s, c, amount):
+        """The interrupt handler: percpu_counter_add(fbc, amount) in hard-irq context, one step (its slow path
+        waits for fbc->lock to be free)."""
+        with k.atomic():
+            count = k.raw_cpu_read(s.local) + amount
+            if s.spec.folds(s, count):
+                k.raw_spin_lock(s.lock)
+                s.count += count
+                k.raw_cpu_sub(s.local, count - amount)
+                s.exact += amount
+                k.raw_spin_unlock(s.lock)
+            else:
+                k.this_cpu_add(s.local, amount)
+                s.exact += amount
 
     @terminal
     def all_work_done(s):
-        return AllOf([And(s.pc[t] == ADD.idle, s.ops_left[t] == 0) for t in s.tasks])
+        """Every task has made its adds."""
+        return AllOf([And(s.tasks_pc[t] == 0, s.ops_left[t] == 0) for t in s.tasks])
 
     # -- properties -------------------------------------------------------------------------
     @invariant
@@ -220,4 +197,6 @@ class PercpuEagerTasks(Spec):
     def an_add_is_preempted(s):
         """A task is switched out between its read and its update (C: preemptible there; A: only without its
         preempt_disable)."""
-        return AnyOf([And(s.pc[t] == ADD.read, Select(s.curr, s.task_cpu[t]) != t) for t in s.tasks])
+        read = (lambda t: at(s, t, ADD, "loop")) if s.variant == VARIANT.C else \
+            (lambda t: Or(at(s, t, ADD_A, "raw_spin_lock_irqsave"), at(s, t, ADD_A, "this_cpu_add")))
+        return AnyOf([And(read(t), Select(s.curr, s.task_cpu[t]) != t) for t in s.tasks])

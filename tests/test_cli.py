@@ -45,7 +45,8 @@ def test_output_file_gets_the_format_and_stdout_the_summary(cli, tmp_path):
     assert len(bug["trace"]) == 3
     first = dict(bug["trace"][0])
     assert first.pop("file").endswith("percpu_eager.py") and isinstance(first.pop("line"), int)  # since 1.1
-    assert first == {"cpu": 0, "role": "adders", "action": "add_fast", "choices": {"amount": -1},
+    assert first == {"cpu": 0, "role": "adders", "action": "percpu_counter_add_batch_b_L17_atomic_ret",
+                     "choices": {"amount": -1},
                      "changes": {"local[0]": -1, "ops_left[0]": 2, "exact": -1},
                      "shown": {"local[0]": "-1", "ops_left[0]": "2", "exact": "-1"}}  # since 1.3
     assert "read_bound violated after 3 steps" in r.stdout
@@ -57,10 +58,12 @@ def test_text_trace_and_reproduce_line(cli):
     lines = r.stdout.splitlines()
     i = lines.index(next(line for line in lines if line.startswith("eager_fold_gt.read_bound violated")))
     assert lines[i + 2].split() == ["#", "cpu0", "cpu1", "source"]  # the trace in lanes, a column per CPU
-    step1 = [ln.split() for ln in lines[i + 4:i + 8]]
-    assert step1[0][:3] == ["1", "add_fast(amount=-1)", "|"] and step1[0][3].startswith("percpu_eager.py:")
-    assert step1[1:] == [["local[0]:", "0", "->", "-1,", "|"], ["ops_left[0]:", "3", "->", "2,", "|"],
-                         ["exact:", "0", "->", "-1", "|"]]
+    step1 = [ln.split() for ln in lines[i + 4:i + 11]]
+    # the step as the function, its line and primitive (B's fast path, one atomic block), then its changes
+    assert step1[0][:3] == ["1", "percpu_counter_add_batch_b:17", "|"] and step1[0][3].startswith("percpu_eager.py:")
+    assert step1[1:3] == [["atomic(", "|"], ["amount=-1)", "|"]]
+    assert step1[3:] == [["local[0]:", "0", "->", "-1,", "|"], ["irqs[0]", "=", "false", "(same),", "|"],
+                         ["ops_left[0]:", "3", "->", "2,", "|"], ["exact:", "0", "->", "-1", "|"]]
     assert any(line.strip().startswith("reproduce: python -m checker verify eager_fold_gt --set variant=B --set ncpus=2")
                for line in lines)
 

@@ -73,7 +73,7 @@ def test_a_process_specs_state_layout_is_the_same_in_every_python_process():
     """A Ray actor builds the model again in its own process: a process function's registers once came out of a
     frozenset of names, in an order salted per process, so the actor's states were laid out differently and
     its traces named the wrong registers."""
-    names = ("percpu_eager_process", "percpu_eager_tasks_process", "vma_unlink_batch")
+    names = ("percpu_eager", "percpu_eager_tasks", "vma_unlink_batch")
     code = ("import sys; from checker import loader; from checker.language.compile import Model\n"
             "for n in sys.argv[1:]:\n"
             "    m = Model(loader.builtin_specs()[n]); print(list(m.state_dict(m.initial_states()[0])))")

@@ -1,10 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""percpu_eager_tasks: add_batch A and C on the task model, against percpu_eager's one task per CPU."""
+"""percpu_eager_tasks: add_batch A and C on the task model, against percpu_eager's one task per CPU.
+
+On the hand-written pc machines (tests/pc_machines/), whose steps have names these traces follow; the built-in
+ports equal them state for state (tests/test_process_port.py, tests/test_process_tasks.py)."""
 import pytest
 
 from checker import explore
-from checker.specs.percpu_eager import VARIANT as EV, PercpuEager
-from checker.specs.percpu_eager_tasks import VARIANT as TV, PercpuEagerTasks
+from checker.specs.percpu_eager import VARIANT as EV
+from checker.specs.percpu_eager_tasks import VARIANT as TV
+from pc_machines.percpu_eager import PercpuEager
+from pc_machines.percpu_eager_tasks import PercpuEagerTasks
 
 
 @pytest.mark.parametrize("variant", ["A", "C"])

@@ -55,20 +55,26 @@ def test_every_trace_under_symmetry_replays_without_it(spec):
     assert checked >= 2
 
 
+#: percpu_eager's generated steps (variant B's add_batch; the sum without its lock: no step where it was)
+FAST, SLOW = "percpu_counter_add_batch_b_L17_atomic_ret", "percpu_counter_add_batch_b_L17_atomic_L25"
+LOCK, FOLD = "percpu_counter_add_batch_b_L25_raw_spin_lock", "percpu_counter_add_batch_b_L26_atomic"
+SUM_COUNT, SUM_LOCAL, SUM_RETURN = "percpu_counter_sum_L18_atomic_L20_1", "percpu_counter_sum_L22_per_cpu", \
+    "percpu_counter_sum_L20_local"
+
+
 @pytest.mark.parametrize("ncpus,batch", [(1, 2), (2, 2), (2, 3), (3, 2), (3, 3)])
 def test_fold_gt_bug_found_with_shortest_trace(ncpus, batch):
     r = explore(EagerFoldGt(ncpus=ncpus, batch=batch))
     out = r.outcomes["read_bound"]
     assert out.verdict == "violated"
     assert len(out.trace) == ncpus * (batch - 1) + 1
-    assert all(step.action == "add_fast" for step in out.trace)
+    assert all(step.action == FAST for step in out.trace)
 
 
 def test_unlocked_summer_double_counts_a_fold():
     out = explore(EagerSumUnlocked(ncpus=1, batch=2)).outcomes["sum_exact_without_overlap"]
     assert out.verdict == "violated"
-    assert [s.action for s in out.trace] == ["add_fast", "add_slow", "acquire", "fold", "sum_lock",
-                                             "sum_count", "sum_local", "sum_unlock"]
+    assert [s.action for s in out.trace] == [FAST, SLOW, LOCK, FOLD, SUM_COUNT, SUM_LOCAL, SUM_RETURN]
 
 
 def test_unlocked_summer_misses_folds_past_the_sum_bound():
@@ -76,8 +82,9 @@ def test_unlocked_summer_misses_folds_past_the_sum_bound():
     emptied local, a third add lands: the sum returns 0 with E = 3, past 2 * ncpus * (batch - 1) = 2."""
     out = explore(EagerSumUnlocked(ncpus=1, batch=2, ops=3)).outcomes["sum_within_bound"]
     assert out.verdict == "violated"
-    assert [s.action for s in out.trace] == ["add_fast", "add_slow", "acquire", "sum_lock", "sum_count", "fold",
-                                             "zero", "release", "sum_local", "add_fast", "sum_unlock"]
+    assert [s.action for s in out.trace] == [FAST, SLOW, LOCK, SUM_COUNT, FOLD, "percpu_counter_add_batch_b_L29_raw_cpu_sub",
+                                             "percpu_counter_add_batch_b_L30_raw_spin_unlock", SUM_LOCAL, FAST,
+                                             SUM_RETURN]
 
 
 def test_tightness_witness_fills_every_local():

@@ -37,11 +37,13 @@ def test_graph_counts_are_the_explorers_unreduced_counts(eager):
 def test_json_and_graphml_exports_keep_every_state_and_step(eager):
     data = json.loads(export_graph(eager, "json"))
     assert (len(data["nodes"]), len(data["edges"])) == (154, 294)
-    assert data["nodes"][0]["state"]["pc"] == [0, 0] and data["nodes"][0]["initial"] == 1
+    assert data["nodes"][0]["state"]["adders_pc"] == [0, 0] and data["nodes"][0]["initial"] == 1
     g = nx.read_graphml(io.BytesIO(export_graph(eager, "graphml").encode()))
     assert (g.number_of_nodes(), g.number_of_edges()) == (154, 294)
     actions = {d["action"] for _u, _v, d in g.edges(data=True)}
-    assert actions == {"add_fast", "add_slow", "acquire", "fold", "zero", "release"}
+    # variant B's generated steps: the fast path, the decision to fold, lock, fold, sub, unlock
+    assert actions == {f"percpu_counter_add_batch_b_{x}" for x in (
+        "L17_atomic_ret", "L17_atomic_L25", "L25_raw_spin_lock", "L26_atomic", "L29_raw_cpu_sub", "L30_raw_spin_unlock")}
 
 
 def test_dot_export_keeps_every_state_and_step():
@@ -87,7 +89,7 @@ def test_graph_command_renders_with_graphviz(cli, tmp_path):
     assert "154 states, 294 transitions (unreduced); read_bound_minus_one: 2 steps highlighted" in r.stderr
     svg = subprocess.run(["dot", "-Tsvg", str(out)], capture_output=True, text=True, timeout=120)
     assert svg.returncode == 0, svg.stderr
-    assert "<svg" in svg.stdout and "add_slow" in svg.stdout
+    assert "<svg" in svg.stdout and "raw_spin_lock" in svg.stdout
 
 
 def test_graph_command_refuses_a_graph_past_the_limit(cli):

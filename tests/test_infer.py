@@ -88,9 +88,9 @@ def test_without_inference_the_claim_alone_is_not_inductive():
 
 @pytest.mark.differential
 def test_percpu_eager_inferred_invariants_are_printed_and_proved_again():
-    from checker.loader import resolve
-
-    cls = resolve(["percpu_eager"])[0]
+    # the hand-written pc machine, whose program counter is the enum ADD these inferred invariants name (the
+    # built-in port equals it state for state: tests/test_process_port.py)
+    from pc_machines.percpu_eager import PercpuEager as cls
     got = _proofs(prove_checks(cls, {"variant": (1,), "limited": (0,), "batch": ("symbolic",)}, smt_timeout=30,
                                infer=True))
     for name in ("read_bound", "local_bound", "conservation", "compare_margin_sound", "types", "sum_lemma"):

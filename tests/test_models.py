@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from checker.language.compile import Model
 from checker.language.declare import DISABLED
-from checker.specs.percpu_eager import ADD, SUM, VARIANT, PercpuEager
+# the pc machine, whose steps have names this conformance test follows (the built-in port equals it state for
+# state: tests/test_process_port.py)
+from pc_machines.percpu_eager import ADD, SUM, VARIANT, PercpuEager
 from checker.specs.percpu_lazy import ADD as LADD
 from checker.specs.percpu_lazy import PercpuLazy
 from checker.specs.percpu_grouped import HEAP, STEP, PercpuGrouped

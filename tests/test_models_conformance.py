@@ -221,7 +221,8 @@ def test_stack_cache_miss_and_hit_costs():
 from hypothesis import HealthCheck  # noqa: E402
 
 from checker.language.declare import DISABLED  # noqa: E402
-from checker.specs.percpu_eager import ADD as EADD, VARIANT, PercpuEager  # noqa: E402
+# the pc machine, whose steps have names this test follows (the built-in port equals it: tests/test_process_port.py)
+from pc_machines.percpu_eager import ADD as EADD, VARIANT, PercpuEager  # noqa: E402
 from checker.specs.percpu_grouped import STEP, PercpuGrouped  # noqa: E402
 from checker.specs.percpu_lazy_rfc import ADD as ZADD, DESIGN, PercpuLazyRfc  # noqa: E402
 from checker.models.costs import (FBC_LOCK, PCPU_ALLOC_MUTEX, PCPU_LOCK, PERCPU_COUNTERS_LOCK,  # noqa: E402

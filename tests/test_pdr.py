@@ -86,7 +86,8 @@ def test_a_printed_invariant_is_checked_again_and_a_run_must_replay():
 
 @pytest.mark.differential
 def test_percpu_eager_claims_prove_without_its_lemmas_at_one_cpu():
-    from checker.specs.percpu_eager import PercpuEager
+    # the hand-written pc machine, whose program counter is the enum ADD the invariant found names
+    from pc_machines.percpu_eager import PercpuEager
 
     checks = pdr_checks(PercpuEager, resolve_params(PercpuEager, {"ncpus": 1, "batch": 2}), smt_timeout=60)
     by = {c.property: c for c in checks}

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""percpu_eager written as process functions (specs/percpu_eager_process.py) against the hand-written pc-machine.
+"""percpu_eager written as process functions (specs/percpu_eager.py) against the hand-written pc machine it
+replaced (tests/pc_machines/percpu_eager.py).
 
-The claim: at the same point, the port and ``percpu_eager`` have the same distinct states, transitions,
+The claim: at the same point, the port and the pc machine have the same distinct states, transitions,
 verdicts and shortest counterexample and witness lengths, under sc, tso and lkmm, on both explorers. Where they
 differ, the port resets a dead register that the hand-written spec keeps: ``seen`` after C's lock (the fold
 re-reads the local; the old value is dead), so where an interrupt or a migration changes the local between
@@ -26,8 +27,8 @@ from checker.explore import explore
 from checker.language.compile import Model
 from checker.language.model import info
 from checker.ordering.declare import MEMORY
-from specs.percpu_eager import PercpuEager
-from specs.percpu_eager_process import PercpuEagerProcess
+from checker.specs.percpu_eager import PercpuEager
+from pc_machines.percpu_eager import PercpuEager as PcMachine
 
 A, B, C = 0, 1, 2
 #: The port's own lemmas, about its generated registers (the Z3 induction needs them; they hold everywhere).
@@ -37,8 +38,8 @@ PORT_LEMMAS = {"saved_flags_had_interrupts_on", "b_count_is_what_it_read"}
 def compare(params: dict, memory: str = "sc", engine: str = "interpreted", fewer: bool = False):
     """Explore both specs at one point; assert what must agree. ``fewer``: a DEAD_REGISTER point."""
     mem = getattr(MEMORY, memory)
-    h = explore(Model(PercpuEager, PercpuEager(memory=mem, **params).params), engine=engine)
-    p = explore(Model(PercpuEagerProcess, PercpuEagerProcess(memory=mem, **params).params), engine=engine)
+    h = explore(Model(PcMachine, PcMachine(memory=mem, **params).params), engine=engine)
+    p = explore(Model(PercpuEager, PercpuEager(memory=mem, **params).params), engine=engine)
     assert h.complete and p.complete
     assert set(p.outcomes) - set(h.outcomes) <= PORT_LEMMAS
     both = [n for n in h.outcomes]
@@ -94,8 +95,8 @@ def test_port_equals_the_pc_machine_at_two_cpus(params, memory):
 @pytest.mark.parametrize("params", [dict(ncpus=2, batch=2, readers=1), *DEAD_REGISTER])
 def test_port_on_both_explorers(params):
     mem = MEMORY.sc
-    a = explore(Model(PercpuEagerProcess, PercpuEagerProcess(memory=mem, **params).params), engine="compiled")
-    b = explore(Model(PercpuEagerProcess, PercpuEagerProcess(memory=mem, **params).params), engine="interpreted")
+    a = explore(Model(PercpuEager, PercpuEager(memory=mem, **params).params), engine="compiled")
+    b = explore(Model(PercpuEager, PercpuEager(memory=mem, **params).params), engine="interpreted")
     assert a.engine == "compiled"
     assert (a.states, a.transitions, a.depth) == (b.states, b.transitions, b.depth)
     assert {n: (o.verdict, len(o.trace)) for n, o in a.outcomes.items()} == \
@@ -105,7 +106,7 @@ def test_port_on_both_explorers(params):
 def test_generated_steps_carry_annotations_fairness_and_their_line():
     """C's steps: named function, line (from the def) and primitive; the access= of each primitive; the lock
     strongly fair, the steps under it weakly."""
-    acts = info(PercpuEagerProcess).actions
+    acts = info(PercpuEager).actions
     c = {n: a for n, a in acts.items() if n.startswith("percpu_counter_add_batch_L")}
     assert set(c) == {"percpu_counter_add_batch_L16_this_cpu_read", "percpu_counter_add_batch_L19_raw_spin_lock_irqsave",
                       "percpu_counter_add_batch_L27_this_cpu_try_cmpxchg_ret",
@@ -188,7 +189,7 @@ def test_a_trace_names_the_function_line_and_primitive_of_each_step():
     amount, and the generated pc and registers only where they change."""
     from checker.report.trace import render_trace
 
-    m = Model(PercpuEagerProcess, PercpuEagerProcess(variant=C, ncpus=1, batch=2).params)
+    m = Model(PercpuEager, PercpuEager(variant=C, ncpus=1, batch=2).params)
     r = explore(m)
     lines = render_trace(m, r.initial_state, r.outcomes["a_fold_happens"].trace)
     calls = [line.split("  ")[2].strip() if len(line.split("  ")) > 2 else line for line in lines]

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Process functions run by tasks on the task model (specs/percpu_eager_tasks_process.py) against the
-hand-written pc-machine (specs/percpu_eager_tasks.py, variants A and C).
+"""Process functions run by tasks on the task model (specs/percpu_eager_tasks.py) against the hand-written pc
+machine it replaced (tests/pc_machines/percpu_eager_tasks.py, variants A and C).
 
 The claim: at the same point, the same distinct states, transitions, depth, verdicts and shortest trace lengths,
 on both explorers. Where tasks share a CPU the port has fewer states: it resets ``amount`` once the fold has
@@ -18,12 +18,13 @@ from checker import If, Select, action, when
 from checker.errors import SpecError
 from checker.explore import explore
 from checker.language.compile import Model
-from specs.percpu_eager_tasks import ADD, VARIANT, PercpuEagerTasks
-from specs.percpu_eager_tasks_process import VARIANT as PORT_VARIANT
-from specs.percpu_eager_tasks_process import PercpuEagerTasksProcess
+from checker.specs.percpu_eager_tasks import VARIANT as PORT_VARIANT
+from checker.specs.percpu_eager_tasks import PercpuEagerTasks
+from pc_machines.percpu_eager_tasks import ADD, VARIANT
+from pc_machines.percpu_eager_tasks import PercpuEagerTasks as PcMachine
 
 
-class DeadPendingReset(PercpuEagerTasks):
+class DeadPendingReset(PcMachine):
     """The hand-written spec with ``pending`` reset where the port's ``amount`` dies (at the fold)."""
 
     @action(role="tasks", fair="weak")
@@ -34,10 +35,10 @@ class DeadPendingReset(PercpuEagerTasks):
                     seen={t: c}, pc={t: ADD.zero}, pending={t: 0})
 
 
-def compare(params: dict, engine: str = "interpreted", hand: type = PercpuEagerTasks, variant: str = "C"):
+def compare(params: dict, engine: str = "interpreted", hand: type = PcMachine, variant: str = "C"):
     h = explore(Model(hand, hand(variant=getattr(VARIANT, variant), **params).params), engine=engine)
-    port = PercpuEagerTasksProcess(variant=getattr(PORT_VARIANT, variant), **params)
-    p = explore(Model(PercpuEagerTasksProcess, port.params), engine=engine)
+    port = PercpuEagerTasks(variant=getattr(PORT_VARIANT, variant), **params)
+    p = explore(Model(PercpuEagerTasks, port.params), engine=engine)
     assert h.complete and p.complete and p.engine == h.engine == engine
     assert {n: (o.verdict, len(o.trace or ())) for n, o in h.outcomes.items()} == \
         {n: (o.verdict, len(o.trace or ())) for n, o in p.outcomes.items()}
@@ -197,7 +198,7 @@ def test_a_spec_with_tasks_is_annotated():
     """A task's accesses use its CPU's store buffer and views (tests/test_weak_tasks.py), so a process spec
     with tasks gets access= and the memory parameter, as one without tasks does."""
     from checker.language.model import info
-    i = info(PercpuEagerTasksProcess)
+    i = info(PercpuEagerTasks)
     assert "memory" in i.params
     assert any(a.access for a in i.actions.values() if not a.builtin)
 
