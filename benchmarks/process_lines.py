@@ -33,6 +33,9 @@ MODELS = {
     ("percpu_lazy_process", "lazy_percpu_counter_add"): (
         ("lazy_percpu_counter_add", "lazy_percpu_counter_add_slowpath", "lazy_percpu_counter_switch_to_pcpu"),
         "the fast path with its slow path and switch inlined"),
+    ("percpu_lazy_process", "lazy_percpu_counter_add_irq"): (
+        ("lazy_percpu_counter_add", "lazy_percpu_counter_add_slowpath", "lazy_percpu_counter_switch_to_pcpu"),
+        "the same add from a hard-irq handler"),
     ("percpu_lazy_process", "lazy_percpu_counter_read"): (("lazy_percpu_counter_read",), ""),
     ("stack_cache_process", "task_stack"): (
         ("alloc_thread_stack_node", "exit_task_stack_account", "free_thread_stack",

@@ -98,9 +98,12 @@ include/linux/lazy-percpu-counter.h, = ZhangPeng RFC 1/3)::
     }
 
 Lines of step code against lines of C (the bodies' statements and braces; blank lines, comments and
-declarations without a value left out): ``lazy_percpu_counter_add`` with its slow path and switch inlined, 60
-against 41 (6 + 20 + 15), 1.46x, of which 16 are ghost updates and the ``preempt_off`` variant, which have no C
-(44 without them, 1.07x); ``lazy_percpu_counter_read``, 12 against 10, 1.2x (3 ghost lines; 0.9x without).
+declarations without a value left out; benchmarks/process_lines.py): ``lazy_percpu_counter_add`` with its slow
+path and switch inlined, 60 against 41 (6 + 20 + 15), 1.46x, of which 16 are ghost updates and the
+``preempt_off`` variant, which have no C (44 without them, 1.07x; the ghosts of ``this_cpu_add`` and
+``free_percpu``, which the handler shares, are the helpers ``_added`` and ``_freed``); the same add as a hard-irq
+handler, ``lazy_percpu_counter_add_irq``, 51 against 41, 1.24x; ``lazy_percpu_counter_read``, 14 against 10,
+1.4x.
 
 How the port writes what the C leaves implicit, and why the states are the same as ``percpu_lazy``'s:
 
@@ -117,9 +120,16 @@ How the port writes what the C leaves implicit, and why the states are the same 
 - The wrap check reads ``last_wrap`` and jiffies and stores ``last_wrap`` in one step; ``time_after`` is
   a choice (``k.choose``); the allocation's success is a choice too.
 
-Not ported (``percpu_lazy`` keeps them): interrupt-context adds (``irq > 0``: the handler runs the add
-step by step over its task, and a process function's ``irq=True`` handler is one step) and 32-bit
-kernels (``bits=32``, the named sweep ``percpu_lazy_32bit``).
+- Interrupt-context adds (``irq > 0``): ``lazy_percpu_counter_add_irq`` is the same code as each CPU's hard-irq
+  handler, several steps on a role of handlers only (the CPUs: its own pc and registers), over the task its CPU
+  runs, which waits (``runs=``) wherever it is, even inside its own ``switch_to_pcpu``. Its publishing
+  ``cmpxchg`` stores ``PCPU_IRQ``, the handler's own ``pcpu_v | 1``, which records the CPU in ``published_irq``.
+
+Not ported (``percpu_lazy`` keeps them): 32-bit kernels (``bits=32``, the named sweep ``percpu_lazy_32bit``).
+The tearing pass (``checker.kernel.tearing``) splits a per-CPU variable's store where it is the acting CPU's own
+slot (an update keyed by the actor); a task's ``this_cpu_add`` stores ``slot[task_cpu[t]]``, keyed by a term of
+the scheduler's state, with the actor a task, and the pass's pending-half ghosts and waits are per actor, not
+per CPU, while the scheduler would also have to leave the task where it is between the halves.
 """
 import inspect
 
@@ -135,22 +145,28 @@ from checker.specs.percpu_lazy import LIVE_VALUES, MEMERR, WORD, PercpuLazy, dec
 ADD, READ = "lazy_percpu_counter_add", "lazy_percpu_counter_read"
 #: c->v in per-CPU mode as the code reads it back: ``pcpu_v | 1`` of the published storage (there is only one).
 PCPU = 1
+#: c->v as a hard-irq handler's publishing cmpxchg stores it: ``pcpu_v | 1`` of the handler's own storage (another
+#: pointer than any task's; read back as ``PCPU``, as every published pointer is).
+PCPU_IRQ = 3
 
 
 class CV(OneWord):
-    """c->v: one atomic64_t, kept as ``word`` (atomic mode) and ``published`` (per-CPU mode: whose storage);
-    one location to the memory models, one value to the process functions."""
+    """c->v: one atomic64_t, kept as ``word`` (atomic mode), ``published`` and ``published_irq`` (per-CPU mode:
+    whose storage, a task's or a CPU's interrupt handler's); one location to the memory models, one value to the
+    process functions."""
 
-    def load(self, word, published):
+    def load(self, word, published, published_irq):
         """What a load of c->v returns: the atomic-mode word, or ``PCPU``."""
-        return If(published != NOBODY, PCPU, word)
+        return If(And(published == NOBODY, published_irq == NOBODY), word, PCPU)
 
-    def store(self, value, me, word, published):
-        """A store of ``value`` by ``me``: a word, or ``PCPU`` (``pcpu_v | 1`` of ``me``'s storage); a store of
-        the value the word holds (a failed cmpxchg's) changes nothing."""
-        same = value == self.load(word, published)
-        return (If(same, word, If(value == PCPU, 0, value)),
-                If(same, published, If(value == PCPU, me, NOBODY)))
+    def store(self, value, me, word, published, published_irq):
+        """A store of ``value`` by ``me``: a word, ``PCPU`` (``pcpu_v | 1`` of task ``me``'s storage) or
+        ``PCPU_IRQ`` (of CPU ``me``'s handler's); a store of the value the word holds (a failed cmpxchg's)
+        changes nothing."""
+        same = value == self.load(word, published, published_irq)
+        return (If(same, word, If(Or(value == PCPU, value == PCPU_IRQ), 0, value)),
+                If(same, published, If(value == PCPU, me, NOBODY)),
+                If(same, published_irq, If(value == PCPU_IRQ, me, NOBODY)))
 
 
 def is_pcpu(v):
@@ -158,12 +174,50 @@ def is_pcpu(v):
     return v == PCPU
 
 
-def _into_published(s, t, old, copy):
-    """The slot of the task's storage its copy is stored into, as ``slot`` (the published storage) holds it
+def _amounts(p):
+    return (1, -1) if p.neg else (1,)
+
+
+def _atomic_mode(s):
+    """c->v holds no pointer: no storage is published, a task's or a handler's."""
+    return And(s.published == NOBODY, s.published_irq == NOBODY)
+
+
+def _into_published(s, cpu, old, copy):
+    """The slot of the storage a copy on ``cpu`` is stored into, as ``slot`` (the published storage) holds it
     after the cmpxchg that follows: the copy if that cmpxchg publishes the storage, else the slot unchanged
     (until then nobody reads the storage)."""
-    ok = And(s.published == NOBODY, s.word == old)
-    return If(ok, copy, Select(s.slot, s.task_cpu[t]))
+    return If(And(_atomic_mode(s), s.word == old), copy, Select(s.slot, cpu))
+
+
+def _added(s, i):
+    """The ghosts of this_cpu_add(*pcpu_v, i), the add's linearisation point: E, a read it overlaps, an add to
+    freed storage."""
+    bad = And(_published_alloc(s) != MEM.live, s.pcpu_error == MEMERR.none)
+    return {"exact": s.exact + i, "read_overlap": If(_reading(s), 1, s.read_overlap),
+            "pcpu_error": If(bad, MEMERR.add_to_dead, s.pcpu_error)}
+
+
+def _freed(s, alloc, who):
+    """free_percpu() of the storage ``alloc`` (``alloc`` or ``irq_alloc``) of ``who``: freed twice is an error."""
+    bad = And(Select(getattr(s, alloc), who) != MEM.live, s.pcpu_error == MEMERR.none)
+    return {alloc: {who: MEM.freed}, "pcpu_error": If(bad, MEMERR.double_free, s.pcpu_error)}
+
+
+def _no_irq_inside(s, t):
+    """The task's CPU has no interrupt handler inside its add: a hard-irq handler runs to its return before the
+    task it interrupted resumes (other CPUs run meanwhile)."""
+    return Select(s.cpus_pc, s.task_cpu[t]) == 0
+
+
+def _task_inside(s, cpu):
+    """The task ``cpu`` runs is inside lazy_percpu_counter_add."""
+    return AnyOf([And(s.curr[cpu] == t, s.adders_pc[t] != 0) for t in s.adders])
+
+
+def _task_in_switch_loop(s, cpu):
+    """The task ``cpu`` runs is inside switch_to_pcpu's loop: between its copy and its cmpxchg, preemption off."""
+    return AnyOf([And(s.curr[cpu] == t, at(s, t, ADD, SWITCH_LOOP)) for t in s.adders])
 
 
 def _stale_copy_lands(s, t, old):
@@ -176,7 +230,7 @@ def _stale_copy_lands(s, t, old):
     if s.preempt_off:
         return False
     was = Select(s.stale_cpu, t)
-    return And(s.published == NOBODY, s.word == old, was != NOBODY, was != Select(s.task_cpu, t))
+    return And(_atomic_mode(s), s.word == old, was != NOBODY, was != Select(s.task_cpu, t))
 
 
 def _stale_copy(s, t, old):
@@ -184,7 +238,7 @@ def _stale_copy(s, t, old):
     stored on, where the cmpxchg fails on an atomic word (the task may move and retry); nothing otherwise."""
     if s.preempt_off:
         return {}
-    failed = And(s.published == NOBODY, s.word != old)
+    failed = And(_atomic_mode(s), s.word != old)
     return {"stale": {t: If(failed, decode(old), 0)},
             "stale_cpu": {t: If(failed, Select(s.task_cpu, t), NOBODY)}}
 
@@ -200,8 +254,9 @@ def _reading(s):
 
 
 def _published_alloc(s):
-    """The state of the published storage: the allocation of task ``published``."""
-    return Select(s.alloc, s.published)
+    """The state of the published storage: the allocation of task ``published``, or of CPU ``published_irq``'s
+    interrupt handler."""
+    return If(s.published_irq != NOBODY, Select(s.irq_alloc, s.published_irq), Select(s.alloc, s.published))
 
 
 def _line(fn, marker):
@@ -223,7 +278,10 @@ class PercpuLazyProcess(Spec, on_demand=True):
         "the pointer a task read from the word is the published one: once published it never changes (checked: "
         "mode_changes_once)",
         "the copy into the task's own storage before it is published is merged into the cmpxchg step after it",
-        "adds are process context only (interrupt-context adds are percpu_lazy's irq > 0, not ported)",
+        "adds are process context only, unless irq > 0: then each CPU's hard-irq handler adds too (the "
+        "allocation-tag counters), over the task its CPU runs wherever that task is; the handler's "
+        "preempt_disable() depth is kept apart from the task's (preempt_count() is one counter: each part must "
+        "return to 0)",
         "exit runs when no add is in flight (its callers' guarantee)",
     )
     lemmas = WordLemmas("arithmetic")
@@ -244,8 +302,15 @@ class PercpuLazyProcess(Spec, on_demand=True):
                         "(specs/bugs/lazy_switch_no_preempt_disable.py)")
     preemptions = Param(0, domain=range(-1, 65), doc="preemptions in a run (-1: no bound)")
     migrations = Param(0, domain=range(-1, 65), doc="migrations in a run (-1: no bound)")
+    irq = Param(0, domain=range(0, 4), explore=(0,),
+                doc="lazy_percpu_counter_add calls from each CPU's hard-irq handler (the allocation-tag counters "
+                    "are updated from any context)")
 
+    # percpu_lazy's points (the default run, the liveness abstraction, interrupt-context adds: one CPU whose
+    # handler's switch nests in its task's, two CPUs with a reader), and a point where tasks migrate
     explore_sweeps = ({}, {"forever": 1, "mod_bits": 0, "ncpus": 2, "readers": 0},
+                      {"irq": 1, "mod_bits": 0, "ncpus": 1, "ops": 2, "readers": 0},
+                      {"irq": 1, "mod_bits": 0, "ncpus": 2, "ops": 1, "neg": 0},
                       {"ncpus": 2, "mod_bits": 0, "readers": 0, "neg": 0, "ops": 2, "migrations": 1,
                        "preemptions": 1})
 
@@ -255,7 +320,9 @@ class PercpuLazyProcess(Spec, on_demand=True):
 
     word = Shared(0, type=WORD, doc="c->v in atomic mode (mode bit 0); 0 once published")
     published = Shared(NOBODY, type=TaskId, doc="c->v in per-CPU mode: whose storage pcpu_v | 1 points at (a task)")
-    c_v = CV("word", "published", doc="c->v: one atomic64_t, one location under tso/lkmm")
+    published_irq = Shared(NOBODY, type=CpuId, doc="c->v in per-CPU mode: the CPU whose interrupt handler's "
+                           "storage pcpu_v | 1 points at")
+    c_v = CV("word", "published", "published_irq", doc="c->v: one atomic64_t, one location under tso/lkmm")
     last_wrap = Shared(0, type=Bool, doc="c->last_wrap != 0")
     slot = PerCpu(0, type=S64, role="cpus", doc="*per_cpu_ptr(published pcpu_v, cpu): a u64, kept as its two's complement s64")
     destroyed = Shared(0, type=Bool, doc="lazy_percpu_counter_exit has run")
@@ -271,6 +338,15 @@ class PercpuLazyProcess(Spec, on_demand=True):
     pcpu_error = Ghost(MEMERR.none, type=MEMERR)
     slow_found_pcpu = Ghost(0, type=Bool, doc="a slow path found the word per-CPU after its fast path had not")
 
+    # each CPU's hard-irq handler (irq > 0): its adds, its own part of preempt_count(), its switch's storage
+    irq_left = PerCpu(lambda p: p.irq, role="cpus", doc="adds this CPU's interrupt handler has still to make")
+    irq_pcount = PerCpu(0, type=PREEMPT_COUNT, role="cpus",
+                        doc="the handler's own part of preempt_count() (its switch's preempt_disable())")
+    irq_alloc = PerCpu(MEM.unalloc, type=MEM, role="cpus", doc="the per-CPU storage the handler's switch allocated")
+    irq_over_task = Ghost(0, type=Bool, doc="a handler's add started while its CPU's task was inside an add")
+    irq_nested = Ghost(0, type=Bool,
+                       doc="a handler entered switch_to_pcpu while its CPU's task was inside its own (preemption off)")
+
     read_acc = PerCpu(0, type=Int, role="reader", doc="what lazy_percpu_counter_read returned")
     read_seen = PerCpu(0, type=Bool, role="cpus", doc="the reader has read this CPU's slot")
     read_overlap = Ghost(0, type=Bool, doc="an add was linearised while the read was in progress")
@@ -284,7 +360,7 @@ class PercpuLazyProcess(Spec, on_demand=True):
                                       "reader's sums are not kept)"),
                             doc=f"forever=1: tasks add forever; the value modulo {LIVE_VALUES}; E and slots dropped")
 
-    @process(role="adders", calls="ops_left", args={"i": lambda p: (1, -1) if p.neg else (1,)})
+    @process(role="adders", calls="ops_left", args={"i": _amounts}, runs=_no_irq_inside)
     def lazy_percpu_counter_add(k, s, t, i):
         """lazy_percpu_counter_add(c, i), its slow path and switch_to_pcpu, with the fix."""
         k.assume(s.destroyed == 0)
@@ -296,10 +372,7 @@ class PercpuLazyProcess(Spec, on_demand=True):
             if is_pcpu(v):
                 with k.atomic():
                     k.this_cpu_add(s.slot, i)
-                    s.exact += i
-                    s.read_overlap = 1 if _reading(s) else s.read_overlap
-                    bad = And(_published_alloc(s) != MEM.live, s.pcpu_error == MEMERR.none)
-                    s.pcpu_error = MEMERR.add_to_dead if bad else s.pcpu_error
+                    k.update(_added(s, i))
                 return
             old = v
             with k.atomic():                                            # } while (cmpxchg(...) != old)
@@ -329,9 +402,7 @@ class PercpuLazyProcess(Spec, on_demand=True):
         while True:                                                     # do {  (the switch's loop)
             if is_pcpu(v):
                 with k.atomic():                                        # free_percpu(pcpu_v);
-                    bad = And(s.alloc[t] != MEM.live, s.pcpu_error == MEMERR.none)
-                    s.pcpu_error = MEMERR.double_free if bad else s.pcpu_error
-                    s.alloc[t] = MEM.freed
+                    k.update(_freed(s, "alloc", t))
                     k.update(_no_stale_copy(s, t))
                     if s.preempt_off:
                         k.preempt_enable()                              # the fix; return;
@@ -344,11 +415,69 @@ class PercpuLazyProcess(Spec, on_demand=True):
                     s.slot[first] = s.stale[t]                          #  before the cmpxchg as this one is)
                 k.update(_stale_copy(s, t, old))
                 k.update(s.spec.publishing(s, t, old, decode(old)))
-                k.raw_cpu_write(s.slot, _into_published(s, t, old, decode(old)))
+                k.raw_cpu_write(s.slot, _into_published(s, s.task_cpu[t], old, decode(old)))
                 v = k.atomic64_cmpxchg(s.c_v, old, PCPU)                # } while (cmpxchg(.., pcpu_v | 1) != old)
                 s.publishes += 1 if v == old else 0
                 s.retried = 1 if v != old and not is_pcpu(v) else s.retried
                 if v == old and s.preempt_off:
+                    k.preempt_enable()
+            if v == old:
+                return
+
+    # The same add from each CPU's hard-irq handler (irq > 0), step by step on the handler's own registers, over
+    # the task its CPU runs (which waits: runs=_no_irq_inside) wherever that task is, even inside its own
+    # switch_to_pcpu (preempt_disable() does not mask interrupts); other CPUs run meanwhile.
+    @process(role="cpus", irq=True, calls="irq_left", args={"i": _amounts}, applies=lambda p: p.irq > 0)
+    def lazy_percpu_counter_add_irq(k, s, cpu, i):
+        """lazy_percpu_counter_add(c, i) in a hard-irq handler: the code above, the handler's own storage."""
+        k.assume(s.destroyed == 0)
+        s.irq_over_task = 1 if _task_inside(s, cpu) else s.irq_over_task
+        v = k.atomic64_read(s.c_v)                                      # fast path
+        if not is_pcpu(v):
+            v = k.atomic64_read(s.c_v)                                  # lazy_percpu_counter_add_slowpath()
+        while True:                                                     # do {
+            if is_pcpu(v):
+                with k.atomic():
+                    k.this_cpu_add(s.slot, i)
+                    k.update(_added(s, i))
+                return
+            old = v
+            with k.atomic():                                            # } while (cmpxchg(...) != old)
+                v = k.atomic64_cmpxchg(s.c_v, old, (old + encode_add(i)) % word_modulus(s.mod_bits))
+                s.exact += i if v == old else 0
+                s.read_overlap = 1 if v == old and _reading(s) else s.read_overlap
+            if v == old:
+                break
+        if mod_field(v) != 0:                                           # if (!(v & COUNTER_MOD_MASK))
+            return
+        with k.atomic():                                                # now = jiffies; if (c->last_wrap &&
+            recent = k.choose((0, 1))                                   #     time_after(c->last_wrap + HZ, now))
+            switch = s.last_wrap == 1 and recent == 1
+            s.last_wrap = 1                                             # else c->last_wrap = now;
+        if not switch:
+            return
+        with k.atomic():                                                # switch_to_pcpu(): pcpu_v = alloc_percpu_gfp()
+            got = k.choose((1, 0))
+            s.irq_alloc[cpu] = MEM.live if got else s.irq_alloc[cpu]
+        if not got:
+            return
+        with k.atomic():                                                # preempt_disable(); v = atomic64_read()
+            k.preempt_disable()
+            v = k.atomic64_read(s.c_v)
+            s.irq_nested = 1 if _task_in_switch_loop(s, cpu) else s.irq_nested
+        while True:                                                     # do {  (the switch's loop)
+            if is_pcpu(v):
+                with k.atomic():                                        # free_percpu(pcpu_v);
+                    k.update(_freed(s, "irq_alloc", cpu))
+                    k.preempt_enable()                                  # the fix; return;
+                return
+            old = v
+            with k.atomic():                                            # *this_cpu_ptr(pcpu_v) = atomic_val(v);
+                k.raw_cpu_write(s.slot, _into_published(s, cpu, old, decode(old)))
+                v = k.atomic64_cmpxchg(s.c_v, old, PCPU_IRQ)            # } while (cmpxchg(.., pcpu_v | 1) != old)
+                s.publishes += 1 if v == old else 0
+                s.retried = 1 if v != old and not is_pcpu(v) else s.retried
+                if v == old:
                     k.preempt_enable()
             if v == old:
                 return
@@ -386,11 +515,13 @@ class PercpuLazyProcess(Spec, on_demand=True):
     def exit(s):
         """lazy_percpu_counter_exit(): free_percpu(is_pcpu(atomic64_read(&c->v))) once no add is in flight."""
         quiet = And(*[And(s.adders_pc[t] == 0, s.ops_left[t] == 0) for t in s.adders],
+                    *[And(s.cpus_pc[c] == 0, s.irq_left[c] == 0) for c in s.cpus],
                     *[s.reader_pc[r] == 1 for r in s.reader])  # idle; the reader done
-        p = s.published
-        bad = And(p != NOBODY, _published_alloc(s) != MEM.live)
+        p, q = s.published, s.published_irq
+        bad = And(Not(_atomic_mode(s)), _published_alloc(s) != MEM.live)
         return when(And(quiet, s.destroyed == 0), destroyed=1,
                     alloc={t: If(p == t, MEM.freed, s.alloc[t]) for t in s.adders},
+                    irq_alloc={c: If(q == c, MEM.freed, s.irq_alloc[c]) for c in s.cpus},
                     pcpu_error=If(And(bad, s.pcpu_error == MEMERR.none), MEMERR.double_free, s.pcpu_error))
 
     @terminal
@@ -401,13 +532,13 @@ class PercpuLazyProcess(Spec, on_demand=True):
     @invariant
     def no_update_lost(s):
         """LZ-EXACT / LZ-SWITCH: the counter's value is E in every state."""
-        return If(s.published == NOBODY, decode(s.word), Sum(s.slot)) == s.exact
+        return If(_atomic_mode(s), decode(s.word), Sum(s.slot)) == s.exact
 
     @invariant
     def mode_changes_once(s):
         """LZ-MONO: at most one publishing cmpxchg succeeds; once per-CPU, the word stays per-CPU."""
-        return And(s.publishes <= 1, (s.published != NOBODY) == (s.publishes == 1),
-                   Implies(s.published != NOBODY, s.word == 0))
+        pcpu = Not(_atomic_mode(s))
+        return And(s.publishes <= 1, pcpu == (s.publishes == 1), Implies(pcpu, s.word == 0))
 
     @invariant(role="adders")
     def losers_free_their_storage(s, t):
@@ -418,12 +549,13 @@ class PercpuLazyProcess(Spec, on_demand=True):
     def published_storage_live(s):
         """The published storage stays allocated until exit, and nothing touches freed storage."""
         live = _published_alloc(s) == MEM.live
-        return And(Implies(And(s.published != NOBODY, s.destroyed == 0), live), s.pcpu_error == MEMERR.none)
+        return And(Implies(And(Not(_atomic_mode(s)), s.destroyed == 0), live), s.pcpu_error == MEMERR.none)
 
     @invariant
     def nothing_leaks_at_exit(s):
         """After lazy_percpu_counter_exit, no per-CPU storage is left allocated."""
-        return Implies(s.destroyed == 1, And(*[s.alloc[t] != MEM.live for t in s.adders]))
+        return Implies(s.destroyed == 1, And(*[s.alloc[t] != MEM.live for t in s.adders],
+                                             *[s.irq_alloc[c] != MEM.live for c in s.cpus]))
 
     @invariant(role="adders")
     def preempt_balanced_on_return(s, t):
@@ -434,7 +566,7 @@ class PercpuLazyProcess(Spec, on_demand=True):
     def read_within_adds(s):
         """A lazy_percpu_counter_read returns E give or take the adds made while it summed."""
         r = s.reader[0]
-        return Implies(s.reader_pc[r] == 1, abs(s.read_acc[r] - s.exact) <= s.ntasks * s.ops)
+        return Implies(s.reader_pc[r] == 1, abs(s.read_acc[r] - s.exact) <= s.ntasks * s.ops + s.ncpus * s.irq)
 
     @invariant(applies=lambda p: p.readers > 0, sc_only="read_within_adds")
     def read_exact_at_quiescence(s):
@@ -444,13 +576,14 @@ class PercpuLazyProcess(Spec, on_demand=True):
     @sometimes
     def a_switch_happens(s):
         """The counter goes per-CPU."""
-        return s.published != NOBODY
+        return Not(_atomic_mode(s))
 
     @sometimes(applies=lambda p: p.ntasks > 1)
     def two_cpus_race_to_switch(s):
         """Two tasks hold their own fresh per-CPU storage inside switch_to_pcpu at once."""
-        inside = [And(s.alloc[t] == MEM.live, s.published != t, _in_switch(s, t)) for t in s.adders]
-        return Sum(If(x, 1, 0) for x in inside) + If(s.published != NOBODY, 1, 0) >= 2
+        inside = [And(s.alloc[t] == MEM.live, s.published != t, s.published_irq != Select(s.task_cpu, t),
+                      _in_switch(s, t)) for t in s.adders]
+        return Sum(If(x, 1, 0) for x in inside) + If(_atomic_mode(s), 0, 1) >= 2
 
     @sometimes
     def a_switch_loser_frees(s):
@@ -478,7 +611,41 @@ class PercpuLazyProcess(Spec, on_demand=True):
     def a_per_cpu_read_is_exact(s):
         """A read in per-CPU mode returns E."""
         r = s.reader[0]
-        return And(s.reader_pc[r] == 1, s.read_exact[r] == 1, s.published != NOBODY)
+        return And(s.reader_pc[r] == 1, s.read_exact[r] == 1, Not(_atomic_mode(s)))
+
+    # -- interrupt context (irq > 0) -----------------------------------------------------------------
+    @invariant(role="cpus", applies=lambda p: p.irq > 0)
+    def irq_preempt_balanced_on_return(s, cpu):
+        """Every return of a handler's lazy_percpu_counter_add leaves its part of preempt_count() at 0."""
+        return Implies(s.cpus_pc[cpu] == 0, s.irq_pcount[cpu] == 0)
+
+    @invariant(role="cpus", applies=lambda p: p.irq > 0)
+    def irq_losers_free_their_storage(s, cpu):
+        """LZ-RES for the handler: outside its switch_to_pcpu, its allocation is live only if published."""
+        inside = Or(at(s, cpu, ADD_IRQ, IRQ_SWITCH_READ), at(s, cpu, ADD_IRQ, IRQ_SWITCH_LOOP))
+        return Implies(And(s.irq_alloc[cpu] == MEM.live, Not(inside)), s.published_irq == cpu)
+
+    @sometimes(applies=lambda p: p.irq > 0)
+    def an_irq_adds_over_a_task_add(s):
+        """A handler's add starts while its CPU's task is inside lazy_percpu_counter_add."""
+        return s.irq_over_task == 1
+
+    @sometimes(applies=lambda p: p.irq > 0)
+    def an_irq_switch_nests_in_the_task_switch(s):
+        """A handler enters switch_to_pcpu while its CPU's task is inside its own, between its copy and its
+        cmpxchg (preemption off, interrupts on)."""
+        return s.irq_nested == 1
+
+    @sometimes(applies=lambda p: p.irq > 0)
+    def a_task_loses_the_switch_to_its_own_irq(s):
+        """The handler's storage is published while the interrupted task's switch is about to free its own."""
+        return Or(*[And(s.published_irq == s.task_cpu[t], at(s, t, ADD, SWITCH_LOOP), is_pcpu(s.adders_v[t]))
+                    for t in s.adders])
+
+    @sometimes(applies=lambda p: p.irq > 0 and p.ncpus > 1)
+    def an_irq_add_goes_per_cpu(s):
+        """A handler's add ends in this_cpu_add on the published storage (after a switch)."""
+        return Or(*[And(at(s, c, ADD_IRQ, IRQ_SLOW_LOOP), is_pcpu(s.cpus_v[c])) for c in s.cpus])
 
     @sometimes(applies=lambda p: p.migrations != 0 and p.ncpus > 1 and p.ops > 0)
     def a_task_migrates(s):
@@ -496,6 +663,11 @@ SLOW_LOOP = _line(PercpuLazyProcess.lazy_percpu_counter_add, "# do {")
 SWITCH_LOOP = _line(PercpuLazyProcess.lazy_percpu_counter_add, "# do {  (the switch's loop)")
 #: The switch after its allocation: before the preempt_disable() with the atomic64_read, and its loop.
 SWITCH_READ = _line(PercpuLazyProcess.lazy_percpu_counter_add, "# preempt_disable(); v = atomic64_read()")
+#: The same control points of the interrupt handler's add.
+ADD_IRQ = "lazy_percpu_counter_add_irq"
+IRQ_SLOW_LOOP = _line(PercpuLazyProcess.lazy_percpu_counter_add_irq, "# do {")
+IRQ_SWITCH_LOOP = _line(PercpuLazyProcess.lazy_percpu_counter_add_irq, "# do {  (the switch's loop)")
+IRQ_SWITCH_READ = _line(PercpuLazyProcess.lazy_percpu_counter_add_irq, "# preempt_disable(); v = atomic64_read()")
 
 
 def _in_switch(s, t):
