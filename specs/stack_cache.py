@@ -1,10 +1,65 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The per-CPU cache of vmapped thread stacks (seed 003; kernel/fork.c, CONFIG_VMAP_STACK), written as the kernel
-functions.
+"""The per-CPU cache of vmapped thread stacks (seed 003; kernel/fork.c, CONFIG_VMAP_STACK).
 
-The process-function port of ``stack_cache`` (its docstring describes the model, its assumptions hold here; the
-equality test is tests/test_process_stack.py). One process function, ``task_stack``, is one child's stack life as
-the C runs it: ``alloc_thread_stack_node()`` (with ``memcg_charge_kernel_stack()``), the child's
+kernel/fork.c as of 5.18 through 2024 (reference sections 5.2 to 5.4):
+``alloc_thread_stack_node()`` takes a stack from this CPU's
+``cached_stacks[]`` with ``this_cpu_xchg``, zeroes it and charges it to the
+memcg (a failed charge: ``vfree`` and ``-ENOMEM``), else ``vmalloc``s a
+fresh one (which may fail) and charges it; ``exit_task_stack_account()``
+uncharges it when the task exits; ``free_thread_stack()`` returns it to an
+empty slot with ``this_cpu_cmpxchg(cached_stacks[i], NULL, vm)``, else
+``thread_stack_delayed_free()`` writes a ``struct vm_stack`` into the dead
+stack and ``call_rcu``s ``thread_stack_free_rcu()``, which tries the cache
+again on the CPU where it runs and else ``vfree``s; the CPU-hotplug teardown
+``free_vm_stack_cache()`` frees a dead CPU's slots. Seed 003 (Khlebnikov,
+2018) is the structure these came from: its ``alloc_thread_stack_node``
+still zeroed only under ``CONFIG_DEBUG_KMEMLEAK`` (K-STACK-STALE) and had no
+memcg charge; the 2018-19 structure with the charge in ``dup_task_struct``
+is ``stack_cache_2019``.
+
+Who runs what. A *task* of the role ``tasks`` is one child's stack life:
+its parent forks it (``alloc_thread_stack_node``, task context, preemptible
+and may sleep, so it can migrate between the per-slot ``this_cpu_xchg``s);
+the fork may still fail after that (``dup_task_struct``'s ``free_stack:``
+and ``copy_process``'s ``bad_fork_free:``: ``exit_task_stack_account`` and
+the memcg uncharge, then the release in the parent's preemptible context),
+or the child runs and exits (``exit_task_stack_account``). The last
+``put_task_stack()`` releases the stack, and in 5.18+ it comes from one of
+(kernel/fork.c and kernel/sched/core.c as read in a 2025 tree; with
+THREAD_INFO_IN_TASK ``free_task()`` only warns, so there is no release from
+``delayed_put_task_struct``):
+
+- ``finish_task_switch`` on the CPU the task died on (task context,
+  preemption off: no other task runs there, but interrupts and softirqs can);
+- a preemptible ``try_get_task_stack()`` holder (``stack_trace_save_tsk()``
+  for /proc/PID/stack) or the fork failure paths: task context, preemption
+  on, so the releaser can migrate between its slot cmpxchgs;
+- an interrupts-off holder (``get_wchan()`` under ``p->pi_lock``) or a
+  hard-irq ``sched_show_task()``: one step on its CPU (interrupts off,
+  nothing else uses that CPU's slots meanwhile); the hard-irq one can land
+  inside another release's preempt-off section there.
+
+``thread_stack_free_rcu`` is a softirq on any online CPU (the CPU that
+queued it, or the one its callbacks migrated to when that CPU died). A CPU
+may go down (tasks migrate off, the teardown runs on a control CPU) and come
+back.
+
+The stacks are allocation sites of a heap (``vmalloc`` returns the next
+site never used), so ``memory_safe`` reports a use or a free of a freed
+stack; which place each stack is in is computed from the kernel state (the
+slots, the tasks' fields and locals, the pending RCU callbacks), not kept
+as a ghost.
+
+Under ``--memory tso|lkmm`` (docs/weak-memory.md) the slot accesses are
+annotated as the code makes them: ``this_cpu`` read-modify-writes of the CPU
+a step runs on (a task's steps run on ``on[t]``; the irqs-off and hard-irq
+releases are steps of their CPU), and the teardown's plain accesses to a dead
+CPU's slots from the control CPU between the hotplug machine's full barriers.
+That is the single-writer discipline the non-LOCKed ``this_cpu_cmpxchg``
+relies on; ``bugs/stack_drain_online_cpu.py`` breaks it.
+
+Written as the kernel functions (process functions, docs/spec-authoring.md): one process function,
+``task_stack``, is one child's stack life as the C runs it: ``alloc_thread_stack_node()`` (with ``memcg_charge_kernel_stack()``), the child's
 ``exit_task_stack_account()`` or the fork failing after it, then the last ``put_task_stack()``'s
 ``free_thread_stack()`` in task context (``finish_task_switch()``, preemption off, or a preemptible holder).
 ``thread_stack_free_rcu()`` is a softirq of the CPUs, one step. NR_CACHED_STACKS is at most 2 here, so the
@@ -22,8 +77,9 @@ the model's); and the two one-step releases of the CPUs
 (``put_task_stack_irqs_off``, ``put_task_stack_hardirq``), which finish a dead task's release from another
 CPU: they move the task's generated program counter from ``dead`` to ``done``.
 
-Against ``stack_cache``: the same verdicts, depth and shortest traces; fewer states, as the port resets a dead
-local that the hand-written spec keeps: its ``ti`` (the loop index ``i``) after the loop has ended, which
+Against the hand-written pc machine this spec was before (tests/pc_machines/stack_cache.py; the equality test
+is tests/test_process_stack.py): the same verdicts, depth and shortest traces; fewer states, as this spec resets a
+dead local that the pc machine keeps: its ``ti`` (the loop index ``i``) after the loop has ended, which
 records which slot a stack came from or went to for the rest of the task's life.
 
 The C (kernel/fork.c, v6.1; the 2024 ``this_cpu_try_cmpxchg(cached_stacks[i], &tmp, vm_area)`` with ``tmp =
@@ -138,39 +194,39 @@ NULL`` is the same step)::
 """
 from __future__ import annotations
 
-from checker import (And, Array, Bool, CpuId, Ghost, If, Implies, Not, Or, Param, PerCpu, Role, Select, Shared, Spec,
-                     action, invariant, smp_mb, sometimes, terminal, when)
-from checker.kernel.memory import MEM, ptr
+from checker import (And, Array, Bool, CpuId, Ghost, If, Implies, Not, Or, Param, PerCpu, Rmw, Role, Select, Shared,
+                     Spec, action, invariant, smp_mb, sometimes, terminal, when)
+from checker.kernel.memory import MEM, MEM_ERROR, Heap, ptr
 from checker.language.process import at, process
-from checker.specs.stack_cache import (HEAP, MAX_STACKS, SLOTS, STALE, StackCache, _VARS, _access_if,
-                                       _free_if, _mem, _set_k, _slots, _stack_ptr, _try_cache)
+
+MAX_STACKS = 4
+HEAP = Heap(*[f"stack{k}" for k in range(1, MAX_STACKS + 1)],
+            survive=tuple(f"stack{k}" for k in range(1, MAX_STACKS + 1)))
+#: tsk->stack of a task_struct fresh from kmem_cache_alloc (not yet written by this fork): garbage.
+STALE = -1
+
+#: The slot accesses of the one-step releases of a CPU (``--memory tso|lkmm``; nothing changes under sc): every
+#: one of cached_stacks[i] of the CPU a step runs on is a this_cpu read-modify-write (``this_cpu_cmpxchg`` /
+#: ``this_cpu_try_cmpxchg(cached_stacks[i], &tmp, vm)``), atomic only with respect to that CPU and not LOCKed on
+#: x86 (a gs-relative cmpxchg without the lock prefix: its store goes through the store buffer and it drains
+#: nothing); the loop tries slot 0, then slot 1: program order. (The process functions' steps are annotated
+#: from the primitive table.)
+SLOTS = (Rmw("slot0", "this_cpu"), Rmw("slot1", "this_cpu"))
 
 FN = "task_stack"
 IDLE, DONE = 0, 1  # the generated pc's values: idle 0, done 1, then the control points
-#: The control points of task_stack, by the hand-written spec's TASK names ("free": before either cmpxchg).
-OWNING = ("live", "dead")
-FREEING = ("free", "delayed", "clear")
-RELEASING = ("free", "delayed")
-HOLDING = ("reuse", "charge")
 
 
 def _at(s, t, *labels):
-    return Or(*[at(s, t, FN, x) for x in labels])
-
-
-def _failed(s, t):
-    """The fork returned -ENOMEM (hand-written: TASK.failed)."""
-    return And(s.tasks_pc[t] == DONE, Or(s.enomem[t] == 1, s.forkfail[t] == 1))
-
-
-def _released(s, t):
-    return And(s.tasks_pc[t] == DONE, s.enomem[t] == 0, s.forkfail[t] == 0)
+    """Task ``t`` is at one of the control points ``labels`` (their names: ``s.spec``'s, so that the pc machine
+    of tests/pc_machines/stack_cache.py shares the properties)."""
+    return s.spec.at(s, t, *labels)
 
 
 def _task_ok(s, t):
     """Task ``t`` can take a task-context step: its CPU is not inside another task's preempt-off section
     (finish_task_switch's free_thread_stack; the task in one is the one there)."""
-    return Or(Select(s.busy, s.on[t]) == 0, And(_at(s, t, *FREEING), s.rel[t] == 0))
+    return Or(Select(s.busy, s.on[t]) == 0, And(_at(s, t, *s.spec.FREEING), s.rel[t] == 0))
 
 
 def _runs(s, t):
@@ -180,9 +236,49 @@ def _runs(s, t):
     return Or(_at(s, t, "dead", "delayed", "clear"), _task_ok(s, t))
 
 
+def _stack_ptr(k):
+    """The vm_struct / stack base of stack ``k`` (1..MAX_STACKS; 0 is NULL)."""
+    return If(k == 0, 0, ptr(k - 1))
+
+
+def _mem(s, k: int):
+    """The allocation state of stack ``k`` (a plain number)."""
+    return getattr(s, _VARS[k])
+
+
+def _slots(s, c):
+    """cached_stacks[0..NR_CACHED_STACKS-1] of CPU ``c``, as (name, value) pairs."""
+    return [(f"slot{i}", getattr(s, f"slot{i}")[c]) for i in range(s.nr_cached)]
+
+
+def _set_k(s, name, k, value):
+    """Array ``name``[k - 1] = value, for a stack number ``k`` that is a state value (0: nothing)."""
+    arr = getattr(s, name)
+    return {j: If(k == j + 1, value, arr[j]) for j in range(s.stacks)}
+
+
+def _try_cache(s, c, k):
+    """try_release_thread_stack_to_cache(vm) run to the end on CPU ``c``: for i in 0..NR-1,
+    this_cpu_cmpxchg(cached_stacks[i], NULL, vm). Returns (updates of the slots, cached?)."""
+    done = False
+    out = {}
+    for i in range(s.nr_cached):
+        var = getattr(s, f"slot{i}")
+        free_here = And(Not(done), var[c] == 0)
+        out[f"slot{i}"] = {c: If(free_here, k, var[c])}
+        done = Or(done, free_here)
+    return out, done
+
+
 def _vmalloc(s, k):
-    """__vmalloc_node_range() returns stack ``k``, never used before."""
-    return {_VARS[j]: If(k == j, MEM.live, _mem(s, j)) for j in range(1, s.stacks + 1)}
+    """__vmalloc_node_range() returns stack ``k``, never used before; the next call returns the one after."""
+    return {"next_vm": k + 1, **{_VARS[j]: If(k == j, MEM.live, _mem(s, j)) for j in range(1, s.stacks + 1)}}
+
+
+def _memset(s, k):
+    """kasan_unpoison_range(); memset(kasan_reset_tag(s->addr), 0, THREAD_SIZE): stack ``k`` is written, and
+    holds no previous user's data."""
+    return {"dirty": _set_k(s, "dirty", k, 0), **HEAP.access(s, _stack_ptr(k))}
 
 
 def _vfree_cached(s, vm, after):
@@ -193,15 +289,94 @@ def _vfree_cached(s, vm, after):
 
 def _queuer_done(s, k):
     """The grace period: the free_thread_stack that queued stack ``k`` has left its preempt-off section."""
-    return And(*[Not(And(_at(s, t, *FREEING), s.taddr[t] == k, s.rel[t] == 0)) for t in s.tasks])
+    return And(*[Not(And(_at(s, t, *s.spec.FREEING), s.taddr[t] == k, s.rel[t] == 0)) for t in s.tasks])
 
 
-class StackCacheProcess(Spec, on_demand=True):
-    """alloc_thread_stack_node / free_thread_stack / thread_stack_free_rcu with NR_CACHED_STACKS slots per CPU,
-    as code."""
+def empty_slots(s, cpu):
+    """for each i: vm = cached_vm_stacks[i] of ``cpu``; if (vm) vfree(vm->addr); the slot = NULL. Returns (the
+    frees, the slot updates, whether any slot held a stack)."""
+    frees, upd = {}, {}
+    for i in range(s.nr_cached):
+        k = getattr(s, f"slot{i}")[cpu]
+        frees = _free_if(s, k != 0, k, after=frees)
+        upd[f"slot{i}"] = {cpu: 0}
+    return frees, upd, Or(*[getattr(s, f"slot{i}")[cpu] != 0 for i in range(s.nr_cached)])
 
-    kernel = StackCache.kernel
-    assumptions = StackCache.assumptions
+
+def _free_if(s, cond, k, after=None):
+    """vfree(stack k) when ``cond`` (``after``: updates of earlier frees/accesses in the same step)."""
+    base = dict(after or {})
+    err = HEAP.error_var
+    e = base.get(err, getattr(s, err))
+    out = dict(base)
+    for j in range(1, s.stacks + 1):
+        var = _VARS[j]
+        cur = base.get(var, getattr(s, var))
+        here = And(cond, k == j)
+        e = If(And(here, e == MEM_ERROR.none, cur != MEM.live),
+               If(cur == MEM.freed, MEM_ERROR.double_free, MEM_ERROR.invalid_free), e)
+        out[var] = If(here, MEM.freed, cur)
+    # a pointer that is no stack at all (STALE garbage): the allocator never returned it
+    e = If(And(cond, e == MEM_ERROR.none, Or(k < 1, k > s.stacks)), MEM_ERROR.invalid_free, e)
+    out[err] = e
+    return out
+
+
+def _access_if(s, cond, k):
+    """A read or write of stack ``k``'s memory when ``cond``."""
+    err = HEAP.error_var
+    e = getattr(s, err)
+    return {err: If(And(cond, e == MEM_ERROR.none, _state(s, k) != MEM.live), MEM_ERROR.use_after_free, e)}
+
+
+class StackCache(Spec):
+    """alloc_thread_stack_node / free_thread_stack / free_vm_stack_cache with NR_CACHED_STACKS slots per CPU."""
+
+    kernel = ("kernel/fork.c, 5.18 to 2024 (Sebastian Andrzej Siewior's rework; this_cpu_try_cmpxchg in 2024 is "
+              "the same step): alloc_thread_stack_node, memcg_charge_kernel_stack, exit_task_stack_account, "
+              "free_thread_stack, try_release_thread_stack_to_cache, thread_stack_delayed_free, "
+              "thread_stack_free_rcu, free_vm_stack_cache (CPUHP_BP_PREPARE_DYN teardown)")
+    assumptions = (
+        "a stack's memcg charge is one unit: memcg_charge_kernel_stack charges THREAD_SIZE/PAGE_SIZE pages and "
+        "rolls back the ones it charged on failure, so it ends all or nothing, as modelled",
+        "vmalloc returns a stack never used before (an address reused after vfree is a new object) and zeroed "
+        "memory (THREADINFO_GFP has __GFP_ZERO)",
+        "KASAN unpoisoning and tag reset, and find_vm_area, are not modelled (no effect on ownership)",
+        "the last put_task_stack is nondeterministically one of: finish_task_switch on the CPU the task died on "
+        "(preemption off, one step per this_cpu_cmpxchg); a preemptible holder on any online CPU (one step per "
+        "this_cpu_cmpxchg, migrating in between); get_wchan's irqs-off section or a hard-irq sched_show_task on "
+        "any online CPU (one step); the refcount decrement that picks the last one is not modelled, a dead task "
+        "may wait for its releaser for any time",
+        "a fork that fails after alloc_thread_stack_node (free_stack: in dup_task_struct, bad_fork_free: in "
+        "copy_process) runs exit_task_stack_account and the release in the parent's preemptible context; the two "
+        "labels do the same to the stack and are one action",
+        "thread_stack_free_rcu runs as one step on any online CPU: the CPU that queued it or, after that CPU "
+        "died, the one rcutree_migrate_callbacks moved it to; the grace period is modelled only as far as it "
+        "matters here: the callback waits until the free_thread_stack that queued it has left its "
+        "preempt-off (so RCU read-side) section, and may otherwise run at once (more orders than the kernel "
+        "allows, none fewer)",
+        "the RCU path (both slots full at release) needs more live stacks than slots: it is reached when "
+        "ntasks > nr_cached",
+        "migration happens where preemption is enabled and it matters: before the fork (which CPU's cache it "
+        "tries), between the this_cpu_xchg steps of alloc_thread_stack_node, and while the child runs "
+        "(which decides where it is released); a budget (migrations) bounds it",
+        "a task-context step on a CPU waits while another task is in finish_task_switch's preempt-off "
+        "free_thread_stack there; softirqs and hard irqs may run inside that section",
+        "a dying CPU has no task in a preempt-off section; its tasks move to another online CPU; the teardown "
+        "free_vm_stack_cache runs on an online control CPU after it is dead (plain accesses between the hotplug "
+        "state machine's full barriers: nothing else touches that CPU's slots)",
+        "the cached stacks are live at the end by design (every site survives, so the heap has no no_leak); leaks are "
+        "caught by stack_in_one_place (a live stack in no place) and dead_cpu_cache_empty",
+    )
+
+    #: The control points of task_stack the properties name (its labels; "free": before either cmpxchg): those
+    #: of a task that owns its stack as a live or dead-not-released task; inside free_thread_stack() in task
+    #: context; of those, the ones that still use tsk->stack_vm_area / tsk->stack; and those that hold the stack
+    #: in a local (``vm``) during alloc_thread_stack_node(). A bug spec whose task_stack has other points adds them.
+    OWNING = ("live", "dead")
+    FREEING = ("free", "delayed", "clear")
+    RELEASING = ("free", "delayed")
+    HOLDING = ("reuse", "charge")
 
     ncpus = Param(2, domain=range(1, 4), doc="CPUs")
     ntasks = Param(2, domain=range(1, 4), doc="children forked (each: alloc, run, exit, release)")
@@ -248,6 +423,39 @@ class StackCacheProcess(Spec, on_demand=True):
     rel_moved = Ghost(0, type=Bool, doc="a preemptible release migrated between its slot cmpxchgs")
     skipped_empty = Ghost(0, type=Bool, doc="a release's this_cpu_try_cmpxchg failed on an empty slot")
 
+
+    # -- where a task is, for the properties (the pc machine of tests/pc_machines/stack_cache.py answers these
+    #    from its own program counter and shares every property) ---------------------------------------------
+    @staticmethod
+    def at(s, t, *labels):
+        """Task ``t`` is at one of task_stack's control points ``labels``."""
+        return Or(*[at(s, t, FN, x) for x in labels])
+
+    @staticmethod
+    def in_hand(s, t):
+        """alloc_thread_stack_node's local ``vm`` (the stack in hand before the task has it)."""
+        return s.tasks_vm[t]
+
+    @staticmethod
+    def failed(s, t):
+        """The fork returned -ENOMEM."""
+        return And(s.tasks_pc[t] == DONE, Or(s.enomem[t] == 1, s.forkfail[t] == 1))
+
+    @staticmethod
+    def at_rest(s, t):
+        """Task ``t`` is at an operation boundary: not forked yet, live, dead and not released, or done."""
+        return Or(s.tasks_pc[t] == IDLE, s.tasks_pc[t] == DONE, _at(s, t, "live", "dead"))
+
+    @staticmethod
+    def finished_task(s, t):
+        """Task ``t`` has run task_stack to its end (released, or its fork failed)."""
+        return s.tasks_pc[t] == DONE
+
+    @staticmethod
+    def memset_stack(s, k):
+        """alloc_thread_stack_node(): the reused stack ``k`` is cleared (``bugs/stack_stale.py``: not)."""
+        return _memset(s, k)
+
     @process(role="tasks", runs=_runs)
     def task_stack(k, s, t):
         """One child's stack: alloc_thread_stack_node(), the child's life, the last put_task_stack()."""
@@ -261,8 +469,7 @@ class StackCacheProcess(Spec, on_demand=True):
             s.reused = 1
             k.label("reuse")
             with k.atomic():                                # memset(kasan_reset_tag(s->addr), 0, THREAD_SIZE);
-                s.dirty[vm - 1] = 0
-                k.update(HEAP.access(s, _stack_ptr(vm)))
+                k.update(s.spec.memset_stack(s, vm))
         else:
             with k.atomic():                                # stack = __vmalloc_node_range(...);
                 k.might_sleep()                             # (GFP_KERNEL)
@@ -272,7 +479,6 @@ class StackCacheProcess(Spec, on_demand=True):
                 k.assume(ok or s.failures == 1)
                 if ok:
                     k.update(_vmalloc(s, vm))
-                    s.next_vm = vm + 1
                     s.got[t] = vm
                 else:
                     s.enomem[t] = 1                         # if (!stack) return -ENOMEM;
@@ -352,7 +558,7 @@ class StackCacheProcess(Spec, on_demand=True):
     def migrate(s, t, dest):
         """The scheduler moves the task (preemptible: before the fork, between this_cpu_xchg steps, while the
         child runs) or a preemptible releaser (between its this_cpu_cmpxchg steps)."""
-        releasing = And(_at(s, t, *RELEASING), s.rel[t] == 1)
+        releasing = And(_at(s, t, *s.spec.RELEASING), s.rel[t] == 1)
         return when(And(Or(s.tasks_pc[t] == IDLE, _at(s, t, "alloc", "live"), releasing), s.moves > 0,
                         s.on[t] != dest, Select(s.online, dest) == 1, _task_ok(s, t)),
                     on={t: dest}, moves=s.moves - 1, rel_moved=If(releasing, 1, s.rel_moved))
@@ -401,10 +607,10 @@ class StackCacheProcess(Spec, on_demand=True):
 
     @terminal
     def finished(s):
-        return And(*[s.tasks_pc[t] == DONE for t in s.tasks], *[s.pending[j] == 0 for j in range(s.stacks)],
+        return And(*[s.spec.finished_task(s, t) for t in s.tasks], *[s.pending[j] == 0 for j in range(s.stacks)],
                    *[Or(s.online[c] == 1, s.torn[c] == 1) for c in s.cpus])
 
-    # -- properties: stack_cache's, with control points for its pc --------------------------------------------
+    # -- properties (tests/pc_machines/stack_cache.py shares them: where a task is comes from s.spec) ---------
     @invariant
     def never_two_live_owners(s):
         """ST-OWN: no stack is the stack of two tasks that are alive (running, or dead and not released)."""
@@ -428,8 +634,8 @@ class StackCacheProcess(Spec, on_demand=True):
         """ST-NOUAF: no slot, task field or pending callback refers to a freed stack."""
         out = [Implies(k != 0, _state(s, k) == MEM.live) for c in s.cpus for _, k in _slots(s, c)]
         for t in s.tasks:
-            out.append(Implies(_at(s, t, *OWNING, *RELEASING), _state(s, s.tvm[t]) == MEM.live))
-            out.append(Implies(_at(s, t, *HOLDING), _state(s, s.tasks_vm[t]) == MEM.live))
+            out.append(Implies(_at(s, t, *s.spec.OWNING, *s.spec.RELEASING), _state(s, s.tvm[t]) == MEM.live))
+            out.append(Implies(_at(s, t, *s.spec.HOLDING), _state(s, s.spec.in_hand(s, t)) == MEM.live))
         out += [Implies(s.pending[k - 1] == 1, _mem(s, k) == MEM.live) for k in range(1, s.stacks + 1)]
         return And(*out)
 
@@ -477,7 +683,7 @@ class StackCacheProcess(Spec, on_demand=True):
             k = s.got[t]
             released = And(*[Implies(k == j, Or(_mem(s, j) == MEM.freed, _places(s, j) + _in_flight(s, j) >= 1))
                              for j in range(1, s.stacks + 1)])
-            out.append(Implies(And(_failed(s, t), k != 0),
+            out.append(Implies(And(s.spec.failed(s, t), k != 0),
                                And(released, s.tvm[t] != k, Or(s.taddr[t] == 0, s.taddr[t] == STALE))))
         return And(*out)
 
@@ -504,7 +710,7 @@ class StackCacheProcess(Spec, on_demand=True):
     @sometimes(applies=lambda p: p.failures == 1)
     def a_charge_fails_with_a_stack_in_hand(s):
         """memcg_charge_kernel_stack fails and the fork returns -ENOMEM."""
-        return Or(*[And(_failed(s, t), s.got[t] != 0) for t in s.tasks])
+        return Or(*[And(s.spec.failed(s, t), s.got[t] != 0) for t in s.tasks])
 
     @sometimes(applies=lambda p: p.ncpus >= 2 and p.ntasks >= 2)
     def an_interrupt_frees_inside_a_task_free(s):
@@ -519,7 +725,7 @@ class StackCacheProcess(Spec, on_demand=True):
     @sometimes(applies=lambda p: p.failures == 1)
     def a_failed_fork_uncharges_and_releases_its_stack(s):
         """A fork fails after its stack was charged (free_stack: / bad_fork_free:): uncharged and released."""
-        return Or(*[And(_failed(s, t), s.forkfail[t] == 1) for t in s.tasks])
+        return Or(*[And(s.spec.failed(s, t), s.forkfail[t] == 1) for t in s.tasks])
 
     @sometimes(applies=lambda p: p.hotplug == 1 and p.ncpus >= 2)
     def a_dead_cpus_cache_is_freed(s):
@@ -527,7 +733,11 @@ class StackCacheProcess(Spec, on_demand=True):
         return s.torn_freed == 1
 
 
-# -- helpers of the properties and the one-step releases (stack_cache's, over the generated pc) ---------------
+#: The heap's variable for stack k (the heap is named once the class has been created).
+_VARS = (None,) + tuple(HEAP.var_name(f"stack{k}") for k in range(1, MAX_STACKS + 1))
+
+
+# -- helpers of the properties and the one-step releases -------------------------------------------------
 
 def _state(s, k):
     """The allocation state of stack ``k`` (a state value; 0 and STALE are no stack: unalloc)."""
@@ -535,7 +745,7 @@ def _state(s, k):
 
 
 def _owners(s, k: int):
-    return sum(If(And(_at(s, t, *OWNING), s.tvm[t] == k), 1, 0) for t in s.tasks)
+    return sum(If(And(_at(s, t, *s.spec.OWNING), s.tvm[t] == k), 1, 0) for t in s.tasks)
 
 
 def _places(s, k: int):
@@ -546,12 +756,12 @@ def _places(s, k: int):
 
 def _in_flight(s, k: int):
     """References to stack ``k`` from operations in flight: alloc's local vm, a task-context free's fields."""
-    return sum(If(Or(And(_at(s, t, *HOLDING), s.tasks_vm[t] == k), And(_at(s, t, *RELEASING), s.tvm[t] == k)), 1, 0)
+    return sum(If(Or(And(_at(s, t, *s.spec.HOLDING), s.spec.in_hand(s, t) == k), And(_at(s, t, *s.spec.RELEASING), s.tvm[t] == k)), 1, 0)
                for t in s.tasks)
 
 
 def _at_rest(s):
-    return And(*[Or(s.tasks_pc[t] == IDLE, s.tasks_pc[t] == DONE, _at(s, t, "live", "dead")) for t in s.tasks])
+    return And(*[s.spec.at_rest(s, t) for t in s.tasks])
 
 
 def _release_in_one_step(s, t, cpu, guard):
