@@ -281,6 +281,12 @@ def _memset(s, k):
     return {"dirty": _set_k(s, "dirty", k, 0), **HEAP.access(s, _stack_ptr(k))}
 
 
+def _written(s, k):
+    """Stack ``k`` is written with someone's data (the child's frames; thread_stack_delayed_free's struct
+    vm_stack): a use of its memory, and a previous user's data for the next fork to clear."""
+    return {"dirty": _set_k(s, "dirty", k, 1), **HEAP.access(s, _stack_ptr(k))}
+
+
 def _vfree_cached(s, vm, after):
     """free_vm_stack_cache's ``if (!vm_stack) continue; vfree(vm_stack->addr);`` (``after``: the updates of the
     slot before it), and the ghost that a cached stack was freed."""
@@ -482,19 +488,16 @@ class StackCache(Spec):
                     s.got[t] = vm
                 else:
                     s.enomem[t] = 1                         # if (!stack) return -ENOMEM;
-            if not ok:
-                return
+                    return
         k.label("charge")
         with k.atomic():                                    # if (memcg_charge_kernel_stack(vm)) {
             k.might_sleep()                                 # (memcg_kmem_charge_page(..., GFP_KERNEL, 0))
-            ok = k.choose((True, False))
-            k.assume(ok or s.failures == 1)
-            s.charged[vm - 1] = 1 if ok else 0
-            if not ok:
+            fails = k.choose(range(s.failures + 1))
+            s.charged[vm - 1] = 0 if fails else 1
+            if fails:
                 k.update(_free_if(s, True, vm))             #         vfree(vm->addr);
                 s.enomem[t] = 1                             #         return -ENOMEM; }
-        if not ok:
-            return
+                return
         s.tvm[t] = vm                                       # tsk->stack_vm_area = vm;
         s.taddr[t] = vm                                     # tsk->stack = stack;
         k.label("live")
@@ -505,8 +508,7 @@ class StackCache(Spec):
                 s.forkfail[t] = 1
                 s.rel[t] = 1                                # the parent releases it, preemptible
             else:
-                s.dirty[s.tvm[t] - 1] = 1                   # (the child's data is on its stack)
-                k.update(HEAP.access(s, _stack_ptr(s.tvm[t])))
+                k.update(_written(s, s.tvm[t]))             # (the child's data is on its stack)
         if not fails:
             k.label("dead")                                 # the last put_task_stack(): finish_task_switch()
             holder = k.choose((False, True))                # here, or a preemptible try_get_task_stack() holder
@@ -527,10 +529,8 @@ class StackCache(Spec):
         if old != 0:                                        # thread_stack_delayed_free(tsk):
             k.label("delayed")
             with k.atomic():                                # vm_stack = tsk->stack; vm_stack->stack_vm_area = ...;
-                a = s.taddr[t]
-                s.pending[a - 1] = 1                        # call_rcu(&vm_stack->rcu, thread_stack_free_rcu);
-                s.dirty[a - 1] = 1
-                k.update(HEAP.access(s, _stack_ptr(a)))
+                k.update(_written(s, s.taddr[t]))
+                s.pending[s.taddr[t] - 1] = 1               # call_rcu(&vm_stack->rcu, thread_stack_free_rcu);
         k.label("clear")
         with k.atomic():                                    # tsk->stack = NULL; tsk->stack_vm_area = NULL;
             s.tvm[t] = 0

@@ -25,7 +25,7 @@ Shortest counterexample: one task's stack is cached in slot 0, a second
 task's release finds slot 0 full and fails on the empty slot 1.
 """
 from checker.language.process import process
-from checker.specs.stack_cache import HEAP, StackCache, _free_if, _runs, _stack_ptr, _task_ok, _vmalloc
+from checker.specs.stack_cache import StackCache, _free_if, _runs, _task_ok, _vmalloc, _written
 
 
 class StackCmpxchgStaleOld(StackCache, expect_violated=("an_empty_slot_takes_the_stack",)):
@@ -60,19 +60,16 @@ class StackCmpxchgStaleOld(StackCache, expect_violated=("an_empty_slot_takes_the
                     s.got[t] = vm
                 else:
                     s.enomem[t] = 1                         # if (!stack) return -ENOMEM;
-            if not ok:
-                return
+                    return
         k.label("charge")
         with k.atomic():                                    # if (memcg_charge_kernel_stack(vm)) {
             k.might_sleep()                                 # (memcg_kmem_charge_page(..., GFP_KERNEL, 0))
-            ok = k.choose((True, False))
-            k.assume(ok or s.failures == 1)
-            s.charged[vm - 1] = 1 if ok else 0
-            if not ok:
+            fails = k.choose(range(s.failures + 1))
+            s.charged[vm - 1] = 0 if fails else 1
+            if fails:
                 k.update(_free_if(s, True, vm))             #         vfree(vm->addr);
                 s.enomem[t] = 1                             #         return -ENOMEM; }
-        if not ok:
-            return
+                return
         s.tvm[t] = vm                                       # tsk->stack_vm_area = vm;
         s.taddr[t] = vm                                     # tsk->stack = stack;
         k.label("live")
@@ -83,8 +80,7 @@ class StackCmpxchgStaleOld(StackCache, expect_violated=("an_empty_slot_takes_the
                 s.forkfail[t] = 1
                 s.rel[t] = 1                                # the parent releases it, preemptible
             else:
-                s.dirty[s.tvm[t] - 1] = 1                   # (the child's data is on its stack)
-                k.update(HEAP.access(s, _stack_ptr(s.tvm[t])))
+                k.update(_written(s, s.tvm[t]))             # (the child's data is on its stack)
         if not fails:
             k.label("dead")                                 # the last put_task_stack(): finish_task_switch()
             holder = k.choose((False, True))                # here, or a preemptible try_get_task_stack() holder
@@ -107,10 +103,8 @@ class StackCmpxchgStaleOld(StackCache, expect_violated=("an_empty_slot_takes_the
         if old != 0:                                        # thread_stack_delayed_free(tsk):
             k.label("delayed")
             with k.atomic():                                # vm_stack = tsk->stack; vm_stack->stack_vm_area = ...;
-                a = s.taddr[t]
-                s.pending[a - 1] = 1                        # call_rcu(&vm_stack->rcu, thread_stack_free_rcu);
-                s.dirty[a - 1] = 1
-                k.update(HEAP.access(s, _stack_ptr(a)))
+                k.update(_written(s, s.taddr[t]))
+                s.pending[s.taddr[t] - 1] = 1               # call_rcu(&vm_stack->rcu, thread_stack_free_rcu);
         k.label("clear")
         with k.atomic():                                    # tsk->stack = NULL; tsk->stack_vm_area = NULL;
             s.tvm[t] = 0
