@@ -850,7 +850,7 @@ def expand(cls: type) -> None:
     registry: dict[str, dict[str, Any]] = {n: rec for n, rec in inherited.items() if rec["role"] not in by_role}
     for role, group in by_role.items():
         _lower_role(cls, role, group, decls, memory, registry)
-    for n, rec in inherited.items():
+    for rec in inherited.values():
         if rec["role"] in again:
             for a in rec.get("actions", ()):
                 if a not in cls.__dict__:
