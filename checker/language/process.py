@@ -35,7 +35,9 @@ only (the CPUs, with the tasks a ``Task`` role) it may take several, on that rol
 tasks' ``runs=`` says that a task waits while its CPU's handler is inside (``specs/percpu_lazy_process.py``). ``calls="budget"`` makes every call decrement the per-CPU variable
 ``budget`` and return to ``idle`` (``calls=True``: return to ``idle`` with no budget, a callback called again
 and again); without it the function runs once and ends in ``done``.
-``at(s, t, "function", where)`` is true where CPU ``t`` is at a control point of the function.
+``at(s, t, "function", where)`` is true where CPU ``t`` is at a control point of the function. A subclass (a bug
+spec) may redefine a process function by name: the functions of its role are lowered again in the subclass (one pc
+and one set of registers per role), and the base's steps of that role are left out of it.
 
 A primitive's memory is a spec variable, or a word the spec keeps as several variables (a class attribute with
 ``fields`` and a view: ``load(*fields)`` the value a load returns, ``store(value, me, *fields)`` the fields a
