@@ -37,13 +37,13 @@ MODELS = {
         ("lazy_percpu_counter_add", "lazy_percpu_counter_add_slowpath", "lazy_percpu_counter_switch_to_pcpu"),
         "the same add from a hard-irq handler"),
     ("percpu_lazy_process", "lazy_percpu_counter_read"): (("lazy_percpu_counter_read",), ""),
-    ("stack_cache_process", "task_stack"): (
+    ("stack_cache", "task_stack"): (
         ("alloc_thread_stack_node", "exit_task_stack_account", "free_thread_stack",
          "try_release_thread_stack_to_cache", "thread_stack_delayed_free"),
         "one child's stack: the allocation, its accounting at exit, the last put's free (cache or RCU)"),
-    ("stack_cache_process", "thread_stack_free_rcu"): (
+    ("stack_cache", "thread_stack_free_rcu"): (
         ("thread_stack_free_rcu", "try_release_thread_stack_to_cache"), "the RCU callback, its cache attempt inlined"),
-    ("stack_cache_process", "free_vm_stack_cache"): (("free_vm_stack_cache",), ""),
+    ("stack_cache", "free_vm_stack_cache"): (("free_vm_stack_cache",), ""),
 }
 
 #: Counts stated with their source, where neither docstring quotes the C.
@@ -62,7 +62,7 @@ STATED = {
 #: the port has replaced it, kept as the equality tests' reference in tests/pc_machines/.
 ORIGINALS = {"percpu_eager": "tests/pc_machines/percpu_eager.py", "percpu_eager_tasks": "tests/pc_machines/percpu_eager_tasks.py",
              "percpu_lazy_process": "specs/percpu_lazy.py", "percpu_lazy_publish_process": "specs/percpu_lazy_publish.py",
-             "stack_cache_process": "specs/stack_cache.py", "vma_unlink_batch": "tests/pc_machines/vma_unlink_batch.py",
+             "stack_cache": "tests/pc_machines/stack_cache.py", "vma_unlink_batch": "tests/pc_machines/vma_unlink_batch.py",
              "percpu_counter_tree": "tests/pc_machines/percpu_counter_tree.py"}
 
 TARGET = 1.5

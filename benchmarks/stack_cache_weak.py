@@ -10,6 +10,9 @@ compiled engine, lkmm with histories of 2 (interpreted: lkmm has no compiled for
 factor over sc without symmetry, seconds (compiled: including generating and compiling the C). Every
 property holds in every cell (asserted: a figure from a run with a failing property is no baseline).
 Figures are measured, not asserted: tests pin verdicts and counts, never times.
+Since issue 28 ``stack_cache`` is the process-function port (fewer states: it resets the loop index the
+hand-written pc machine kept); the figures in stack_cache_weak.txt are the pc machine's until this is run
+again.
 """
 from __future__ import annotations
 

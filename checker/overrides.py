@@ -51,8 +51,9 @@ def instrument(cls: type, base: type) -> tuple[str, ...]:
         fn, kind = (val.__func__, type(val)) if isinstance(val, (staticmethod, classmethod)) else (val, None)
         if not callable(fn) or isinstance(fn, type):
             continue
+        # (a process function is lowered to steps when the class is made: it is never called as itself)
         if hasattr(fn, "__countercheck_property__") or hasattr(fn, "__countercheck_terminal__") \
-                or hasattr(fn, "__countercheck_witness__"):
+                or hasattr(fn, "__countercheck_witness__") or hasattr(fn, "__countercheck_process__"):
             continue
         w = _wrap(cls.__name__, name, fn, hasattr(fn, "__countercheck_action__"))
         setattr(cls, name, kind(w) if kind else w)

@@ -57,28 +57,147 @@ releases are steps of their CPU), and the teardown's plain accesses to a dead
 CPU's slots from the control CPU between the hotplug machine's full barriers.
 That is the single-writer discipline the non-LOCKed ``this_cpu_cmpxchg``
 relies on; ``bugs/stack_drain_online_cpu.py`` breaks it.
+
+Written as the kernel functions (process functions, docs/spec-authoring.md): one process function,
+``task_stack``, is one child's stack life as the C runs it: ``alloc_thread_stack_node()`` (with ``memcg_charge_kernel_stack()``), the child's
+``exit_task_stack_account()`` or the fork failing after it, then the last ``put_task_stack()``'s
+``free_thread_stack()`` in task context (``finish_task_switch()``, preemption off, or a preemptible holder).
+``thread_stack_free_rcu()`` is a softirq of the CPUs, one step. NR_CACHED_STACKS is at most 2 here, so the
+kernel's ``for (i = 0; i < NR_CACHED_STACKS; i++)`` over ``cached_stacks[i]`` is written out as its two
+iterations (``slot0``, ``slot1``; the second only where ``nr_cached == 2``). The labels (``k.label("dead")``)
+name the control points the hand-written spec's ``TASK`` enum names.
+
+Which way the release goes, and whether vmalloc, the memcg charge or the rest of the fork fails, are choices of
+the step that makes them (``k.choose``): a ``vmalloc`` that fails is a way through that step.
+
+``free_vm_stack_cache()`` is the hotplug CPU-dead callback, one step on a control CPU, called again after each
+``cpu_up`` (``calls=True``: back to ``idle`` with no budget). Plain actions, as in the hand-written spec: the
+scheduler's ``migrate``; the hotplug steps ``cpu_down`` and ``cpu_up`` (the hotplug state machine, no code of
+the model's); and the two one-step releases of the CPUs
+(``put_task_stack_irqs_off``, ``put_task_stack_hardirq``), which finish a dead task's release from another
+CPU: they move the task's generated program counter from ``dead`` to ``done``.
+
+Against the hand-written pc machine this spec was before (tests/pc_machines/stack_cache.py; the equality test
+is tests/test_process_stack.py): the same verdicts, depth and shortest traces; fewer states, as this spec resets a
+dead local that the pc machine keeps: its ``ti`` (the loop index ``i``) after the loop has ended, which
+records which slot a stack came from or went to for the rest of the task's life.
+
+The C (kernel/fork.c, v6.1; the 2024 ``this_cpu_try_cmpxchg(cached_stacks[i], &tmp, vm_area)`` with ``tmp =
+NULL`` is the same step)::
+
+    static int alloc_thread_stack_node(struct task_struct *tsk, int node)
+    {
+            struct vm_struct *vm;
+            void *stack;
+            int i;
+
+            for (i = 0; i < NR_CACHED_STACKS; i++) {
+                    struct vm_struct *s;
+
+                    s = this_cpu_xchg(cached_stacks[i], NULL);
+                    if (!s)
+                            continue;
+                    /* Reset stack metadata. */
+                    kasan_unpoison_range(s->addr, THREAD_SIZE);
+                    stack = kasan_reset_tag(s->addr);
+                    /* Clear stale pointers from reused stack. */
+                    memset(stack, 0, THREAD_SIZE);
+                    if (memcg_charge_kernel_stack(s)) {
+                            vfree(s->addr);
+                            return -ENOMEM;
+                    }
+                    tsk->stack_vm_area = s;
+                    tsk->stack = stack;
+                    return 0;
+            }
+            stack = __vmalloc_node_range(THREAD_SIZE, THREAD_ALIGN, VMALLOC_START, VMALLOC_END,
+                                         THREADINFO_GFP & ~__GFP_ACCOUNT, PAGE_KERNEL,
+                                         0, node, __builtin_return_address(0));
+            if (!stack)
+                    return -ENOMEM;
+            vm = find_vm_area(stack);
+            if (memcg_charge_kernel_stack(vm)) {
+                    vfree(stack);
+                    return -ENOMEM;
+            }
+            tsk->stack_vm_area = vm;
+            stack = kasan_reset_tag(stack);
+            tsk->stack = stack;
+            return 0;
+    }
+
+    void exit_task_stack_account(struct task_struct *tsk)
+    {
+            account_kernel_stack(tsk, -1);
+            if (IS_ENABLED(CONFIG_VMAP_STACK)) {
+                    struct vm_struct *vm;
+                    int i;
+
+                    vm = task_stack_vm_area(tsk);
+                    for (i = 0; i < THREAD_SIZE / PAGE_SIZE; i++)
+                            memcg_kmem_uncharge_page(vm->pages[i], 0);
+            }
+    }
+
+    static bool try_release_thread_stack_to_cache(struct vm_struct *vm)
+    {
+            unsigned int i;
+
+            for (i = 0; i < NR_CACHED_STACKS; i++) {
+                    if (this_cpu_cmpxchg(cached_stacks[i], NULL, vm) != NULL)
+                            continue;
+                    return true;
+            }
+            return false;
+    }
+
+    static void thread_stack_free_rcu(struct rcu_head *rh)
+    {
+            struct vm_stack *vm_stack = container_of(rh, struct vm_stack, rcu);
+
+            if (try_release_thread_stack_to_cache(vm_stack->stack_vm_area))
+                    return;
+            vfree(vm_stack);
+    }
+
+    static void thread_stack_delayed_free(struct task_struct *tsk)
+    {
+            struct vm_stack *vm_stack = tsk->stack;
+
+            vm_stack->stack_vm_area = tsk->stack_vm_area;
+            call_rcu(&vm_stack->rcu, thread_stack_free_rcu);
+    }
+
+    static void free_thread_stack(struct task_struct *tsk)
+    {
+            if (!try_release_thread_stack_to_cache(tsk->stack_vm_area))
+                    thread_stack_delayed_free(tsk);
+            tsk->stack = NULL;
+            tsk->stack_vm_area = NULL;
+    }
+
+    static int free_vm_stack_cache(unsigned int cpu)
+    {
+            struct vm_struct **cached_vm_stacks = per_cpu_ptr(cached_stacks, cpu);
+            int i;
+
+            for (i = 0; i < NR_CACHED_STACKS; i++) {
+                    struct vm_struct *vm_stack = cached_vm_stacks[i];
+
+                    if (!vm_stack)
+                            continue;
+                    vfree(vm_stack->addr);
+                    cached_vm_stacks[i] = NULL;
+            }
+            return 0;
+    }
 """
 from __future__ import annotations
 
-from checker import (And, Array, Bool, CpuId, Enum, Ghost, If, Implies, Load, Not, Or, Param, PerCpu, Rmw, Role,
-                     Select, Shared, Spec, Store, action, invariant, smp_mb, sometimes, terminal, when)
+from checker import (And, Array, Bool, CpuId, Ghost, If, Implies, Not, Or, Param, PerCpu, Rmw, Role, Select, Shared,
+                     Spec, action, invariant, smp_mb, sometimes, terminal, when)
 from checker.kernel.memory import MEM, MEM_ERROR, Heap, ptr
-
-#: Where a task is. "zero" and "write" are only used by variants (charging before zeroing; a release
-#: split into a read and a write).
-TASK = Enum("idle", "alloc", "reuse", "zero", "vmalloc", "charge", "live", "dead", "free", "write", "delayed", "clear",
-            "released", "failed", name="task")
-#: Task states that own their stack (tsk->stack_vm_area) as a live or dead-not-released task.
-OWNING = (TASK.live, TASK.dead)
-#: Task states inside free_thread_stack() in task context (preemption off).
-FREEING = (TASK.free, TASK.write, TASK.delayed, TASK.clear)
-#: ... of those, the ones that still use tsk->stack_vm_area / tsk->stack (in "clear" the stack has been
-#: handed to a slot, an RCU callback or vfree, and the fields are only about to be set to NULL).
-RELEASING = (TASK.free, TASK.write, TASK.delayed)
-#: Task states that hold a stack in a local (s, stack, vm) during alloc_thread_stack_node().
-HOLDING = (TASK.reuse, TASK.zero, TASK.charge)
-#: Task states at an operation boundary.
-AT_REST = (TASK.idle, TASK.live, TASK.dead, TASK.released, TASK.failed)
+from checker.language.process import at, process
 
 MAX_STACKS = 4
 HEAP = Heap(*[f"stack{k}" for k in range(1, MAX_STACKS + 1)],
@@ -86,40 +205,35 @@ HEAP = Heap(*[f"stack{k}" for k in range(1, MAX_STACKS + 1)],
 #: tsk->stack of a task_struct fresh from kmem_cache_alloc (not yet written by this fork): garbage.
 STALE = -1
 
-
-#: The slot accesses as kernel/fork.c makes them (``--memory tso|lkmm``; nothing changes under sc). Every one of
-#: cached_stacks[i] of the CPU a step runs on is a this_cpu read-modify-write: ``this_cpu_xchg(cached_stacks[i],
-#: NULL)`` and ``this_cpu_cmpxchg`` / ``this_cpu_try_cmpxchg(cached_stacks[i], &tmp, vm)``, atomic only with
-#: respect to that CPU and not LOCKed on x86 (a gs-relative cmpxchg without the lock prefix: its store goes
-#: through the store buffer and it drains nothing). A task-context step touches the one slot ``ti[t]`` names, a
-#: state value, so it lists both: on the slot it does not change it is an Rmw that leaves the value, an
-#: unordered load of its own CPU's slot, which orders nothing and reads what the Rmw would read anyway (the
-#: newest store: every access to a CPU's slots while it is online is an Rmw of that CPU). The loop steps of
-#: one CPU (thread_stack_free_rcu, the irqs-off and hard-irq releases) try slot 0, then slot 1: program order.
+#: The slot accesses of the one-step releases of a CPU (``--memory tso|lkmm``; nothing changes under sc): every
+#: one of cached_stacks[i] of the CPU a step runs on is a this_cpu read-modify-write (``this_cpu_cmpxchg`` /
+#: ``this_cpu_try_cmpxchg(cached_stacks[i], &tmp, vm)``), atomic only with respect to that CPU and not LOCKed on
+#: x86 (a gs-relative cmpxchg without the lock prefix: its store goes through the store buffer and it drains
+#: nothing); the loop tries slot 0, then slot 1: program order. (The process functions' steps are annotated
+#: from the primitive table.)
 SLOTS = (Rmw("slot0", "this_cpu"), Rmw("slot1", "this_cpu"))
 
-
-def _dead_cpu(s, ctl, cpu):
-    """free_vm_stack_cache(cpu) on the control CPU ``ctl``: per_cpu_ptr(cached_stacks, cpu), the dead CPU's."""
-    return cpu
+FN = "task_stack"
+IDLE, DONE = 0, 1  # the generated pc's values: idle 0, done 1, then the control points
 
 
-#: free_vm_stack_cache(): plain loads and stores of a dead CPU's slots from the control CPU, between the full
-#: barriers of the hotplug state machine (kernel/cpu.c): before, takedown_cpu() -> cpuhp_bp_sync_dead() ->
-#: cpuhp_wait_for_sync_state()'s atomic_try_cmpxchg(st, &sync, SYNC_STATE_DEAD), which reads the dying CPU's
-#: cpuhp_ap_report_dead() atomic_xchg ("implies a full barrier so that the AP changes are visible before the
-#: control CPU proceeds"; the cpu_down step's smp_mb()); after, the rest of _cpu_down() and the next _cpu_up()
-#: before the CPU runs again (cpu_maps_update_done()'s unlock, then cpuhp_can_boot_ap()'s atomic_try_cmpxchg,
-#: fully ordered; the AP's own barrier is cpu_up's smp_mb()). That is the 6.5+ CONFIG_HOTPLUG_CORE_SYNC_DEAD
-#: handshake (x86 selects it); before it, and elsewhere, cpuhp_report_idle_dead() hands complete() to an online CPU
-#: by smp_call_function_single() and takedown_cpu() waits in wait_for_ap_thread(): an IPI and a completion, no
-#: weaker.
-TEARDOWN = (smp_mb(), Load("slot0", slot=_dead_cpu), Store("slot0", slot=_dead_cpu), Load("slot1", slot=_dead_cpu),
-            Store("slot1", slot=_dead_cpu), smp_mb())
+def _at(s, t, *labels):
+    """Task ``t`` is at one of the control points ``labels`` (their names: ``s.spec``'s, so that the pc machine
+    of tests/pc_machines/stack_cache.py shares the properties)."""
+    return s.spec.at(s, t, *labels)
 
 
-def _in(x, values):
-    return Or(*[x == v for v in values])
+def _task_ok(s, t):
+    """Task ``t`` can take a task-context step: its CPU is not inside another task's preempt-off section
+    (finish_task_switch's free_thread_stack; the task in one is the one there)."""
+    return Or(Select(s.busy, s.on[t]) == 0, And(_at(s, t, *s.spec.FREEING), s.rel[t] == 0))
+
+
+def _runs(s, t):
+    """Every step of task_stack waits for _task_ok, but those of the dead task's releasers (a holder, at dead, is
+    another task on another CPU; the cmpxchg from dead asks itself) and the delayed free and the clearing, which
+    run where the cmpxchg steps ran."""
+    return Or(_at(s, t, "dead", "delayed", "clear"), _task_ok(s, t))
 
 
 def _stack_ptr(k):
@@ -135,13 +249,6 @@ def _mem(s, k: int):
 def _slots(s, c):
     """cached_stacks[0..NR_CACHED_STACKS-1] of CPU ``c``, as (name, value) pairs."""
     return [(f"slot{i}", getattr(s, f"slot{i}")[c]) for i in range(s.nr_cached)]
-
-
-def _task_ok(s, t):
-    """Task ``t`` can take a task-context step: its CPU is not inside another task's preempt-off section
-    (at most one task is inside one per CPU, so a task in finish_task_switch's free_thread_stack is the one
-    there; a preemptible releaser waits like any task)."""
-    return Or(Select(s.busy, s.on[t]) == 0, And(_in(s.pc[t], FREEING), s.rel[t] == 0))
 
 
 def _set_k(s, name, k, value):
@@ -161,6 +268,71 @@ def _try_cache(s, c, k):
         out[f"slot{i}"] = {c: If(free_here, k, var[c])}
         done = Or(done, free_here)
     return out, done
+
+
+def _vmalloc(s, k):
+    """__vmalloc_node_range() returns stack ``k``, never used before; the next call returns the one after."""
+    return {"next_vm": k + 1, **{_VARS[j]: If(k == j, MEM.live, _mem(s, j)) for j in range(1, s.stacks + 1)}}
+
+
+def _memset(s, k):
+    """kasan_unpoison_range(); memset(kasan_reset_tag(s->addr), 0, THREAD_SIZE): stack ``k`` is written, and
+    holds no previous user's data."""
+    return {"dirty": _set_k(s, "dirty", k, 0), **HEAP.access(s, _stack_ptr(k))}
+
+
+def _written(s, k):
+    """Stack ``k`` is written with someone's data (the child's frames; thread_stack_delayed_free's struct
+    vm_stack): a use of its memory, and a previous user's data for the next fork to clear."""
+    return {"dirty": _set_k(s, "dirty", k, 1), **HEAP.access(s, _stack_ptr(k))}
+
+
+def _vfree_cached(s, vm, after):
+    """free_vm_stack_cache's ``if (!vm_stack) continue; vfree(vm_stack->addr);`` (``after``: the updates of the
+    slot before it), and the ghost that a cached stack was freed."""
+    return dict(_free_if(s, vm != 0, vm, after=after), torn_freed=If(vm != 0, 1, after.get("torn_freed", s.torn_freed)))
+
+
+def _queuer_done(s, k):
+    """The grace period: the free_thread_stack that queued stack ``k`` has left its preempt-off section."""
+    return And(*[Not(And(_at(s, t, *s.spec.FREEING), s.taddr[t] == k, s.rel[t] == 0)) for t in s.tasks])
+
+
+def empty_slots(s, cpu):
+    """for each i: vm = cached_vm_stacks[i] of ``cpu``; if (vm) vfree(vm->addr); the slot = NULL. Returns (the
+    frees, the slot updates, whether any slot held a stack)."""
+    frees, upd = {}, {}
+    for i in range(s.nr_cached):
+        k = getattr(s, f"slot{i}")[cpu]
+        frees = _free_if(s, k != 0, k, after=frees)
+        upd[f"slot{i}"] = {cpu: 0}
+    return frees, upd, Or(*[getattr(s, f"slot{i}")[cpu] != 0 for i in range(s.nr_cached)])
+
+
+def _free_if(s, cond, k, after=None):
+    """vfree(stack k) when ``cond`` (``after``: updates of earlier frees/accesses in the same step)."""
+    base = dict(after or {})
+    err = HEAP.error_var
+    e = base.get(err, getattr(s, err))
+    out = dict(base)
+    for j in range(1, s.stacks + 1):
+        var = _VARS[j]
+        cur = base.get(var, getattr(s, var))
+        here = And(cond, k == j)
+        e = If(And(here, e == MEM_ERROR.none, cur != MEM.live),
+               If(cur == MEM.freed, MEM_ERROR.double_free, MEM_ERROR.invalid_free), e)
+        out[var] = If(here, MEM.freed, cur)
+    # a pointer that is no stack at all (STALE garbage): the allocator never returned it
+    e = If(And(cond, e == MEM_ERROR.none, Or(k < 1, k > s.stacks)), MEM_ERROR.invalid_free, e)
+    out[err] = e
+    return out
+
+
+def _access_if(s, cond, k):
+    """A read or write of stack ``k``'s memory when ``cond``."""
+    err = HEAP.error_var
+    e = getattr(s, err)
+    return {err: If(And(cond, e == MEM_ERROR.none, _state(s, k) != MEM.live), MEM_ERROR.use_after_free, e)}
 
 
 class StackCache(Spec):
@@ -203,12 +375,20 @@ class StackCache(Spec):
         "caught by stack_in_one_place (a live stack in no place) and dead_cpu_cache_empty",
     )
 
+    #: The control points of task_stack the properties name (its labels; "free": before either cmpxchg): those
+    #: of a task that owns its stack as a live or dead-not-released task; inside free_thread_stack() in task
+    #: context; of those, the ones that still use tsk->stack_vm_area / tsk->stack; and those that hold the stack
+    #: in a local (``vm``) during alloc_thread_stack_node(). A bug spec whose task_stack has other points adds them.
+    OWNING = ("live", "dead")
+    FREEING = ("free", "delayed", "clear")
+    RELEASING = ("free", "delayed")
+    HOLDING = ("reuse", "charge")
+
     ncpus = Param(2, domain=range(1, 4), doc="CPUs")
     ntasks = Param(2, domain=range(1, 4), doc="children forked (each: alloc, run, exit, release)")
     nr_cached = Param(2, domain=(1, 2), explore=(1, 2), doc="NR_CACHED_STACKS (2 in the kernel)")
-    stacks = Param(lambda p: p.ntasks, domain=range(1, MAX_STACKS + 1),
-                   doc="distinct stacks vmalloc can return (one per fork is enough: a fork vmallocs at most once)")
-    failures = Param(1, domain=(0, 1), doc="1: vmalloc and the memcg charge may fail")
+    stacks = Param(lambda p: p.ntasks, domain=range(1, MAX_STACKS + 1), doc="distinct stacks vmalloc can return")
+    failures = Param(1, domain=(0, 1), doc="1: vmalloc, the memcg charge and the rest of the fork may fail")
     migrations = Param(1, domain=range(0, 4), doc="task migrations allowed (a budget)")
     hotplug = Param(0, domain=(0, 1), explore=(0, 1), doc="1: one CPU may go down (and come back up)")
 
@@ -221,14 +401,10 @@ class StackCache(Spec):
     slot0 = PerCpu(0, role="cpus", doc="cached_stacks[0]: a stack number, 0 for NULL")
     slot1 = PerCpu(0, role="cpus", doc="cached_stacks[1] (with NR_CACHED_STACKS = 2)")
     online = PerCpu(1, type=Bool, role="cpus", doc="in cpu_online_mask")
-    torn = PerCpu(0, type=Bool, role="cpus", doc="dead: cpu_down() has run its teardown states (free_vm_stack_cache "
-                  "among them) for it")
+    torn = PerCpu(0, type=Bool, role="cpus", doc="dead: cpu_down() has run its teardown states for it")
     busy = PerCpu(0, type=Bool, role="cpus", doc="a task is in finish_task_switch's preempt-off free_thread_stack here")
 
-    pc = PerCpu(TASK.idle, type=TASK, role="tasks")
     on = PerCpu(0, type=CpuId, role="tasks", doc="the CPU the task's current step runs on")
-    ti = PerCpu(0, role="tasks", doc="the loop index i over cached_stacks[]")
-    held = PerCpu(0, role="tasks", doc="the local s / vm of alloc_thread_stack_node: a stack number or 0")
     tvm = PerCpu(0, role="tasks", doc="tsk->stack_vm_area: a stack number or 0")
     taddr = PerCpu(0, role="tasks", doc="tsk->stack: a stack number, 0, or STALE (garbage)")
     got = PerCpu(0, role="tasks", doc="ghost: the stack this fork obtained (for the failure property)")
@@ -236,6 +412,7 @@ class StackCache(Spec):
     rel = PerCpu(0, type=Bool, role="tasks", doc="the release in flight is preemptible (a try_get_task_stack "
                  "holder, or a failed fork's parent) rather than finish_task_switch's preempt-off one")
     forkfail = PerCpu(0, type=Bool, role="tasks", doc="the fork failed after alloc_thread_stack_node")
+    enomem = PerCpu(0, type=Bool, role="tasks", doc="alloc_thread_stack_node returned -ENOMEM")
 
     pending = Array("stacks", 0, type=Bool, doc="an RCU callback thread_stack_free_rcu is queued on this stack")
     dirty = Array("stacks", 0, type=Bool, doc="ghost: the stack holds a previous user's data")
@@ -252,193 +429,188 @@ class StackCache(Spec):
     rel_moved = Ghost(0, type=Bool, doc="a preemptible release migrated between its slot cmpxchgs")
     skipped_empty = Ghost(0, type=Bool, doc="a release's this_cpu_try_cmpxchg failed on an empty slot")
 
-    # -- alloc_thread_stack_node() -----------------------------------------------------------
-    @action(role="tasks", access=SLOTS)
-    def this_cpu_xchg(s, t):
-        """alloc_thread_stack_node(): for (i = 0; i < NR_CACHED_STACKS; i++) { s = this_cpu_xchg(
-        cached_stacks[i], NULL); if (!s) continue; ...  -- one slot of this CPU; after the last empty slot,
-        on to __vmalloc_node_range."""
-        c = s.on[t]
-        i = s.ti[t]
-        cur = Select([Select(getattr(s, f"slot{j}"), c) for j in range(s.nr_cached)], i)
-        last = i + 1 >= s.nr_cached
-        upd = {f"slot{j}": {x: If(And(i == j, c == x), 0, getattr(s, f"slot{j}")[x]) for x in s.cpus}
-               for j in range(s.nr_cached)}
-        return when(And(_in(s.pc[t], (TASK.idle, TASK.alloc)), _task_ok(s, t)),
-                    held={t: cur}, got={t: cur}, cached_got={t: cur != 0}, ti={t: If(cur != 0, i, i + 1)},
-                    pc={t: If(cur != 0, TASK.reuse, If(last, TASK.vmalloc, TASK.alloc))},
-                    reused=If(cur != 0, 1, s.reused), **upd)
 
-    @action(role="tasks")
-    def clear_reused_stack(s, t):
-        """alloc_thread_stack_node(): kasan_unpoison_range(s->addr, THREAD_SIZE); stack =
-        kasan_reset_tag(s->addr); /* Clear stale pointers from reused stack. */ memset(stack, 0, THREAD_SIZE);"""
-        k = s.held[t]
-        return when(And(s.pc[t] == TASK.reuse, _task_ok(s, t)), pc={t: TASK.charge},
-                    dirty=_set_k(s, "dirty", k, 0), **HEAP.access(s, _stack_ptr(k)))
+    # -- where a task is, for the properties (the pc machine of tests/pc_machines/stack_cache.py answers these
+    #    from its own program counter and shares every property) ---------------------------------------------
+    @staticmethod
+    def at(s, t, *labels):
+        """Task ``t`` is at one of task_stack's control points ``labels``."""
+        return Or(*[at(s, t, FN, x) for x in labels])
 
-    @action(role="tasks", choose={"ok": (True, False)}, sleeps=True)
-    def vmalloc_stack(s, t, ok):
-        """alloc_thread_stack_node(): stack = __vmalloc_node_range(THREAD_SIZE, THREAD_ALIGN, ...,
-        THREADINFO_GFP & ~__GFP_ACCOUNT, ...); if (!stack) return -ENOMEM;  vm = find_vm_area(stack);"""
-        k = s.next_vm
-        ok = And(ok, k <= s.stacks)  # the model has `stacks` of them; past that vmalloc fails
-        updates = {}
-        for j in range(1, s.stacks + 1):
-            updates[_VARS[j]] = If(And(ok, k == j), MEM.live, _mem(s, j))
-        return when(And(s.pc[t] == TASK.vmalloc, _task_ok(s, t), Or(ok, s.failures == 1)),
-                    pc={t: If(ok, TASK.charge, TASK.failed)}, held={t: If(ok, k, 0)}, got={t: If(ok, k, 0)},
-                    next_vm=If(ok, k + 1, k), **updates)
+    @staticmethod
+    def in_hand(s, t):
+        """alloc_thread_stack_node's local ``vm`` (the stack in hand before the task has it)."""
+        return s.tasks_vm[t]
 
-    @action(role="tasks", choose={"ok": (True, False)}, sleeps=True)
-    def memcg_charge_kernel_stack(s, t, ok):
-        """alloc_thread_stack_node(): if (memcg_charge_kernel_stack(vm)) { vfree(vm->addr); return -ENOMEM; }
-        tsk->stack_vm_area = vm; tsk->stack = stack; return 0;  (the same for a reused s)"""
-        k = s.held[t]
-        fail = Not(ok)
-        return when(And(s.pc[t] == TASK.charge, _task_ok(s, t), Or(ok, s.failures == 1)),
-                    pc={t: If(ok, TASK.live, TASK.failed)}, held={t: 0},
-                    tvm={t: If(ok, k, s.tvm[t])}, taddr={t: If(ok, k, s.taddr[t])},
-                    charged=_set_k(s, "charged", k, If(ok, 1, 0)),
-                    **_free_if(s, fail, k))
+    @staticmethod
+    def failed(s, t):
+        """The fork returned -ENOMEM."""
+        return And(s.tasks_pc[t] == DONE, Or(s.enomem[t] == 1, s.forkfail[t] == 1))
 
+    @staticmethod
+    def at_rest(s, t):
+        """Task ``t`` is at an operation boundary: not forked yet, live, dead and not released, or done."""
+        return Or(s.tasks_pc[t] == IDLE, s.tasks_pc[t] == DONE, _at(s, t, "live", "dead"))
+
+    @staticmethod
+    def finished_task(s, t):
+        """Task ``t`` has run task_stack to its end (released, or its fork failed)."""
+        return s.tasks_pc[t] == DONE
+
+    @staticmethod
+    def memset_stack(s, k):
+        """alloc_thread_stack_node(): the reused stack ``k`` is cleared (``bugs/stack_stale.py``: not)."""
+        return _memset(s, k)
+
+    @process(role="tasks", runs=_runs)
+    def task_stack(k, s, t):
+        """One child's stack: alloc_thread_stack_node(), the child's life, the last put_task_stack()."""
+        vm = k.this_cpu_xchg(s.slot0, 0)                    # for (i...) { s = this_cpu_xchg(cached_stacks[i], NULL);
+        if vm == 0 and s.nr_cached == 2:                    #         if (!s) continue;
+            k.label("alloc")
+            vm = k.this_cpu_xchg(s.slot1, 0)
+        if vm != 0:                                         # a cached stack (ghosts: which, and that one was)
+            s.got[t] = vm
+            s.cached_got[t] = 1
+            s.reused = 1
+            k.label("reuse")
+            with k.atomic():                                # memset(kasan_reset_tag(s->addr), 0, THREAD_SIZE);
+                k.update(s.spec.memset_stack(s, vm))
+        else:
+            with k.atomic():                                # stack = __vmalloc_node_range(...);
+                k.might_sleep()                             # (GFP_KERNEL)
+                ok = k.choose((True, False))
+                vm = s.next_vm
+                ok = ok and vm <= s.stacks                  # (the model has `stacks` of them)
+                k.assume(ok or s.failures == 1)
+                if ok:
+                    k.update(_vmalloc(s, vm))
+                    s.got[t] = vm
+                else:
+                    s.enomem[t] = 1                         # if (!stack) return -ENOMEM;
+                    return
+        k.label("charge")
+        with k.atomic():                                    # if (memcg_charge_kernel_stack(vm)) {
+            k.might_sleep()                                 # (memcg_kmem_charge_page(..., GFP_KERNEL, 0))
+            fails = k.choose(range(s.failures + 1))
+            s.charged[vm - 1] = 0 if fails else 1
+            if fails:
+                k.update(_free_if(s, True, vm))             #         vfree(vm->addr);
+                s.enomem[t] = 1                             #         return -ENOMEM; }
+                return
+        s.tvm[t] = vm                                       # tsk->stack_vm_area = vm;
+        s.taddr[t] = vm                                     # tsk->stack = stack;
+        k.label("live")
+        with k.atomic():                                    # the child runs, then do_exit(): exit_task_stack_account()
+            fails = k.choose(range(s.failures + 1))         # or the fork fails later (free_stack:, bad_fork_free:)
+            s.charged[s.tvm[t] - 1] = 0                     # memcg_kmem_uncharge_page() for each page
+            if fails:
+                s.forkfail[t] = 1
+                s.rel[t] = 1                                # the parent releases it, preemptible
+            else:
+                k.update(_written(s, s.tvm[t]))             # (the child's data is on its stack)
+        if not fails:
+            k.label("dead")                                 # the last put_task_stack(): finish_task_switch()
+            holder = k.choose((False, True))                # here, or a preemptible try_get_task_stack() holder
+            if holder:
+                with k.atomic():
+                    cpu = k.choose(s.cpus)
+                    k.assume(s.online[cpu] == 1 and s.busy[cpu] == 0)
+                    s.on[t] = cpu
+                    s.rel[t] = 1
+            else:
+                k.assume(_task_ok(s, t))
+        k.label("free")                                     # free_thread_stack(): try_release_thread_stack_to_cache()
+        old = k.this_cpu_cmpxchg(s.slot0, 0, s.tvm[t])      # if (this_cpu_cmpxchg(cached_stacks[i], NULL, vm) != NULL)
+        s.busy[s.on[t]] = 1 if s.rel[t] == 0 else s.busy[s.on[t]]
+        if old != 0 and s.nr_cached == 2:                   #         continue;
+            k.label("free")
+            old = k.this_cpu_cmpxchg(s.slot1, 0, s.tvm[t])
+        if old != 0:                                        # thread_stack_delayed_free(tsk):
+            k.label("delayed")
+            with k.atomic():                                # vm_stack = tsk->stack; vm_stack->stack_vm_area = ...;
+                k.update(_written(s, s.taddr[t]))
+                s.pending[s.taddr[t] - 1] = 1               # call_rcu(&vm_stack->rcu, thread_stack_free_rcu);
+        k.label("clear")
+        with k.atomic():                                    # tsk->stack = NULL; tsk->stack_vm_area = NULL;
+            s.tvm[t] = 0
+            s.taddr[t] = 0
+            s.busy[s.on[t]] = 0 if s.rel[t] == 0 else s.busy[s.on[t]]  # finish_task_switch's preempt_enable()
+            s.rel[t] = 0
+
+    @process(role="cpus", irq=True)
+    def thread_stack_free_rcu(k, s, cpu):
+        """The RCU callback, a softirq on this CPU (the one that queued it, or the one its callbacks moved to)."""
+        with k.atomic():
+            vm = k.choose(range(1, s.stacks + 1))           # vm_stack = container_of(rh, struct vm_stack, rcu);
+            k.assume(s.pending[vm - 1] == 1 and s.online[cpu] == 1 and _queuer_done(s, vm))
+            s.pending[vm - 1] = 0
+            s.nested = 1 if s.busy[cpu] == 1 else s.nested
+            old = k.this_cpu_cmpxchg(s.slot0, 0, vm)        # try_release_thread_stack_to_cache(vm_stack->...)
+            if old != 0 and s.nr_cached == 2:
+                old = k.this_cpu_cmpxchg(s.slot1, 0, vm)
+            k.update(_free_if(s, old != 0, vm, after=HEAP.access(s, ptr(vm - 1))))  # else vfree(vm_stack);
+            s.rcu_cached = 1 if old == 0 else s.rcu_cached
+            s.rcu_freed = 1 if old != 0 else s.rcu_freed
+
+    # -- the scheduler, hotplug and the one-step releases: plain actions (stack_cache's) ----------------------
     @action(role="tasks", choose={"dest": lambda p: p.cpus})
     def migrate(s, t, dest):
-        """The scheduler moves the task (preemptible: before the fork, between this_cpu_xchg steps, while
-        the child runs) or a preemptible releaser (between its this_cpu_cmpxchg steps)."""
-        releasing = And(_in(s.pc[t], (TASK.free, TASK.write, TASK.delayed)), s.rel[t] == 1)
-        return when(And(Or(_in(s.pc[t], (TASK.idle, TASK.alloc, TASK.live)), releasing), s.moves > 0,
+        """The scheduler moves the task (preemptible: before the fork, between this_cpu_xchg steps, while the
+        child runs) or a preemptible releaser (between its this_cpu_cmpxchg steps)."""
+        releasing = And(_at(s, t, *s.spec.RELEASING), s.rel[t] == 1)
+        return when(And(Or(s.tasks_pc[t] == IDLE, _at(s, t, "alloc", "live"), releasing), s.moves > 0,
                         s.on[t] != dest, Select(s.online, dest) == 1, _task_ok(s, t)),
                     on={t: dest}, moves=s.moves - 1, rel_moved=If(releasing, 1, s.rel_moved))
 
-    @action(role="tasks", applies=lambda p: p.failures == 1)
-    def fork_fails_after_stack(s, t):
-        """A later step of the fork fails: dup_task_struct's free_stack: (exit_task_stack_account(tsk);
-        free_thread_stack(tsk)) or copy_process's bad_fork_free: (WRITE_ONCE(p->__state, TASK_DEAD);
-        exit_task_stack_account(p); put_task_stack(p)): memcg_kmem_uncharge_page() for each page, then the
-        release, in the parent's context (preemptible)."""
-        k = s.tvm[t]
-        return when(And(s.pc[t] == TASK.live, _task_ok(s, t)), pc={t: TASK.free}, ti={t: 0}, rel={t: 1},
-                    forkfail={t: 1}, charged=_set_k(s, "charged", k, 0))
-
-    # -- the child runs and exits --------------------------------------------------------------
-    @action(role="tasks")
-    def exit_task_stack_account(s, t):
-        """The child runs on its stack (its data is there now), then do_exit(): exit_task_stack_account(tsk):
-        memcg_kmem_uncharge_page() for each page of the stack; ... TASK_DEAD."""
-        k = s.tvm[t]
-        return when(And(s.pc[t] == TASK.live, _task_ok(s, t)), pc={t: TASK.dead},
-                    dirty=_set_k(s, "dirty", k, 1), charged=_set_k(s, "charged", k, 0),
-                    **HEAP.access(s, _stack_ptr(k)))
-
-    # -- free_thread_stack() from finish_task_switch (task context, preemption off) ---------------------
-    @action(role="tasks", access=SLOTS)
-    def this_cpu_cmpxchg(s, t):
-        """finish_task_switch() (or a preemptible releaser) -> put_task_stack() -> release_task_stack() ->
-        free_thread_stack(): try_release_thread_stack_to_cache(tsk->stack_vm_area): for (i = 0; i <
-        NR_CACHED_STACKS; i++) { struct vm_struct *tmp = NULL; if (this_cpu_try_cmpxchg(cached_stacks[i], &tmp,
-        vm_area)) return true; }  -- one slot (finish_task_switch: preempt off)."""
-        c = s.on[t]
-        start = s.pc[t] == TASK.dead
-        i = If(start, 0, s.ti[t])
-        cur = Select([Select(getattr(s, f"slot{j}"), c) for j in range(s.nr_cached)], i)
-        hit = cur == 0
-        last = i + 1 >= s.nr_cached
-        upd = {f"slot{j}": {x: If(And(hit, i == j, c == x), s.tvm[t], getattr(s, f"slot{j}")[x]) for x in s.cpus}
-               for j in range(s.nr_cached)}
-        return when(And(_in(s.pc[t], (TASK.dead, TASK.free)), _task_ok(s, t)),
-                    busy=_busy(s, t, c), ti={t: If(hit, i, i + 1)},
-                    pc={t: If(hit, TASK.clear, If(last, TASK.delayed, TASK.free))}, **upd)
-
-    @action(role="tasks")
-    def thread_stack_delayed_free(s, t):
-        """free_thread_stack(): thread_stack_delayed_free(tsk): vm_stack = tsk->stack;
-        vm_stack->stack_vm_area = tsk->stack_vm_area; call_rcu(&vm_stack->rcu, thread_stack_free_rcu);"""
-        a = s.taddr[t]
-        return when(s.pc[t] == TASK.delayed, pc={t: TASK.clear}, pending=_set_k(s, "pending", a, 1),
-                    dirty=_set_k(s, "dirty", a, 1), **HEAP.access(s, _stack_ptr(a)))
-
-    @action(role="tasks")
-    def free_thread_stack_clear(s, t):
-        """free_thread_stack(): tsk->stack = NULL; tsk->stack_vm_area = NULL;  (and preempt_enable in
-        finish_task_switch; a failed fork returns -ENOMEM)"""
-        return when(s.pc[t] == TASK.clear, pc={t: If(s.forkfail[t] == 1, TASK.failed, TASK.released)}, tvm={t: 0},
-                    taddr={t: 0}, busy=_unbusy(s, t), rel={t: 0})
-
-    # -- the last put_task_stack() from a try_get_task_stack() holder ----------------------------------
-    @action(role="tasks", choose={"cpu": lambda p: p.cpus})
-    def put_task_stack_holder(s, t, cpu):
-        """A preemptible holder on ``cpu`` drops the last reference: proc_pid_stack() ->
-        stack_trace_save_tsk() -> put_task_stack(tsk): refcount_dec_and_test(&tsk->stack_refcount) ->
-        release_task_stack() -> free_thread_stack(); its this_cpu_cmpxchg steps follow, preemptible."""
-        return when(And(s.pc[t] == TASK.dead, Select(s.online, cpu) == 1, Select(s.busy, cpu) == 0),
-                    pc={t: TASK.free}, ti={t: 0}, rel={t: 1}, on={t: cpu})
-
-    # These two run on ``cpu``, not on the dead task's CPU: they are steps of the CPU role (the task they release
-    # is a choice), so that under tso and lkmm their slot accesses are that CPU's, in its program order.
     @action(role="cpus", choose={"t": lambda p: p.tasks}, access=SLOTS)
     def put_task_stack_irqs_off(s, cpu, t):
         """get_wchan(p) on ``cpu``: raw_spin_lock_irqsave(&p->pi_lock); if (try_get_task_stack(p)) { ...;
-        put_task_stack(p); }: the last reference, so the whole free_thread_stack with interrupts off: the
-        cmpxchg loop on that CPU's slots, else thread_stack_delayed_free(); tsk->stack = NULL. One step: nothing
-        else touches that CPU's slots meanwhile (a task: not inside another task's preempt-off section there)."""
+        put_task_stack(p); }: the whole free_thread_stack with interrupts off, one step."""
         return _release_in_one_step(s, t, cpu, Select(s.busy, cpu) == 0)
 
     @action(role="cpus", choose={"t": lambda p: p.tasks}, access=SLOTS)
     def put_task_stack_hardirq(s, cpu, t):
-        """sched_show_task(p) in hard-irq context on ``cpu`` (sysrq-t, show_state_filter): try_get_task_stack();
-        ...; put_task_stack(): the last reference, the whole free_thread_stack in the interrupt. One step; it
-        may land inside a task-context free_thread_stack there."""
+        """sched_show_task(p) in hard-irq context on ``cpu``: put_task_stack(), the whole free_thread_stack in the
+        interrupt, one step; it may land inside a task-context free_thread_stack there."""
         return _release_in_one_step(s, t, cpu, True)
-
-    # -- softirq and hotplug on the CPUs ---------------------------------------------------------------
-    @action(role="cpus", choose={"k": lambda p: range(1, p.stacks + 1)}, irq=True, access=SLOTS)
-    def thread_stack_free_rcu(s, cpu, k):
-        """thread_stack_free_rcu(rh) (softirq on this CPU): vm_stack = container_of(rh, ...);
-        if (try_release_thread_stack_to_cache(vm_stack->stack_vm_area)) return; vfree(vm_stack);"""
-        slots, cached = _try_cache(s, cpu, k)
-        mem = HEAP.access(s, ptr(k - 1))
-        freed = _free_if(s, Not(cached), k, after=mem)
-        # the grace period: not before the free_thread_stack that queued it has left its preempt-off section
-        # (a preemptible releaser is not in an RCU read-side section: it does not hold the grace period)
-        queuer_done = And(*[Not(And(_in(s.pc[t], FREEING), s.taddr[t] == k, s.rel[t] == 0)) for t in s.tasks])
-        return when(And(s.pending[k - 1] == 1, s.online[cpu] == 1, queuer_done), pending={k - 1: 0},
-                    rcu_cached=If(cached, 1, s.rcu_cached), rcu_freed=If(cached, s.rcu_freed, 1), nested=If(s.busy[cpu] == 1, 1, s.nested),
-                    **{**mem, **freed}, **slots)
 
     @action(role="cpus", choose={"dest": lambda p: p.cpus}, access=smp_mb())
     def cpu_down(s, cpu, dest):
-        """takedown_cpu(): the CPU leaves cpu_online_mask; its tasks are migrated to ``dest``
-        (not while a task is in a preempt-off section on it: stop_machine needs preemption); the dying CPU's
-        last word is cpuhp_ap_report_dead() -> cpuhp_ap_update_sync_state(SYNC_STATE_DEAD): (void)atomic_xchg(st,
-        state), fully ordered: smp_mb() (moving its tasks is the scheduler's full barrier besides)."""
+        """takedown_cpu(): the CPU leaves cpu_online_mask; its tasks are migrated to ``dest``."""
         return when(And(s.online[cpu] == 1, s.downs > 0, dest != cpu, s.online[dest] == 1, s.busy[cpu] == 0),
                     online={cpu: 0}, downs=s.downs - 1, on={t: If(s.on[t] == cpu, dest, s.on[t]) for t in s.tasks})
 
-    @action(role="cpus", choose={"cpu": lambda p: p.cpus}, access=TEARDOWN)
-    def free_vm_stack_cache(s, ctl, cpu):
-        """free_vm_stack_cache(cpu) on the control CPU ``ctl`` after ``cpu`` is dead (CPUHP_BP_PREPARE_DYN, a
-        teardown state below CPUHP_TEARDOWN_CPU: run by the hotplug control task): cached_vm_stacks =
-        per_cpu_ptr(cached_stacks, cpu); for (i = 0; i < NR_CACHED_STACKS; i++) { vm_stack =
-        cached_vm_stacks[i]; if (!vm_stack) continue; vfree(vm_stack->addr); cached_vm_stacks[i] = NULL; }"""
-        frees, upd, any_freed = empty_slots(s, cpu)
-        return when(And(s.online[cpu] == 0, s.torn[cpu] == 0, s.online[ctl] == 1), torn={cpu: 1},
-                    torn_freed=If(any_freed, 1, s.torn_freed), **frees, **upd)
+    @process(role="cpus", calls=True, args={"cpu": lambda p: p.cpus})
+    def free_vm_stack_cache(k, s, ctl, cpu):
+        """The CPU-dead callback on the control CPU ``ctl`` once ``cpu`` is dead (its C in the module docstring): one
+        step between the hotplug state machine's full barriers, NR_CACHED_STACKS's loop written out; a NULL slot
+        is set NULL again (the same value; stack_cache's TEARDOWN annotation stores both slots too)."""
+        with k.atomic():
+            k.assume(s.online[cpu] == 0 and s.torn[cpu] == 0 and s.online[ctl] == 1)
+            k.smp_mb()                                      # (takedown_cpu(): the dead CPU's stores are seen)
+            vm = k.per_cpu(s.slot0, cpu)                    # vm_stack = cached_vm_stacks[i]; if (!vm_stack) ...
+            freed = _vfree_cached(s, vm, {})                # vfree(vm_stack->addr);
+            s.slot0[cpu] = 0                                # cached_vm_stacks[i] = NULL;
+            if s.nr_cached == 2:
+                vm = k.per_cpu(s.slot1, cpu)
+                freed = _vfree_cached(s, vm, freed)
+                s.slot1[cpu] = 0
+            k.update(freed)
+            s.torn[cpu] = 1
+            k.smp_mb()                                      # (the rest of _cpu_down(), the next _cpu_up())
 
     @action(role="cpus", access=smp_mb())
     def cpu_up(s, cpu):
-        """The CPU comes back online (its slots as the teardown left them): _cpu_up() -> bringup_cpu(); the AP's
-        cpuhp_ap_sync_alive() -> cpuhp_ap_update_sync_state(SYNC_STATE_ALIVE): atomic_xchg, fully ordered,
-        before it runs tasks: smp_mb()."""
+        """The CPU comes back online (its slots as the teardown left them)."""
         return when(And(s.online[cpu] == 0, s.torn[cpu] == 1), online={cpu: 1}, torn={cpu: 0})
 
     @terminal
     def finished(s):
-        return And(*[_in(s.pc[t], (TASK.released, TASK.failed)) for t in s.tasks],
-                   *[s.pending[j] == 0 for j in range(s.stacks)],
+        return And(*[s.spec.finished_task(s, t) for t in s.tasks], *[s.pending[j] == 0 for j in range(s.stacks)],
                    *[Or(s.online[c] == 1, s.torn[c] == 1) for c in s.cpus])
 
-    # -- properties ------------------------------------------------------------------------------------
+    # -- properties (tests/pc_machines/stack_cache.py shares them: where a task is comes from s.spec) ---------
     @invariant
     def never_two_live_owners(s):
         """ST-OWN: no stack is the stack of two tasks that are alive (running, or dead and not released)."""
@@ -446,70 +618,57 @@ class StackCache(Spec):
 
     @invariant
     def stack_in_one_place(s):
-        """ST-OWN/ST-NOLEAK: a live stack is in at most one place (a slot, a live task, a pending RCU
-        callback) and, with the operation in flight on a CPU that may also hold it, in at least one; at an
-        operation boundary (no alloc or task-context free in flight) in exactly one. A freed stack is in
-        none."""
+        """ST-OWN/ST-NOLEAK: a live stack is in at most one place and, with the operation in flight, in at least
+        one; at an operation boundary in exactly one. A freed stack is in none."""
         rest = _at_rest(s)
         out = []
         for k in range(1, s.stacks + 1):
-            places = _places(s, k)
-            flight = _in_flight(s, k)
-            live = _mem(s, k) == MEM.live
-            out.append(Implies(live, And(places <= 1, places + flight >= 1, flight <= 1,
-                                         Implies(rest, places == 1))))
+            places, flight = _places(s, k), _in_flight(s, k)
+            out.append(Implies(_mem(s, k) == MEM.live, And(places <= 1, places + flight >= 1, flight <= 1,
+                                                           Implies(rest, places == 1))))
             out.append(Implies(_mem(s, k) == MEM.freed, places == 0))
         return And(*out)
 
     @invariant
     def freed_never_handed_out(s):
         """ST-NOUAF: no slot, task field or pending callback refers to a freed stack."""
-        out = []
-        for c in s.cpus:
-            for _, k in _slots(s, c):
-                out.append(Implies(k != 0, _state(s, k) == MEM.live))
+        out = [Implies(k != 0, _state(s, k) == MEM.live) for c in s.cpus for _, k in _slots(s, c)]
         for t in s.tasks:
-            out.append(Implies(_in(s.pc[t], OWNING + RELEASING), _state(s, s.tvm[t]) == MEM.live))
-            out.append(Implies(_in(s.pc[t], HOLDING), _state(s, s.held[t]) == MEM.live))
-        for k in range(1, s.stacks + 1):
-            out.append(Implies(s.pending[k - 1] == 1, _mem(s, k) == MEM.live))
+            out.append(Implies(_at(s, t, *s.spec.OWNING, *s.spec.RELEASING), _state(s, s.tvm[t]) == MEM.live))
+            out.append(Implies(_at(s, t, *s.spec.HOLDING), _state(s, s.spec.in_hand(s, t)) == MEM.live))
+        out += [Implies(s.pending[k - 1] == 1, _mem(s, k) == MEM.live) for k in range(1, s.stacks + 1)]
         return And(*out)
 
     @invariant
     def reused_stack_zeroed(s):
         """ST-ZERO: a task starting on its stack finds it zeroed (no previous user's data)."""
-        return And(*[Implies(s.pc[t] == TASK.live, Select(s.dirty, s.tvm[t] - 1) == 0) for t in s.tasks])
+        return And(*[Implies(_at(s, t, "live"), Select(s.dirty, s.tvm[t] - 1) == 0) for t in s.tasks])
 
     @invariant
     def an_empty_slot_takes_the_stack(s):
-        """ST-CACHE: a release's this_cpu_try_cmpxchg(cached_stacks[i], &tmp, vm) fails only on a full slot
-        (tmp is NULL at each iteration), so a stack is never RCU-freed past an empty slot it tried
-        (bugs/stack_cmpxchg_stale_old.py carries tmp over)."""
+        """ST-CACHE: a release's cmpxchg fails only on a full slot."""
         return s.skipped_empty == 0
 
     @invariant
     def dead_cpus_cached_stacks_are_freed(s):
-        """ST-NOLEAK at CPU death, the promise: once cpu_down() has taken a CPU through its teardown states (it
-        is dead), no stack cached in its slots is still allocated: the memory a dead CPU cached is given back
-        (said of the stacks, not of how the teardown does it)."""
+        """ST-NOLEAK at CPU death, the promise: no stack cached in a dead CPU's slots is still allocated."""
         return And(*[Implies(s.torn[c] == 1, And(*[Or(k == 0, _state(s, k) != MEM.live) for _, k in _slots(s, c)]))
                      for c in s.cpus])
 
     @invariant
     def dead_cpu_cache_empty(s):
-        """ST-NOLEAK at CPU death, the mechanism: once free_vm_stack_cache has run for a dead CPU, its slots
-        are empty (NULL: a CPU that comes back finds no freed stack there)."""
+        """ST-NOLEAK at CPU death, the mechanism: once free_vm_stack_cache has run for a dead CPU, its slots are
+        empty."""
         return And(*[Implies(s.torn[c] == 1, And(*[k == 0 for _, k in _slots(s, c)])) for c in s.cpus])
 
     @invariant
     def memcg_charge_balanced(s):
-        """ST-FAIL (memcg): at an operation boundary a stack is charged exactly while it is owned by a live
-        task (charged when the task gets it, uncharged at exit); in between only a stack an operation
-        holds may be charged without such an owner."""
+        """ST-FAIL (memcg): at an operation boundary a stack is charged exactly while a live task owns it; in
+        between only a stack an operation holds may be charged without such an owner."""
         rest = _at_rest(s)
         out = []
         for k in range(1, s.stacks + 1):
-            owned = Or(*[And(s.pc[t] == TASK.live, s.tvm[t] == k) for t in s.tasks])
+            owned = Or(*[And(_at(s, t, "live"), s.tvm[t] == k) for t in s.tasks])
             charged = s.charged[k - 1] == 1
             out.append(Implies(rest, charged == owned))
             out.append(Implies(charged, Or(owned, _in_flight(s, k) >= 1)))
@@ -517,15 +676,14 @@ class StackCache(Spec):
 
     @invariant
     def failed_charge_frees_its_stack(s):
-        """ST-FAIL: after a fork failed with a stack in hand, the task's fields point at nothing and that
-        stack was released: freed, or in a place (a slot, a pending callback, or taken on from there by
-        another fork), never left live and unreachable."""
+        """ST-FAIL: after a fork failed with a stack in hand, the task's fields point at nothing and that stack
+        was released: freed, or in a place, never left live and unreachable."""
         out = []
         for t in s.tasks:
             k = s.got[t]
             released = And(*[Implies(k == j, Or(_mem(s, j) == MEM.freed, _places(s, j) + _in_flight(s, j) >= 1))
                              for j in range(1, s.stacks + 1)])
-            out.append(Implies(And(s.pc[t] == TASK.failed, k != 0),
+            out.append(Implies(And(s.spec.failed(s, t), k != 0),
                                And(released, s.tvm[t] != k, Or(s.taddr[t] == 0, s.taddr[t] == STALE))))
         return And(*out)
 
@@ -537,7 +695,7 @@ class StackCache(Spec):
     @sometimes
     def a_reused_stack_goes_to_a_new_task(s):
         """A task runs on a stack that an earlier task used (the zeroing matters)."""
-        return Or(*[And(s.pc[t] == TASK.live, _born_reused(s, t)) for t in s.tasks])
+        return Or(*[And(_at(s, t, "live"), s.cached_got[t] == 1) for t in s.tasks])
 
     @sometimes(applies=lambda p: p.ntasks > p.nr_cached)
     def an_rcu_callback_caches_its_stack(s):
@@ -552,12 +710,11 @@ class StackCache(Spec):
     @sometimes(applies=lambda p: p.failures == 1)
     def a_charge_fails_with_a_stack_in_hand(s):
         """memcg_charge_kernel_stack fails and the fork returns -ENOMEM."""
-        return Or(*[And(s.pc[t] == TASK.failed, s.got[t] != 0) for t in s.tasks])
+        return Or(*[And(s.spec.failed(s, t), s.got[t] != 0) for t in s.tasks])
 
     @sometimes(applies=lambda p: p.ncpus >= 2 and p.ntasks >= 2)
     def an_interrupt_frees_inside_a_task_free(s):
-        """ST-CTX: a hard irq (sched_show_task) or softirq (thread_stack_free_rcu) uses a CPU's slots while a
-        task-context free_thread_stack is between its this_cpu_cmpxchg steps there."""
+        """ST-CTX: a hard irq or softirq uses a CPU's slots inside a task-context free_thread_stack there."""
         return s.nested == 1
 
     @sometimes(applies=lambda p: p.migrations > 0 and p.ncpus >= 2 and p.nr_cached >= 2)
@@ -568,7 +725,7 @@ class StackCache(Spec):
     @sometimes(applies=lambda p: p.failures == 1)
     def a_failed_fork_uncharges_and_releases_its_stack(s):
         """A fork fails after its stack was charged (free_stack: / bad_fork_free:): uncharged and released."""
-        return Or(*[And(s.pc[t] == TASK.failed, s.forkfail[t] == 1) for t in s.tasks])
+        return Or(*[And(s.spec.failed(s, t), s.forkfail[t] == 1) for t in s.tasks])
 
     @sometimes(applies=lambda p: p.hotplug == 1 and p.ncpus >= 2)
     def a_dead_cpus_cache_is_freed(s):
@@ -580,19 +737,15 @@ class StackCache(Spec):
 _VARS = (None,) + tuple(HEAP.var_name(f"stack{k}") for k in range(1, MAX_STACKS + 1))
 
 
-# -- helpers of the properties ------------------------------------------------------------------------
+# -- helpers of the properties and the one-step releases -------------------------------------------------
 
 def _state(s, k):
     """The allocation state of stack ``k`` (a state value; 0 and STALE are no stack: unalloc)."""
     return Select(tuple([MEM.unalloc] + [_mem(s, j) for j in range(1, s.stacks + 1)]), k)
 
 
-def _cached(s, k):
-    return Or(*[v == k for c in s.cpus for _, v in _slots(s, c)])
-
-
 def _owners(s, k: int):
-    return sum(If(And(_in(s.pc[t], OWNING), s.tvm[t] == k), 1, 0) for t in s.tasks)
+    return sum(If(And(_at(s, t, *s.spec.OWNING), s.tvm[t] == k), 1, 0) for t in s.tasks)
 
 
 def _places(s, k: int):
@@ -602,75 +755,23 @@ def _places(s, k: int):
 
 
 def _in_flight(s, k: int):
-    """References to stack ``k`` from operations in flight: alloc's local, a task-context free's fields."""
-    return sum(If(Or(And(_in(s.pc[t], HOLDING), s.held[t] == k), And(_in(s.pc[t], RELEASING), s.tvm[t] == k)), 1, 0)
+    """References to stack ``k`` from operations in flight: alloc's local vm, a task-context free's fields."""
+    return sum(If(Or(And(_at(s, t, *s.spec.HOLDING), s.spec.in_hand(s, t) == k), And(_at(s, t, *s.spec.RELEASING), s.tvm[t] == k)), 1, 0)
                for t in s.tasks)
 
 
 def _at_rest(s):
-    return And(*[_in(s.pc[t], AT_REST) for t in s.tasks])
-
-
-def _born_reused(s, t):
-    return s.cached_got[t] == 1
-
-
-def _unbusy(s, t):
-    """preempt_enable() at the end of finish_task_switch's release (a preemptible one set nothing)."""
-    return {c: If(And(s.on[t] == c, s.rel[t] == 0), 0, s.busy[c]) for c in s.cpus}
-
-
-def _busy(s, t, c):
-    """finish_task_switch's release runs with preemption off on its CPU ``c`` (a preemptible one does not)."""
-    return {x: If(And(c == x, s.rel[t] == 0), 1, s.busy[x]) for x in s.cpus}
+    return And(*[s.spec.at_rest(s, t) for t in s.tasks])
 
 
 def _release_in_one_step(s, t, cpu, guard):
-    """free_thread_stack() run to the end on ``cpu`` with interrupts off: the cmpxchg loop on that CPU's slots,
-    else thread_stack_delayed_free(); then tsk->stack = NULL; tsk->stack_vm_area = NULL."""
+    """free_thread_stack() run to the end on ``cpu`` with interrupts off, for the dead task ``t``."""
     k = s.tvm[t]
     slots, cached = _try_cache(s, cpu, k)
     a = s.taddr[t]
-    return when(And(s.pc[t] == TASK.dead, Select(s.online, cpu) == 1, guard),
-                pc={t: TASK.released}, tvm={t: 0}, taddr={t: 0},
+    return when(And(_at(s, t, "dead"), Select(s.online, cpu) == 1, guard),
+                tasks_pc={t: DONE}, tvm={t: 0}, taddr={t: 0},
                 pending=_set_k(s, "pending", a, If(cached, Select(s.pending, a - 1), 1)),
                 dirty=_set_k(s, "dirty", a, If(cached, Select(s.dirty, a - 1), 1)),
                 nested=If(Select(s.busy, cpu) == 1, 1, s.nested),
                 **_access_if(s, Not(cached), a), **slots)
-
-
-def empty_slots(s, cpu):
-    """for each i: vm = cached_vm_stacks[i] of ``cpu``; if (vm) vfree(vm->addr); the slot = NULL. Returns (the
-    frees, the slot updates, whether any slot held a stack)."""
-    frees, upd = {}, {}
-    for i in range(s.nr_cached):
-        k = getattr(s, f"slot{i}")[cpu]
-        frees = _free_if(s, k != 0, k, after=frees)
-        upd[f"slot{i}"] = {cpu: 0}
-    return frees, upd, Or(*[getattr(s, f"slot{i}")[cpu] != 0 for i in range(s.nr_cached)])
-
-
-def _free_if(s, cond, k, after=None):
-    """vfree(stack k) when ``cond`` (``after``: updates of earlier frees/accesses in the same step)."""
-    base = dict(after or {})
-    err = HEAP.error_var
-    e = base.get(err, getattr(s, err))
-    out = dict(base)
-    for j in range(1, s.stacks + 1):
-        var = _VARS[j]
-        cur = base.get(var, getattr(s, var))
-        here = And(cond, k == j)
-        e = If(And(here, e == MEM_ERROR.none, cur != MEM.live),
-               If(cur == MEM.freed, MEM_ERROR.double_free, MEM_ERROR.invalid_free), e)
-        out[var] = If(here, MEM.freed, cur)
-    # a pointer that is no stack at all (STALE garbage): the allocator never returned it
-    e = If(And(cond, e == MEM_ERROR.none, Or(k < 1, k > s.stacks)), MEM_ERROR.invalid_free, e)
-    out[err] = e
-    return out
-
-
-def _access_if(s, cond, k):
-    """A read or write of stack ``k``'s memory when ``cond``."""
-    err = HEAP.error_var
-    e = getattr(s, err)
-    return {err: If(And(cond, e == MEM_ERROR.none, _state(s, k) != MEM.live), MEM_ERROR.use_after_free, e)}

@@ -47,11 +47,16 @@ version of this spec released from that softirq.)
 Shakeel Butt's ba4a45746c36 (``tsk->stack = s->addr`` for a cached stack).
 With both (the default) every property holds; the bug spec
 ``stack_memcg_charge_fail`` explores 0 and 1.
+
+Written, as ``stack_cache``, as the kernel functions: ``task_stack`` here is the 2018-19 code (the charge in
+``dup_task_struct()`` with its ``free_stack:`` label, the uncharge in ``free_thread_stack()``, ``vfree_atomic``
+instead of the RCU callback); the variables, the CPUs' steps and the properties are ``stack_cache``'s, but the
+memcg balance (the stack stays charged until it is released).
 """
 from checker import And, If, Implies, Not, Or, Param, PerCpu, Select, action, invariant, sometimes, when
-from checker.kernel.memory import MEM
-from checker.specs.stack_cache import (_VARS, HEAP, OWNING, SLOTS, STALE, TASK, StackCache, _at_rest, _busy, _free_if,
-                                       _in, _in_flight, _mem, _set_k, _stack_ptr, _task_ok, _try_cache, _unbusy)
+from checker.language.process import process
+from checker.specs.stack_cache import (DONE, HEAP, SLOTS, STALE, StackCache, _at, _at_rest, _free_if, _in_flight,
+                                       _runs, _stack_ptr, _task_ok, _try_cache, _vmalloc)
 
 
 class StackCache2019(StackCache, name="stack_cache_2019"):
@@ -77,76 +82,91 @@ class StackCache2019(StackCache, name="stack_cache_2019"):
     fixes = Param(2, domain=(0, 1, 2), doc="0: 9b6f7e163cd0 alone; 1: + 5eed6f1dff87; 2: + ba4a45746c36")
     hotplug = Param(0, domain=(0, 1), doc="1: one CPU may go down (and come back up)")
     taddr = PerCpu(STALE, role="tasks", doc="tsk->stack: STALE (slab garbage) until written")
-    failing = PerCpu(0, role="tasks", doc="free_thread_stack is running on dup_task_struct's free_stack path")
 
-    @action(role="tasks")
-    def clear_reused_stack(s, t):
-        """alloc_thread_stack_node(): memset(s->addr, 0, THREAD_SIZE); tsk->stack_vm_area = s;
-        [ba4a45746c36: tsk->stack = s->addr;] return s->addr;"""
-        k = s.held[t]
-        return when(And(s.pc[t] == TASK.reuse, _task_ok(s, t)), pc={t: TASK.charge}, tvm={t: k},
-                    taddr={t: k if s.fixes >= 2 else s.taddr[t]},
-                    dirty=_set_k(s, "dirty", k, 0), **HEAP.access(s, _stack_ptr(k)))
+    @process(role="tasks", runs=_runs)
+    def task_stack(k, s, t):
+        """One child's stack, 2018-19: alloc_thread_stack_node(), dup_task_struct()'s charge, the child's life, the
+        last put_task_stack()'s free_thread_stack() (or free_stack:'s)."""
+        vm = k.this_cpu_xchg(s.slot0, 0)                    # for (i...) { s = this_cpu_xchg(cached_stacks[i], NULL);
+        if vm == 0 and s.nr_cached == 2:                    #         if (!s) continue;
+            k.label("alloc")
+            vm = k.this_cpu_xchg(s.slot1, 0)
+        if vm != 0:
+            s.got[t] = vm
+            s.cached_got[t] = 1
+            s.reused = 1
+            k.label("reuse")
+            with k.atomic():                                # memset(s->addr, 0, THREAD_SIZE);
+                k.update(s.spec.memset_stack(s, vm))
+                s.tvm[t] = vm                               # tsk->stack_vm_area = s;
+                if s.fixes >= 2:
+                    s.taddr[t] = vm                         # [ba4a45746c36] tsk->stack = s->addr;
+        else:
+            with k.atomic():                                # stack = __vmalloc_node_range(...);
+                k.might_sleep()
+                ok = k.choose((True, False))
+                vm = s.next_vm
+                ok = ok and vm <= s.stacks
+                k.assume(ok or s.failures == 1)
+                if ok:
+                    k.update(_vmalloc(s, vm))
+                    s.got[t] = vm
+                    s.tvm[t] = vm                           # tsk->stack_vm_area = find_vm_area(stack);
+                    if s.fixes >= 1:
+                        s.taddr[t] = vm                     # [5eed6f1dff87] tsk->stack = stack;
+                else:
+                    s.enomem[t] = 1                         # return NULL
+            if not ok:
+                return
+        k.label("charge")
+        with k.atomic():                                    # dup_task_struct(): if (memcg_charge_kernel_stack(tsk))
+            k.might_sleep()                                 #         goto free_stack;
+            ok = k.choose((True, False))
+            k.assume(ok or s.failures == 1)
+            s.charged[vm - 1] = 1 if ok else 0
+            if ok:
+                s.taddr[t] = vm                             # tsk->stack = stack;
+            else:
+                s.forkfail[t] = 1                           # free_stack: free_thread_stack(tsk), preemptible
+                s.rel[t] = 1
+        if ok:
+            k.label("live")
+            with k.atomic():                                # the child runs on its stack and exits
+                s.dirty[s.tvm[t] - 1] = 1
+                k.update(HEAP.access(s, _stack_ptr(s.tvm[t])))
+            k.label("dead")                                 # the last put_task_stack(): finish_task_switch()
+            holder = k.choose((False, True))                # here, or a preemptible try_get_task_stack() holder
+            if holder:
+                with k.atomic():
+                    cpu = k.choose(s.cpus)
+                    k.assume(s.online[cpu] == 1 and s.busy[cpu] == 0)
+                    s.on[t] = cpu
+                    s.rel[t] = 1
+            else:
+                k.assume(_task_ok(s, t))
+        k.label("free")                                     # free_thread_stack(): memcg_kmem_uncharge() each page;
+        s.charged[s.tvm[t] - 1] = 0
+        old = k.this_cpu_cmpxchg(s.slot0, 0, s.tvm[t])      # if (this_cpu_cmpxchg(cached_stacks[i], NULL, ...)
+        s.busy[s.on[t]] = 1 if s.rel[t] == 0 else s.busy[s.on[t]]
+        if old != 0 and s.nr_cached == 2:                   #         != NULL) continue;
+            k.label("free")
+            old = k.this_cpu_cmpxchg(s.slot1, 0, s.tvm[t])
+        if old != 0:
+            k.label("delayed")
+            with k.atomic():                                # vfree_atomic(tsk->stack);
+                k.update(_free_if(s, True, s.taddr[t]))
+        k.label("clear")
+        with k.atomic():                                    # tsk->stack = NULL; tsk->stack_vm_area = NULL;
+            s.tvm[t] = 0
+            s.taddr[t] = 0
+            s.busy[s.on[t]] = 0 if s.rel[t] == 0 else s.busy[s.on[t]]
+            s.rel[t] = 0
 
-    @action(role="tasks", choose={"ok": (True, False)}, sleeps=True)
-    def vmalloc_stack(s, t, ok):
-        """alloc_thread_stack_node(): stack = __vmalloc_node_range(...); if (stack) {
-        tsk->stack_vm_area = find_vm_area(stack); [5eed6f1dff87: tsk->stack = stack;] } return stack;"""
-        k = s.next_vm
-        ok = And(ok, k <= s.stacks)
-        updates = {_VARS[j]: If(And(ok, k == j), MEM.live, _mem(s, j)) for j in range(1, s.stacks + 1)}
-        return when(And(s.pc[t] == TASK.vmalloc, _task_ok(s, t), Or(ok, s.failures == 1)),
-                    pc={t: If(ok, TASK.charge, TASK.failed)}, held={t: If(ok, k, 0)}, got={t: If(ok, k, 0)},
-                    tvm={t: If(ok, k, s.tvm[t])}, taddr={t: If(ok, k, s.taddr[t]) if s.fixes >= 1 else s.taddr[t]},
-                    next_vm=If(ok, k + 1, k), **updates)
-
-    @action(role="tasks", choose={"ok": (True, False)}, sleeps=True)
-    def memcg_charge_kernel_stack(s, t, ok):
-        """dup_task_struct(): if (memcg_charge_kernel_stack(tsk)) goto free_stack;  ... arch_dup_task_struct();
-        tsk->stack = stack; tsk->stack_vm_area = stack_vm_area;  (free_stack: free_thread_stack(tsk))"""
-        k = s.held[t]
-        return when(And(s.pc[t] == TASK.charge, _task_ok(s, t), Or(ok, s.failures == 1)),
-                    pc={t: If(ok, TASK.live, TASK.free)}, held={t: 0}, ti={t: 0}, failing={t: If(ok, 0, 1)},
-                    rel={t: If(ok, 0, 1)},
-                    taddr={t: If(ok, k, s.taddr[t])}, charged=_set_k(s, "charged", k, If(ok, 1, 0)))
-
-    @action(role="tasks")
-    def exit_task_stack_account(s, t):
-        """The child runs on its stack and exits (2019: no exit_task_stack_account; the stack stays charged)."""
-        k = s.tvm[t]
-        return when(And(s.pc[t] == TASK.live, _task_ok(s, t)), pc={t: TASK.dead},
-                    dirty=_set_k(s, "dirty", k, 1), **HEAP.access(s, _stack_ptr(k)))
-
-    @action(role="tasks", access=SLOTS)
-    def this_cpu_cmpxchg(s, t):
-        """free_thread_stack(): vm = task_stack_vm_area(tsk); if (vm) { memcg_kmem_uncharge() each page;
-        for (i = 0; i < NR_CACHED_STACKS; i++) { if (this_cpu_cmpxchg(cached_stacks[i], NULL,
-        tsk->stack_vm_area) != NULL) continue; return; } ...  -- one slot; preemption off when called from
-        finish_task_switch, on from a task-context holder's put_task_stack and dup_task_struct's free_stack."""
-        c = s.on[t]
-        start = Or(s.pc[t] == TASK.dead, And(s.pc[t] == TASK.free, s.ti[t] == 0))  # the uncharge comes first
-        i = If(s.pc[t] == TASK.dead, 0, s.ti[t])
-        cur = Select([Select(getattr(s, f"slot{j}"), c) for j in range(s.nr_cached)], i)
-        hit = cur == 0
-        last = i + 1 >= s.nr_cached
-        upd = {f"slot{j}": {x: If(And(hit, i == j, c == x), s.tvm[t], getattr(s, f"slot{j}")[x]) for x in s.cpus}
-               for j in range(s.nr_cached)}
-        return when(And(_in(s.pc[t], (TASK.dead, TASK.free)), _task_ok(s, t)),
-                    busy=_busy(s, t, c), ti={t: If(hit, i, i + 1)},
-                    charged={j: If(And(start, s.tvm[t] == j + 1), 0, s.charged[j]) for j in range(s.stacks)},
-                    pc={t: If(hit, TASK.clear, If(last, TASK.delayed, TASK.free))}, **upd)
-
-    @action(role="tasks")
-    def thread_stack_delayed_free(s, t):
-        """free_thread_stack(): vfree_atomic(tsk->stack); return;"""
-        return when(s.pc[t] == TASK.delayed, pc={t: TASK.clear}, **_free_if(s, True, s.taddr[t]))
-
-    @action(role="tasks")
-    def free_thread_stack_clear(s, t):
-        """release_task_stack(): tsk->stack = NULL; tsk->stack_vm_area = NULL;  (free_stack path:
-        free_task_struct(tsk), the fork returns -ENOMEM)"""
-        return when(s.pc[t] == TASK.clear, pc={t: If(s.failing[t] == 1, TASK.failed, TASK.released)},
-                    tvm={t: 0}, taddr={t: 0}, failing={t: 0}, busy=_unbusy(s, t), rel={t: 0})
+    @process(role="cpus", irq=True, applies=lambda p: False)
+    def thread_stack_free_rcu(k, s, cpu):
+        """(no RCU-delayed free before 5.18)"""
+        with k.atomic():
+            k.assume(False)
 
     @action(role="cpus", choose={"t": lambda p: p.tasks}, access=SLOTS)
     def put_task_stack_hardirq(s, cpu, t):
@@ -157,16 +177,11 @@ class StackCache2019(StackCache, name="stack_cache_2019"):
         inside a task-context free_thread_stack there."""
         k = s.tvm[t]
         slots, cached = _try_cache(s, cpu, k)
-        return when(And(s.pc[t] == TASK.dead, Select(s.online, cpu) == 1),
-                    pc={t: TASK.released}, tvm={t: 0}, taddr={t: 0},
+        return when(And(_at(s, t, "dead"), Select(s.online, cpu) == 1),
+                    tasks_pc={t: DONE}, tvm={t: 0}, taddr={t: 0},
                     charged={j: If(k == j + 1, 0, s.charged[j]) for j in range(s.stacks)},
                     nested=If(Select(s.busy, cpu) == 1, 1, s.nested),
                     **_free_if(s, Not(cached), s.taddr[t]), **slots)
-
-    @action(role="cpus", choose={"k": lambda p: range(1, p.stacks + 1)}, irq=True)
-    def thread_stack_free_rcu(s, cpu, k):
-        """(no RCU-delayed free before 5.18)"""
-        return when(False)
 
     @invariant
     def memcg_charge_balanced(s):
@@ -175,30 +190,16 @@ class StackCache2019(StackCache, name="stack_cache_2019"):
         rest = _at_rest(s)
         out = []
         for k in range(1, s.stacks + 1):
-            owned = Or(*[And(_in(s.pc[t], OWNING), s.tvm[t] == k) for t in s.tasks])
+            owned = Or(*[And(_at(s, t, *s.spec.OWNING), s.tvm[t] == k) for t in s.tasks])
             charged = s.charged[k - 1] == 1
             out.append(Implies(rest, charged == owned))
             out.append(Implies(charged, Or(owned, _in_flight(s, k) >= 1)))
         return And(*out)
 
-    # The 2019 release paths: finish_task_switch (this_cpu_cmpxchg above), a preemptible holder (stack_cache's
-    # put_task_stack_holder, then this_cpu_cmpxchg steps), a hard-irq sched_show_task (above). No irqs-off holder.
-    @action(role="tasks", choose={"cpu": lambda p: p.cpus})
-    def put_task_stack_holder(s, t, cpu):
-        """A preemptible holder on ``cpu`` drops the last reference: save_stack_trace_tsk() (/proc/PID/stack) or
-        get_wchan() (/proc/PID/wchan): try_get_task_stack(p); ...; put_task_stack(p) -> release_task_stack() ->
-        free_thread_stack(); its uncharge and this_cpu_cmpxchg steps follow, preemptible."""
-        return StackCache.put_task_stack_holder(s, t, cpu)
-
     @action(role="cpus", choose={"t": lambda p: p.tasks})
     def put_task_stack_irqs_off(s, cpu, t):
         """(none in 2019: get_wchan() ran its walk under p->pi_lock only from 5.16; before, it is a preemptible
-        holder, put_task_stack_holder)"""
-        return when(False)
-
-    @action(role="tasks")
-    def fork_fails_after_stack(s, t):
-        """(the 2018-19 failure path is memcg_charge_kernel_stack's: free_stack: above)"""
+        holder, task_stack's releaser at dead)"""
         return when(False)
 
     @sometimes(applies=lambda p: False)
@@ -219,6 +220,5 @@ class StackCache2019(StackCache, name="stack_cache_2019"):
     @sometimes(applies=lambda p: p.failures == 1)
     def a_failed_fork_returns_its_stack_to_the_cache(s):
         """dup_task_struct's free_stack path caches the stack it could not charge."""
-        return Or(*[And(s.pc[t] == TASK.failed, s.got[t] != 0,
+        return Or(*[And(s.spec.failed(s, t), s.got[t] != 0,
                         Or(*[v == s.got[t] for c in s.cpus for v in (s.slot0[c], s.slot1[c])])) for t in s.tasks])
-

@@ -126,13 +126,12 @@ MAX_BUG_DEPTH = 8
 
 #: Every spec at its first size; its larger sizes in the slow tier (pytest -m differential, which .ci/run runs):
 #: BMC's unrolling makes them the default tier's slowest tests.
-#: Two first sizes take 30-40 s to unroll, and one 7 s: the slow tier too. stack_cache_process (its guards read
-#: the generated pc through at(), which BMC unrolls as a disjunction per control point) had not finished after
-#: five minutes on a busy machine (load ~25 on 2 cores): the slow tier, until it is measured on a quiet one.
+#: Two first sizes take 30-40 s to unroll, and one 7 s: the slow tier too. (stack_cache, now written as process
+#: functions, and its family run at their own small points above.)
 #: vma_unlink_batch written as process functions unrolls about 1.4 times slower than the pc machine it replaced
 #: (its guards read the generated pc): unlink_batch_full_gt, the slowest of its family, goes to the slow tier so
 #: that the family's seven together cost the default tier what they did.
-SLOW_BMC = ("lazy_decode_logical_shift", "percpu_grouped", "vmstat_refresh_window", "stack_cache_process",
+SLOW_BMC = ("lazy_decode_logical_shift", "percpu_grouped", "vmstat_refresh_window",
             "lazy_switch_no_preempt_disable", "unlink_batch_full_gt", "lazy_rfc_read_positive")
 POINTS = [(name, n) if i == 0 and name not in SLOW_BMC else pytest.param(name, n, marks=pytest.mark.differential)
           for name, cls in SPECS.items() for i, n in enumerate(_sizes(cls))]

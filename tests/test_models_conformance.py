@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from checker.kernel.memory import MEM
 from checker.language.compile import Model
 from checker.language.model import resolve_params
-from checker.specs.stack_cache import TASK, StackCache as StackSpec
+from checker.specs.stack_cache import StackCache as StackSpec
 from checker.specs.stack_cache_2019 import StackCache2019
 from checker.specs.vma_unlink_batch import BATCHED, LAYOUTS, UNBATCHED, VmaUnlinkBatch, _at, _freed_pgtables
 from checker.models.costs import I_MMAP_RWSEM, VMAP_AREA_LOCK
@@ -127,37 +127,50 @@ def _vfrees(before, after, nstacks):
                for k in range(1, nstacks + 1))
 
 
+def _steps(m, prefix):
+    """The names of the generated steps of the process function ``prefix`` in model ``m``."""
+    return {a.info.name for a in m.actions if a.info.name.startswith(prefix + "_L")}
+
+
+def _point(cls, name):
+    """The pc value of task_stack's control point labelled ``name``."""
+    reg = cls.__countercheck_processes__["task_stack"]
+    return next(getattr(reg["enum"], p.label) for p in reg["points"].values() if p.prim == name)
+
+
 def spec_alloc(m, s, t, cpu):
     """The task's fork on ``cpu``: a migration there first (not a model operation), then
     alloc_thread_stack_node with every allocation and charge succeeding. Returns (xchgs, vmallocs, state)."""
     if s.on[t] != cpu:
         _, _, s = step(m, s, t, ("migrate",), dest=cpu)
     xchg = vmalloc = 0
-    while s.pc[t] != TASK.live:
-        name, _, s = step(m, s, t, ("this_cpu_xchg", "clear_reused_stack", "vmalloc_stack",
-                                    "memcg_charge_kernel_stack"), ok=True)
-        xchg += name == "this_cpu_xchg"
-        vmalloc += name == "vmalloc_stack"
-    _, _, s = step(m, s, t, ("exit_task_stack_account",))  # the child runs and exits: no cost modelled
+    steps, live = _steps(m, "task_stack"), _point(m.cls, "live")
+    while s.tasks_pc[t] != live:
+        before = s.next_vm
+        name, _, s = step(m, s, t, steps, __choice_ok=True, __choice_fails=0)
+        xchg += "this_cpu_xchg" in name
+        vmalloc += s.next_vm != before
+    _, _, s = step(m, s, t, steps, __choice_fails=0)  # the child runs and exits: no cost modelled
     return xchg, vmalloc, s
 
 
 def spec_free(m, s, t, cpu, nr, nstacks):
     """The release of the task's stack on ``cpu``: finish_task_switch's free_thread_stack if the task died
-    there, else a one-step put on ``cpu`` (5.18+: hard-irq sched_show_task; 2019: delayed_put_task_struct); then, if it queued thread_stack_free_rcu, that
-    callback on the same CPU. Returns (cmpxchgs, vfrees, state)."""
+    there, else a one-step put on ``cpu`` (a hard-irq sched_show_task); then, if it queued thread_stack_free_rcu,
+    that callback on the same CPU. Returns (cmpxchgs, vfrees, state)."""
     start, cmpxchg = s, 0
     if s.on[t] == cpu:
-        while s.pc[t] != TASK.released:
-            name, _, s = step(m, s, t, ("this_cpu_cmpxchg", "thread_stack_delayed_free", "free_thread_stack_clear"))
-            cmpxchg += name == "this_cpu_cmpxchg"
+        steps = _steps(m, "task_stack")
+        while s.tasks_pc[t] != 1:  # (done)
+            name, _, s = step(m, s, t, steps, __choice_holder=False)
+            cmpxchg += "this_cpu_cmpxchg" in name
     else:
         cmpxchg += _tries(s, cpu, nr)
-        _, _, s = step(m, s, cpu, ("put_task_stack_hardirq", "free_thread_stack_softirq"), t=t)  # 5.18+, 2019
+        _, _, s = step(m, s, cpu, ("put_task_stack_hardirq",), t=t)
     for k in range(1, nstacks + 1):
         if s.pending[k - 1]:
             cmpxchg += _tries(s, cpu, nr)
-            _, _, s = step(m, s, cpu, ("thread_stack_free_rcu",), k=k)
+            _, _, s = step(m, s, cpu, _steps(m, "thread_stack_free_rcu"), __choice_vm=k)
     return cmpxchg, _vfrees(start, s, nstacks), s
 
 

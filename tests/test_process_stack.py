@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""stack_cache written as process functions (specs/stack_cache_process.py) against the hand-written pc-machine
-(specs/stack_cache.py).
+"""stack_cache, written as process functions (specs/stack_cache.py), against the hand-written pc machine it
+replaced (tests/pc_machines/stack_cache.py).
 
 The claim: at the same point, under sc, tso and lkmm and on both explorers, the same verdicts, the same shortest
 counterexample and witness lengths and the same depth. The port has fewer states, for one written reason: the
@@ -12,12 +12,12 @@ the hand-written ``TASK`` names, its register ``vm`` as ``held``); that is check
 point, and the counts at the others. stack_cache has no Z3 sweep (no ``prove=`` domain): there are no proofs to
 compare.
 
-Under tso and lkmm the two are annotated differently, and the port more as the C is: stack_cache's task steps
+Under tso and lkmm the two are annotated differently, and the port more as the C is: the pc machine's task steps
 on the slots carry ``SLOTS``, an Rmw of both ``cached_stacks[0]`` and ``cached_stacks[1]`` (its slot index is
 a state value, so each step lists every slot it may touch), where the port's ``this_cpu_xchg(s.slot0, ...)``
 is an Rmw of the one slot the C touches. The verdicts and the shortest traces still agree at every point; the
 depth does not everywhere (at nr_cached=1, hotplug=1 under tso on the compiled explorer: 25 steps in
-stack_cache, 24 in the port), so under those models the test asks that the port's be no greater.
+the pc machine, 24 in the port), so under those models the test asks that the port's be no greater.
 """
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ import pytest
 from checker.explore import explore
 from checker.language.compile import Model
 from checker.ordering.declare import MEMORY
-from checker.specs.stack_cache import TASK, StackCache
-from checker.specs.stack_cache_process import StackCacheProcess
+from checker.specs.stack_cache import StackCache as StackCacheProcess
+from pc_machines.stack_cache import TASK, StackCache
 
 #: The explore sweep of stack_cache (nr_cached 1, 2 crossed with hotplug 0, 1); the first is the default tier's.
 POINTS = [dict(nr_cached=1), dict(nr_cached=1, hotplug=1), dict(nr_cached=2), dict(nr_cached=2, hotplug=1)]

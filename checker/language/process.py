@@ -35,7 +35,9 @@ only (the CPUs, with the tasks a ``Task`` role) it may take several, on that rol
 tasks' ``runs=`` says that a task waits while its CPU's handler is inside (``specs/percpu_lazy_process.py``). ``calls="budget"`` makes every call decrement the per-CPU variable
 ``budget`` and return to ``idle`` (``calls=True``: return to ``idle`` with no budget, a callback called again
 and again); without it the function runs once and ends in ``done``.
-``at(s, t, "function", where)`` is true where CPU ``t`` is at a control point of the function.
+``at(s, t, "function", where)`` is true where CPU ``t`` is at a control point of the function. A subclass (a bug
+spec) may redefine a process function by name: the functions of its role are lowered again in the subclass (one pc
+and one set of registers per role), and the base's steps of that role are left out of it.
 
 A primitive's memory is a spec variable, or a word the spec keeps as several variables (a class attribute with
 ``fields`` and a view: ``load(*fields)`` the value a load returns, ``store(value, me, *fields)`` the fields a
@@ -810,11 +812,25 @@ def expand(cls: type) -> None:
              if callable(v) and hasattr(v, "__countercheck_process__")]
     if not found:
         return
+    # A subclass (a bug spec) that redefines a base's process function lowers again every function of that
+    # function's role, the most derived definition of each: a role has one program counter and one set of
+    # registers, so its functions are lowered together. The base's steps of that role are left out of it.
+    inherited: dict[str, dict[str, Any]] = {}
+    for base in cls.__mro__[1:]:
+        for n, rec in getattr(base, "__countercheck_processes__", {}).items():
+            inherited.setdefault(n, rec)
+    mine = {n for n, _ in found}
+    again = {inherited[n]["role"] for n in mine if n in inherited}
+    if again:
+        for n, rec in inherited.items():
+            if rec["role"] in again and n not in mine:
+                found.append((n, getattr(cls, n).__countercheck_process__))
     decls: dict[str, Any] = {}
     roles: dict[str, Role] = {}
     for base in reversed(cls.__mro__):
         for n, v in base.__dict__.items():
-            if isinstance(v, Var):
+            if isinstance(v, Var) and not (getattr(v, "register", False) and any(
+                    n == f"{r}_pc" or n.startswith(f"{r}_") for r in again)):
                 decls[n] = v
             elif isinstance(v, Role):
                 roles[n] = v
@@ -833,10 +849,26 @@ def expand(cls: type) -> None:
     by_role: dict[str, list[_Lowered]] = {}
     for lw in lows:
         by_role.setdefault(lw.info.role, []).append(lw)
-    registry: dict[str, dict[str, Any]] = {}
+    registry: dict[str, dict[str, Any]] = {n: rec for n, rec in inherited.items() if rec["role"] not in by_role}
     for role, group in by_role.items():
         _lower_role(cls, role, group, decls, memory, registry)
+    for rec in inherited.values():
+        if rec["role"] in again:
+            for a in rec.get("actions", ()):
+                if a not in cls.__dict__:
+                    setattr(cls, a, _left_out(a, rec["role"]))
     cls.__countercheck_processes__ = registry
+
+
+def _left_out(name: str, role: str) -> Callable[..., Any]:
+    """A base's step of a process function lowered again in a subclass: not a step of the subclass."""
+    def gone(s: Any, cpu: Any) -> Any:
+        return DISABLED
+
+    gone.__name__ = name
+    gone.__countercheck_action__ = {"role": role, "choose": {}, "uses": {}, "sleeps": False, "irq": False,
+                                    "applies": lambda p: False, "fair": None, "softirq": False, "access": ()}
+    return gone
 
 
 def _lower_role(cls: type, role: str, group: list[_Lowered], decls: dict[str, Any], memory: frozenset[str],
@@ -860,7 +892,8 @@ def _lower_role(cls: type, role: str, group: list[_Lowered], decls: dict[str, An
             if p.node is not None:
                 for r in sorted(lw.g.live[p.node]):  # (a frozenset of str: its order is salted per process)
                     regs[r] = None
-    taken = set(decls) | {a for a in dir(cls) if not a.startswith("__")}
+    taken = set(decls) | {a for a in dir(cls) if not a.startswith("__") and not (  # (a base's, lowered again)
+        a.startswith(f"{role}_") and getattr(getattr(cls, a, None), "register", False))}
     pc_name = f"{role}_pc"
     if pc_name in taken:
         raise SpecError(f"{cls.__name__}: {pc_name} is declared, and process functions of role {role!r} need the "
@@ -898,7 +931,8 @@ def _lower_role(cls: type, role: str, group: list[_Lowered], decls: dict[str, An
         setattr(cls, rn, v)
     for lw, points, actions in plans:
         registry[lw.name] = {"role": role, "pc": pc_name, "enum": enum,
-                             "points": {k: p for k, p in points.items() if p.node is not None}}
+                             "points": {k: p for k, p in points.items() if p.node is not None},
+                             "actions": tuple(a.name for a in actions)}
         for a in actions:
             _emit(cls, lw, a, points, enum, role, memory)
 

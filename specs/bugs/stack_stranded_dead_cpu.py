@@ -20,7 +20,8 @@ the fix keeps it (the slots are NULL).
 Shortest counterexample: a task's stack is released into a CPU's slot, that
 CPU goes down, and it is dead with a live stack in its cache.
 """
-from checker import And, Param, action, sometimes, when
+from checker import Param, sometimes
+from checker.language.process import process
 from checker.specs.stack_cache import StackCache
 
 
@@ -31,11 +32,13 @@ class StackStrandedDeadCpu(StackCache, expect_violated=("dead_cpus_cached_stacks
     explore_sweeps = ({"nr_cached": 1},)
     hotplug = Param(1, domain=(1,), doc="one CPU goes down (and may come back up)")
 
-    @action(role="cpus")
-    def free_vm_stack_cache(s, cpu):
+    @process(role="cpus", calls=True, args={"cpu": lambda p: p.cpus})
+    def free_vm_stack_cache(k, s, ctl, cpu):
         """(the bug) no teardown callback for the cache: cpu_down() passes CPUHP_BP_PREPARE_DYN with nothing to
         do, the CPU is dead and its cached_stacks[] are left as they are (no vfree, no NULL store)."""
-        return when(And(s.online[cpu] == 0, s.torn[cpu] == 0), torn={cpu: 1})
+        with k.atomic():
+            k.assume(s.online[cpu] == 0 and s.torn[cpu] == 0 and s.online[ctl] == 1)
+            s.torn[cpu] = 1
 
     @sometimes(applies=lambda p: False)
     def a_dead_cpus_cache_is_freed(s):

@@ -7,8 +7,9 @@ the CPU comes back online: the first fork there ``this_cpu_xchg``es the
 freed stack out of the slot and zeroes it (a use after free), and it is
 handed to the new task. Found with one CPU going down and up (ST-NOUAF).
 """
-from checker import And, If, Or, Param, action, when
-from checker.specs.stack_cache import StackCache, _free_if
+from checker import Param
+from checker.language.process import process
+from checker.specs.stack_cache import StackCache, _vfree_cached
 
 
 class StackTeardownKeepsPointer(StackCache, expect_violated=(
@@ -20,15 +21,18 @@ class StackTeardownKeepsPointer(StackCache, expect_violated=(
     nr_cached = Param(1, domain=(1, 2), explore=(1,), doc="NR_CACHED_STACKS")
     failures = Param(0, domain=(0, 1), doc="1: vmalloc and the memcg charge may fail (not needed here)")
 
-    @action(role="cpus")
-    def free_vm_stack_cache(s, cpu):
+    @process(role="cpus", calls=True, args={"cpu": lambda p: p.cpus})
+    def free_vm_stack_cache(k, s, ctl, cpu):
         """(the bug) for (i = 0; i < NR_CACHED_STACKS; i++) { vm_stack = cached_vm_stacks[i];
         if (!vm_stack) continue; vfree(vm_stack->addr); }  -- the slot keeps the pointer."""
-        frees = {}
-        for i in range(s.nr_cached):
-            k = getattr(s, f"slot{i}")[cpu]
-            frees = _free_if(s, k != 0, k, after=frees)
-        any_freed = Or(*[getattr(s, f"slot{i}")[cpu] != 0 for i in range(s.nr_cached)])
-        return when(And(s.online[cpu] == 0, s.torn[cpu] == 0), torn={cpu: 1},
-                    torn_freed=If(any_freed, 1, s.torn_freed),
-                    **frees)
+        with k.atomic():
+            k.assume(s.online[cpu] == 0 and s.torn[cpu] == 0 and s.online[ctl] == 1)
+            k.smp_mb()
+            vm = k.per_cpu(s.slot0, cpu)
+            freed = _vfree_cached(s, vm, {})
+            if s.nr_cached == 2:
+                vm = k.per_cpu(s.slot1, cpu)
+                freed = _vfree_cached(s, vm, freed)
+            k.update(freed)
+            s.torn[cpu] = 1
+            k.smp_mb()
