@@ -25,14 +25,16 @@ os.environ["COUNTERCHECK_COMPILE_FAILURE"] = "raise"
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    """-n auto --dist loadfile when pytest-xdist is there and the command line did not choose
-    (-n 0, -n 2, -p no:xdist); runs before xdist's own hook, which turns -n into workers."""
+    """-n auto --dist worksteal when pytest-xdist is there and the command line did not choose
+    (-n 0, -n 2, -p no:xdist); runs before xdist's own hook, which turns -n into workers. worksteal, not
+    loadfile: a worker that runs out takes tests from the other's queue, so one file's long tests do not
+    leave a core idle at the end (a module-scoped fixture may then be set up on both workers)."""
     if not config.pluginmanager.hasplugin("xdist") or os.environ.get("PYTEST_XDIST_WORKER"):
         return
     if config.option.numprocesses is None:
         config.option.numprocesses = "auto"
         if config.option.dist == "no":
-            config.option.dist = "loadfile"
+            config.option.dist = "worksteal"
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
