@@ -283,7 +283,7 @@ def test_json_names_the_tool_and_shows_values_beside_the_raw_ones(one_run):
     bug = next(c for c in data["checks"] if c["spec"] == "eager_fold_gt" and c["property"] == "read_bound")
     init = bug["initial_state"]
     assert (init["lock"], bug["initial_state_shown"]["lock"]) == (-1, "-")  # nobody holds fbc->lock
-    assert (init["pc"][0], bug["initial_state_shown"]["pc[0]"]) == (0, "idle")
+    assert (init["adders_pc"][0], bug["initial_state_shown"]["adders_pc[0]"]) == (0, "idle")  # an enum by name
     assert all(set(s["shown"]) == set(s["changes"]) for s in bug["trace"])
 
 
@@ -349,10 +349,10 @@ def test_github_actions_groups_each_spec_annotates_failures_and_appends_a_summar
     props, message = error[len("::error "):].split("::", 1)
     assert props.startswith(f"file=tiny.py,line={line_of(TINY, 'def below_two') - 1},title=tiny.below_two ")
     assert "%0A" in message and "\n" not in message  # the trace, its lines escaped
-    assert "::group::eager_fold_gt: 17 of 17 checks as expected" in out
+    assert "::group::eager_fold_gt: 19 of 19 checks as expected" in out
     summary = (d / "summary.md").read_text()
     assert summary.startswith("## an earlier step's summary\n")  # appended, never overwritten
-    assert "| `tiny` | 4 | 3 | 1 | 0 |" in summary and "| `eager_fold_gt` | 17 | 17 | 0 | 0 |" in summary
+    assert "| `tiny` | 4 | 3 | 1 | 0 |" in summary and "| `eager_fold_gt` | 19 | 19 | 0 | 0 |" in summary
     assert "- `tiny.below_two [ncpus=2]: violated after 2 steps`" in summary
 
 
@@ -460,8 +460,8 @@ def test_a_subtest_per_spec_a_result_per_check_and_the_trace_before_it(one_run):
     steps = {ln.split()[1]: ln for ln in below.log if re.match(r"\s*#\s+[12]\s", ln)}
     assert steps["1"].index(" add ") + 1 == head.index("cpu0") and steps["2"].index(" add ") + 1 == head.index("cpu1")
     assert below.log[-1].strip() == "#   reproduce: python -m checker verify tiny.py --set ncpus=2"
-    assert len(bug.subtests) == 17 and {t.status for t in bug.subtests} == {"SUCCESS"}  # bugs found as expected
-    assert tail == ["# 21 checks: 20 as expected, 1 failed, 0 inconclusive, 0 errors; exit 1"]
+    assert len(bug.subtests) == 19 and {t.status for t in bug.subtests} == {"SUCCESS"}  # bugs found as expected
+    assert tail == ["# 23 checks: 22 as expected, 1 failed, 0 inconclusive, 0 errors; exit 1"]
 
 
 def test_inconclusive_is_not_ok_with_its_reason_never_a_skip(undecided):
