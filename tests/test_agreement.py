@@ -124,7 +124,7 @@ def _longest_run(cls, params, bound):
 #: Bug traces longer than this are not re-found by BMC here (see docs: BMC at depth is slow).
 MAX_BUG_DEPTH = 8
 
-#: Every spec at its first size in the default tier (or, where that is slow, the differential tier, which .ci/run runs);
+#: Every spec at its first size in the default tier (or, where that is slow, the differential tier);
 #: BMC's unrolling makes them the default tier's slowest tests.
 #: Two first sizes take 30-40 s to unroll, and one 7 s: the slow tier too. (stack_cache, now written as process
 #: functions, and its family run at their own small points above.)

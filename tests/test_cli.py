@@ -124,7 +124,7 @@ def test_list_shows_parameters_properties_and_assumptions(cli):
     assert "read_bound_minus_one  (expected violated)" in r.stdout
 
 
-@pytest.mark.differential  # every built-in spec: the slowest test (2+ min on a busy core); .ci/run runs it
+@pytest.mark.differential  # every built-in spec: the slowest test (2+ min on a busy core)
 def test_default_verify_passes(cli):
     r = cli("verify")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr

@@ -56,7 +56,7 @@ def _summary(r):
 
 
 #: Ray against one process at a few specs in the default tier (tasks, locks, hotplug, the eager counter); every
-#: built-in spec in the slow tier (pytest -m differential, which .ci/run runs): a second each is minutes in all.
+#: built-in spec in the differential tier (pytest -m differential): a second each is minutes in all.
 RAY_DEFAULT = ("check_mm_refcount", "percpu_eager", "percpu_hotplug", "percpu_eager_tasks")
 
 

@@ -64,7 +64,7 @@ def same_exploration(cls, params, symmetry, max_states=None):
     return a
 
 
-#: The specs whose first point takes 9-19 s to compare interpreted: compared in the slow tier (.ci/run runs it).
+#: The specs whose first point takes 9-19 s to compare interpreted: compared in the differential tier.
 SLOW_FIRST_POINT = ("stack_stranded_dead_cpu", "percpu_counter_tree_deep", "stack_drain_online_cpu",
                     "stack_teardown_keeps_pointer", "lazy_publish_relaxed", "percpu_lazy_process")
 

@@ -201,7 +201,7 @@ def test_mmdrop_bugs_are_found_by_both_backends_in_the_default_run(cli):
 
 
 # -- the bounds table ----------------------------------------------------------------------------------------------
-@pytest.mark.differential  # proves every figure of the table (45 s); .ci/run runs it
+@pytest.mark.differential  # proves every figure of the table (45 s)
 def test_bounds_table_contents_and_the_command_that_prints_it(monkeypatch, capsys):
     """One build (its proofs are most of the cost): the figures, the checks behind them, and `bounds`' output
     and exit code for that table."""
