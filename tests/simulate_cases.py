@@ -15,7 +15,7 @@ CASES = [
     ("eager_sub_count", {"ncpus": 64, "batch": 2, "ops": 2}, 1, 300, 0, "conservation"),
     ("eager_cmpxchg_paren", {"ncpus": 64, "batch": 2, "ops": 2}, 1, 300, 0, "local_bound"),
     ("eager_irq_add", {"ncpus": 64, "batch": 2, "ops": 2}, 1, 300, 0, "local_bound"),
-    ("eager_sum_unlocked", {"ncpus": 64, "batch": 2, "ops": 2}, 22, 400, 0, "sum_exact_without_overlap"),
+    ("eager_sum_unlocked", {"ncpus": 64, "batch": 2, "ops": 2}, 2, 400, 4, "sum_exact_without_overlap"),
     ("hotplug_sum_dead", {"ncpus": 2, "batch_floor": 1}, 14, 300, 0, "sum_exact_without_overlap"),
     ("hotplug_dying_partial", {"ncpus": 2}, 138, 300, 0, "sum_exact_without_overlap"),
     ("hotplug_compare_dying", {"ncpus": 2, "batch_floor": 4, "add": "C"}, 22, 300, 0, "compare_margin_sound"),

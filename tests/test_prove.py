@@ -98,7 +98,8 @@ def test_prove_mode_json_validates(cli, tmp_path):
     from test_cli import validate
 
     out = tmp_path / "r.json"  # one run: the JSON to the file, the text report on stdout
-    r = cli("verify", "percpu_eager", "rss_split", "--mode", "prove", "--format", "json", "--output", str(out), "-v")
+    r = cli("verify", "percpu_eager", "--mode", "prove", "--set", "variant=B", "--set", "limited=0", "--format", "json",
+            "--output", str(out), "-v")
     assert r.returncode == 0, r.stderr
     data = json.loads(out.read_text())
     validate(data)
