@@ -1056,7 +1056,9 @@ def _can_hold(cond: Any) -> bool:
     held = _HELD.get(key)
     if held is None:
         solver = z3.Solver()
-        solver.set("timeout", 5000)
+        # a resource limit (about 5 s of an idle core), not wall time: under load a timeout would send the same
+        # point to the interpreter on one run and not the next (checker/prove/solver.py limits Z3 the same way)
+        solver.set("rlimit", 50_000_000)
         solver.add(z)
         held = solver.check() != z3.unsat
         if len(_HELD) >= 4096:
