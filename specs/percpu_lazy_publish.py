@@ -1,83 +1,62 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The lazy counter's publication under weak memory: L-K's switch_to_pcpu() and read() (issue 20).
+"""The lazy counter's publication under weak memory: L-K's switch_to_pcpu() and read().
 
-``percpu_lazy`` annotates lib/lazy-percpu-counter.c as the code orders its
-accesses::
+``percpu_lazy`` writes lib/lazy-percpu-counter.c as its kernel functions, and their primitives carry the ordering
+the code has::
 
     switch_to_pcpu():   *this_cpu_ptr(pcpu_v) = lazy_percpu_counter_atomic_val(v);   /* plain store */
                         v = atomic64_cmpxchg(&c->v, old, (unsigned long)pcpu_v | 1);  /* fully ordered */
     read():             s64 v = atomic64_read(&c->v);                                /* READ_ONCE */
                         ... v += *per_cpu_ptr(pcpu_v, cpu);    /* its address comes from v */
 
-A reader that finds the word per-CPU must find the copy in the publisher's
-slot: the cmpxchg's full barrier orders the copy's store before the
-pointer's, and the address dependency orders the slot's load after the
-pointer's (LKMM's message passing with ``mb`` and ``addr``: Never). This
-spec adds that claim, ``read_sees_the_published_copy``, which means the
-same under every model: with positive amounts a slot only grows from the
-copy on, so a per-CPU read that finds less than the copy in the publisher's
-slot read the zeroed storage under the pointer. ``percpu_lazy``'s own
-``read_exact_at_quiescence`` ("a read that no add overlapped returns E")
-says "no overlap" by the SC order of steps; under ``tso`` and ``lkmm`` an
-add that SC placed before the read may still sit in its CPU's store buffer
-(``this_cpu_add`` is no LOCKed instruction) or be unseen by the reader, and
-nothing in the kernel orders it before the read, so here it is checked
-under ``sc`` only (``applies``). ``specs/bugs/lazy_publish_relaxed.py``
-makes the publish ``atomic64_cmpxchg_relaxed()``.
+A reader that finds the word per-CPU must find the copy in the publisher's slot: the cmpxchg's full barrier orders
+the copy's store before the pointer's, and the address dependency orders the slot's load after the pointer's
+(LKMM's message passing with ``mb`` and ``addr``: Never). This spec adds that claim,
+``read_sees_the_published_copy``, which means the same under every model: with positive amounts a slot only grows
+from the copy on, so a per-CPU read that finds less than the copy in the publisher's slot read the zeroed storage
+under the pointer. Its publishing cmpxchg step and its read's slot loads record the ghosts (``percpu_lazy``'s
+``publishing`` and ``slot_read`` hooks). ``percpu_lazy``'s own ``read_exact_at_quiescence`` ("a read that no add
+overlapped returns E") says "no overlap" by the SC order of steps; under ``tso`` and ``lkmm`` an add that SC placed
+before the read may still sit in its CPU's store buffer (``this_cpu_add`` is no LOCKed instruction) or be unseen by
+the reader, and nothing in the kernel orders it before the read, so here it is checked under ``sc`` only.
+``specs/bugs/lazy_publish_relaxed.py`` makes the publish ``atomic64_cmpxchg_relaxed()``.
 
-The default run is the smallest point where two CPUs race to switch and a
-reader races the publication: 2 CPUs, ``mod_bits=0``, positive amounts, one
-reader.
+The default run is the smallest point where two CPUs race to switch and a reader races the publication: 2 CPUs,
+``mod_bits=0``, positive amounts, one reader. It replaced the hand-written pc machine it was checked against state
+for state (tests/pc_machines/percpu_lazy_publish.py; tests/test_process_lazy.py).
 """
-from checker import NOBODY, And, Bool, Ghost, If, Load, Or, Param, Store, action, invariant, sometimes, when
-from checker.language.declare import DISABLED, Step
-from checker.specs.percpu_lazy import C_V, CMPXCHG_V, READ, PercpuLazy, decode, switch_cmpxchg_with
-
-
-def _with(step: Step, **more) -> Step:
-    """The same step, setting ``more`` as well (the ghosts this spec adds)."""
-    return step if step is DISABLED else when(step.guard, **step.updates, **more)
+from checker import NOBODY, And, Bool, CpuId, Ghost, If, Or, Param, Select, invariant, sometimes
+from checker.specs.percpu_lazy import PercpuLazy
 
 
 class PercpuLazyPublish(PercpuLazy):
-    """L-K (percpu_lazy) with the claim that a per-CPU read sees the published copy, under sc, tso, lkmm."""
+    """percpu_lazy with the claim that a per-CPU read sees the published copy, under sc, tso, lkmm."""
 
-    kernel = PercpuLazy.kernel
-    # The default run is sc; `--memory tso|lkmm` runs the same point under a weak model. Both report
-    # read_sees_the_published_copy violated today for the correct code, from two gaps in the models
-    # (docs/weak-memory.md, "The seeds under weak memory"; strict xfails in tests/test_weak_seeds.py).
     explore_sweeps = ({"ncpus": 2, "mod_bits": 0, "neg": 0, "readers": 1},)
 
     neg = Param(0, domain=(0,), doc="amounts +1 only: a slot only grows from the copy on")
 
     pub_copy = Ghost(0, doc="the value the publishing switch copied into its slot")
+    pub_cpu = Ghost(NOBODY, type=CpuId, doc="the CPU whose slot the publishing switch copied into")
     read_pub = Ghost(0, type=Bool, doc="the reader has read the publisher's slot")
     read_stale = Ghost(0, type=Bool, doc="the reader found less than the published copy in the publisher's slot")
 
-    # The copy into this CPU's slot is a plain store before the cmpxchg (program order).
-    @action(role="adders", access=(Store("slot", "plain"), CMPXCHG_V))
-    def switch_cmpxchg(s, cpu):
-        """v = atomic64_cmpxchg(&c->v, old, pcpu_v | 1): success publishes this CPU's storage (its
-        slot holds the copy), then preempt_enable(); on failure the loop copies the word found again."""
-        ok = And(s.published == NOBODY, s.word == s.v[cpu])
-        return _with(switch_cmpxchg_with(s, cpu, decode), pub_copy=If(ok, s.copy[cpu], s.pub_copy))
+    @staticmethod
+    def publishing(s, t, old, copy):
+        """The publishing cmpxchg records the copy it publishes."""
+        ok = And(s.published == NOBODY, s.word == old)
+        return {"pub_copy": If(ok, copy, s.pub_copy), "pub_cpu": If(ok, Select(s.task_cpu, t), s.pub_cpu)}
 
-    @action(role="reader", choose={"other": lambda p: p.adders},
-            access=Load("slot", "plain", slot=lambda s, r, other: other, dep=C_V, race_ok=True))
-    def read_slot(s, r, other):
-        """for_each_possible_cpu(cpu) v += *per_cpu_ptr(pcpu_v, cpu); (one plain load per step, any order;
-        its address comes from the atomic64_read)"""
-        pub = other == s.published
-        v = s.slot[other]
-        return when(And(s.read_pc[r] == READ.scan, s.read_seen[other] == 0),
-                    read_acc={r: s.read_acc[r] + v}, read_seen={other: 1},
-                    read_pub=If(pub, 1, s.read_pub), read_stale=If(And(pub, v < s.pub_copy), 1, s.read_stale))
+    @staticmethod
+    def slot_read(s, cpu, value):
+        """A slot read from the publisher's slot (the CPU its copy went to): did it find less than the copy?"""
+        pub = cpu == s.pub_cpu
+        return {"read_pub": If(pub, 1, s.read_pub), "read_stale": If(And(pub, value < s.pub_copy), 1, s.read_stale)}
 
     @invariant(applies=lambda p: p.readers > 0)
     def read_sees_the_published_copy(s):
         """A lazy_percpu_counter_read that found the word per-CPU reads at least the copy in the publisher's
-        slot: the copy's store is visible before the pointer is (atomic64_cmpxchg's full barrier, the read's
-        address dependency)."""
+        slot."""
         return s.read_stale == 0
 
     @sometimes(applies=lambda p: p.readers > 0)
@@ -87,6 +66,5 @@ class PercpuLazyPublish(PercpuLazy):
 
     @invariant(applies=lambda p: p.readers > 0, sc_only="read_sees_the_published_copy")
     def read_exact_at_quiescence(s):
-        """(sc only: "no add overlapped" is the SC order of steps; under tso and lkmm not_applicable) A
-        lazy_percpu_counter_read that no add overlapped returns E."""
-        return Or(s.read_pc[s.reader[0]] != READ.done, s.read_ok[s.reader[0]] == 1)
+        """(sc only) A lazy_percpu_counter_read that no add overlapped returns E."""
+        return Or(s.reader_pc[s.reader[0]] != 1, s.read_ok[s.reader[0]] == 1)

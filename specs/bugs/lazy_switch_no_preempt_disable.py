@@ -19,7 +19,7 @@ process-function port runs the adds in tasks the scheduler moves, so leaving the
 (``preempt_off=0``): with one migration and one preemption, a task's publish fails, the task moves, and its
 second copy lands in the new CPU's slot beside the first (``no_update_lost`` violated). With the pair the
 scheduler may not move a task inside the switch (its preempt_count() is 1), and the same bounds hold
-(``percpu_lazy_process``'s third sweep).
+(``percpu_lazy``'s third sweep).
 
 Under ``--memory tso`` and ``lkmm`` the first copy is what the kernel makes it, a plain store
 (``*this_cpu_ptr(pcpu_v) = ...``) of the first CPU's slot, program-ordered before the migration and the
@@ -30,10 +30,10 @@ published). The bug is found under both: 17 steps under tso as under sc, 14 unde
 third add (tests/test_process_lazy.py).
 """
 from checker import Param
-from checker.specs.percpu_lazy_process import PercpuLazyProcess
+from checker.specs.percpu_lazy import PercpuLazy
 
 
-class LazySwitchNoPreemptDisable(PercpuLazyProcess, expect_violated=("no_update_lost",)):
+class LazySwitchNoPreemptDisable(PercpuLazy, expect_violated=("no_update_lost",)):
     """L-K's switch_to_pcpu() without preempt_disable()/preempt_enable(), on tasks the scheduler migrates."""
 
     kernel = ("koverstreet/bcachefs lib/lazy-percpu-counter.c (79ded5acf1ac) = ZhangPeng RFC 1/3, with the "
