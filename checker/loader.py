@@ -30,7 +30,15 @@ def builtin_specs() -> dict[str, type]:
     for m in mods:
         if m.ispkg:
             continue
-        mod = importlib.import_module(m.name)
+        try:
+            mod = importlib.import_module(m.name)
+        except CheckerError:
+            raise
+        except Exception as e:  # a spec under specs/ being written: its file and line, not a traceback
+            files = {str(f) for d in pkg.__path__ for f in Path(d).rglob("*.py")}
+            file, line = innermost_frame_in(e.__traceback__, files)
+            raise SpecError(f"importing the built-in spec module {m.name} raised {type(e).__name__}: {e}",
+                            file=file, line=line) from None
         for cls in iter_specs(mod):
             found.setdefault(cls.spec_name, cls)
     return found

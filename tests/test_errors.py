@@ -143,3 +143,23 @@ def test_newcomer_mistake_says_what_to_write_instead(capsys, spec, needle, match
     # the offending code, or an action's first line when the mistake is in what it returned
     assert f"malformed.py:{line}: " in err, err
     assert re.search(match, err, re.S), err
+
+
+def test_a_broken_builtin_spec_module_names_its_file_and_line(tmp_path, monkeypatch):
+    """A spec being written under specs/ that fails to import: its file and line, not a traceback."""
+    import sys
+
+    from checker import loader
+    from checker.errors import SpecError
+
+    pkg = tmp_path / "broken_specs_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "half_written.py").write_text("# SPDX-License-Identifier: GPL-2.0-only\nfrom checker import NoSuchThing\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(loader, "BUILTIN_PACKAGE", "broken_specs_pkg")
+    with pytest.raises(SpecError) as e:
+        loader.builtin_specs()
+    sys.modules.pop("broken_specs_pkg", None)
+    assert e.value.line == 2 and str(e.value.file).endswith("half_written.py")
+    assert "NoSuchThing" in str(e.value)

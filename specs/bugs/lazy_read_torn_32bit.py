@@ -12,11 +12,13 @@ is off by about 2^32. The ``atomic64_t`` word stays whole (``atomic64_*`` are
 atomic on every architecture), so atomic mode is not affected; the eager
 ``percpu_counter`` is not either (its per-CPU counters are ``s32``).
 
-Shortest counterexample (ncpus=2, mod_bits=0, amounts +-1, a reader; 17
-steps): CPU 1 switches the counter to per-CPU mode (its slot holds 2, E =
-2), CPU 0's ``this_cpu_add(-1)`` stores the low half of its slot
-(0 -> 0x00000000_ffffffff), the reader sums CPU 1's slot and then CPU 0's
-half-stored one and returns 4294967297, 2^32 - 1 away from E. (That the
+Shortest counterexample (ncpus=2, mod_bits=0, amounts +-1, a reader; 19
+steps): a task switches the counter to per-CPU mode, the reader loads one
+half of a slot, that slot's task adds -1 across 0 (0 -> 0xffffffff_ffffffff),
+the reader loads the other half and returns a sum about 2^32 away from E.
+(The task's ``this_cpu_add`` is one step, whole to its own CPU; the read's
+load is in halves, both orders, so it sees every torn value the add's two
+stores could show.) (That the
 32-bit ``this_cpu_add`` of a u64 is two stores is the generic
 ``this_cpu_generic_to_op``, ``*ptr += val`` with interrupts off, which
 32-bit architectures use for 8-byte operands: inference from the generic
