@@ -30,13 +30,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: Process functions whose docstring quotes no C: the functions of the module docstring's C they model.
 MODELS = {
-    ("percpu_lazy_process", "lazy_percpu_counter_add"): (
+    ("percpu_lazy", "lazy_percpu_counter_add"): (
         ("lazy_percpu_counter_add", "lazy_percpu_counter_add_slowpath", "lazy_percpu_counter_switch_to_pcpu"),
         "the fast path with its slow path and switch inlined"),
-    ("percpu_lazy_process", "lazy_percpu_counter_add_irq"): (
+    ("percpu_lazy", "lazy_percpu_counter_add_irq"): (
         ("lazy_percpu_counter_add", "lazy_percpu_counter_add_slowpath", "lazy_percpu_counter_switch_to_pcpu"),
         "the same add from a hard-irq handler"),
-    ("percpu_lazy_process", "lazy_percpu_counter_read"): (("lazy_percpu_counter_read",), ""),
+    ("percpu_lazy", "lazy_percpu_counter_read"): (("lazy_percpu_counter_read",), ""),
     ("stack_cache", "task_stack"): (
         ("alloc_thread_stack_node", "exit_task_stack_account", "free_thread_stack",
          "try_release_thread_stack_to_cache", "thread_stack_delayed_free"),
@@ -64,8 +64,8 @@ STATED = {
 #: machines in tests/pc_machines/ now share the ports' properties, so their length today is not the original's).
 ORIGINALS = {"percpu_eager": ("specs/percpu_eager.py", "4452d3d"),
              "percpu_eager_tasks": ("specs/percpu_eager_tasks.py", "4452d3d"),
-             "percpu_lazy_process": ("specs/percpu_lazy.py", None),
-             "percpu_lazy_publish_process": ("specs/percpu_lazy_publish.py", None),
+             "percpu_lazy": ("specs/percpu_lazy.py", "d0f9496"),
+             "percpu_lazy_publish": ("specs/percpu_lazy_publish.py", "d0f9496"),
              "stack_cache": ("specs/stack_cache.py", "4452d3d"),
              "vma_unlink_batch": ("specs/vma_unlink_batch.py", "bd53781"),
              "percpu_counter_tree": ("specs/percpu_counter_tree.py", "bd53781")}

@@ -30,7 +30,7 @@ MAX_STATES = 20_000
 SPECS = list(loader.builtin_specs())
 #: At their smallest explore point these have 15k states (10 s of this file's time); without the
 #: reader, their adds, switches and decodes still race, at 1.8k to 4.4k states.
-SMALLER = {s: {"readers": (0,)} for s in ("percpu_lazy", "percpu_lazy_process", "lazy_decode_logical_shift",
+SMALLER = {s: {"readers": (0,)} for s in ("percpu_lazy", "lazy_decode_logical_shift",
                                        "lazy_rfc_read_positive")}
 
 

@@ -66,7 +66,7 @@ def same_exploration(cls, params, symmetry, max_states=None):
 
 #: The specs whose first point takes 9-19 s to compare interpreted: compared in the differential tier.
 SLOW_FIRST_POINT = ("stack_stranded_dead_cpu", "percpu_counter_tree_deep", "stack_drain_online_cpu",
-                    "stack_teardown_keeps_pointer", "lazy_publish_relaxed", "percpu_lazy_process")
+                    "stack_teardown_keeps_pointer", "lazy_publish_relaxed", "percpu_lazy")
 
 
 @pytest.mark.parametrize("symmetry", [True, False], ids=["symmetry", "no-symmetry"])
@@ -131,7 +131,7 @@ NOT_LOWERED_UNDER_LKMM = {"percpu_counter_tree", "percpu_counter_tree_deep", "co
 
 #: 6-10 s each at the first point: compared in the differential tier only (every point, below).
 SLOW_FIRST_LKMM = {"stack_cache", "stack_drain_online_cpu", "counter_tree_read_in_flight", "hotplug_dying_partial",
-                   "percpu_lazy_process", "percpu_lazy_publish_process",
+                   "percpu_lazy", "percpu_lazy_publish",
                    "lazy_switch_no_preempt_disable",
                    # vmstat's bug specs: vmstat's steps (compared here at its first point), a program each to build
                    "vmstat_cmpxchg_window", "vmstat_refresh_window", "vmstat_rt_preempted_update"}

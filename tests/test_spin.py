@@ -31,8 +31,6 @@ REFUSED = {
     "lazy_mmdrop_reads_uninit_index": "reports reads of the uninitialised i \\(explorer-only\\)",
     "lazy_irq_switch_loser_preempt": "beyond Promela's 32-bit int",
     "percpu_lazy_publish": "beyond Promela's 32-bit int",
-    "percpu_lazy_process": "beyond Promela's 32-bit int",
-    "percpu_lazy_publish_process": "beyond Promela's 32-bit int",
     "lazy_switch_no_preempt_disable": "beyond Promela's 32-bit int",
     "lazy_publish_plain_store": "beyond Promela's 32-bit int",
     "lazy_publish_relaxed": "memory=sc",

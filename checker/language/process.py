@@ -32,7 +32,7 @@ state). ``k.might_sleep()`` marks its step ``sleeps`` (``@action(sleeps=True)``)
 An ``irq=True`` process is an interrupt handler: it runs between any two steps of its CPU's task (where
 interrupts are on). On a role whose other functions are task code it must be one step; on a role of handlers
 only (the CPUs, with the tasks a ``Task`` role) it may take several, on that role's pc and registers, and the
-tasks' ``runs=`` says that a task waits while its CPU's handler is inside (``specs/percpu_lazy_process.py``). ``calls="budget"`` makes every call decrement the per-CPU variable
+tasks' ``runs=`` says that a task waits while its CPU's handler is inside (``specs/percpu_lazy.py``). ``calls="budget"`` makes every call decrement the per-CPU variable
 ``budget`` and return to ``idle`` (``calls=True``: return to ``idle`` with no budget, a callback called again
 and again); without it the function runs once and ends in ``done``.
 ``at(s, t, "function", where)`` is true where CPU ``t`` is at a control point of the function. A subclass (a bug
@@ -41,7 +41,7 @@ and one set of registers per role), and the base's steps of that role are left o
 
 A primitive's memory is a spec variable, or a word the spec keeps as several variables (a class attribute with
 ``fields`` and a view: ``load(*fields)`` the value a load returns, ``store(value, me, *fields)`` the fields a
-store leaves; ``percpu_lazy_process``'s ``c->v``): the code sees one value, the annotations name the word.
+store leaves; ``percpu_lazy``'s ``c->v``): the code sees one value, the annotations name the word.
 ``k.address_dep(s.p, k.per_cpu(s.x, cpu))`` marks a load whose address came from this CPU's last load of ``p``.
 
 On a ``Task`` role the function runs in tasks (``checker.kernel.tasks`` schedules them): the pc and the registers
@@ -910,7 +910,7 @@ def _lower_role(cls: type, role: str, group: list[_Lowered], decls: dict[str, An
             raise SpecError(f"process function {lw.name}: an interrupt handler (irq=True) with steps inside runs over "
                             f"its CPU's task, so it needs a program counter of its own, and role {role!r} runs "
                             f"other code; put it on a role of handlers only (the CPUs, with the tasks a Task role: "
-                            f"specs/percpu_lazy_process.py), or make it one step (`with k.atomic():`)",
+                            f"specs/percpu_lazy.py), or make it one step (`with k.atomic():`)",
                             file=lw.g.file, line=lw.g.def_line)
     if has_pc:
         per = PerTask if group[0].task else PerCpu
