@@ -187,9 +187,6 @@ class PercpuEager(Spec):
         and B, count in C)."""
         return folded
 
-    #: __percpu_counter_sum takes fbc->lock around its walk.
-    sum_locks = True
-
     @process(role="adders", calls="ops_left", args={"amount": _amounts}, applies=_variant("B"), runs=_runs)
     def percpu_counter_add_batch_b(k, s, t, amount):
         """B (805afd830099 to v6.10)::
@@ -400,20 +397,15 @@ class PercpuEager(Spec):
             }
             raw_spin_unlock_irqrestore(&fbc->lock, flags);
             return ret;
-
-        ``sum_locks`` is False in a bug spec that drops the lock (specs/bugs/eager_sum_unlocked.py).
         """
-        flags = 0  # (none saved where the sum takes no lock: sum_locks False)
-        if s.spec.sum_locks:
-            flags = k.raw_spin_lock_irqsave(s.lock)
+        flags = k.raw_spin_lock_irqsave(s.lock)
         with k.atomic():
             ret = s.count
         while Sum(s.summed) < s.ncpus:
             other = k.any_cpu(s.summed)
             ret += k.data_race(k.per_cpu(s.local, other))
         s.summed = Fill(0)
-        if s.spec.sum_locks:
-            k.raw_spin_unlock_irqrestore(s.lock, flags)
+        k.raw_spin_unlock_irqrestore(s.lock, flags)
         return ret
 
     @terminal

@@ -55,11 +55,11 @@ def test_every_trace_under_symmetry_replays_without_it(spec):
     assert checked >= 2
 
 
-#: percpu_eager's generated steps (variant B's add_batch; the sum without its lock: no step where it was)
+#: percpu_eager's generated steps (variant B's add_batch; eager_sum_unlocked's sum, its lines from its own def)
 FAST, SLOW = "percpu_counter_add_batch_b_L17_atomic_ret", "percpu_counter_add_batch_b_L17_atomic_L25"
 LOCK, FOLD = "percpu_counter_add_batch_b_L25_raw_spin_lock", "percpu_counter_add_batch_b_L26_atomic"
-SUM_COUNT, SUM_LOCAL, SUM_RETURN = "percpu_counter_sum_L18_atomic_L20_1", "percpu_counter_sum_L22_per_cpu", \
-    "percpu_counter_sum_L20_local"
+SUM_COUNT, SUM_LOCAL, SUM_RETURN = "percpu_counter_sum_L3_atomic", "percpu_counter_sum_L7_per_cpu", \
+    "percpu_counter_sum_L5_local"
 
 
 @pytest.mark.parametrize("ncpus,batch", [(1, 2), (2, 2), (2, 3), (3, 2), (3, 3)])

@@ -19,8 +19,9 @@ is off by more than ``2 * ncpus * (batch - 1)``, so ``sum_within_bound``,
 the claim that holds under every memory model, fails too (the points below
 have ``ops`` past that margin: 3 adds at one CPU with batch 2).
 """
-from checker import Or, Param, invariant
-from checker.specs.percpu_eager import PercpuEager
+from checker import Fill, Or, Param, Sum, invariant
+from checker.language.process import process
+from checker.specs.percpu_eager import PercpuEager, _judge_sum
 
 
 class EagerSumUnlocked(PercpuEager, expect_violated=("sum_exact_without_overlap", "sum_within_bound", "no_data_race")):
@@ -33,8 +34,16 @@ class EagerSumUnlocked(PercpuEager, expect_violated=("sum_exact_without_overlap"
     readers = Param(0, domain=(0, 1), doc="CPUs doing one percpu_counter_read / read_positive")
     summers = Param(1, domain=(1,), doc="CPUs doing one __percpu_counter_sum (the bug needs one)")
 
-    #: (the bug) no raw_spin_lock_irqsave(&fbc->lock) / raw_spin_unlock_irqrestore() around the walk.
-    sum_locks = False
+    @process(role="summer", returns=_judge_sum, fair="weak")
+    def percpu_counter_sum(k, s, cpu):
+        """__percpu_counter_sum() without raw_spin_lock_irqsave(&fbc->lock) / raw_spin_unlock_irqrestore()."""
+        with k.atomic():                                    # ret = fbc->count;  (no lock taken)
+            ret = s.count
+        while Sum(s.summed) < s.ncpus:                      # for_each_cpu_or(cpu, online, dying)
+            other = k.any_cpu(s.summed)
+            ret += k.data_race(k.per_cpu(s.local, other))   #         ret += *per_cpu_ptr(fbc->counters, cpu);
+        s.summed = Fill(0)
+        return ret                                          # return ret;  (no unlock)
 
     # Checked under every model (percpu_eager declares it SC-only): the bug's trace is an SC run, which tso and
     # lkmm contain as well, so the bug is looked for there too, not passed as not_applicable.
