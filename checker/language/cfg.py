@@ -5,9 +5,18 @@ A process function (``checker.language.process``) is Python restricted to what l
 assignments, ``if``/``else``, ``while`` (its body must take a step on every way round), ``break``,
 ``continue``, ``return`` (a value only with ``@process(returns=hook)``), ``with k.atomic():``, ``k.label("name")`` (a control point) and calls of
 kernel primitives ``k.<name>(...)``
-(``checker.language.primitives``). Everything else is refused here, with the line and what to write instead:
-``for`` (write ``while`` with a step, or ``other = k.any_cpu(s.seen)`` for ``for_each_cpu``), ``try``,
-nested functions, a helper that is handed ``k`` (its steps would be hidden), recursion, ``return value``.
+(``checker.language.primitives``), and calls of helpers that are handed ``k``, inlined (below). Everything else is
+refused here, with the line and what to write instead: ``for`` (write ``while`` with a step, or
+``other = k.any_cpu(s.seen)`` for ``for_each_cpu``), ``try``, nested functions, a helper handed ``k`` inside an
+expression, recursion, ``return value``.
+
+An inlinable helper is a kernel function the process function calls (``try_release_thread_stack_to_cache()``),
+written in the same subset: ``helper(k, s, t, x)`` or ``y = helper(k, s, t, x)`` as a statement of its own, the
+helper a module-level function, or ``s.spec.helper(k, s, t, x)``, a static method of the spec, which a subclass (a
+bug spec) may redefine. Its body is lowered in place of the call: its steps are the caller's steps, named by the
+call's line; its parameters are the arguments (a name or a constant the helper never assigns is substituted,
+anything else is a local of the caller, ``<helper>_<parameter>``, as are the helper's own locals); its ``return``
+goes to the statement after the call, ``return value`` assigns the call's target.
 
 The graph's nodes: ``local`` (a statement without a primitive), ``prim`` (a statement calling one
 primitive), ``branch`` (an ``if`` or a ``while`` head: its test and both successors), ``atomic_in`` and
@@ -17,8 +26,10 @@ is computed on it (``live``): a local live where a step ends is kept in a regist
 from __future__ import annotations
 
 import ast
+import copy
 import difflib
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from checker.errors import SpecError
 from checker.language.primitives import PRIMITIVES
@@ -67,6 +78,8 @@ class Graph:
     locals: tuple[str, ...] = ()
     live: dict[int, frozenset[str]] = field(default_factory=dict)  # live on entry to each node
     returns_line: int | None = None  # the first `return value`, which needs @process(returns=...)
+    helpers: tuple[str, ...] = ()  # the helpers inlined into it
+    extra: dict[str, Any] = field(default_factory=dict)  # globals its inlined helpers name, renamed
 
     @property
     def k(self) -> str:
@@ -85,12 +98,33 @@ class Graph:
         return self.params[3:]
 
 
+#: What finds an inlinable helper: given a call handed ``k``, the helper's name, its ``def`` (lines as in its file),
+#: file and module globals, or None where the call names no helper it can read.
+Resolve = Callable[[ast.Call], "tuple[str, ast.FunctionDef, str | None, dict[str, Any]] | None"]
+
+
+@dataclass
+class _Inlining:
+    """A helper being inlined: where its ``return`` goes, what ``return value`` assigns, the call's line."""
+
+    name: str
+    after: int
+    target: ast.expr | None
+    line: int
+
+
 class _Builder:
-    def __init__(self, fn: ast.FunctionDef, file: str | None, name: str, others: frozenset[str]):
+    def __init__(self, fn: ast.FunctionDef, file: str | None, name: str, others: frozenset[str],
+                 resolve: Resolve | None = None, scope: dict[str, Any] | None = None):
         self.fn = fn
         self.file = file
         self.name = name
         self.others = others  # the names of process functions: calling one is refused
+        self.resolve = resolve
+        self.inlining: list[_Inlining] = []
+        self.helpers: dict[str, None] = {}  # the helpers inlined, in order
+        self.scope = scope or {}  # the process function's module globals, where its step code runs
+        self.extra: dict[str, Any] = {}  # a helper's module globals it names, under names of their own
         params = [a.arg for a in fn.args.args]
         if len(params) < 3 or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs:
             raise self.err(fn, f"a process function takes (k, s, cpu, *arguments): k the kernel primitives, s the "
@@ -139,6 +173,12 @@ class _Builder:
             out = self.add(Node("atomic_out", st.lineno, next=nxt))
             body = self.seq(st.body, out, None, None, atomic + 1)
             return self.add(Node("atomic_in", st.lineno, next=body))
+        if isinstance(st, ast.Return) and self.inlining:
+            inl = self.inlining[-1]
+            if st.value is None:
+                return inl.after
+            keep = ast.Assign([inl.target], st.value) if inl.target is not None else ast.Expr(st.value)
+            return self.statement(_at_line(keep, inl.line), inl.after, atomic)
         if isinstance(st, ast.Return):
             end = self.add(Node("exit", st.lineno))
             if st.value is None:
@@ -173,6 +213,9 @@ class _Builder:
                     or not isinstance(c.args[0].value, str) or not c.args[0].value.isidentifier():
                 raise self.err(st, f"{self.g.k}.label() takes one name, a string", f'{self.g.k}.label("dead")')
             return self.add(Node("branch", st.lineno, ast.Constant(True), nxt, None, loop=True, prim=c.args[0].value))
+        helper = self.helper_call(st)
+        if helper is not None:
+            return self.inline(st, *helper, nxt, atomic)
         if isinstance(st, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign)):
             if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant) and isinstance(st.value.value, str):
                 return nxt  # a docstring
@@ -189,6 +232,64 @@ class _Builder:
                            f"continue, return, with {self.g.k}.atomic(), {self.g.k}.<primitive>(...))",
                        "a helper function without steps, called from an expression")
 
+    # -- inlinable helpers --------------------------------------------------------------------------------------
+    def helper_call(self, st: ast.stmt) -> tuple[ast.Call, ast.expr | None] | None:
+        """The call of a helper handed ``k`` that ``st`` is (``helper(k, ...)`` or ``x = helper(k, ...)``)."""
+        if isinstance(st, ast.Expr):
+            call, target = st.value, None
+        elif isinstance(st, ast.Assign) and len(st.targets) == 1:
+            call, target = st.value, st.targets[0]
+        else:
+            return None
+        if not (isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Name)
+                and call.args[0].id == self.g.k and self.k_name(call) is None):
+            return None
+        return call, target
+
+    def inline(self, st: ast.stmt, call: ast.Call, target: ast.expr | None, nxt: int, atomic: int) -> int:
+        found = self.resolve(call) if self.resolve is not None else None
+        if found is None:
+            raise self.err(call, f"`{self.g.k}` is handed to {ast.unparse(call.func)}(), which is not a helper "
+                                 f"that can be inlined (a module-level function, or s.spec.<static method>, whose "
+                                 f"source can be read)", "a helper defined in the spec's file, or its steps written here")
+        name, fn, file, where = found
+        if name == self.name or name in self.others or any(i.name == name for i in self.inlining):
+            raise self.err(call, f"{name}() calls itself through its helpers, or is a process function: recursion "
+                                 f"is not inlined", "the loop written as a `while` with a step")
+        params = [a.arg for a in fn.args.args]
+        if fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs or fn.args.defaults or call.keywords \
+                or len(params) != len(call.args):
+            raise self.err(call, f"{name}() takes {len(params)} positional arguments ({', '.join(params)}), "
+                                 f"given {len(call.args)}{' and keywords' if call.keywords else ''}; a helper is "
+                                 f"inlined with its arguments by position, without defaults",
+                           f"{name}({', '.join(params)})")
+        assigned = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        rename: dict[str, str] = {}
+        bind = []
+        for p, a in zip(params, call.args):
+            if p not in assigned and (isinstance(a, ast.Constant) or (isinstance(a, ast.Name) and (
+                    a.id not in assigned or a.id in (self.g.k, self.g.s, self.g.cpu)))):
+                rename[p] = a  # substituted: the helper never assigns it
+            else:
+                rename[p] = ast.Name(f"{name}_{p}", ast.Load())
+                bind.append(_at_line(ast.Assign([ast.Name(f"{name}_{p}", ast.Store())], a), call.lineno))
+        for n in assigned - set(params):
+            rename[n] = ast.Name(f"{name}_{n}", ast.Load())
+        # a name of the helper's module (a constant, a plain helper) runs in the caller's: kept under a name of its
+        # own where the caller's module means something else by it
+        for n in {x.id for x in ast.walk(fn) if isinstance(x, ast.Name)} - set(rename) - {fn.name}:
+            if n in where and (n not in self.scope or self.scope[n] is not where[n]):
+                rename[n] = ast.Name(f"__{name}_{n}", ast.Load())
+                self.extra[f"__{name}_{n}"] = where[n]
+        body = [_at_line(_Renamed(rename).visit(copy.deepcopy(s)), call.lineno) for s in fn.body]
+        self.helpers[name] = None
+        self.inlining.append(_Inlining(name, nxt, target, call.lineno))
+        try:
+            entry = self.seq(body, nxt, None, None, atomic)
+        finally:
+            self.inlining.pop()
+        return self.seq(bind, entry, None, None, atomic)
+
     def statement(self, st: ast.stmt, nxt: int, atomic: int) -> int:
         calls = [c for c in ast.walk(st) if isinstance(c, ast.Call)]
         prims = []
@@ -202,9 +303,10 @@ class _Builder:
         for n in ast.walk(st):  # `k` used other than to call a primitive
             if isinstance(n, ast.Name) and n.id == self.g.k and not any(
                     isinstance(c.func, ast.Attribute) and c.func.value is n for c in calls):
-                raise self.err(n, f"`{self.g.k}` is passed or stored: a helper that takes steps would hide them",
-                               "the helper's steps written here, or a helper without steps (a plain function of "
-                               "values)")
+                raise self.err(n, f"`{self.g.k}` is passed or stored inside an expression: a helper that takes "
+                                  f"steps would hide them",
+                               f"the call as a statement of its own (`helper({self.g.k}, ...)` or `x = helper("
+                               f"{self.g.k}, ...)`: inlined), or a helper without steps (a plain function of values)")
         targets = st.targets if isinstance(st, ast.Assign) else [st.target] if isinstance(
             st, (ast.AugAssign, ast.AnnAssign)) else []
         defs = frozenset(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)
@@ -338,6 +440,37 @@ def var_position(name: str) -> int | None:
     return args.index("var") if "var" in args else None
 
 
-def build(fn: ast.FunctionDef, file: str | None, name: str, others: frozenset[str] = frozenset()) -> Graph:
-    """The graph of the process function ``fn`` (its ``def``), or a SpecError naming what it cannot take."""
-    return _Builder(fn, file, name, others).build()
+class _Renamed(ast.NodeTransformer):
+    """A helper's body with its parameters replaced by the arguments and its locals renamed."""
+
+    def __init__(self, names: dict[str, ast.expr]):
+        self.names = names
+
+    def visit_Name(self, n: ast.Name) -> ast.expr:
+        new = self.names.get(n.id)
+        if new is None:
+            return n
+        if isinstance(n.ctx, ast.Store):
+            return ast.copy_location(ast.Name(new.id, ast.Store()), n)  # (only a renamed local is assigned)
+        return ast.copy_location(copy.deepcopy(new), n)
+
+
+def _at_line(node: ast.AST, line: int) -> Any:
+    """``node`` with every position at ``line``: an inlined helper's steps are named by the line of its call."""
+    for n in ast.walk(node):
+        if "lineno" in n._attributes:
+            n.lineno = n.end_lineno = line
+            n.col_offset = getattr(n, "col_offset", 0) or 0
+            n.end_col_offset = getattr(n, "end_col_offset", 0) or 0
+    return node
+
+
+def build(fn: ast.FunctionDef, file: str | None, name: str, others: frozenset[str] = frozenset(),
+          resolve: Resolve | None = None, scope: dict[str, Any] | None = None) -> Graph:
+    """The graph of the process function ``fn`` (its ``def``), or a SpecError naming what it cannot take;
+    ``resolve`` finds the helpers it inlines (their names: the graph's ``helpers``), ``scope`` is the globals its
+    step code runs in (what a helper's module means by a name it shares goes to the graph's ``extra``)."""
+    b = _Builder(fn, file, name, others, resolve, scope)
+    g = b.build()
+    g.helpers, g.extra = tuple(b.helpers), b.extra
+    return g

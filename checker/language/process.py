@@ -735,7 +735,7 @@ def _element_slot(low: _Lowered, idx: ast.expr, params: list[str], regs: list[st
     for n in ast.walk(mod):
         if hasattr(n, "lineno") and (getattr(n, "end_lineno", None) or 0) < n.lineno:
             n.end_lineno = n.lineno
-    ns = dict(low.info.fn.__globals__)
+    ns = dict(low.info.fn.__globals__, **g.extra)
     ns.update({"__Ctx": StepContext, "__low": low, "__And": And, "__Or": Or, "__Not": Not, "__If": If})
     exec(compile(mod, g.file or "<process>", "exec"), ns)
     return ns["__slot"]
@@ -750,7 +750,7 @@ def _register_types(lw: _Lowered) -> dict[str, Any]:
         if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
             try:
                 out[st.target.id] = eval(compile(ast.Expression(st.annotation), lw.g.file or "<process>", "eval"),
-                                         lw.info.fn.__globals__)
+                                         dict(lw.info.fn.__globals__, **lw.g.extra))
             except Exception as e:
                 raise SpecError(f"process function {lw.name}: the type of {st.target.id} "
                                 f"({ast.unparse(st.annotation)}) is not a name the spec's module defines: {e}",
@@ -771,6 +771,31 @@ def _source_ast(fn: Callable) -> tuple[ast.FunctionDef, str | None]:
     if not isinstance(node, ast.FunctionDef):
         raise SpecError(f"{fn.__name__}: @process decorates a plain `def`", file=file, line=first)
     return node, file
+
+
+def _helpers(cls: type, fn: Callable) -> C.Resolve:
+    """How the process function ``fn`` of ``cls`` finds the helpers it inlines: ``helper(k, ...)`` a function of its
+    module, ``s.spec.helper(k, ...)`` an attribute of ``cls`` (a static method a subclass may redefine)."""
+    s_name = fn.__code__.co_varnames[1] if fn.__code__.co_argcount > 1 else None
+
+    def resolve(call: ast.Call) -> tuple[str, ast.FunctionDef, str | None, dict[str, Any]] | None:
+        f = call.func
+        if isinstance(f, ast.Name):
+            helper = fn.__globals__.get(f.id)
+        elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute) and f.value.attr == "spec" \
+                and isinstance(f.value.value, ast.Name) and f.value.value.id == s_name:
+            helper = getattr(cls, f.attr, None)
+        else:
+            return None
+        if not inspect.isfunction(helper) or hasattr(helper, "__countercheck_process__"):
+            return None
+        try:
+            node, file = _source_ast(helper)
+        except (OSError, TypeError, SpecError):
+            return None
+        return helper.__name__, node, file, helper.__globals__
+
+    return resolve
 
 
 def _memory_vars(graphs: list[C.Graph], decls: dict[str, Any]) -> frozenset[str]:
@@ -810,17 +835,18 @@ def expand(cls: type) -> None:
     """Lower every ``@process`` function of ``cls`` (its own body) to variables and actions set on ``cls``."""
     found = [(n, v.__countercheck_process__) for n, v in list(cls.__dict__.items())
              if callable(v) and hasattr(v, "__countercheck_process__")]
-    if not found:
-        return
-    # A subclass (a bug spec) that redefines a base's process function lowers again every function of that
-    # function's role, the most derived definition of each: a role has one program counter and one set of
-    # registers, so its functions are lowered together. The base's steps of that role are left out of it.
+    # A subclass (a bug spec) that redefines a base's process function, or a helper one inlines, lowers again
+    # every function of that function's role, the most derived definition of each: a role has one program counter
+    # and one set of registers, so its functions are lowered together. The base's steps of that role are left out.
     inherited: dict[str, dict[str, Any]] = {}
     for base in cls.__mro__[1:]:
         for n, rec in getattr(base, "__countercheck_processes__", {}).items():
             inherited.setdefault(n, rec)
     mine = {n for n, _ in found}
     again = {inherited[n]["role"] for n in mine if n in inherited}
+    again |= {rec["role"] for rec in inherited.values() if any(h in cls.__dict__ for h in rec.get("helpers", ()))}
+    if not found and not again:
+        return
     if again:
         for n, rec in inherited.items():
             if rec["role"] in again and n not in mine:
@@ -839,7 +865,7 @@ def expand(cls: type) -> None:
     words = _word_views(cls)
     for name, info in found:
         node, file = _source_ast(info.fn)
-        g = C.build(node, file, name, names - {name})
+        g = C.build(node, file, name, names - {name}, _helpers(cls, info.fn), info.fn.__globals__)
         if g.returns_line is not None and info.returns is None:
             raise SpecError(f"process function {name}: it returns a value, and nothing observes it (the caller's "
                             f"copy is not modelled); write instead: @process(..., returns=judge), judge(s, cpu, "
@@ -930,7 +956,7 @@ def _lower_role(cls: type, role: str, group: list[_Lowered], decls: dict[str, An
         v.__set_name__(cls, rn)
         setattr(cls, rn, v)
     for lw, points, actions in plans:
-        registry[lw.name] = {"role": role, "pc": pc_name, "enum": enum,
+        registry[lw.name] = {"role": role, "pc": pc_name, "enum": enum, "helpers": lw.g.helpers,
                              "points": {k: p for k, p in points.items() if p.node is not None},
                              "actions": tuple(a.name for a in actions)}
         for a in actions:
@@ -1134,7 +1160,7 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
             n.end_lineno = n.lineno
             n.end_col_offset = max(getattr(n, "col_offset", 0) or 0, getattr(n, "end_col_offset", 0) or 0)
     code = compile(mod, g.file or "<process>", "exec")
-    ns = dict(info.fn.__globals__)
+    ns = dict(info.fn.__globals__, **g.extra)
     ns.update({"__Ctx": StepContext, "__low": lw, "__And": And, "__Or": Or, "__Not": Not, "__If": If,
                C.RETURNS: info.returns})
     exec(code, ns)
@@ -1220,7 +1246,7 @@ def _choice_values(lw: _Lowered, c: ast.Call, g: C.Graph) -> Any:
     except (ValueError, TypeError, SyntaxError):
         pass
     code = compile(ast.fix_missing_locations(ast.Expression(_copy(expr))), g.file or "<process>", "eval")
-    glb = lw.info.fn.__globals__
+    glb = dict(lw.info.fn.__globals__, **g.extra)
     where = f"{g.file}:{c.lineno}"
 
     def values(p: Any, _code: Any = code, _s: str = g.s) -> Any:
