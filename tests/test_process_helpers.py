@@ -210,3 +210,47 @@ class Bad(H):
         load(body, "Bad")
     assert says in str(e.value), str(e.value)
     assert e.value.line is not None
+
+
+ATOMIC = '''
+def take(k, s, me):
+    """A helper whose return lies inside its own atomic block, and a label: one step either way."""
+    with k.atomic():
+        v = k.READ_ONCE(s.x)
+        if v >= LIMIT:
+            return 0
+        k.WRITE_ONCE(s.x, v + 1)
+    k.label("taken")
+    return 1
+
+
+class Atomic(H):
+    @process(role="cpus")
+    def add(k, s, cpu):
+        got = take(k, s, cpu)
+        s.got[cpu] = got
+        k.WRITE_ONCE(s.x, s.x)
+
+
+class InStep(H):
+    @process(role="cpus")
+    def add(k, s, cpu):
+        with k.atomic():
+            got = take(k, s, cpu)
+            s.got[cpu] = got
+        k.WRITE_ONCE(s.x, s.x)
+'''
+
+
+def test_a_return_inside_the_helpers_atomic_block_ends_that_step():
+    cls, mod = load(ATOMIC, "Atomic")
+    steps = sorted(n for n, a in info(cls).actions.items() if n.startswith("add_") and not a.builtin)
+    # the taking step ends at the return when full (at the WRITE_ONCE, line 4), or at the label "taken" (named by
+    # the call's line, 2) when it added; the WRITE_ONCE from either
+    assert steps == ["add_L2_atomic_L2", "add_L2_atomic_L4", "add_L4_WRITE_ONCE_ret_1", "add_L4_WRITE_ONCE_ret_2"]
+    r = runs(cls, ncpus=2)
+    assert r.verdicts["bounded"] == "holds" and r.verdicts["full"] == "holds"
+    # called inside one step: its label is no control point, its return ends nothing
+    inside = sorted(n for n, a in info(mod.InStep).actions.items() if n.startswith("add_") and not a.builtin)
+    assert inside == ["add_L2_atomic_L5_1", "add_L2_atomic_L5_2", "add_L5_WRITE_ONCE"], inside
+    assert runs(mod.InStep, ncpus=2).verdicts["bounded"] == "holds"

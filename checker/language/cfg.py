@@ -16,7 +16,9 @@ helper a module-level function, or ``s.spec.helper(k, s, t, x)``, a static metho
 bug spec) may redefine. Its body is lowered in place of the call: its steps are the caller's steps, named by the
 call's line; its parameters are the arguments (a name or a constant the helper never assigns is substituted,
 anything else is a local of the caller, ``<helper>_<parameter>``, as are the helper's own locals); its ``return``
-goes to the statement after the call, ``return value`` assigns the call's target.
+goes to the statement after the call (ending the step there if it lies in the helper's ``with k.atomic():``),
+``return value`` assigns the call's target. A helper called inside ``with k.atomic():`` is part of that one step:
+its ``k.label()`` names no control point there.
 
 The graph's nodes: ``local`` (a statement without a primitive), ``prim`` (a statement calling one
 primitive), ``branch`` (an ``if`` or a ``while`` head: its test and both successors), ``atomic_in`` and
@@ -111,6 +113,7 @@ class _Inlining:
     after: int
     target: ast.expr | None
     line: int
+    atomic: int  # the depth of `with k.atomic():` at the call: a return inside a deeper one leaves those blocks
 
 
 class _Builder:
@@ -175,10 +178,13 @@ class _Builder:
             return self.add(Node("atomic_in", st.lineno, next=body))
         if isinstance(st, ast.Return) and self.inlining:
             inl = self.inlining[-1]
+            after = inl.after
+            for _ in range(atomic - inl.atomic):  # a return inside the helper's atomic block ends that step there
+                after = self.add(Node("atomic_out", st.lineno, next=after))
             if st.value is None:
-                return inl.after
+                return after
             keep = ast.Assign([inl.target], st.value) if inl.target is not None else ast.Expr(st.value)
-            return self.statement(_at_line(keep, inl.line), inl.after, atomic)
+            return self.statement(_at_line(keep, inl.line), after, atomic)
         if isinstance(st, ast.Return):
             end = self.add(Node("exit", st.lineno))
             if st.value is None:
@@ -206,6 +212,8 @@ class _Builder:
             # a control point here, named: PlusCal's label, where a choice or a branch after a step must wait
             # for the next step rather than be decided by the one before
             c = st.value
+            if atomic and self.inlining and self.inlining[-1].atomic:
+                return nxt  # a helper called inside one step: its control points are none
             if atomic:
                 raise self.err(st, f"{self.g.k}.label() inside `with {self.g.k}.atomic():` would split the step",
                                "the label before the atomic block")
@@ -283,7 +291,7 @@ class _Builder:
                 self.extra[f"__{name}_{n}"] = where[n]
         body = [_at_line(_Renamed(rename).visit(copy.deepcopy(s)), call.lineno) for s in fn.body]
         self.helpers[name] = None
-        self.inlining.append(_Inlining(name, nxt, target, call.lineno))
+        self.inlining.append(_Inlining(name, nxt, target, call.lineno, atomic))
         try:
             entry = self.seq(body, nxt, None, None, atomic)
         finally:
