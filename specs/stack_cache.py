@@ -520,13 +520,11 @@ class StackCache(Spec):
                     s.rel[t] = 1
             else:
                 k.assume(_task_ok(s, t))
-        k.label("free")                                     # free_thread_stack(): try_release_thread_stack_to_cache()
-        old = k.this_cpu_cmpxchg(s.slot0, 0, s.tvm[t])      # if (this_cpu_cmpxchg(cached_stacks[i], NULL, vm) != NULL)
-        s.busy[s.on[t]] = 1 if s.rel[t] == 0 else s.busy[s.on[t]]
-        if old != 0 and s.nr_cached == 2:                   #         continue;
-            k.label("free")
-            old = k.this_cpu_cmpxchg(s.slot1, 0, s.tvm[t])
-        if old != 0:                                        # thread_stack_delayed_free(tsk):
+        k.label("free")                                     # free_thread_stack():
+        vm = s.tvm[t]
+        s.busy[s.on[t]] = 1 if s.rel[t] == 0 else s.busy[s.on[t]]  # (finish_task_switch: preemption off)
+        cached = s.spec.try_release_thread_stack_to_cache(k, s, vm)
+        if not cached:                                      # thread_stack_delayed_free(tsk):
             k.label("delayed")
             with k.atomic():                                # vm_stack = tsk->stack; vm_stack->stack_vm_area = ...;
                 k.update(_written(s, s.taddr[t]))
@@ -546,12 +544,29 @@ class StackCache(Spec):
             k.assume(s.pending[vm - 1] == 1 and s.online[cpu] == 1 and _queuer_done(s, vm))
             s.pending[vm - 1] = 0
             s.nested = 1 if s.busy[cpu] == 1 else s.nested
-            old = k.this_cpu_cmpxchg(s.slot0, 0, vm)        # try_release_thread_stack_to_cache(vm_stack->...)
-            if old != 0 and s.nr_cached == 2:
-                old = k.this_cpu_cmpxchg(s.slot1, 0, vm)
-            k.update(_free_if(s, old != 0, vm, after=HEAP.access(s, ptr(vm - 1))))  # else vfree(vm_stack);
-            s.rcu_cached = 1 if old == 0 else s.rcu_cached
-            s.rcu_freed = 1 if old != 0 else s.rcu_freed
+            cached = s.spec.try_release_thread_stack_to_cache(k, s, vm)
+            k.update(_free_if(s, not cached, vm, after=HEAP.access(s, ptr(vm - 1))))  # else vfree(vm_stack);
+            s.rcu_cached = 1 if cached else s.rcu_cached
+            s.rcu_freed = 1 if not cached else s.rcu_freed
+
+    @staticmethod
+    def try_release_thread_stack_to_cache(k, s, vm):
+        """try_release_thread_stack_to_cache() (kernel/fork.c, v5.18), NR_CACHED_STACKS's loop written out::
+
+            for (i = 0; i < NR_CACHED_STACKS; i++) {
+                    if (this_cpu_cmpxchg(cached_stacks[i], NULL, vm_area) != NULL)
+                            continue;
+                    return true;
+            }
+            return false;
+
+        Inlined where it is called: a step per this_cpu_cmpxchg in task context, part of one step in the RCU
+        callback. A bug spec redefines it (specs/bugs/stack_release_read_write.py, stack_cmpxchg_stale_old.py)."""
+        old = k.this_cpu_cmpxchg(s.slot0, 0, vm)
+        if old != 0 and s.nr_cached == 2:
+            k.label("free")
+            old = k.this_cpu_cmpxchg(s.slot1, 0, vm)
+        return old == 0
 
     # -- the scheduler, hotplug and the one-step releases: plain actions (stack_cache's) ----------------------
     @action(role="tasks", choose={"dest": lambda p: p.cpus})

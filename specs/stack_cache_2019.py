@@ -146,12 +146,10 @@ class StackCache2019(StackCache, name="stack_cache_2019"):
                 k.assume(_task_ok(s, t))
         k.label("free")                                     # free_thread_stack(): memcg_kmem_uncharge() each page;
         s.charged[s.tvm[t] - 1] = 0
-        old = k.this_cpu_cmpxchg(s.slot0, 0, s.tvm[t])      # if (this_cpu_cmpxchg(cached_stacks[i], NULL, ...)
+        vm = s.tvm[t]
         s.busy[s.on[t]] = 1 if s.rel[t] == 0 else s.busy[s.on[t]]
-        if old != 0 and s.nr_cached == 2:                   #         != NULL) continue;
-            k.label("free")
-            old = k.this_cpu_cmpxchg(s.slot1, 0, s.tvm[t])
-        if old != 0:
+        cached = s.spec.try_release_thread_stack_to_cache(k, s, vm)  # (the same loop, inline in 2019's
+        if not cached:                                                #  free_thread_stack; factored out in 2022)
             k.label("delayed")
             with k.atomic():                                # vfree_atomic(tsk->stack);
                 k.update(_free_if(s, True, s.taddr[t]))

@@ -206,7 +206,7 @@ def test_stale_try_cmpxchg_old_skips_an_empty_slot_in_thirteen_steps():
     e = explore(StackCmpxchgStaleOld(nr_cached=2))
     t = e.outcomes["an_empty_slot_takes_the_stack"].trace
     assert len(t) == 13 and named(t, StackCmpxchgStaleOld)[-3:] == ["this_cpu_cmpxchg"] * 3
-    assert t[-2].changes["tasks_tmp[3]"] == 1 and goes_to(StackCmpxchgStaleOld, t[-1]) == "delayed"  # past slot 1
+    assert t[-2].changes["tasks_try_release_thread_stack_to_cache_tmp[3]"] == 1 and goes_to(StackCmpxchgStaleOld, t[-1]) == "delayed"  # past slot 1
     assert {k for k, v in e.verdicts.items() if v == "violated"} == {"an_empty_slot_takes_the_stack"}
 
 

@@ -88,13 +88,11 @@ class StackChargeBeforeZeroing(StackCache):
                     s.rel[t] = 1
             else:
                 k.assume(_task_ok(s, t))
-        k.label("free")                                     # free_thread_stack(): try_release_thread_stack_to_cache()
-        old = k.this_cpu_cmpxchg(s.slot0, 0, s.tvm[t])      # if (this_cpu_cmpxchg(cached_stacks[i], NULL, vm) != NULL)
-        s.busy[s.on[t]] = 1 if s.rel[t] == 0 else s.busy[s.on[t]]
-        if old != 0 and s.nr_cached == 2:                   #         continue;
-            k.label("free")
-            old = k.this_cpu_cmpxchg(s.slot1, 0, s.tvm[t])
-        if old != 0:                                        # thread_stack_delayed_free(tsk):
+        k.label("free")                                     # free_thread_stack():
+        vm = s.tvm[t]
+        s.busy[s.on[t]] = 1 if s.rel[t] == 0 else s.busy[s.on[t]]  # (finish_task_switch: preemption off)
+        cached = s.spec.try_release_thread_stack_to_cache(k, s, vm)
+        if not cached:                                      # thread_stack_delayed_free(tsk):
             k.label("delayed")
             with k.atomic():                                # vm_stack = tsk->stack; vm_stack->stack_vm_area = ...;
                 k.update(_written(s, s.taddr[t]))
