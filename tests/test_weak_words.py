@@ -260,3 +260,17 @@ def test_a_32bit_point_runs_under_every_model(memory, states):
     r = explore(TornRead(memory=memory))
     assert r.complete and r.verdicts["a_torn_value"] == "holds" and r.states == states
     assert r.engine == "interpreted"
+
+
+def test_a_task_id_field_packs_as_nobody_or_one_of_the_tasks():
+    """A later field holding a task id (tasks are numbered after the CPUs) takes NOBODY or one of the tasks: its
+    radix is the tasks' count + 1, so percpu_lazy's c->v (a 58-bit word at mod_bits=2, a task id, a CPU id) stays
+    within the compiled explorer's 64 bits at 3 CPUs and 3 tasks."""
+    from checker.ordering.words import Packing
+    from checker.types import NOBODY
+
+    w = Packing("c_v", ("word", "published", "published_irq"), (0, NOBODY, NOBODY), (0, 4, 7), (None, 3, None))
+    for fields in ([5, NOBODY, NOBODY], [2 ** 58 - 1, 5, NOBODY], [0, 3, 2], [7, NOBODY, 5]):
+        v = w.pack(fields)
+        assert [int(x) for x in w.unpack(v)] == fields
+    assert w.pack([2 ** 58 - 1, 5, 5]) < 2 ** 63

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from checker.errors import SpecError
+from checker.expr import If
+from checker.kernel.tasks import _TaskIdType, task_roles
 from checker.types import BoolType, CpuIdType, Enum, NOBODY
 
 
@@ -86,25 +88,34 @@ def check(si: Any, cls: type, words: dict[str, OneWord]) -> None:
 
 @dataclass(frozen=True)
 class Packing:
-    """A word's fields at one point: value = sum of (field - lo) * weight, the first field's lo being 0."""
+    """A word's fields at one point: value = sum of code(field) * weight, the first field's code itself. A later
+    field's code is ``field - lo``, or, for ids that are NOBODY or ``first..`` (a task id: tasks are numbered after
+    the CPUs), 0 for NOBODY and ``field - first + 1`` otherwise, so the word stays within 64 bits."""
 
     name: str
     fields: tuple[str, ...]
     lo: tuple[int, ...]
     radix: tuple[int, ...]  # the count of values each later field takes (the first's is unbounded)
+    first: tuple[int | None, ...] = ()  # per field: the first id of a NOBODY-or-ids field, else None
+
+    def _first(self, i: int) -> int | None:
+        return self.first[i] if i < len(self.first) else None
 
     def pack(self, values: list[Any]) -> Any:
         """The word's value from its fields' (ints or terms)."""
         out = values[0]
-        for x, lo, r in zip(values[1:], self.lo[1:], self.radix[1:]):
-            out = out * r + (x - lo)
+        for i, (x, lo, r) in enumerate(zip(values[1:], self.lo[1:], self.radix[1:]), 1):
+            f = self._first(i)
+            out = out * r + (x - lo if f is None else If(x == NOBODY, 0, x - f + 1))
         return out
 
     def unpack(self, v: Any) -> list[Any]:
         """The fields' values from the word's (floor division: Python's, and the compiled explorer's)."""
         out = []
-        for lo, r in zip(reversed(self.lo[1:]), reversed(self.radix[1:])):
-            out.append(v % r + lo)
+        for i in reversed(range(1, len(self.fields))):
+            lo, r, f = self.lo[i], self.radix[i], self._first(i)
+            y = v % r
+            out.append(y + lo if f is None else If(y == 0, NOBODY, y + f - 1))
             v = v // r
         out.append(v)
         return list(reversed(out))
@@ -113,26 +124,36 @@ class Packing:
         return "(" + ", ".join(f"{f}={x}" for f, x in zip(self.fields, self.unpack(v))) + ")"
 
 
-def _range(model: Any, field: str) -> tuple[int, int]:
-    """(lowest value, count of values) of a field's type at the point."""
+def _range(model: Any, field: str) -> tuple[int, int, int | None]:
+    """(lowest value, count of values, first id or None) of a field's type at the point."""
     t = getattr(model.info.vars[field], "type", None)
     if isinstance(t, CpuIdType):
-        return NOBODY, model.ncpus_total + 1
+        ids = _task_ids(model) if isinstance(t, _TaskIdType) else None
+        if ids:
+            return NOBODY, len(ids) + 1, ids[0]
+        return NOBODY, model.ncpus_total + 1, None
     if isinstance(t, BoolType):
-        return 0, 2
+        return 0, 2, None
     if isinstance(t, Enum):
-        return 0, len(t.names)
+        return 0, len(t.names), None
     if t is not None and t.bits is not None and t.bits <= 16:
-        return t.lo, t.hi - t.lo + 1
+        return t.lo, t.hi - t.lo + 1, None
     raise SpecError(f"{model.cls.__name__}: {field}, a later field of a OneWord, needs a bounded type (a CpuId, "
                     f"a Bool, an Enum or a word of at most 16 bits) to share the location; put an unbounded one "
                     f"first", file=model.info.file, line=model.info.line)
+
+
+def _task_ids(model: Any) -> list[int] | None:
+    """The ids of the point's tasks, if they are one run of numbers (a task id holds one of them or NOBODY)."""
+    ids = sorted(i for r in task_roles(model.info) for i in model.roles.get(r, ()))
+    return ids if ids and ids == list(range(ids[0], ids[0] + len(ids))) else None
 
 
 def packings(model: Any) -> dict[str, Packing]:
     """The spec's words at the point, by name (empty for a spec without ``OneWord``)."""
     out = {}
     for name, w in getattr(model.info, "words", {}).items():
-        rs = [(0, 0)] + [_range(model, f) for f in w.fields[1:]]
-        out[name] = Packing(name, w.fields, tuple(lo for lo, _ in rs), tuple(r for _, r in rs))
+        rs = [(0, 0, None)] + [_range(model, f) for f in w.fields[1:]]
+        out[name] = Packing(name, w.fields, tuple(lo for lo, _, _ in rs), tuple(r for _, r, _ in rs),
+                            tuple(f for _, _, f in rs))
     return out
