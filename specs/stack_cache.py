@@ -236,6 +236,11 @@ def _runs(s, t):
     return Or(_at(s, t, "dead", "delayed", "clear"), _task_ok(s, t))
 
 
+def _reused(s, t, vm):
+    """The ghosts of a fork that took cached stack ``vm``: which stack, that it was a cached one, that one was."""
+    return {"got": {t: vm}, "cached_got": {t: 1}, "reused": 1}
+
+
 def _stack_ptr(k):
     """The vm_struct / stack base of stack ``k`` (1..MAX_STACKS; 0 is NULL)."""
     return If(k == 0, 0, ptr(k - 1))
@@ -470,9 +475,7 @@ class StackCache(Spec):
             k.label("alloc")
             vm = k.this_cpu_xchg(s.slot1, 0)
         if vm != 0:                                         # a cached stack (ghosts: which, and that one was)
-            s.got[t] = vm
-            s.cached_got[t] = 1
-            s.reused = 1
+            k.update(_reused(s, t, vm))
             k.label("reuse")
             with k.atomic():                                # memset(kasan_reset_tag(s->addr), 0, THREAD_SIZE);
                 k.update(s.spec.memset_stack(s, vm))
@@ -521,9 +524,8 @@ class StackCache(Spec):
             else:
                 k.assume(_task_ok(s, t))
         k.label("free")                                     # free_thread_stack():
-        vm = s.tvm[t]
         s.busy[s.on[t]] = 1 if s.rel[t] == 0 else s.busy[s.on[t]]  # (finish_task_switch: preemption off)
-        cached = s.spec.try_release_thread_stack_to_cache(k, s, vm)
+        cached = s.spec.try_release_thread_stack_to_cache(k, s, s.tvm[t])
         if not cached:                                      # thread_stack_delayed_free(tsk):
             k.label("delayed")
             with k.atomic():                                # vm_stack = tsk->stack; vm_stack->stack_vm_area = ...;

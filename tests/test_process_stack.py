@@ -82,7 +82,9 @@ def _projections(params: dict) -> tuple[set, set, int]:
     hm = Model(StackCache, StackCache(**params).params)
     pm = Model(StackCacheProcess, StackCacheProcess(**params).params)
     common = sorted(set(hm.index) - {"pc", "ti", "held"})
-    assert set(pm.index) - set(common) == {"tasks_pc", "tasks_vm", "enomem"}
+    # (the release helper's vm: tsk->stack_vm_area as try_release_thread_stack_to_cache() was handed it)
+    assert set(pm.index) - set(common) == {"tasks_pc", "tasks_vm", "tasks_try_release_thread_stack_to_cache_vm",
+                                           "enomem"}
     reg = StackCacheProcess.__countercheck_processes__["task_stack"]
     enum = reg["enum"]
     # the port's control points by the hand-written TASK names: a label names each, the vmalloc step's
