@@ -195,11 +195,23 @@ class Other(H):
     ("add_one(k, s, cpu)", "takes 4 positional arguments"),
     ("loop(k, s, cpu)", "recursion is not inlined"),
     ("len(k)", "not a helper that can be inlined"),
+    ("y = store(k, s, cpu)", "can end without returning one"),
+    ("y = maybe(k, s, cpu)", "returns none at its line"),
 ])
 def test_what_cannot_be_inlined_is_refused_with_its_line(src, says):
     body = HELPER.split("class Helper")[0] + '''
 def loop(k, s, me):
     loop(k, s, me)
+
+
+def store(k, s, me):
+    k.WRITE_ONCE(s.x, 1)
+
+
+def maybe(k, s, me):
+    if k.READ_ONCE(s.x) == 1:
+        return
+    return 2
 
 
 class Bad(H):

@@ -30,10 +30,12 @@ NOBODY = -1
 _DIR = Path(tempfile.mkdtemp(prefix="process_random_"))
 _count = itertools.count()
 
-HEADER = '''# SPDX-License-Identifier: GPL-2.0-only
+IMPORTS = '''# SPDX-License-Identifier: GPL-2.0-only
 from checker import Spec, Param, Shared, PerCpu, Ghost, Lock, Role, IRQS_OFF, AllOf, terminal
 from checker.language.process import process
+'''
 
+HEADER = '''
 
 class R(Spec):
     """A random process function."""
@@ -72,26 +74,28 @@ def _simple(draw, locked: bool) -> list[str]:
 
 
 @st.composite
-def _block(draw, depth: int, locked: bool, in_loop: bool) -> list[str]:
+def _block(draw, depth: int, locked: bool, in_loop: bool, helper: bool = False, ret: str = "return") -> list[str]:
+    """Statements; ``helper``: calls of the helper ``h`` may be among them; ``ret``: how a return is written."""
     out: list[str] = []
     for _ in range(draw(st.integers(1, 3))):
-        kind = draw(st.integers(0, 10 if depth < 2 else 2))
+        kind = draw(st.integers(0, 11 if depth < 2 else 2))
         if kind <= 2:
             out += _simple(draw, locked)
         elif kind == 3:
-            t, e = draw(_block(depth + 1, locked, in_loop)), draw(_block(depth + 1, locked, in_loop))
+            t, e = draw(_block(depth + 1, locked, in_loop, helper, ret)), draw(_block(depth + 1, locked, in_loop, helper,
+                                                                                       ret))
             cond = draw(st.sampled_from(["a > b", "a == 1", "not b", "a == 1 and b != 2", "a < 2 or b == 1"]))
             out += [f"if {cond}:", *("    " + x for x in t), "else:", *("    " + x for x in e)]
         elif kind == 4:
             i = f"i{depth}"
-            body = draw(_block(depth + 1, locked, True))
+            body = draw(_block(depth + 1, locked, True, helper, ret))
             out += [f"{i} = 0", f"while {i} < 2:", f"    {i} += 1", "    k.WRITE_ONCE(s.y, (a + 1) % 3)",
                     *("    " + x for x in body)]
         elif kind == 5:
             body = [x for _ in range(draw(st.integers(1, 3))) for x in _simple(draw, locked)]
             out += ["with k.atomic():", *("    " + x for x in body)]
         elif kind == 6 and not locked:
-            body = draw(_block(depth + 1, True, in_loop))
+            body = draw(_block(depth + 1, True, in_loop, helper, ret))
             out += ["k.spin_lock(s.lock)", *body, "k.spin_unlock(s.lock)"]
         elif kind == 7:
             out += ["a = k.READ_ONCE(s.x)", "while True:", "    ok, a = k.try_cmpxchg(s.x, a, (a + 1) % 3)",
@@ -99,9 +103,11 @@ def _block(draw, depth: int, locked: bool, in_loop: bool) -> list[str]:
         elif kind == 8:
             out += ["k.assume(s.x != 2 or a == 0)"]
         elif kind == 9 and not locked:
-            out += ["if a == 2:", "    return"]
+            out += ["if a == 2:", f"    {ret}"]
         elif kind == 10:
             out += ['k.label("here")']
+        elif kind == 11 and helper and not locked:
+            out += ["a = h(k, s, cpu, a)"]  # an inlined helper: its steps are f's
         else:
             out += _simple(draw, locked)
     return out
@@ -109,11 +115,22 @@ def _block(draw, depth: int, locked: bool, in_loop: bool) -> list[str]:
 
 @st.composite
 def bodies(draw) -> str:
-    return "\n".join(["a = 0", "b = 0", *draw(_block(0, False, False))])
+    block = draw(_block(0, False, False, helper=True))
+    where = draw(st.sampled_from(["", "first", "last"]))  # (a call of h among them is rare: one more, often)
+    call = ["a = h(k, s, cpu, a)"]
+    return "\n".join(["a = 0", "b = 0", *(call if where == "first" else []), *block,
+                      *(call if where == "last" else [])])
 
 
-def load(body: str):
-    src = HEADER + textwrap.indent(body, " " * 8) + "\n"
+@st.composite
+def helpers(draw) -> str:
+    """A module-level helper ``h(k, s, cpu, a)`` that f may call (inlined): steps of its own, a value returned."""
+    body = ["b = 0", *draw(_block(1, False, False, ret="return 0")), "return (a + b) % 3"]
+    return "\n".join(["def h(k, s, cpu, a):", *("    " + x for x in body)])
+
+
+def load(body: str, helper: str = ""):
+    src = IMPORTS + ("\n\n" + helper + "\n" if helper else "") + HEADER + textwrap.indent(body, " " * 8) + "\n"
     path = _DIR / f"rand_{next(_count)}.py"
     path.write_text(src)
     spec = importlib.util.spec_from_file_location(path.stem, path)
@@ -151,6 +168,8 @@ class _Gen(ast.NodeTransformer):
 
     def visit_Call(self, c):
         self.generic_visit(c)
+        if isinstance(c.func, ast.Name) and c.func.id == "h":  # the helper: a generator of its own requests
+            return ast.YieldFrom(c)
         if isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name) and c.func.value.id == "k":
             args = list(c.args)
             if args and isinstance(args[0], ast.Attribute) and c.func.attr != "assume":
@@ -201,11 +220,16 @@ class _S:
 
 def make_function(src: str):
     tree = ast.parse(src)
-    fn = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "f")
-    fn.decorator_list = []
-    fn = _Gen().visit(fn)
-    fn.body.append(ast.If(ast.Constant(False), [ast.Expr(ast.Yield(None))], []))  # a generator, yields or not
-    mod = ast.fix_missing_locations(ast.Module([fn], []))
+    fns = []
+    for name in ("h", "f"):  # (the helper, if any, is called from f as a generator: yield from h(...))
+        fn = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name), None)
+        if fn is None:
+            continue
+        fn.decorator_list = []
+        fn = _Gen().visit(fn)
+        fn.body.append(ast.If(ast.Constant(False), [ast.Expr(ast.Yield(None))], []))  # a generator, yields or not
+        fns.append(fn)
+    mod = ast.fix_missing_locations(ast.Module(fns, []))
     ns: dict = {}
     exec(compile(mod, "<interp>", "exec"), ns)
     return ns["f"]
@@ -297,6 +321,17 @@ def _replay(fn, schedule: tuple):
     return s, gens, pend
 
 
+def _where(g) -> tuple:
+    """Where a generator is and its int locals, and those of the helper it is inside (``yield from``), if any."""
+    out = []
+    while g is not None:
+        f = g.gi_frame
+        out.append((f.f_lasti if f else -1,
+                    tuple(sorted((k, v) for k, v in (f.f_locals if f else {}).items() if isinstance(v, int)))))
+        g = g.gi_yieldfrom
+    return tuple(out)
+
+
 def interpreted_states(fn) -> set[tuple]:
     out = set()
     seen = set()
@@ -305,9 +340,7 @@ def interpreted_states(fn) -> set[tuple]:
         sched = todo.pop()
         s, gens, pend = _replay(fn, sched)
         key = (tuple(_flat(s.v[v]) for v in VARS), tuple(p == "done" for p in pend))
-        full = (key, tuple((repr(p), g.gi_frame.f_lasti if g.gi_frame else -1,
-                            tuple(sorted((k, v) for k, v in (g.gi_frame.f_locals if g.gi_frame else {}).items()
-                                         if isinstance(v, int)))) for g, p in zip(gens, pend)))
+        full = (key, tuple((repr(p), _where(g)) for g, p in zip(gens, pend)))
         if full in seen:
             continue
         seen.add(full)
@@ -330,10 +363,24 @@ def interpreted_states(fn) -> set[tuple]:
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(body=bodies())
-def test_lowered_process_reaches_the_interpreters_states(body):
-    cls, src = load(body)
+@given(body=bodies(), helper=helpers())
+def test_lowered_process_reaches_the_interpreters_states(body, helper):
+    cls, src = load(body, helper)
     assert lowered_states(cls) == interpreted_states(make_function(src)), src
+
+
+def test_the_interpreter_and_the_lowering_agree_on_an_inlined_helper():
+    """A fixed example of a helper with a loop, a label and a return inside: both reach the same states, and the
+    helper's steps are f's (the lowering has no call)."""
+    helper = "\n".join(["def h(k, s, cpu, a):", "    b = 0", "    a = k.READ_ONCE(s.x)", "    while True:",
+                        "        ok, a = k.try_cmpxchg(s.x, a, (a + 1) % 3)", "        if ok:", "            break",
+                        "    if a == 2:", "        return 0", '    k.label("here")', "    b = k.READ_ONCE(s.y)",
+                        "    return (a + b) % 3"])
+    body = "\n".join(["a = 0", "b = 0", "a = h(k, s, cpu, a)", "k.WRITE_ONCE(s.y, a)"])
+    cls, src = load(body, helper)
+    lowered = lowered_states(cls)
+    assert lowered == interpreted_states(make_function(src)), src
+    assert len(lowered) > 4
 
 
 def test_the_interpreter_and_the_lowering_agree_on_a_cmpxchg_loop():

@@ -271,6 +271,12 @@ class _Builder:
                                  f"given {len(call.args)}{' and keywords' if call.keywords else ''}; a helper is "
                                  f"inlined with its arguments by position, without defaults",
                            f"{name}({', '.join(params)})")
+        if target is not None:  # its value is assigned: every way through it returns one, as C's would
+            bare = next((r for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is None), None)
+            if bare is not None or not _always_returns(fn.body):
+                raise self.err(call, f"the value of {name}() is assigned, and {name}() "
+                                     f"{'returns none at its line ' + str(bare.lineno) if bare else 'can end without returning one'}",
+                               f"`return value` on every way through {name}(), or the call as a statement of its own")
         assigned = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         rename: dict[str, str] = {}
         bind = []
@@ -446,6 +452,21 @@ def var_position(name: str) -> int | None:
         return 0
     args = PRIMITIVES[name].args if name in PRIMITIVES else ()
     return args.index("var") if "var" in args else None
+
+
+def _always_returns(stmts: list[ast.stmt]) -> bool:
+    """Every way through ``stmts`` ends in a ``return`` (its last statement one, or an ``if`` whose arms both do)."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.Return):
+        return True
+    if isinstance(last, ast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    if isinstance(last, ast.With):
+        return _always_returns(last.body)
+    return isinstance(last, ast.While) and isinstance(last.test, ast.Constant) and last.test.value is True \
+        and not any(isinstance(n, ast.Break) for n in ast.walk(last))
 
 
 class _Renamed(ast.NodeTransformer):
