@@ -62,6 +62,9 @@ def test_the_interpreter_refuses_the_unlisted_store_and_the_compiled_engine_hand
         explore(PokesTheNextSlot(memory=MEMORY.lkmm), engine="compiled")
     assert str(compiled.value) == str(interpreted.value)
     assert "writes x[1]" in str(interpreted.value) or "writes x[0]" in str(interpreted.value)
+    # it lists a store of x, of its own slot: the error says so, and how to name the other slot
+    assert "does not name: its Store of 'x' is of its own CPU's slot" in str(interpreted.value)
+    assert "slot=lambda s, cpu:" in str(interpreted.value)
 
 
 def test_without_the_z3_check_the_lowering_would_drop_the_store(monkeypatch):

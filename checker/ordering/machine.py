@@ -443,6 +443,14 @@ def unlisted_store(model: Any, act: Any, loc: tuple) -> SpecError:
     """The error for an action that writes a weak variable its ``access=`` does not list."""
     v, sl = loc
     what = v if sl is None else f"{v}[{sl}]"
+    listed = [a for a in getattr(act.info, "access", ()) if a.kind in ("store", "rmw") and a.var == v]
+    if listed and sl is not None:  # it lists the variable, for other slots than this one (its own CPU's, by default)
+        return SpecError(f"{model.cls.__name__}.{act.info.name} writes {what}, a weak variable's slot that its "
+                         f"access= does not name: its {' and '.join(a.kind.capitalize() for a in listed)} of {v!r} "
+                         f"{'is' if len(listed) == 1 else 'are'} of its own CPU's slot, or of the slots its slot= "
+                         f"gives; name this one in program order, e.g. access=(..., Store({v!r}, \"plain\", "
+                         f"slot=lambda s, cpu: ...)), or slot=\"all\" for every slot",
+                         file=act.info.file, line=act.info.line)
     return SpecError(f"{model.cls.__name__}.{act.info.name} writes {what}, a weak variable, but its access= lists "
                      f"no Store or Rmw of {v!r}; add one in program order, e.g. access=(..., Store({v!r}, \"once\"))",
                      file=act.info.file, line=act.info.line)
