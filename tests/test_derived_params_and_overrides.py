@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Issue 17's smaller ones: derived parameters at a prove range, reproduce lines without derived
-parameters, and a warning for a bug spec whose overrides never ran."""
+"""Derived parameters at a prove range, reproduce lines without derived parameters, and a warning for a bug
+spec whose overrides never ran."""
 import pytest
 
 from checker import AllOf, And, AnyOf, PerCpu, Param, Role, Spec, action, invariant, sometimes, terminal, when

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""Issue 21: no green run that checked nothing, no stranger's package on install, and a command line
+"""The command line's robustness: no green run that checked nothing, no stranger's package on install, and a command line
 that reports as it goes and survives every mistake. Each test drives ``python -m checker`` as a user
 would: exit code, output text, files written."""
 from __future__ import annotations
