@@ -24,11 +24,11 @@ atomic" at its next sleep). Nothing is lost or leaked: the value and the
 memory properties hold. RFC 2/3 replaced the ``return`` with ``break``;
 ``specs/percpu_lazy.py`` has the fix.
 """
-from checker import Param, action
-from checker.specs.percpu_lazy import PercpuLazy, _free_own
+from checker import Param
+from checker.specs.percpu_lazy_process import PercpuLazyProcess
 
 
-class LazySwitchLoserPreempt(PercpuLazy, expect_violated=("preempt_balanced_on_return", "context_restored")):
+class LazySwitchLoserPreempt(PercpuLazyProcess, expect_violated=("preempt_balanced_on_return", "context_restored")):
     """L-K as posted: the switch loser's free_percpu(pcpu_v); return; inside preempt_disable()."""
 
     kernel = ("koverstreet/bcachefs lib/lazy-percpu-counter.c (79ded5acf1ac) = ZhangPeng RFC 1/3, as posted: "
@@ -39,8 +39,4 @@ class LazySwitchLoserPreempt(PercpuLazy, expect_violated=("preempt_balanced_on_r
     mod_bits = Param(1, domain=range(0, 9), explore=(1,), doc="COUNTER_MOD_BITS (8 in the kernel)")
     neg = Param(0, domain=(0, 1), doc="1: amounts +1 and -1")
     readers = Param(0, domain=(0, 1), doc="a CPU doing one lazy_percpu_counter_read")
-
-    @action(role="adders")
-    def switch_lost(s, cpu):
-        """Another CPU switched first: free_percpu(pcpu_v); return;  (preempt_enable() skipped)"""
-        return _free_own(s, cpu, enable=False)
+    loser_enables_preemption = False  # (the bug) free_percpu(pcpu_v); return;  (preempt_enable() skipped)
