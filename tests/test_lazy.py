@@ -3,7 +3,7 @@
 import pytest
 
 from checker import And, action, explore, when
-from checker.kernel.memory import MEM_ERROR
+from checker.kernel.memory import MEM, MEM_ERROR
 from checker.specs.bugs.lazy_decode_logical_shift import LazyDecodeLogicalShift
 from checker.specs.bugs.lazy_mmdrop_uninit_index import LazyMmdropReadsUninitIndex, LazyMmdropUninitIndex
 from checker.specs.bugs.lazy_rfc_double_init import LazyRfcDoubleInit
@@ -31,11 +31,14 @@ def test_lazy_counter_keeps_every_property_at_2_and_3_cpus(ncpus, mod_bits, stat
 def test_posted_switch_loser_returns_with_preemption_off():
     r = explore(LazySwitchLoserPreempt(ncpus=2, mod_bits=1))
     out = r.outcomes["preempt_balanced_on_return"]
-    assert out.verdict == "violated" and len(out.trace) == 24
-    # the loser finds the word per-CPU after its preempt_disable() and frees without preempt_enable()
-    assert [s.action for s in out.trace[-4:]] == ["switch_read", "switch_cmpxchg", "switch_read", "switch_lost"]
-    assert out.trace[-2].changes["preempt[1]"] == 1 and "preempt[1]" not in out.trace[-1].changes
-    assert out.trace[-1].changes["alloc[1]"] == 2  # freed: nothing leaks, nothing is lost
+    assert out.verdict == "violated" and len(out.trace) == 24 and r.states == 528
+    # task 2 publishes; task 3 finds the word per-CPU after its preempt_disable() and frees without
+    # preempt_enable(): its add returns (pc idle) with pcount[3] still 1
+    publish, disable, lose = out.trace[-3:]
+    assert all(s.action.startswith("lazy_percpu_counter_add_") for s in out.trace[-4:])
+    assert (publish.cpu, publish.changes["published"], publish.changes["pcount[2]"]) == (2, 2, 0)
+    assert (disable.cpu, disable.changes["pcount[3]"]) == (3, 1)
+    assert lose.changes == {"alloc[3]": MEM.freed, "adders_pc[3]": 0, "adders_v[3]": 0}  # freed, returned
     assert r.outcomes["context_restored"].verdict == "violated"
     for p in ("no_update_lost", "losers_free_their_storage", "nothing_leaks_at_exit", "published_storage_live"):
         assert r.verdicts[p] == "holds"
@@ -72,7 +75,8 @@ def test_word_arithmetic_is_the_kernels():
 def test_logical_shift_decode_is_found_by_the_explorer_and_by_a_concrete_word():
     r = explore(LazyDecodeLogicalShift())
     out = r.outcomes["read_exact_at_quiescence"]
-    assert out.verdict == "violated" and len(out.trace) == 4
+    assert out.verdict == "violated" and len(out.trace) == 4 and r.states == 15849
+    assert out.trace[-1].role == "reader" and out.trace[-1].action.startswith("lazy_percpu_counter_read_")
     assert out.trace[-1].changes["read_acc[2]"] == (1 << 55) - 1  # -1 read as 2^55 - 1
     assert r.outcomes["no_update_lost"].verdict == "violated"
     checks = {c.property: c for c in LazyDecodeLogicalShift.lemmas.checks("x")}

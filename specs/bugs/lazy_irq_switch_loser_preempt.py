@@ -9,13 +9,15 @@ shortest): CPU 1's task publishes while CPU 0's handler is between its slow
 path's cmpxchg and its switch's ``atomic64_read``, which then finds the
 word per-CPU:
 the handler frees its storage and returns from the interrupt with
-preemption still disabled (``irq_preempt_balanced_on_return``, and
+preemption still disabled (``irq_pcount[0] == 1``:
+``irq_preempt_balanced_on_return``, and
 ``context_restored`` at the end); the task's loser does the same
 (``preempt_balanced_on_return``). Nothing is lost or leaked. (At one CPU
 the handler cannot lose: it runs to its return over its task, so a switch
 it starts sees the word published only if it published it.)
-``percpu_lazy`` with ``irq=1`` (the fix: leave through ``preempt_enable()``)
-holds.
+``percpu_lazy_process`` with ``irq=1`` (the fix: leave through
+``preempt_enable()``) holds; the handler's ``lazy_percpu_counter_add_irq``
+asks the same ``loser_enables_preemption`` as the task's add.
 """
 from checker import Param
 from checker.specs.bugs.lazy_switch_loser_preempt import LazySwitchLoserPreempt

@@ -22,7 +22,12 @@ whose publishing cmpxchg finds the word already per-CPU returns from
 ``lazy_percpu_counter_add`` with ``preempt_count() == 1`` ("scheduling while
 atomic" at its next sleep). Nothing is lost or leaked: the value and the
 memory properties hold. RFC 2/3 replaced the ``return`` with ``break``;
-``specs/percpu_lazy.py`` has the fix.
+``specs/percpu_lazy_process.py`` has the fix, and this spec takes it out
+(``loser_enables_preemption = False``: the loser's step frees and returns).
+Shortest trace (24 steps): both tasks' adds wrap the one-bit modification
+field, both allocate; task 2 publishes, task 3's ``preempt_disable()`` and
+``atomic64_read`` find the word per-CPU, and its ``free_percpu(pcpu_v)``
+step returns with ``pcount[3] == 1``.
 """
 from checker import Param
 from checker.specs.percpu_lazy_process import PercpuLazyProcess
