@@ -553,12 +553,16 @@ class _Rewrite(ast.NodeTransformer):
 
     def visit_Attribute(self, e: ast.Attribute) -> Any:
         if isinstance(e.value, ast.Name) and e.value.id == self.s and isinstance(e.ctx, ast.Load):
+            if e.attr in self.low.words:  # a plain load of a word held as several variables: through its view
+                return self.ctx("read", ast.Constant(e.attr), ast.Constant(None))
             return self.ctx("get", ast.Constant(e.attr))
         return self.generic_visit(e)
 
     def store(self, target: ast.expr, value: ast.expr) -> ast.stmt:
         """``target = value`` where target may be s.x or s.x[i]."""
         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self.s:
+            if target.attr in self.low.words:  # a plain store of such a word (c->v.counter = ...): its view
+                return ast.Expr(self.ctx("write", ast.Constant(target.attr), ast.Constant(None), value))
             return ast.Expr(self.ctx("set", ast.Constant(target.attr), value))
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) \
                 and isinstance(target.value.value, ast.Name) and target.value.value.id == self.s:
@@ -845,7 +849,7 @@ def expand(cls: type) -> None:
                             f"copy is not modelled); write instead: @process(..., returns=judge), judge(s, cpu, "
                             f"value) giving the ghost updates that record it", file=file, line=g.returns_line)
         lows.append(_Lowered(cls, name, info, g, decls, roles, words))
-    memory = _memory_vars([lw.g for lw in lows], decls)
+    memory = _memory_vars([lw.g for lw in lows], decls) | frozenset(words)  # (a word's plain accesses too)
     by_role: dict[str, list[_Lowered]] = {}
     for lw in lows:
         by_role.setdefault(lw.info.role, []).append(lw)

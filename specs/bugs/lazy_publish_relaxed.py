@@ -21,13 +21,17 @@ engine reports it today for the correct code as well: it buffers a store
 listed before a LOCKed Rmw of the same step after that Rmw; see
 docs/weak-memory.md, "The seeds under weak memory".)
 """
-from checker import NOBODY, And, If, Rmw, Store, action, invariant
+from checker import Param, invariant
+from checker.kernel.memory import MEM
+from checker.language.process import process
 from checker.ordering.declare import MEMORY
-from checker.specs.percpu_lazy import C_V, decode, switch_cmpxchg_with
-from checker.specs.percpu_lazy_publish import PercpuLazyPublish, _with
+from checker.specs.percpu_lazy import encode_add, mod_field, word_modulus
+from checker.specs.percpu_lazy_process import (PCPU, _added, _amounts, _freed, _into_published, _no_irq_inside, _reading,
+                                               decode, is_pcpu)
+from checker.specs.percpu_lazy_publish_process import PercpuLazyPublishProcess
 
 
-class LazyPublishRelaxed(PercpuLazyPublish, expect_violated=("relaxed_publish_misorders_the_copy",)):
+class LazyPublishRelaxed(PercpuLazyPublishProcess, expect_violated=("relaxed_publish_misorders_the_copy",)):
     """L-K with the publishing cmpxchg made atomic64_cmpxchg_relaxed()."""
 
     # The bug shows under lkmm only: there the expected violation is named; under sc and tso (x86's LOCK CMPXCHG)
@@ -43,13 +47,67 @@ class LazyPublishRelaxed(PercpuLazyPublish, expect_violated=("relaxed_publish_mi
         publisher's slot one store old."""
         return s.read_stale == 0
 
-    kernel = PercpuLazyPublish.kernel + "; the publishing atomic64_cmpxchg made atomic64_cmpxchg_relaxed"
+    kernel = PercpuLazyPublishProcess.kernel + "; the publishing atomic64_cmpxchg made atomic64_cmpxchg_relaxed"
     explore_sweeps = ({"ncpus": 2, "mod_bits": 0, "neg": 0, "readers": 1, "memory": MEMORY.lkmm},)
     lemmas = None  # the word arithmetic is the correct spec's (proved there); the bug is in the ordering
+    preempt_off = Param(1, domain=(1,), doc="switch_to_pcpu with its preempt_disable()")
 
-    @action(role="adders", access=(Store("slot", "plain"), Rmw(C_V, "relaxed")))
-    def switch_cmpxchg(s, cpu):
-        """(the bug) v = atomic64_cmpxchg_relaxed(&c->v, old, pcpu_v | 1): the copy's store is not ordered
-        before the pointer's."""
-        ok = And(s.published == NOBODY, s.word == s.v[cpu])
-        return _with(switch_cmpxchg_with(s, cpu, decode), pub_copy=If(ok, s.copy[cpu], s.pub_copy))
+    # The port's add with one call changed; its lines up to the switch's loop head are the port's, so that the
+    # control points the properties name (SLOW_LOOP, SWITCH_READ, SWITCH_LOOP) lie where they do there.
+    @process(role="adders", calls="ops_left", args={"i": _amounts}, runs=_no_irq_inside)
+    def lazy_percpu_counter_add(k, s, t, i):
+        """percpu_lazy_process's add with its publishing cmpxchg made atomic64_cmpxchg_relaxed()."""
+        k.assume(s.destroyed == 0)
+        v = k.atomic64_read(s.c_v)                                      # fast path
+        if not is_pcpu(v):
+            v = k.atomic64_read(s.c_v)                                  # lazy_percpu_counter_add_slowpath()
+            s.slow_found_pcpu = 1 if is_pcpu(v) else s.slow_found_pcpu
+        while True:                                                     # do {
+            if is_pcpu(v):
+                with k.atomic():
+                    k.this_cpu_add(s.slot, i)
+                    k.update(_added(s, i))
+                return
+            old = v
+            with k.atomic():                                            # } while (cmpxchg(...) != old)
+                v = k.atomic64_cmpxchg(s.c_v, old, (old + encode_add(i)) % word_modulus(s.mod_bits))
+                s.exact += i if v == old else 0
+                s.read_overlap = 1 if v == old and _reading(s) else s.read_overlap
+                s.slow_found_pcpu = 1 if is_pcpu(v) else s.slow_found_pcpu
+            if v == old:
+                break
+            v = s.spec.slowpath_retry(v, old)
+        if mod_field(v) != 0:                                           # if (!(v & COUNTER_MOD_MASK))
+            return
+        with k.atomic():                                                # now = jiffies; if (c->last_wrap &&
+            recent = k.choose((0, 1))                                   #     time_after(c->last_wrap + HZ, now))
+            switch = s.last_wrap == 1 and recent == 1
+            s.last_wrap = 1                                             # else c->last_wrap = now;
+        if not switch:
+            return
+        with k.atomic():                                                # switch_to_pcpu(): pcpu_v = alloc_percpu_gfp()
+            got = k.choose((1, 0))
+            s.alloc[t] = MEM.live if got else s.alloc[t]
+        if not got:
+            return
+        with k.atomic():                                                # preempt_disable(); v = atomic64_read()
+            if s.preempt_off:
+                k.preempt_disable()
+            v = k.atomic64_read(s.c_v)
+        while True:                                                     # do {  (the switch's loop)
+            if is_pcpu(v):
+                with k.atomic():                                        # free_percpu(pcpu_v);
+                    k.update(_freed(s, "alloc", t))
+                    k.preempt_enable()                                  # the fix; return;
+                return
+            old = v
+            with k.atomic():                                            # *this_cpu_ptr(pcpu_v) = atomic_val(v);
+                k.update(s.spec.publishing(s, t, old, decode(old)))
+                k.raw_cpu_write(s.slot, _into_published(s, s.task_cpu[t], old, decode(old)))
+                v = k.atomic64_cmpxchg_relaxed(s.c_v, old, PCPU)        # (the bug) } while (v != old)
+                s.publishes += 1 if v == old else 0
+                s.retried = 1 if v != old and not is_pcpu(v) else s.retried
+                if v == old:
+                    k.preempt_enable()
+            if v == old:
+                return
