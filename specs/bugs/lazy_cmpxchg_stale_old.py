@@ -24,6 +24,12 @@ safety property notices (no wrong value is ever written); the lock-freedom
 property does, with a lasso whose loop is the failing cmpxchg. Checked at
 the liveness abstraction's point only (the default run of the correct spec
 covers the rest).
+
+On ``percpu_lazy_process`` the mutation is its ``slowpath_retry`` hook: the
+loop goes round with ``old`` instead of the value the cmpxchg returned.
+Shortest lasso (1,731 states): both tasks read the word, task 2's cmpxchg
+succeeds (6 steps), and task 3's cmpxchg then fails forever, changing
+nothing and going back to the slow path's loop head.
 """
 from checker.specs.percpu_lazy_process import PercpuLazyProcess
 
