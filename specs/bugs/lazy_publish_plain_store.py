@@ -49,9 +49,8 @@ from checker import Or, Param, invariant
 from checker.kernel.memory import MEM
 from checker.language.process import process
 from checker.ordering.declare import MEMORY
-from checker.specs.percpu_lazy import encode_add, mod_field, word_modulus
-from checker.specs.percpu_lazy_process import (PCPU, _added, _amounts, _freed, _no_irq_inside, _reading, decode,
-                                               is_pcpu)
+from checker.specs.percpu_lazy_process import (PCPU, _added, _amounts, _freed, _no_irq_inside, _reading,
+                                               decode, encode_add, is_pcpu, mod_field, word_modulus)
 from checker.specs.percpu_lazy_publish_process import PercpuLazyPublishProcess
 
 
