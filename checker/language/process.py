@@ -41,7 +41,9 @@ and one set of registers per role), and the base's steps of that role are left o
 
 A primitive's memory is a spec variable, or a word the spec keeps as several variables (a class attribute with
 ``fields`` and a view: ``load(*fields)`` the value a load returns, ``store(value, me, *fields)`` the fields a
-store leaves; ``percpu_lazy_process``'s ``c->v``): the code sees one value, the annotations name the word.
+store leaves; ``percpu_lazy_process``'s ``c->v``): the code sees one value, the annotations name the word. A plain
+access to it, ``s.c_v`` or ``s.c_v = v`` (C's ``c->v.counter = v``), goes through the same view and is annotated
+as a plain load or store of the word (``specs/bugs/lazy_publish_plain_store.py``).
 ``k.address_dep(s.p, k.per_cpu(s.x, cpu))`` marks a load whose address came from this CPU's last load of ``p``.
 
 On a ``Task`` role the function runs in tasks (``checker.kernel.tasks`` schedules them): the pc and the registers
