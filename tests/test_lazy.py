@@ -240,3 +240,24 @@ def test_bounds_table_contents_and_the_command_that_prints_it(monkeypatch, capsy
     by_n = {int(x[0]): x for x in rows if x[1] == "1024"}
     assert [by_n[n][3] for n in (4, 26, 64, 256)] == ["124", "1326", "8128", "130816"]
     assert by_n[4][2] == str(1024 * 66)
+
+
+def test_the_publish_bugs_copy_the_ports_add_up_to_the_switch_loop():
+    """lazy_publish_relaxed and lazy_publish_plain_store redefine the port's lazy_percpu_counter_add to change its
+    publish: up to the switch's loop head (the control points the properties name by line) the code must stay the
+    port's, line for line, or the bug specs would check another add."""
+    import inspect
+
+    from checker.specs.bugs.lazy_publish_plain_store import LazyPublishPlainStore
+    from checker.specs.bugs.lazy_publish_relaxed import LazyPublishRelaxed
+    from checker.specs.percpu_lazy_process import SWITCH_LOOP, PercpuLazyProcess
+
+    def head(cls):
+        lines = inspect.getsource(cls.lazy_percpu_counter_add).splitlines()
+        first = next(i for i, x in enumerate(lines) if x.lstrip().startswith("def "))
+        body = lines[first:first + SWITCH_LOOP - 1]
+        return [x for x in body if '"""' not in x]  # (each docstring names its mutation)
+
+    port = head(PercpuLazyProcess)
+    assert len(port) == SWITCH_LOOP - 2 and "preempt_disable(); v = atomic64_read()" in port[-4]
+    assert head(LazyPublishRelaxed) == port and head(LazyPublishPlainStore) == port
