@@ -121,10 +121,10 @@ include/linux/lazy-percpu-counter.h, = ZhangPeng RFC 1/3)::
 
 Lines of step code against lines of C (the bodies' statements and braces; blank lines, comments and
 declarations without a value left out; benchmarks/process_lines.py): ``lazy_percpu_counter_add`` with its slow
-path and switch inlined, 60 against 41 (6 + 20 + 15), 1.46x, of which 16 are ghost updates and the
-``preempt_off`` variant, which have no C (44 without them, 1.07x; the ghosts of ``this_cpu_add`` and
+path and switch inlined, 61 against 41 (6 + 20 + 15), 1.49x, of which 17 are ghost updates, the
+``preempt_off`` variant and a bug spec's hook, which have no C (44 without them, 1.07x; the ghosts of ``this_cpu_add`` and
 ``free_percpu``, which the handler shares, are the helpers ``_added`` and ``_freed``); the same add as a hard-irq
-handler, ``lazy_percpu_counter_add_irq``, 51 against 41, 1.24x; ``lazy_percpu_counter_read``, 14 against 10,
+handler, ``lazy_percpu_counter_add_irq``, 53 against 41, 1.29x; ``lazy_percpu_counter_read``, 14 against 10,
 1.4x.
 
 How the port writes what the C leaves implicit, and why the states are the same as ``percpu_lazy``'s:
@@ -479,6 +479,7 @@ class PercpuLazy(Spec):
                 s.slow_found_pcpu = 1 if is_pcpu(v) else s.slow_found_pcpu
             if v == old:
                 break
+            v = s.spec.slowpath_retry(v, old)
         if mod_field(v) != 0:                                           # if (!(v & COUNTER_MOD_MASK))
             return
         with k.atomic():                                                # now = jiffies; if (c->last_wrap &&
@@ -501,7 +502,7 @@ class PercpuLazy(Spec):
                 with k.atomic():                                        # free_percpu(pcpu_v);
                     k.update(_freed(s, "alloc", t))
                     k.update(_no_stale_copy(s, t))
-                    if s.preempt_off:
+                    if s.preempt_off and s.spec.loser_enables_preemption:
                         k.preempt_enable()                              # the fix; return;
                 return
             old = v
@@ -511,8 +512,8 @@ class PercpuLazy(Spec):
                     k.assume(first == s.stale_cpu[t])                   #  its migration, a plain store ordered
                     s.slot[first] = s.stale[t]                          #  before the cmpxchg as this one is)
                 k.update(_stale_copy(s, t, old))
-                k.update(s.spec.publishing(s, t, old, decode(old)))
-                k.raw_cpu_write(s.slot, _into_published(s, s.task_cpu[t], old, decode(old)))
+                k.update(s.spec.publishing(s, t, old, s.spec.atomic_val(old)))
+                k.raw_cpu_write(s.slot, _into_published(s, s.task_cpu[t], old, s.spec.atomic_val(old)))
                 v = k.atomic64_cmpxchg(s.c_v, old, PCPU)                # } while (cmpxchg(.., pcpu_v | 1) != old)
                 s.publishes += 1 if v == old else 0
                 s.retried = 1 if v != old and not is_pcpu(v) else s.retried
@@ -545,6 +546,7 @@ class PercpuLazy(Spec):
                 s.read_overlap = 1 if v == old and _reading(s) else s.read_overlap
             if v == old:
                 break
+            v = s.spec.slowpath_retry(v, old)
         if mod_field(v) != 0:                                           # if (!(v & COUNTER_MOD_MASK))
             return
         with k.atomic():                                                # now = jiffies; if (c->last_wrap &&
@@ -566,11 +568,12 @@ class PercpuLazy(Spec):
             if is_pcpu(v):
                 with k.atomic():                                        # free_percpu(pcpu_v);
                     k.update(_freed(s, "irq_alloc", cpu))
-                    k.preempt_enable()                                  # the fix; return;
+                    if s.spec.loser_enables_preemption:
+                        k.preempt_enable()                              # the fix; return;
                 return
             old = v
             with k.atomic():                                            # *this_cpu_ptr(pcpu_v) = atomic_val(v);
-                k.raw_cpu_write(s.slot, _into_published(s, cpu, old, decode(old)))
+                k.raw_cpu_write(s.slot, _into_published(s, cpu, old, s.spec.atomic_val(old)))
                 v = k.atomic64_cmpxchg(s.c_v, old, PCPU_IRQ)            # } while (cmpxchg(.., pcpu_v | 1) != old)
                 s.publishes += 1 if v == old else 0
                 s.retried = 1 if v != old and not is_pcpu(v) else s.retried
@@ -592,20 +595,37 @@ class PercpuLazy(Spec):
                 v += x
                 k.update(s.spec.slot_read(s, cpu, x))
         else:
-            v = decode(v)
+            v = s.spec.atomic_val(v)
         s.read_acc[r] = v                                               # return v;
         s.read_exact[r] = v == s.exact
         s.read_ok[r] = v == s.exact or s.read_overlap == 1
 
     @staticmethod
     def publishing(s, t, old, copy):
-        """Ghost updates of a publishing cmpxchg step (none; percpu_lazy_publish_process records the copy)."""
+        """Ghost updates of a publishing cmpxchg step (none; percpu_lazy_publish records the copy)."""
         return {}
 
     @staticmethod
     def slot_read(s, cpu, value):
         """Ghost updates of the read's step that read ``value`` from ``cpu``'s slot (none here)."""
         return {}
+
+    # -- the code's decisions a bug spec changes (specs/bugs/lazy_*.py) --------------------------------
+    #: A switch loser leaves through preempt_enable() (the fix); False: it returns with preemption off, as posted
+    #: (specs/bugs/lazy_switch_loser_preempt.py).
+    loser_enables_preemption = True
+
+    @staticmethod
+    def atomic_val(v):
+        """lazy_percpu_counter_atomic_val(v), as the switch's copy and the read decode the word (s64 v: the shift
+        is arithmetic; specs/bugs/lazy_decode_logical_shift.py takes a u64)."""
+        return decode(v)
+
+    @staticmethod
+    def slowpath_retry(v, old):
+        """The value the slow path's loop goes round with after a failed cmpxchg: the one the cmpxchg returned
+        (specs/bugs/lazy_cmpxchg_stale_old.py keeps ``old``)."""
+        return v
 
     # -- lazy_percpu_counter_exit() ------------------------------------------------------------------
     @action()

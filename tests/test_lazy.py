@@ -3,7 +3,7 @@
 import pytest
 
 from checker import explore
-from checker.kernel.memory import MEM_ERROR
+from checker.kernel.memory import MEM, MEM_ERROR
 from checker.specs.bugs.lazy_decode_logical_shift import LazyDecodeLogicalShift
 from checker.specs.bugs.lazy_mmdrop_uninit_index import LazyMmdropReadsUninitIndex, LazyMmdropUninitIndex
 from checker.specs.bugs.lazy_rfc_double_init import LazyRfcDoubleInit
@@ -31,18 +31,21 @@ def test_lazy_counter_keeps_every_property_at_2_and_3_cpus(ncpus, mod_bits, stat
 def test_posted_switch_loser_returns_with_preemption_off():
     r = explore(LazySwitchLoserPreempt(ncpus=2, mod_bits=1))
     out = r.outcomes["preempt_balanced_on_return"]
-    assert out.verdict == "violated" and len(out.trace) == 24
-    # the loser finds the word per-CPU after its preempt_disable() and frees without preempt_enable()
-    assert [s.action for s in out.trace[-4:]] == ["switch_read", "switch_cmpxchg", "switch_read", "switch_lost"]
-    assert out.trace[-2].changes["preempt[1]"] == 1 and "preempt[1]" not in out.trace[-1].changes
-    assert out.trace[-1].changes["alloc[1]"] == 2  # freed: nothing leaks, nothing is lost
+    assert out.verdict == "violated" and len(out.trace) == 24 and r.states == 528
+    # task 2 publishes; task 3 finds the word per-CPU after its preempt_disable() and frees without
+    # preempt_enable(): its add returns (pc idle) with pcount[3] still 1
+    publish, disable, lose = out.trace[-3:]
+    assert all(s.action.startswith("lazy_percpu_counter_add_") for s in out.trace[-4:])
+    assert (publish.cpu, publish.changes["published"], publish.changes["pcount[2]"]) == (2, 2, 0)
+    assert (disable.cpu, disable.changes["pcount[3]"]) == (3, 1)
+    assert lose.changes == {"alloc[3]": MEM.freed, "adders_pc[3]": 0, "adders_v[3]": 0}  # freed, returned
     assert r.outcomes["context_restored"].verdict == "violated"
     for p in ("no_update_lost", "losers_free_their_storage", "nothing_leaks_at_exit", "published_storage_live"):
         assert r.verdicts[p] == "holds"
 
 
 def test_posted_switch_is_a_bug_spec_not_a_rejection(cli):
-    r = cli("verify", "lazy_switch_loser_preempt", "--mode", "explore", "--traces", "bugs")
+    r = cli("verify", "lazy_switch_loser_preempt", "--mode", "explore", "--traces", "bugs", "--set", "ncpus=2")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "preempt_balanced_on_return violated after 24 steps (shortest)" in r.stdout
 
@@ -55,11 +58,14 @@ def test_word_arithmetic_is_the_kernels():
 
 
 def test_logical_shift_decode_is_found_by_the_explorer_and_by_a_concrete_word():
-    r = explore(LazyDecodeLogicalShift())
+    # one adding task and the reader (446 states; the default run, two: 15,849 states, the same 4 and 11 steps)
+    r = explore(LazyDecodeLogicalShift(ncpus=1))
     out = r.outcomes["read_exact_at_quiescence"]
-    assert out.verdict == "violated" and len(out.trace) == 4
-    assert out.trace[-1].changes["read_acc[2]"] == (1 << 55) - 1  # -1 read as 2^55 - 1
-    assert r.outcomes["no_update_lost"].verdict == "violated"
+    assert out.verdict == "violated" and len(out.trace) == 4 and r.states == 446
+    assert out.trace[-1].role == "reader" and out.trace[-1].action.startswith("lazy_percpu_counter_read_")
+    assert out.trace[-1].changes["read_acc[1]"] == (1 << 55) - 1  # -1 read as 2^55 - 1
+    nul = r.outcomes["no_update_lost"]  # the switch copies the logically decoded value into its slot
+    assert nul.verdict == "violated" and len(nul.trace) == 11
     checks = {c.property: c for c in LazyDecodeLogicalShift.lemmas.checks("x")}
     bad = checks["sign_extension"]
     assert bad.verdict == "violated" and bad.status == "ok"
@@ -219,3 +225,24 @@ def test_bounds_table_contents_and_the_command_that_prints_it(monkeypatch, capsy
     by_n = {int(x[0]): x for x in rows if x[1] == "1024"}
     assert [by_n[n][3] for n in (4, 26, 64, 256)] == ["124", "1326", "8128", "130816"]
     assert by_n[4][2] == str(1024 * 66)
+
+
+def test_the_publish_bugs_copy_the_ports_add_up_to_the_switch_loop():
+    """lazy_publish_relaxed and lazy_publish_plain_store redefine the port's lazy_percpu_counter_add to change its
+    publish: up to the switch's loop head (the control points the properties name by line) the code must stay the
+    port's, line for line, or the bug specs would check another add."""
+    import inspect
+
+    from checker.specs.bugs.lazy_publish_plain_store import LazyPublishPlainStore
+    from checker.specs.bugs.lazy_publish_relaxed import LazyPublishRelaxed
+    from checker.specs.percpu_lazy import SWITCH_LOOP, PercpuLazy
+
+    def head(cls):
+        lines = inspect.getsource(cls.lazy_percpu_counter_add).splitlines()
+        first = next(i for i, x in enumerate(lines) if x.lstrip().startswith("def "))
+        body = lines[first:first + SWITCH_LOOP - 1]
+        return [x for x in body if '"""' not in x]  # (each docstring names its mutation)
+
+    port = head(PercpuLazy)
+    assert len(port) == SWITCH_LOOP - 2 and "preempt_disable(); v = atomic64_read()" in port[-4]
+    assert head(LazyPublishRelaxed) == port and head(LazyPublishPlainStore) == port

@@ -55,6 +55,7 @@ def test_a_torn_access_finishes_with_the_choice_it_started_with():
 # -- percpu_lazy: interrupt-context adds (point 7) ---------------------------------------------------------
 from checker.specs.bugs.lazy_irq_switch_loser_preempt import LazyIrqSwitchLoserPreempt  # noqa: E402
 from checker.specs.bugs.lazy_read_torn_32bit import LazyReadTorn32bit  # noqa: E402
+from checker.kernel.memory import MEM  # noqa: E402
 from checker.specs.percpu_lazy import SWITCH_READ, PercpuLazy, PercpuLazy32bit  # noqa: E402
 
 IRQ_WITNESSES = ("an_irq_adds_over_a_task_add", "an_irq_switch_nests_in_the_task_switch",
@@ -74,8 +75,11 @@ def test_irq_adds_at_one_cpu_keep_every_property_and_nest_a_switch_in_the_task_s
     assert nested[9].action.startswith(f"lazy_percpu_counter_add_L{SWITCH_READ}_")
     assert {st.action.split("_L")[0] for st in nested[10:]} == {"lazy_percpu_counter_add_irq"}
     lost = r.outcomes["a_task_loses_the_switch_to_its_own_irq"].trace
-    assert len(lost) == 17 and lost[-3].action.startswith("lazy_percpu_counter_add_irq_")
-    assert lost[-3].changes["published_irq"] == 0 and lost[-3].changes["publishes"] == 1  # CPU 0's handler's storage
+    # the handler publishes its own storage (CPU 0's) and returns; the task's preempt_disable() and atomic64_read
+    # then find the word per-CPU
+    assert len(lost) == 17 and lost[-2].action.startswith("lazy_percpu_counter_add_irq_")
+    assert lost[-2].changes["published_irq"] == 0 and lost[-2].changes["publishes"] == 1
+    assert lost[-1].action.startswith(f"lazy_percpu_counter_add_L{SWITCH_READ}_") and lost[-1].changes["pcount[1]"] == 1
 
 
 def test_irq_adds_at_two_cpus_with_a_reader_keep_every_property():
@@ -105,9 +109,14 @@ def test_the_task_waits_while_its_cpus_handler_runs():
 def test_posted_loser_return_in_a_handler_leaves_the_interrupt_with_preemption_off():
     r = explore(LazyIrqSwitchLoserPreempt(ncpus=2, ops=1))
     out = r.outcomes["irq_preempt_balanced_on_return"]
-    assert out.verdict == "violated" and len(out.trace) == 18
-    assert [st.action for st in out.trace[-2:]] == ["irq_switch_read", "irq_switch_lost"]
-    assert "irq_preempt[0]" not in out.trace[-1].changes and out.trace[-2].changes["irq_preempt[0]"] == 1
+    assert out.verdict == "violated" and len(out.trace) == 18 and r.states == 4366
+    # CPU 0's handler: preempt_disable() with the atomic64_read that finds the word per-CPU, then free_percpu()
+    # and the return from the interrupt (pc idle) with irq_pcount[0] still 1
+    disable, lose = out.trace[-2:]
+    assert all((st.role, st.cpu) == ("cpus", 0) and st.action.startswith("lazy_percpu_counter_add_irq_")
+               for st in (disable, lose))
+    assert disable.changes["irq_pcount[0]"] == 1
+    assert lose.changes == {"irq_alloc[0]": MEM.freed, "cpus_pc[0]": 0, "cpus_v[0]": 0}
     assert r.outcomes["preempt_balanced_on_return"].verdict == "violated"
     for p in ("no_update_lost", "losers_free_their_storage", "irq_losers_free_their_storage",
               "nothing_leaks_at_exit", "published_storage_live"):

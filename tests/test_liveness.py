@@ -12,6 +12,7 @@ from checker.specs.bugs.unlink_batch_no_final import UnlinkBatchNoFinal
 from checker.specs.percpu_eager import PercpuEager, _variant
 from pc_machines.percpu_eager import PercpuEager as PcMachine
 from checker.specs.percpu_lazy import PercpuLazy
+from checker.specs.percpu_lazy import SLOW_LOOP
 from checker.specs.vma_unlink_batch import VmaUnlinkBatch
 from checker.language.model import resolve_params
 from checker.verify import explore_checks, verify
@@ -101,7 +102,10 @@ def test_lazy_cmpxchg_loops_are_lock_free_and_the_stale_old_bug_is_not():
     assert (ok.verdict, ok.states, ok.extra["fairness"]) == ("holds", 1635, "none")
     bug = live(LazyCmpxchgStaleOld, forever=1, mod_bits=0, ncpus=2, readers=0)["cmpxchg_loops_are_lock_free"]
     assert (bug.verdict, bug.expected, bug.loop_start, len(bug.trace)) == ("violated", "violated", 5, 6)
-    assert (bug.trace[-1].cpu, bug.trace[-1].action, bug.trace[-1].changes) == (1, "slowpath_cmpxchg", {})
+    # the loop: task 3's slow-path cmpxchg fails on the stale old, stores nothing and goes back to the loop head
+    assert (bug.trace[-1].cpu, bug.trace[-1].changes, bug.states) == (3, {}, 1731)
+    assert bug.trace[-1].action.startswith("lazy_percpu_counter_add_") and bug.trace[-1].action.endswith(
+        f"_atomic_L{SLOW_LOOP}")
 
 
 def test_a_queued_vma_batch_is_flushed_and_no_final_is_caught():

@@ -41,7 +41,9 @@ and one set of registers per role), and the base's steps of that role are left o
 
 A primitive's memory is a spec variable, or a word the spec keeps as several variables (a class attribute with
 ``fields`` and a view: ``load(*fields)`` the value a load returns, ``store(value, me, *fields)`` the fields a
-store leaves; ``percpu_lazy``'s ``c->v``): the code sees one value, the annotations name the word.
+store leaves; ``percpu_lazy``'s ``c->v``): the code sees one value, the annotations name the word. A plain
+access to it, ``s.c_v`` or ``s.c_v = v`` (C's ``c->v.counter = v``), goes through the same view and is annotated
+as a plain load or store of the word (``specs/bugs/lazy_publish_plain_store.py``).
 ``k.address_dep(s.p, k.per_cpu(s.x, cpu))`` marks a load whose address came from this CPU's last load of ``p``.
 
 On a ``Task`` role the function runs in tasks (``checker.kernel.tasks`` schedules them): the pc and the registers
@@ -553,12 +555,16 @@ class _Rewrite(ast.NodeTransformer):
 
     def visit_Attribute(self, e: ast.Attribute) -> Any:
         if isinstance(e.value, ast.Name) and e.value.id == self.s and isinstance(e.ctx, ast.Load):
+            if e.attr in self.low.words:  # a plain load of a word held as several variables: through its view
+                return self.ctx("read", ast.Constant(e.attr), ast.Constant(None))
             return self.ctx("get", ast.Constant(e.attr))
         return self.generic_visit(e)
 
     def store(self, target: ast.expr, value: ast.expr) -> ast.stmt:
         """``target = value`` where target may be s.x or s.x[i]."""
         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self.s:
+            if target.attr in self.low.words:  # a plain store of such a word (c->v.counter = ...): its view
+                return ast.Expr(self.ctx("write", ast.Constant(target.attr), ast.Constant(None), value))
             return ast.Expr(self.ctx("set", ast.Constant(target.attr), value))
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) \
                 and isinstance(target.value.value, ast.Name) and target.value.value.id == self.s:
@@ -871,7 +877,7 @@ def expand(cls: type) -> None:
                             f"copy is not modelled); write instead: @process(..., returns=judge), judge(s, cpu, "
                             f"value) giving the ghost updates that record it", file=file, line=g.returns_line)
         lows.append(_Lowered(cls, name, info, g, decls, roles, words))
-    memory = _memory_vars([lw.g for lw in lows], decls)
+    memory = _memory_vars([lw.g for lw in lows], decls) | frozenset(words)  # (a word's plain accesses too)
     by_role: dict[str, list[_Lowered]] = {}
     for lw in lows:
         by_role.setdefault(lw.info.role, []).append(lw)
