@@ -266,3 +266,19 @@ def test_a_return_inside_the_helpers_atomic_block_ends_that_step():
     inside = sorted(n for n, a in info(mod.InStep).actions.items() if n.startswith("add_") and not a.builtin)
     assert inside == ["add_L2_atomic_L5_1", "add_L2_atomic_L5_2", "add_L5_WRITE_ONCE"], inside
     assert runs(mod.InStep, ncpus=2).verdicts["bounded"] == "holds"
+
+
+def test_a_role_lowered_again_annotates_what_another_roles_primitives_name():
+    """eager_sum_unlocked redefines the summer's function alone: its plain load of fbc->count is still a memory
+    access (the reader's data_race(s.count) names count), so lkmm sees its race with the fold (no_data_race,
+    expected violated); lowered with only the summer's functions, it was no access and lkmm said 'holds'."""
+    from checker.specs.bugs.eager_sum_unlocked import EagerSumUnlocked
+    from checker.specs.percpu_eager import PercpuEager
+
+    def count_loads(cls):
+        return {n: [(x.kind, x.var, x.order) for x in a.access] for n, a in info(cls).actions.items()
+                if n.startswith("percpu_counter_sum_") and a.applies is None}
+
+    bug = count_loads(EagerSumUnlocked)
+    assert [acc for n, acc in bug.items() if "_atomic" in n] == [[("load", "count", "plain")]]
+    assert [acc for n, acc in count_loads(PercpuEager).items() if "_atomic" in n] == [[("load", "count", "plain")]]

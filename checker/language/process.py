@@ -877,7 +877,15 @@ def expand(cls: type) -> None:
                             f"copy is not modelled); write instead: @process(..., returns=judge), judge(s, cpu, "
                             f"value) giving the ghost updates that record it", file=file, line=g.returns_line)
         lows.append(_Lowered(cls, name, info, g, decls, roles, words))
-    memory = _memory_vars([lw.g for lw in lows], decls) | frozenset(words)  # (a word's plain accesses too)
+    # The variables some primitive works on, in every process function of the spec: a role lowered again in a
+    # subclass annotates its plain accesses to a variable that only another role's primitives name (the reader's
+    # data_race(s.count) makes the sum's plain load of fbc->count a memory access), as the base did.
+    others = []
+    for n in inherited:
+        if n not in names:
+            fn = getattr(cls, n).__countercheck_process__.fn
+            others.append(C.build(*_source_ast(fn), n, names, _helpers(cls, fn), fn.__globals__))
+    memory = _memory_vars([lw.g for lw in lows] + others, decls) | frozenset(words)  # (a word's plain accesses too)
     by_role: dict[str, list[_Lowered]] = {}
     for lw in lows:
         by_role.setdefault(lw.info.role, []).append(lw)
