@@ -16,8 +16,8 @@ from checker.language.declare import DISABLED
 # the pc machine, whose steps have names this conformance test follows (the built-in port equals it state for
 # state: tests/test_process_port.py)
 from pc_machines.percpu_eager import ADD, SUM, VARIANT, PercpuEager
-from checker.specs.percpu_lazy import ADD as LADD
-from checker.specs.percpu_lazy import PercpuLazy
+from pc_machines.percpu_lazy import ADD as LADD
+from pc_machines.percpu_lazy import PercpuLazy
 from checker.specs.percpu_grouped import HEAP, STEP, PercpuGrouped
 from checker.specs.rss_split import THREAD, RssSplit
 from checker.types import NOBODY
@@ -227,7 +227,9 @@ def _signed(u):
                           st.sampled_from((True, True, True, False))), min_size=10, max_size=60))
 def test_lazy_add_matches_the_spec_across_the_switch(mod_bits, adds):
     """L-K at the spec's widest point (3 CPUs; mod_bits 1 and 2 make wraps come every 2 and 4 adds).
-    ``gap`` is the jiffies since the previous add: 2000 (> HZ) makes a wrap not recent."""
+    ``gap`` is the jiffies since the previous add: 2000 (> HZ) makes a wrap not recent. Driven through the pc
+    machine percpu_lazy replaced (tests/pc_machines/percpu_lazy.py: its steps are named by what they do, and the
+    port has its states, state for state, tests/test_process_lazy.py)."""
     spec = Model(PercpuLazy, PercpuLazy(ncpus=3, mod_bits=mod_bits, ops=60, neg=1, readers=0).params)
     s = spec.initial_states()[0]
     alloc = PercpuAllocator(3)

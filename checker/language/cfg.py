@@ -255,6 +255,7 @@ class _Builder:
         return call, target
 
     def inline(self, st: ast.stmt, call: ast.Call, target: ast.expr | None, nxt: int, atomic: int) -> int:
+        self.check_call(call)  # (a process function called, or itself: refused as such)
         found = self.resolve(call) if self.resolve is not None else None
         if found is None:
             raise self.err(call, f"`{self.g.k}` is handed to {ast.unparse(call.func)}(), which is not a helper "
