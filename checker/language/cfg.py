@@ -279,7 +279,7 @@ class _Builder:
                                      f"{'returns none at its line ' + str(bare.lineno) if bare else 'can end without returning one'}",
                                f"`return value` on every way through {name}(), or the call as a statement of its own")
         assigned = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        rename: dict[str, str] = {}
+        rename: dict[str, ast.expr] = {}
         bind = []
         for p, a in zip(params, call.args):
             if p not in assigned and (isinstance(a, ast.Constant) or (isinstance(a, ast.Name) and (
