@@ -30,7 +30,7 @@ from typing import Any
 
 from checker.errors import SpecError
 from checker.expr import If
-from checker.kernel.tasks import _TaskIdType, task_roles
+from checker.kernel.tasks import TaskId, task_roles
 from checker.types import BoolType, CpuIdType, Enum, NOBODY
 
 
@@ -128,7 +128,7 @@ def _range(model: Any, field: str) -> tuple[int, int, int | None]:
     """(lowest value, count of values, first id or None) of a field's type at the point."""
     t = getattr(model.info.vars[field], "type", None)
     if isinstance(t, CpuIdType):
-        ids = _task_ids(model) if isinstance(t, _TaskIdType) else None
+        ids = _task_ids(model) if isinstance(t, type(TaskId)) else None
         if ids:
             return NOBODY, len(ids) + 1, ids[0]
         return NOBODY, model.ncpus_total + 1, None
