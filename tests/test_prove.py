@@ -9,7 +9,7 @@ import pytest
 
 from checker import invariant
 from checker.prove import prove_checks
-from checker.specs.percpu_eager import PercpuEager
+from checker.specs.percpu_eager import VARIANT, PercpuEager
 from checker.specs.rss_split import RssSplit
 
 
@@ -44,13 +44,17 @@ def test_bound_is_exact_by_construction_at_large_n(eager_proofs):
         assert len(tight.trace) == n and all(s.repeat == bound // n for s in tight.trace)
 
 
+#: One point of the sweep (variant B, limited_add off) for the tests of what a failed proof shows.
+VARIANT_B = {"variant": (VARIANT.B,), "limited": (0,)}
+
+
 def test_a_bound_one_smaller_is_not_inductive_and_shows_why():
     class TooTight(PercpuEager, name="too_tight"):
         @invariant
         def read_bound(s):
             return abs(s.count - s.exact) <= s.ncpus * (s.batch - 1) - 1
 
-    checks = {c.property: c for c in prove_checks(TooTight, {"batch": ("symbolic",)}, smt_timeout=60)
+    checks = {c.property: c for c in prove_checks(TooTight, {"batch": ("symbolic",), **VARIANT_B}, smt_timeout=60)
               if c.kind == "proof"}
     bad = checks["read_bound"]
     assert bad.verdict == "inconclusive" and bad.reason == "not_inductive"  # never 'violated'
@@ -68,7 +72,7 @@ class Sloppy(PercpuEager, name="sloppy"):
 
 
 def test_a_step_that_breaks_an_invariant_gives_a_one_step_cti():
-    c = next(c for c in prove_checks(Sloppy, {"batch": ("default",)}, smt_timeout=60)
+    c = next(c for c in prove_checks(Sloppy, {"batch": ("default",), **VARIANT_B}, smt_timeout=60)
              if c.property == "local_bound" and c.kind == "proof")
     assert c.verdict == "inconclusive" and c.reason == "not_inductive"
     step = c.trace[0]
@@ -78,7 +82,7 @@ def test_a_step_that_breaks_an_invariant_gives_a_one_step_cti():
 
 
 def test_an_invariant_false_initially_is_violated_not_inconclusive():
-    c = next(c for c in prove_checks(Sloppy, {"batch": ("symbolic",)}, smt_timeout=60)
+    c = next(c for c in prove_checks(Sloppy, {"batch": ("symbolic",), **VARIANT_B}, smt_timeout=60)
              if c.property == "local_bound" and c.kind == "proof")
     assert c.verdict == "violated" and c.trace == [] and c.initial_state["batch"] == 1
 

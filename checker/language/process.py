@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import inspect
 import textwrap
 from dataclasses import dataclass, field
@@ -1333,17 +1334,26 @@ def at(s: Any, t: Any, function: str, where: int | str) -> Any:
     (counted from the ``def``, as in the step names), the name of its ``k.label("name")``, or the primitive the
     point is before (``"loop"`` for a loop head, ``"atomic"`` for an atomic block)."""
     spec = s.spec
-    reg = getattr(spec if isinstance(spec, type) else type(spec), "__countercheck_processes__", {}).get(function)
+    pc, values = _point_values(spec if isinstance(spec, type) else type(spec), function, where)
+    pcs = getattr(s, pc)
+    cur = pcs[t] if isinstance(t, int) and isinstance(pcs, tuple) else Select(pcs, t)
+    if isinstance(cur, int):  # a state's value, not a term: the explorer's and the simulator's hot path
+        return cur in values
+    return Or(*[cur == v for v in values]) if len(values) > 1 else cur == values[0]
+
+
+@functools.lru_cache(maxsize=None)
+def _point_values(cls: type, function: str, where: int | str) -> tuple[str, tuple]:
+    """The pc variable of ``function`` and its values at ``where`` (memoised: properties ask at every state)."""
+    reg = getattr(cls, "__countercheck_processes__", {}).get(function)
     if reg is None:
         raise SpecError(f"at(..., {function!r}, ...): no process function of that name")
-    values = [getattr(reg["enum"], p.label) for p in reg["points"].values()
-              if p.line == where or p.prim == where]
+    values = tuple(getattr(reg["enum"], p.label) for p in reg["points"].values()
+                   if p.line == where or p.prim == where)
     if not values:
         raise SpecError(f"at(..., {function!r}, {where!r}): no control point there; its points: "
                         + ", ".join(f"line {p.line} ({p.prim})" for p in reg["points"].values()))
-    pcs = getattr(s, reg["pc"])
-    cur = pcs[t] if isinstance(t, int) and isinstance(pcs, tuple) else Select(pcs, t)
-    return Or(*[cur == v for v in values]) if len(values) > 1 else cur == values[0]
+    return reg["pc"], values
 
 
 def _points_where(s: Any, t: Any, role: str, pred: Callable[[Point], bool]) -> Any:
