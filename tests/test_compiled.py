@@ -226,6 +226,33 @@ def test_a_compile_failure_falls_back_to_the_interpreter_saying_so(monkeypatch, 
     assert r.complete and set(r.verdicts.values()) <= {"holds", "violated"}
 
 
+def test_terms_too_deep_for_the_translation_fall_back_to_the_interpreter_saying_so(monkeypatch, fresh_programs):
+    """At hundreds of CPUs a term over every CPU nests past Python's stack in the C translation (percpu_eager at
+    512 CPUs did, after minutes): the point runs interpreted, saying so, never a traceback. Here the stack is made
+    short while the C is generated."""
+    import sys
+
+    real = cengine.generate
+
+    def shallow(*args, **kw):
+        limit, depth, f = sys.getrecursionlimit(), 0, sys._getframe()
+        while f is not None:
+            depth, f = depth + 1, f.f_back
+        sys.setrecursionlimit(depth + 20)
+        try:
+            return real(*args, **kw)
+        finally:
+            sys.setrecursionlimit(limit)
+
+    monkeypatch.setattr(cengine, "generate", shallow)
+    monkeypatch.setattr(cengine, "_sources", {})
+    cls = SPECS["percpu_eager"]
+    r = explore(Model(cls, explorable(cls)[0]), engine="compiled")
+    assert r.engine == "interpreted"
+    assert r.engine_note.startswith("interpreted: its terms nest too deeply for the C translation at ")
+    assert r.complete and set(r.verdicts.values()) <= {"holds", "violated"}
+
+
 def _dying_search(monkeypatch, tmp_path, signal_name):
     victim = tmp_path / "search"
     victim.write_text(f"#!/bin/sh\nkill -{signal_name} $$\n")

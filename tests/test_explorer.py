@@ -137,3 +137,23 @@ def test_vacuous_spec_is_a_failure():
     # ops < batch - 1: no fold is reachable, so the tightness witness must fail
     r = explore(PercpuEager(ncpus=1, batch=3, ops=1, readers=0, summers=0))
     assert r.outcomes["a_fold_happens"].verdict == "violated"
+
+
+def test_a_timeout_stops_the_search_at_the_next_state_however_slow_states_are():
+    """At hundreds of CPUs one expansion takes a second: the limit is looked at after every state, not every 256
+    (a 1 s --timeout at 512 CPUs ran four minutes). Here each expansion takes 0.2 s."""
+    import time
+
+    m = Model(PercpuEager(ncpus=2, batch=2))
+    expansions = []
+    successors = m.successors
+
+    def slow(s):
+        expansions.append(s)
+        time.sleep(0.2)
+        return successors(s)
+
+    m.successors = slow
+    r = explore(m, engine="interpreted", timeout=0.5)
+    assert not r.complete and r.stopped_because == "timeout"
+    assert len(expansions) <= 4

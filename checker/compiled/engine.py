@@ -17,6 +17,7 @@ caller runs the point on the interpreter and says so.
 """
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import time
@@ -106,7 +107,11 @@ def _source(model: Model, symmetry: bool, timings: Timings, por: bool = False) -
         timings.generate = time.perf_counter() - t1
     except (NotLowerable, Untranslatable) as e:
         raise Fallback(str(e)) from None
-    except RecursionError:  # a term over every CPU nests deeper than Python's stack (hundreds of CPUs)
+    except (RecursionError, ctypes.ArgumentError) as e:
+        # a term over every CPU nests deeper than Python's stack (hundreds of CPUs); inside a Z3 call it comes
+        # wrapped by ctypes ("argument 1: RecursionError")
+        if not isinstance(e, RecursionError) and "RecursionError" not in str(e):
+            raise
         raise Fallback(f"its terms nest too deeply for the C translation at {model.params}") from None
     _sources[key] = (low, evs, source)
     return low, evs, source
