@@ -44,14 +44,6 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
                           cwd=cwd or ROOT, env=env, timeout=600)
 
 
-def bug_specs_differential(names, specs, *, also=()):
-    """pytest parameters for ``names``: a bug spec (its base spec with one change, compared on its own in the
-    default tier only where the base spec is not) and each name in ``also`` run in the differential tier
-    (``-m differential``), every other spec in the default tier."""
-    return [pytest.param(n, marks=pytest.mark.differential) if specs[n].expect_violated or n in also else n
-            for n in names]
-
-
 @pytest.fixture
 def cli():
     return run_cli

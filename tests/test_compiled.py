@@ -20,7 +20,6 @@ from checker.loader import builtin_specs
 from checker.language.compile import Model
 from checker.language.model import info
 from checker.verify import param_points
-from conftest import bug_specs_differential
 from eager_table import EagerTable
 
 SPECS = builtin_specs()
@@ -91,14 +90,10 @@ def test_engines_agree_at_the_first_point(name):
     same_exploration(cls, points[0], False)
 
 
-#: 5-7 s each to compare: in the differential tier (lazy_decode_logical_shift: percpu_lazy's first point).
-SLOW_SYMMETRY_POINT = ("vmstat_refresh_window", "lazy_decode_logical_shift")
-
-
-@pytest.mark.parametrize("name", bug_specs_differential(sorted(n for n, c in SPECS.items()
-                                                                if any(Model(c, p).symmetry.active
-                                                                       for p in explorable(c))),
-                                                         SPECS, also=SLOW_SYMMETRY_POINT))
+#: Bug specs in the differential tier (their base specs here).
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.differential) if SPECS[n].expect_violated else n
+                                  for n in sorted(n for n, c in SPECS.items()
+                                                  if any(Model(c, p).symmetry.active for p in explorable(c)))])
 def test_engines_agree_at_the_first_point_where_symmetry_reduces(name):
     """The first points are mostly one CPU: at these the canonical form does work."""
     cls = SPECS[name]
