@@ -84,6 +84,22 @@ def test_a_printed_invariant_is_checked_again_and_a_run_must_replay():
     assert replay(model, [s0, s0[:1] + (7,) + s0[2:]]) is None
 
 
+def test_an_uninitialised_local_starts_from_its_declared_values_as_in_the_explorer():
+    """lazy_mmdrop_uninit_index's ``i`` is any of its declared values. Left unconstrained, Spacer's run started
+    from i = -2, which no explorer run has: the replay refused it and the verdict was inconclusive."""
+    from checker.loader import builtin_specs
+    from checker.verify import param_points
+
+    cls = builtin_specs()["lazy_mmdrop_uninit_index"]
+    m = Model(cls, param_points(cls, {}, "explore")[0])
+    v = check_point(m, [c for c in claims_of(m, lemmas=True) if c.name == "listed_only_while_alive"], 30)
+    got = v["listed_only_while_alive"]
+    assert got.verdict == "violated" and len(got.trace) == 6, (got.verdict, got.reason)
+    ex = explore(m)
+    assert ex.verdicts["listed_only_while_alive"] == "violated"
+    assert len(ex.outcomes["listed_only_while_alive"].trace) == 6
+
+
 @pytest.mark.differential
 def test_percpu_eager_claims_prove_without_its_lemmas_at_one_cpu():
     # the hand-written pc machine, whose program counter is the enum ADD the invariant found names

@@ -107,6 +107,12 @@ class PerN:
                 vals.append(Sym(z3.IntVal(v), t))
         return m.state_cls(vals)
 
+    def initial_constraint(self) -> z3.BoolRef:
+        """The values ``initial()`` leaves open: an uninitialised local takes one of its declared values, as the
+        explorer's initial states do (unconstrained, Spacer and BMC found runs from values no run has)."""
+        m = self.model
+        return z3.And([z3.Or([z3.Int(f"{n}@uninit") == d for d in m.vars[n].domain]) for n in m.uninit_any])
+
     def equal(self, s: tuple, t: tuple) -> z3.BoolRef:
         out = []
         for n, a, b in zip(self.model.var_names, s, t):

@@ -85,7 +85,8 @@ class HornSystem:
         self.slots = flat(enc, s)
         self.reach = z3.Function("reach", *([z3.IntSort()] * len(self.slots)), z3.BoolSort())
         init = flat(enc, enc.initial())
-        self.rules: list[tuple[z3.BoolRef, list[z3.BoolRef], str]] = [(self.reach(*init), [], "init")]
+        self.rules: list[tuple[z3.BoolRef, list[z3.BoolRef], str]] = [
+            (self.reach(*init), [enc.initial_constraint()], "init")]
         for tr in enc.transitions():
             guard, t = enc.fire(tr, s)
             if z3.is_false(z3.simplify(guard)):
@@ -112,7 +113,7 @@ class HornSystem:
         fp.declare_var(*self.variables, *extra)
         hint = [] if known is None else [known]
         for head, body, name in self.rules:
-            fp.rule(head, body + (hint if body else []), name=name)
+            fp.rule(head, body + (hint if name != "init" else []), name=name)
         fp.rule(err(), [self.reach(*self.slots), bad, *hint], name="bad")
         t0 = time.perf_counter()
         try:
