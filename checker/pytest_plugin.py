@@ -29,12 +29,15 @@ parameter point, each backend):
 - it fails when no check covered it (nothing checked is never a pass);
 - it passes otherwise: a bug spec's item passes when its bug is found.
 
-Under pytest-xdist, a spec's items carry ``xdist_group`` marks naming the
-spec, so that with ``--dist loadgroup`` they all run on one worker and the
-spec is verified once (with ``--dist load`` each worker its items land on
-would verify it again). ``-n N`` without a ``--dist`` of the user's picks
-``loadgroup`` when ``--countercheck`` is given; ``--dist loadfile`` also
-keeps a spec on one worker.
+Under pytest-xdist a spec's items must run on one worker, so that the spec
+is verified once (with ``--dist load`` each worker its items land on would
+verify it again). Their node ids are ``FILE::SPEC::PROPERTY``, so
+``--dist loadscope`` keeps each spec on one worker, and ``-n N`` without a
+``--dist`` of the user's picks it when ``--countercheck`` is given;
+``--dist loadfile`` also keeps a spec on one worker. (The items also carry
+``xdist_group`` marks naming the spec, for ``--dist loadgroup``; with
+pytest 9.2 and pytest-xdist 3.8 that mode no longer groups, because xdist
+names the group through a node attribute pytest 9.2 stopped reading.)
 
 The item list is derived before running: the declared properties (in
 explore mode those that apply at some point of the sweep), the engine's own
@@ -76,27 +79,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    """``-n N --countercheck``: distribute by spec (``--dist loadgroup``) unless the user chose a --dist."""
+    """``-n N --countercheck``: distribute by spec (``--dist loadscope``) unless the user chose a --dist."""
     if not config.getoption("countercheck") or not getattr(config.option, "numprocesses", None):
         return
     args = config.invocation_params.args
     if not any(a == "--dist" or a.startswith("--dist=") for a in args):
-        config.option.dist = "loadgroup"
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node: Any) -> None:
-    """xdist's workers parse the original command line again, without the --dist chosen above: tell them."""
-    if node.config.getoption("countercheck") and node.config.option.dist == "loadgroup":
-        node.workerinput["countercheck_loadgroup"] = True
+        config.option.dist = "loadscope"
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Check the plugin's options when ``--countercheck`` is given."""
     # registered here too, for runs without pytest-xdist (where --strict-markers would refuse it)
     config.addinivalue_line("markers", "xdist_group(name): run the items of a group on one xdist worker")
-    if getattr(config, "workerinput", {}).get("countercheck_loadgroup"):
-        config.option.loadgroup = True  # the worker then names each item's group in its node id (xdist)
     if not config.getoption("countercheck"):
         return
     from checker.errors import CheckerError
