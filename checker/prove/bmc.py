@@ -30,7 +30,7 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, Outcome], bool,
     init = enc.initial()
     states = [enc.fresh("@0")]
     sels: list[z3.ArithRef] = []
-    constraints: list[Any] = [enc.equal(states[0], init), enc.initial_constraint()]
+    constraints: list[Any] = [enc.equal(states[0], init), *enc.constraints()]
     z: Any = None
     props = list(model.properties)
     open_props = {p.name: p for p in props}

@@ -68,6 +68,11 @@ def _prop_value(v: Any) -> z3.BoolRef:
     return to_z3_bool(v)
 
 
+def _uninit(name: str) -> z3.ArithRef:
+    """The initial value of an uninitialised local, one constant per point."""
+    return z3.Int(f"{name}@uninit")
+
+
 class PerN:
     """A concrete parameter point: the symbolic twin of the explorer's model."""
 
@@ -84,7 +89,11 @@ class PerN:
         self._wrap = {n: v.type for n, v in model.vars.items() if v.overflow == "wrap" and v.type.bits is not None}
 
     def constraints(self) -> list[z3.BoolRef]:
-        return []
+        """What every question about the point assumes: an uninitialised local of ``initial()`` takes one of its
+        declared values, as in the explorer's initial states (unconstrained, Spacer and BMC found runs from
+        values no run has)."""
+        m = self.model
+        return [z3.Or([_uninit(n) == d for d in m.vars[n].domain]) for n in m.uninit_any]
 
     def fresh(self, tag: str) -> tuple:
         return symbolic_state(self.model, tag)
@@ -99,19 +108,13 @@ class PerN:
         vals = []
         for n, v in zip(m.var_names, s0):
             t = m.vars[n].type
-            if n in m.uninit_any:  # any value at all: Z3 leaves it unconstrained
-                vals.append(Sym(z3.Int(f"{n}@uninit"), t))
+            if n in m.uninit_any:  # any of its declared values (constraints())
+                vals.append(Sym(_uninit(n), t))
             elif n in m.tupled:
                 vals.append(tuple(Sym(z3.IntVal(x), t) for x in v))
             else:
                 vals.append(Sym(z3.IntVal(v), t))
         return m.state_cls(vals)
-
-    def initial_constraint(self) -> z3.BoolRef:
-        """The values ``initial()`` leaves open: an uninitialised local takes one of its declared values, as the
-        explorer's initial states do (unconstrained, Spacer and BMC found runs from values no run has)."""
-        m = self.model
-        return z3.And([z3.Or([z3.Int(f"{n}@uninit") == d for d in m.vars[n].domain]) for n in m.uninit_any])
 
     def equal(self, s: tuple, t: tuple) -> z3.BoolRef:
         out = []

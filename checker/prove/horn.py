@@ -86,7 +86,7 @@ class HornSystem:
         self.reach = z3.Function("reach", *([z3.IntSort()] * len(self.slots)), z3.BoolSort())
         init = flat(enc, enc.initial())
         self.rules: list[tuple[z3.BoolRef, list[z3.BoolRef], str]] = [
-            (self.reach(*init), [enc.initial_constraint()], "init")]
+            (self.reach(*init), enc.constraints(), "init")]
         for tr in enc.transitions():
             guard, t = enc.fire(tr, s)
             if z3.is_false(z3.simplify(guard)):

@@ -187,6 +187,7 @@ def houdini(enc: PerN, cands: list[z3.ExprRef], timeout: float | None) -> list[z
         return seeded(timeout)
 
     q = solver()
+    q.add(*enc.constraints())  # (an uninitialised local starts from one of its declared values)
     at0 = [z3.substitute_vars(c, *init) for c in alive]
     keep = []
     for c, f in zip(alive, at0):
