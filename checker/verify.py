@@ -409,9 +409,9 @@ def _sc_only_engines(cls: type, own: dict[str, tuple], tasks: list[Task]) -> tup
         return tasks, None
     kept: list[Task] = []
     left = set()
-    ab = info(cls).abstraction
+    si = info(cls)
     for t in tasks:
-        if t.params is not None and t.params.memory != 0 and ab is not None and ab.when(t.params):
+        if t.params is not None and t.params.memory != 0 and si.abstraction_at(t.params) is not None:
             left.add("liveness")  # an Abstraction's frozen and reduced words are not modelled in the weak state
             continue
         if t.engine in ("explore", "coverage", "simulate") or (t.params is not None and t.params.memory == 0):

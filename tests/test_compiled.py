@@ -30,10 +30,9 @@ INTERPRETED = {"lazy_mmdrop_reads_uninit_index": "uninitialised",
 
 
 def _concrete(cls, params) -> bool:
-    """Not a liveness-abstraction point (Model's own test, without building the model: the lists below are
-    made at collection, in every xdist worker)."""
-    ab = info(cls).abstraction
-    return ab is None or not ab.when(params)
+    """Not a liveness-abstraction point, asked without building the model (the lists below are made at
+    collection, in every xdist worker)."""
+    return info(cls).abstraction_at(params) is None
 
 
 def explorable(cls):

@@ -59,7 +59,7 @@ def undecided_checks(cls: type, params: Params, run: int, reason: str, backend: 
     added = _added_properties(cls, params)
     if backend == "simulate":  # random walks judge the safety properties and deadlock, not the context rules
         added = tuple((n, k) for n, k in added if n not in RULE_DOCS and k not in LIVENESS)
-    abstraction = si.abstraction is not None and si.abstraction.when(params)
+    abstraction = si.abstraction_at(params) is not None
     props = [(p.name, p.kind) for p in si.properties.values() if p.applies is None or p.applies(params)]
     props += [(name, kind) for name, kind in added if name != DEADLOCK]
     safety = [] if abstraction else [(n, k) for n, k in props if k not in LIVENESS] + [(DEADLOCK, "deadlock")]

@@ -14,8 +14,7 @@ class SimulateEngine:
     def run(self, request: Request) -> list[Check]:
         from checker.simulate.checks import simulate_checks
 
-        ab = info(request.cls).abstraction
-        if ab is not None and ab.when(request.params):
+        if info(request.cls).abstraction_at(request.params) is not None:
             return []  # a liveness-only point: its invariants would read the dropped values
         progress = request.progress.simulating(f"{request.cls.spec_name} [{request.params}]") \
             if request.progress else None

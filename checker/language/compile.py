@@ -109,9 +109,8 @@ class Model:
         self.sometimes = tuple(p for p in props if p.kind == "sometimes")
         self.terminal = si.terminal
         self._reads: dict[str, tuple[int, ...] | None] | None = None
-        ab = si.abstraction
         #: The spec's Abstraction where it applies at these parameters (unbounded runs, liveness only).
-        self.abstraction = ab if ab is not None and ab.when(params) else None
+        self.abstraction = si.abstraction_at(params)
         if self.abstraction is not None:
             refused = self.abstraction.refusal(params)
             if refused is not None:

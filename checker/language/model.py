@@ -136,6 +136,11 @@ class SpecInfo:
         self.c_words = False
         self.shift_lines: tuple[int, ...] = ()
 
+    def abstraction_at(self, params: Any) -> Abstraction | None:
+        """The spec's Abstraction where it applies at these parameters (unbounded runs, liveness only)."""
+        ab = self.abstraction
+        return ab if ab is not None and ab.when(params) else None
+
 
 class Environment:
     """The hook points where the layer above the language applies the kernel environment to a spec.
