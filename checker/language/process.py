@@ -1333,13 +1333,22 @@ def at(s: Any, t: Any, function: str, where: int | str) -> Any:
     """True where CPU ``t`` is at a control point of process function ``function``: ``where`` is its line
     (counted from the ``def``, as in the step names), the name of its ``k.label("name")``, or the primitive the
     point is before (``"loop"`` for a loop head, ``"atomic"`` for an atomic block)."""
-    spec = s.spec
-    pc, values = _point_values(spec if isinstance(spec, type) else type(spec), function, where)
-    pcs = getattr(s, pc)
-    cur = pcs[t] if isinstance(t, int) and isinstance(pcs, tuple) else Select(pcs, t)
+    pc, values = _point_values(_spec_class(s), function, where)
+    cur = _pc(s, t, pc)
     if isinstance(cur, int):  # a state's value, not a term: the explorer's and the simulator's hot path
         return cur in values
     return Or(*[cur == v for v in values]) if len(values) > 1 else cur == values[0]
+
+
+def _spec_class(s: Any) -> type:
+    spec = s.spec
+    return spec if isinstance(spec, type) else type(spec)
+
+
+def _pc(s: Any, t: Any, pc: str) -> Any:
+    """CPU ``t``'s value of the program counter ``pc``: a state's value, or a term."""
+    pcs = getattr(s, pc)
+    return pcs[t] if isinstance(t, int) and isinstance(pcs, tuple) else Select(pcs, t)
 
 
 @functools.lru_cache(maxsize=None)
@@ -1356,27 +1365,37 @@ def _point_values(cls: type, function: str, where: int | str) -> tuple[str, tupl
     return reg["pc"], values
 
 
-def _points_where(s: Any, t: Any, role: str, pred: Callable[[Point], bool]) -> Any:
-    spec = s.spec
-    reg = getattr(spec if isinstance(spec, type) else type(spec), "__countercheck_processes__", {})
+def _points_where(s: Any, t: Any, role: str, lock: str | None) -> Any:
+    """Where CPU ``t`` of ``role`` holds ``lock`` (None: has interrupts off) in one of its process functions."""
+    pc, values = _role_point_values(_spec_class(s), role, lock)
+    if not values:
+        return False
+    cur = _pc(s, t, pc)
+    if isinstance(cur, int):
+        return cur in values
+    return Or(*[cur == v for v in values])
+
+
+@functools.lru_cache(maxsize=None)
+def _role_point_values(cls: type, role: str, lock: str | None) -> tuple[str, tuple]:
+    """The pc variable of ``role``'s process functions and its values at the points where ``lock`` is held (None:
+    where interrupts are off); memoised, as ``_point_values``."""
+    reg = getattr(cls, "__countercheck_processes__", {})
     entries = [r for r in reg.values() if r["role"] == role]
     if not entries:
         raise SpecError(f"no process function runs on role {role!r}")
-    values = [getattr(r["enum"], p.label) for r in entries for p in r["points"].values() if pred(p)]
-    if not values:
-        return False
-    pcs = getattr(s, entries[0]["pc"])
-    cur = pcs[t] if isinstance(t, int) and isinstance(pcs, tuple) else Select(pcs, t)
-    return Or(*[cur == v for v in values])
+    values = tuple(getattr(r["enum"], p.label) for r in entries for p in r["points"].values()
+                   if (bool(p.locks) and lock in p.locks if lock is not None else p.irqs))
+    return entries[0]["pc"], values
 
 
 def holding(s: Any, t: Any, lock: str, role: str) -> Any:
     """True where CPU ``t`` of ``role`` is between taking ``lock`` and releasing it in one of its process
     functions: a structural fact of the lowering, for lemmas such as ``(s.lock == t) == holding(...)``."""
-    return _points_where(s, t, role, lambda p: bool(p.locks) and lock in p.locks)
+    return _points_where(s, t, role, lock)
 
 
 def irqs_off(s: Any, t: Any, role: str) -> Any:
     """True where CPU ``t`` of ``role`` is inside an interrupts-off section of one of its process functions
     (after local_irq_save or an irqsave lock, before the restore): a structural fact of the lowering."""
-    return _points_where(s, t, role, lambda p: bool(p.irqs))
+    return _points_where(s, t, role, None)
