@@ -180,6 +180,10 @@ def _verify_arguments(v: argparse.ArgumentParser) -> None:
                      help="explore each point on N processes, or N threads of the compiled engine (the same "
                           "states, verdicts and traces as 1); with --cluster, N Ray workers (default: the "
                           "cluster's CPUs)")
+    how.add_argument("--workers", type=int, metavar="N",
+                     help="engine runs (a point's exploration, a proof sweep) at once, on forked processes; the "
+                          "report is the one-at-a-time run's (default: this machine's cores, at most 8; one with -x, "
+                          "--coverage, --jobs, --cluster or --checkpoint)")
     how.add_argument("--cluster", metavar="ray[://HOST:PORT]",
                      help="explore on Ray actors (the compiled engine's program on each, or the interpreter): 'ray' "
                           "starts a local Ray here, ray://HOST:PORT joins a running cluster (needs Ray: pip install "
@@ -357,6 +361,8 @@ def _check_verify_flags(args: argparse.Namespace) -> list[str]:
     positive("--smt-timeout", args.smt_timeout)
     if args.jobs is not None and args.jobs < 1:
         raise CheckerError("--jobs must be at least 1")
+    if args.workers is not None and args.workers < 1:
+        raise CheckerError("--workers must be at least 1")
     if args.fingerprint and (args.jobs or 1) > 1:
         raise CheckerError("--fingerprint works with one process: drop --jobs or --fingerprint")
     if args.bmc is not None and args.bmc < 0:
@@ -429,6 +435,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     import checker.interrupts as interrupts
     import checker.loader as loader
     from checker.interrupts import as_interrupt
+    from checker.preflight import local_cores
     from checker.report import text
     from checker.report.compact import SpecLines
     from checker.report.progress import Progress
@@ -489,6 +496,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                             on_check=on_check if stream else None,
                             on_start=lines.start if lines is not None else None,
                             select=select, stop_early=args.exitfirst,
+                            workers=args.workers or min(8, local_cores()),
                             on_note=lambda text: print(text, file=sys.stderr, flush=True))
     except CheckerError as e:
         report.errors.append(ErrorInfo(e.message, e.file, e.line))

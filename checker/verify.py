@@ -11,7 +11,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import checker.engines as engines
 import checker.interrupts as interrupts
@@ -351,6 +351,90 @@ def sweep_note(cls: type, own: dict[str, tuple], points: list[Params]) -> str | 
             f"{vary}; --set those to run fewer")
 
 
+def _run_on_workers(workers: int, planned: list[tuple[type, dict, list[Task]]], engine_run: Callable[..., list[Check]],
+                    add: Callable[[type, list[Check]], None], warn: Callable[[str], None], report: Report,
+                    ids: Iterator[int], done: list[tuple[type, list[Task]]], errored: set[str],
+                    progress: Progress | None, on_start: Callable[[str, str], None] | None) -> None:
+    """Every planned engine run on ``workers`` forked processes, taken back in the planned order: the
+    report, the streamed lines and the run numbers are the sequential run's. A spec's error ends its
+    runs as there (the later ones are not run, or their answers dropped); an interrupt kills the
+    workers, and every run not taken back is undecided."""
+    from checker.compiled.build import SPENT
+    from checker.run_pool import RunPool
+
+    jobs = [(j, k) for j, (_cls, _own, tasks) in enumerate(planned) for k in range(len(tasks))]
+    failed: set[int] = set()
+
+    def in_worker(job: tuple[int, int]) -> tuple:
+        cls, own, tasks = planned[job[0]]
+        task = tasks[job[1]]
+        warned: list[str] = []
+        ran: set = set()
+        built, spent, t0 = SPENT["programs"], SPENT["seconds"], time.perf_counter()
+        checks = engine_run(cls, own, task, 0, None, None, ran, warned.append)
+        return (checks, warned, ran, time.perf_counter() - t0, SPENT["programs"] - built, SPENT["seconds"] - spent)
+
+    def reach(j: int) -> None:  # every spec up to the j-th has begun (one with no runs too)
+        while len(done) <= j:
+            done.append((planned[len(done)][0], []))
+
+    pool = RunPool(workers, in_worker)
+    taken = 0
+    ran_by_spec: dict[int, set] = {}
+    try:
+        for i, (status, value) in pool.ordered(jobs, skip=lambda i: jobs[i][0] in failed):
+            j, k = jobs[i]
+            cls, _own, tasks = planned[j]
+            reach(j)
+            interrupts.check()
+            taken = i + 1
+            if j in failed:
+                continue
+            task = tasks[k]
+            if progress is not None:
+                progress.at(f"spec {j + 1} of {len(planned)}, point {k + 1} of {len(tasks)}")
+            if on_start is not None:
+                on_start(cls.spec_name, TASK_MODE[task.engine])
+            run = next(ids)
+            if status == "error":
+                report.errors.append(ErrorInfo(value.message, value.file or info(cls).file, value.line))
+                errored.add(cls.spec_name)
+                failed.add(j)
+                continue
+            checks, warned, ran, seconds, built, spent = value
+            for c in checks:
+                c.run = run
+            for text in warned:
+                warn(text)
+            ran_by_spec.setdefault(j, set()).update(ran)
+            phase = TASK_MODE[task.engine]
+            report.phases[phase] = report.phases.get(phase, 0.0) + seconds
+            SPENT["programs"] += built
+            SPENT["seconds"] += spent
+            add(cls, checks)
+            done[-1][1].append(task)
+            if k == len(tasks) - 1:
+                explored = sum(1 for t in tasks if t.engine == "explore")
+                missed = never_ran(cls, ran_by_spec.get(j, set())) if explored else ()
+                if missed:
+                    report.warnings.append(override_warning(
+                        cls, missed, f"{explored} point{'s' if explored != 1 else ''}"))
+    except KeyboardInterrupt:
+        pool.kill()
+        for j, k in jobs[taken:]:
+            cls, _own, tasks = planned[j]
+            reach(j)
+            if j not in failed:
+                add(cls, interrupted_checks(cls, tasks[k], next(ids)))
+        reach(len(planned) - 1)
+        raise
+    except BaseException:
+        pool.kill()
+        raise
+    pool.close()
+    reach(len(planned) - 1)
+
+
 def interrupted_checks(cls: type, task: Task, run: int) -> list[Check]:
     """What a task cut short by an interrupt decided: nothing, one inconclusive check per property."""
     si = info(cls)
@@ -458,7 +542,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
            checkpoint: Path | None = None, resume: bool = False, named: Iterable[str] = (),
            engine: str = "auto", max_memory: int | None = None, on_note: Callable[[str], None] | None = None,
            memory: str | None = None, prover: str = "induction", on_start: Callable[[str, str], None] | None = None,
-           select: Callable[[str], bool] | None = None, stop_early: bool = False) -> Report:
+           select: Callable[[str], bool] | None = None, stop_early: bool = False, workers: int = 1) -> Report:
     """Run every selected spec: the explorer over its explore sweep, the Z3
     backend over its prove sweep (``mode``), BMC at the explore points when
     ``bmc`` is a depth. ``jobs`` processes explore each point (same results),
@@ -476,7 +560,10 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
     ``on_start`` is told (spec name, mode) as each engine run begins (mode: explore, simulate, prove
     or bmc). ``select`` (``-k``) keeps the checks whose id (``spec.property``) it accepts; the others
     are counted in ``Report.deselected``. ``stop_early`` (``-x``) ends the run after the first engine
-    run with a result not as expected; ``Report.stopped`` says what was not run.
+    run with a result not as expected; ``Report.stopped`` says what was not run. ``workers`` > 1 runs
+    that many engine runs at once on forked processes (``checker.run_pool``), with the report of the
+    sequential run (not with ``stop_early``, ``coverage``, ``cluster``, ``checkpoint`` or ``jobs``, which
+    keep one run at a time); each compiled search is then bounded by its share of the default memory.
 
     Nothing checked is never a pass: a spec in ``named`` (spec names the user
     asked for) that checks nothing is an error, any other a warning, and a
@@ -587,8 +674,27 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
             if planned and planned[-1][0] is cls:  # it failed after its runs were planned: none of them run
                 planned.pop()
     done: list[tuple[type, list[Task]]] = []  # tasks finished per spec, for the zero-check test
+
+    def engine_run(cls: type, own: dict, task: Task, run: int, progress: Progress | None, graphs: list | None,
+                   ran: set, warn: Callable[[str], None]) -> list[Check]:
+        with running_spec_code(cls.__name__, {info(cls).file}):
+            return engines.run(task.engine, Request(
+                cls, task.params, sets=own if task.sets is None else task.sets,
+                limits=limits, runner=runner, options=options, run=run, progress=progress,
+                graphs=graphs if task.engine == "explore" else None, warn=warn,
+                ran=ran if task.engine == "explore" else None))
+
+    workers = min(workers, sum(len(tasks) for _cls, _own, tasks in planned))
+    parallel = workers > 1 and not (stop_early or coverage or cluster or checkpoint is not None or (jobs or 1) > 1)
+    if parallel and max_memory is None:  # the compiled searches running at once share the default budget
+        from checker.compiled.engine import default_max_memory
+
+        limits = Limits(max_states=max_states, timeout=timeout, smt_timeout=smt_timeout,
+                        max_memory=default_max_memory() // workers)
     try:
-        for j, (cls, own, tasks) in enumerate(planned, 1):
+        if parallel:
+            _run_on_workers(workers, planned, engine_run, add, warn, report, ids, done, errored, progress, on_start)
+        for j, (cls, own, tasks) in enumerate([] if parallel else planned, 1):
             if stop_early and first_unexpected:
                 raise _Stop
             done.append((cls, []))
@@ -615,12 +721,8 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                         else:
                             t_task = time.perf_counter()
                             try:
-                                with interrupts.as_interrupt(), running_spec_code(cls.__name__, {info(cls).file}):
-                                    checks = engines.run(task.engine, Request(
-                                        cls, task.params, sets=own if task.sets is None else task.sets,
-                                        limits=limits, runner=runner, options=options, run=run, progress=progress,
-                                        graphs=graphs if task.engine == "explore" else None, warn=warn,
-                                        ran=ran if task.engine == "explore" else None))
+                                with interrupts.as_interrupt():
+                                    checks = engine_run(cls, own, task, run, progress, graphs, ran, warn)
                             finally:
                                 phase = TASK_MODE[task.engine]
                                 report.phases[phase] = report.phases.get(phase, 0.0) + time.perf_counter() - t_task

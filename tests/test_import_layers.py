@@ -46,6 +46,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "checker.compiled.ray_search",  # the compiled search's levels on Ray actors
         "checker.prove", "checker.prove.sweep", "checker.engines.*",
         "checker.export.spin", "checker.litmus.run",  # SPIN and litmus tests against the explorer
+        "checker.run_pool",  # a verify's engine runs on forked workers
     )),
     ("reports and the command line", (
         "checker",  # re-exports the spec vocabulary and the entry points from every layer
