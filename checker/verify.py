@@ -73,6 +73,8 @@ class Report:
     phases: dict[str, float] = field(default_factory=dict)
     #: Programs the compiled explorer built in this process (not found in the build cache).
     programs_built: int = 0
+    #: Engine runs at once (``workers``): above 1, ``phases`` are summed over the workers.
+    workers: int = 1
 
     @property
     def exit_code(self) -> int:
@@ -693,6 +695,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                         max_memory=default_max_memory() // workers)
     try:
         if parallel:
+            report.workers = workers
             _run_on_workers(workers, planned, engine_run, add, warn, report, ids, done, errored, progress, on_start)
         for j, (cls, own, tasks) in enumerate([] if parallel else planned, 1):
             if stop_early and first_unexpected:

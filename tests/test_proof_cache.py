@@ -116,3 +116,6 @@ def test_the_timings_line_splits_the_wall_time():
     assert timings_line(r) == "time: 10.0s: compile 3.0s (7 programs built), explore 4.0s, prove 2.5s, the rest 0.5s"
     warm = Report(seconds=2.0, phases={"explore": 1.5})
     assert timings_line(warm) == "time: 2.0s: compile 0.0s (no program built), explore 1.5s, the rest 0.5s"
+    two = Report(seconds=6.0, phases={"explore": 8.0, "prove": 2.5}, workers=2)
+    assert timings_line(two) == "time: 6.0s on 2 workers, whose phases summed: compile 0.0s (no program built), " \
+                                "explore 8.0s, prove 2.5s"

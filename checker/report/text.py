@@ -336,7 +336,7 @@ PHASES = ("compile", "explore", "simulate", "prove", "bmc")
 def timings_line(report: Report) -> str:
     """``--timings``: where this process's wall time went: compiling the compiled explorer's programs (how
     many were built, not found in the build cache), exploring (the searches, without their compiles),
-    proving with Z3, and the rest (planning, reports)."""
+    proving with Z3, and the rest (planning, reports); with several workers, the phases summed over them."""
     parts = []
     for phase in PHASES:
         if phase in report.phases:
@@ -345,6 +345,8 @@ def timings_line(report: Report) -> str:
             parts.append(f"{phase} {report.phases[phase]:.1f}s{built}")
     if "compile" not in report.phases and "explore" in report.phases:
         parts.insert(0, "compile 0.0s (no program built)")
+    if report.workers > 1:  # the workers' phases overlap: their sum is no share of the wall time
+        return f"time: {report.seconds:.1f}s on {report.workers} workers, whose phases summed: " + ", ".join(parts)
     rest = report.seconds - sum(report.phases.values())
     return f"time: {report.seconds:.1f}s: " + ", ".join(parts + [f"the rest {max(0.0, rest):.1f}s"])
 
