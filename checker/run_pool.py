@@ -59,22 +59,30 @@ class RunPool:
     """``workers`` forked processes, each running ``fn(job)`` (``fn`` is inherited by the fork, not sent)."""
 
     def __init__(self, workers: int, fn: Callable[[Any], Any]):
-        ctx = multiprocessing.get_context("fork")
+        self.fn = fn
         self.conns: list[Connection] = []
         self.procs: list[Any] = []
         for _ in range(workers):
-            here, there = ctx.Pipe()
-            p = ctx.Process(target=_serve, args=(there, fn, os.getpid(), list(self.conns)), daemon=True)
-            p.start()
-            there.close()
-            self.conns.append(here)
-            self.procs.append(p)
+            self.conns.append(None)  # type: ignore[arg-type]
+            self.procs.append(None)
+            self._start(len(self.conns) - 1)
+
+    def _start(self, w: int) -> None:
+        here, there = multiprocessing.get_context("fork").Pipe()
+        others = [c for i, c in enumerate(self.conns) if i != w and c is not None]
+        p = multiprocessing.get_context("fork").Process(target=_serve, args=(there, self.fn, os.getpid(), others),
+                                                        daemon=True)
+        p.start()
+        there.close()
+        self.conns[w], self.procs[w] = here, p
 
     def ordered(self, jobs: list[Any], skip: Callable[[int], bool] = lambda i: False
                 ) -> Iterator[tuple[int, tuple[str, Any]]]:
-        """(index, (status, value)) for each job in order: ``ok`` with ``fn``'s value, or ``error`` with the
-        ``CheckerError`` it raised. A job ``skip(i)`` is true for when it would be handed out is not run (its
-        answer is ``skipped``). Raises ``WorkerFailed`` for an engine bug or a worker that died."""
+        """(index, (status, value)) for each job in order: ``ok`` with ``fn``'s value, ``error`` with the
+        ``CheckerError`` it raised, or ``lost`` with how the worker running it died (killed from outside, out
+        of memory: the job is undecided, and a new worker takes the next one). A job ``skip(i)`` is true for
+        when it would be handed out is not run (its answer is ``skipped``). Raises ``WorkerFailed`` for an
+        engine bug."""
         pending = list(range(len(jobs)))[::-1]  # popped from the end: in order
         busy: dict[int, int] = {}  # worker -> job
         done: dict[int, tuple[str, Any]] = {}
@@ -86,8 +94,13 @@ class RunPool:
                 if skip(i):
                     done[i] = ("skipped", None)
                     continue
+                try:
+                    self.conns[w].send(jobs[i])
+                except (BrokenPipeError, ConnectionResetError, OSError):  # it died between two runs
+                    done[i] = ("lost", self._lost(w))
+                    self._start(w)
+                    continue
                 busy[w] = i
-                self.conns[w].send(jobs[i])
                 return
 
         for w in range(len(self.conns)):
@@ -102,16 +115,28 @@ class RunPool:
                     try:
                         status, value = conn.recv()
                     except (EOFError, OSError):
-                        p = self.procs[w]
-                        p.join(timeout=1)
-                        raise WorkerFailed(f"a verify worker (pid {p.pid}) died running an engine run "
-                                           f"(exit code {p.exitcode})") from None
+                        status, value = "lost", self._lost(w)
+                        self._start(w)
                     if status == "bug":
                         raise WorkerFailed(f"an engine run failed in a verify worker:\n{value}")
                     done[busy.pop(w)] = (status, value)
                     hand_out(w)
             yield nxt, done.pop(nxt)
             nxt += 1
+
+    def _lost(self, w: int) -> str:
+        p = self.procs[w]
+        p.join(timeout=5)
+        self.conns[w].close()
+        code = p.exitcode
+        if code is not None and code < 0:
+            try:
+                how = f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"killed by signal {-code}"
+        else:
+            how = f"exit code {code}" if code is not None else "no answer"
+        return f"the verify worker running it (pid {p.pid}) died: {how}"
 
     def close(self) -> None:
         """Stop the workers: a worker between runs exits, one in a run is killed (with what it started)."""

@@ -403,6 +403,10 @@ def _run_on_workers(workers: int, planned: list[tuple[type, dict, list[Task]]], 
                 errored.add(cls.spec_name)
                 failed.add(j)
                 continue
+            if status == "lost":  # killed from outside (the OOM killer, kill -9): undecided, never a pass
+                add(cls, interrupted_checks(cls, task, run, reason=value))
+                done[-1][1].append(task)
+                continue
             checks, warned, ran, seconds, built, spent = value
             for c in checks:
                 c.run = run
@@ -437,16 +441,18 @@ def _run_on_workers(workers: int, planned: list[tuple[type, dict, list[Task]]], 
     reach(len(planned) - 1)
 
 
-def interrupted_checks(cls: type, task: Task, run: int) -> list[Check]:
-    """What a task cut short by an interrupt decided: nothing, one inconclusive check per property."""
+def interrupted_checks(cls: type, task: Task, run: int, reason: str | None = None) -> list[Check]:
+    """What a task cut short by an interrupt (or ``reason``) decided: nothing, one inconclusive check per
+    property."""
     si = info(cls)
+    reason = reason or interrupts.cause()
     if task.engine == "coverage":  # the one check checker.live.coverage_check makes
         return [Check(spec=cls.spec_name, file=si.file, line=si.line, params={}, property="coverage",
                       kind="coverage", backend="explore", verdict=INCONCLUSIVE, expected="holds",
-                      reason=interrupts.cause(), run=run)]
+                      reason=reason, run=run)]
     if task.engine in ("explore", "simulate") and task.params is not None:  # the very checks a complete run makes
         try:
-            return undecided_checks(cls, task.params, run, interrupts.cause(), task.engine)
+            return undecided_checks(cls, task.params, run, reason, task.engine)
         except Exception:  # noqa: BLE001, S110 - spec code failing at this point: its own properties, below
             pass
     params = task.params.shown() if task.params is not None else {}
@@ -454,7 +460,7 @@ def interrupted_checks(cls: type, task: Task, run: int) -> list[Check]:
     props = [p for p in si.properties.values()
              if task.params is None or p.applies is None or p.applies(task.params)]
     return [Check(spec=cls.spec_name, file=p.file, line=p.line, params=params, property=p.name, kind=p.kind,
-                  backend=backend, verdict=INCONCLUSIVE, expected=p.expect, reason=interrupts.cause(), run=run,
+                  backend=backend, verdict=INCONCLUSIVE, expected=p.expect, reason=reason, run=run,
                   doc=p.doc, bug=p.name in cls.expect_violated) for p in props]
 
 

@@ -89,3 +89,17 @@ def test_the_deadline_kills_the_workers_and_leaves_their_runs_inconclusive(tmp_p
     while os.path.exists(f"/proc/{pid}") and time.monotonic() < end:
         time.sleep(0.05)
     assert not os.path.exists(f"/proc/{pid}") or "Z" in open(f"/proc/{pid}/stat").read().split()[2]
+
+
+def test_a_worker_killed_from_outside_leaves_its_run_inconclusive_and_the_others_run(tmp_path):
+    """The OOM killer's way (SIGKILL) at two CPUs: that run is undecided with the reason, the other point and
+    the spec after it are decided, and the exit code is 3."""
+    body = ("if isinstance(s.total, int) and len(s.local) == 2:\n"
+            "            os.kill(os.getpid(), signal.SIGKILL)")
+    classes = _tiny_pair(tmp_path, body)
+    report = verify(classes, mode="explore", workers=2)
+    lost = {c.reason for c in report.checks if c.verdict == "inconclusive"}
+    assert len(lost) == 1 and "died: killed by SIGKILL" in lost.pop()
+    assert {(c.spec, c.params["ncpus"]) for c in report.checks if c.verdict == "holds"} == {
+        ("tiny_counter", 1), ("good", 1), ("good", 2)}
+    assert report.exit_code == 3
