@@ -183,7 +183,7 @@ def _verify_arguments(v: argparse.ArgumentParser) -> None:
     how.add_argument("--workers", type=int, metavar="N",
                      help="engine runs (a point's exploration, a proof sweep) at once, on forked processes; the "
                           "report is the one-at-a-time run's (default: this machine's cores, at most 8; one with -x, "
-                          "--coverage, --jobs, --cluster or --checkpoint)")
+                          "--coverage, --jobs, --cluster, --checkpoint or --search swarm, which runs on every core)")
     how.add_argument("--cluster", metavar="ray[://HOST:PORT]",
                      help="explore on Ray actors (the compiled engine's program on each, or the interpreter): 'ray' "
                           "starts a local Ray here, ray://HOST:PORT joins a running cluster (needs Ray: pip install "
@@ -496,7 +496,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                             on_check=on_check if stream else None,
                             on_start=lines.start if lines is not None else None,
                             select=select, stop_early=args.exitfirst,
-                            workers=args.workers or min(8, local_cores()),
+                            workers=args.workers or (1 if args.search == "swarm" else min(8, local_cores())),
                             on_note=lambda text: print(text, file=sys.stderr, flush=True))
     except CheckerError as e:
         report.errors.append(ErrorInfo(e.message, e.file, e.line))
