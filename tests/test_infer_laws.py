@@ -136,6 +136,25 @@ def test_law_search_groups_the_slots_alike_by_the_moduli_they_are_divided_by():
     assert tuple((i, 4) for i in local) in _groups(pt)
 
 
+def test_a_law_counts_what_an_add_holds_in_flight_at_its_place_in_the_code():
+    """percpu_eager (process functions): between the fold (fbc->count += count) and the sub, the add's
+    registers hold what count already has; the law through E counts them there, which is the spec's
+    conservation_through_fold lemma found from the steps, and every step keeps it from any state."""
+    from checker.loader import resolve
+    from checker.prove.laws import conservation_laws, laws_alone
+
+    cls = resolve(["percpu_eager"])[0]
+    model = Model(cls, resolve_params(cls, {"ncpus": 2, "batch": 2}))
+    texts: dict[int, str] = {}
+    laws = conservation_laws(_Point(model), [], [], 30.0, [], texts)
+    at = "If(s.adders_pc[{c}] == percpu_counter_add_batch_b_L29, s.adders_{r}[{c}], 0)"
+    first = texts[laws[0].get_id()]
+    assert first.startswith("s.exact == s.count + s.local[0] + s.local[1]")
+    assert all(f"+ {at.format(c=c, r='amount')}" in first and f"- {at.format(c=c, r='count')}" in first
+               for c in (0, 1)), first
+    assert len(laws_alone(model, 30.0)) == len(laws)
+
+
 @pytest.mark.differential
 def test_counter_tree_carries_law_is_found_at_eight_cpus():
     from checker.loader import resolve

@@ -184,11 +184,13 @@ def check_ladder(model: Model, claims: list[PropertyInfo], timeout: float | None
 
 def _seed(prev: tuple[Model, z3.ExprRef] | None, model: Model, role: str, timeout: float | None) -> z3.ExprRef | None:
     """What Spacer starts from at ``model``'s point: the smaller point's invariant copied to this size, the
-    same read for any number of CPUs and placed at each CPU (``checker.prove.generalise``), and the spec's
-    vocabulary templates, kept where Houdini proves them inductive here."""
+    same read for any number of CPUs and placed at each CPU (``checker.prove.generalise``), the spec's
+    vocabulary templates and the conservation laws of its steps (``checker.prove.laws``), kept where Houdini
+    proves them inductive here."""
     from checker.prove.generalise import at_point, generalise, templates
+    from checker.prove.laws import laws_alone
 
-    cands = at_point(model, templates(model, role))
+    cands = at_point(model, templates(model, role)) + laws_alone(model, timeout)
     if prev is not None:
         cands = candidates(prev[0], prev[1], model, role) + at_point(model, generalise(prev[0], prev[1], role)) + cands
     if not cands:

@@ -236,7 +236,12 @@ def _law_text(pt: _Point, feats: list, law: list[int], anchor: int, c0: z3.ExprR
         for i, m in f:
             if not a or (i == anchor and m is None):
                 continue
-            name = f"s.{pt.names[i]}" + ("" if m is None else f" % {m}")
+            if isinstance(m, tuple):
+                pc = pt.names[m[1]]
+                place = pt.model.vars[pt.base[m[1]]].type.show(m[2])
+                name = f"If(s.{pc} == {place}, s.{pt.names[i]}, 0)"
+            else:
+                name = f"s.{pt.names[i]}" + ("" if m is None else f" % {m}")
             terms.append(("- " if a > 0 else "+ ") + name)  # moved to the other side
     const = c0.as_long() if z3.is_int_value(c0) else 0
     right = " ".join(terms).lstrip("+ ") if terms else "0"
@@ -258,7 +263,7 @@ def conservation_laws(pt: _Point, mods: list[int], known: list[z3.ExprRef], time
     single += [((i, m),) for i in shared for m in mods]
 
     def value(slots: list[z3.ArithRef], f: tuple) -> z3.ArithRef:
-        return z3.Sum([slots[i] if m is None else slots[i] % m for i, m in f])
+        return z3.Sum([_term(slots, i, m) for i, m in f])
 
     hyp_known = [z3.substitute_vars(c, *pt.slots) for c in known]
     out: list[z3.ExprRef] = []
@@ -290,6 +295,41 @@ def conservation_laws(pt: _Point, mods: list[int], known: list[z3.ExprRef], time
         if not found:
             notes.append(f"no conservation law through {pt.names[anchor]}")
     return out
+
+
+def _term(slots: list, i: int, m: int | tuple | None) -> z3.ArithRef:
+    """A feature's term for slot ``i``: the slot, the slot modulo ``m``, or, for ``m = ("at", pc, place)``,
+    the slot where its row's program counter is at that place and 0 elsewhere."""
+    if m is None:
+        return slots[i]
+    if isinstance(m, tuple):
+        return z3.If(slots[m[1]] == m[2], slots[i], 0)
+    return slots[i] % m
+
+
+def _at_places(pt: _Point) -> list[tuple]:
+    """Grouped features for the registers of a process function (``adders_count``): per register and per
+    place its row's program counter is compared with, the register's values at that place summed over the
+    rows (``Sum_t If(pc[t] == place, count[t], 0)``): what an add holds in flight between two of its steps,
+    which a conservation law through the ghost of everything added must count."""
+    rows: dict[tuple, dict[str, int]] = {}
+    for i in range(len(pt.slots)):
+        role, k = pt.row(i)
+        if role is not None:
+            rows.setdefault((role, k), {})[pt.base[i]] = i
+    by_base: dict[tuple[str, int], list[tuple[int, int]]] = {}  # (register, place) -> [(slot, its row's pc)]
+    places: dict[str, list[int]] = {}
+    for (role, _k), members in rows.items():
+        pc = members.get(f"{role}_pc")
+        if pc is None:
+            continue
+        if role not in places:
+            places[role] = sorted(_compared(pt.steps, pt.slots[pc]))[:MAX_CASES]
+        for base, i in members.items():
+            if i in pt.numeric and base.startswith(f"{role}_"):
+                for v in places[role]:
+                    by_base.setdefault((base, v), []).append((i, pc))
+    return [tuple((i, ("at", pc, v)) for i, pc in members) for (_base, v), members in by_base.items()]
 
 
 def _own_moduli(pt: _Point) -> dict[int, set[int]]:
@@ -331,7 +371,7 @@ def _groups(pt: _Point) -> list[tuple]:
         else:
             feats.append(tuple((i, None) for i in members))
         feats += [tuple((i, m) for i in members) for m in ms]
-    return feats
+    return feats + _at_places(pt)
 
 
 def _checkers(pt: _Point, hyp_known: list[z3.BoolRef], timeout: float | None) -> list[tuple[z3.Solver, list]]:
@@ -465,6 +505,13 @@ def find_laws(model: Model, timeout: float | None) -> tuple[list[z3.ExprRef], La
 
 
 
+def laws_alone(model: Model, timeout: float | None) -> list[z3.ExprRef]:
+    """The conservation laws every step keeps from any state (no facts assumed), over ``Var(i)``: cheap
+    candidates for a seed (an add's in-flight amount counted where its program counter is), each to be
+    kept only where Houdini proves it."""
+    pt = _Point(model)
+    return conservation_laws(pt, moduli(pt.steps), [], timeout, [])
+
 
 @dataclass
 class LemmaFree:
@@ -504,5 +551,5 @@ def prove_lemma_free(model: Model, solver: Solver, tag: str,
     return LemmaFree(proofs, text, len(laws.modular), laws)
 
 
-__all__ = ["FOUND", "LemmaFree", "Laws", "conservation_laws", "find_laws", "houdini_split", "moduli",
+__all__ = ["FOUND", "LemmaFree", "Laws", "conservation_laws", "find_laws", "houdini_split", "laws_alone", "moduli",
            "modular_candidates", "prove_lemma_free"]
