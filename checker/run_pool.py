@@ -60,18 +60,17 @@ class RunPool:
 
     def __init__(self, workers: int, fn: Callable[[Any], Any]):
         self.fn = fn
-        self.conns: list[Connection] = []
-        self.procs: list[Any] = []
-        for _ in range(workers):
-            self.conns.append(None)  # type: ignore[arg-type]
-            self.procs.append(None)
-            self._start(len(self.conns) - 1)
+        self.ctx = multiprocessing.get_context("fork")
+        self.conns: list[Any] = [None] * workers
+        self.procs: list[Any] = [None] * workers
+        for w in range(workers):
+            self._start(w)
 
     def _start(self, w: int) -> None:
-        here, there = multiprocessing.get_context("fork").Pipe()
+        """Fork worker ``w`` (again, in place of one that died)."""
+        here, there = self.ctx.Pipe()
         others = [c for i, c in enumerate(self.conns) if i != w and c is not None]
-        p = multiprocessing.get_context("fork").Process(target=_serve, args=(there, self.fn, os.getpid(), others),
-                                                        daemon=True)
+        p = self.ctx.Process(target=_serve, args=(there, self.fn, os.getpid(), others), daemon=True)
         p.start()
         there.close()
         self.conns[w], self.procs[w] = here, p
