@@ -82,3 +82,18 @@ def kill_group(proc: subprocess.Popen) -> None:
     except (ProcessLookupError, PermissionError, OSError):
         pass
     proc.wait()
+
+
+def stop_workers(conns: list[Any], procs: list[Any], grace: float) -> None:
+    """Tell forked workers to stop (``None`` on each pipe), wait ``grace`` seconds for each, then kill
+    what is still running (a worker in the middle of a job)."""
+    for conn in conns:
+        try:
+            conn.send(None)
+        except (BrokenPipeError, OSError):
+            pass
+    for p in procs:
+        p.join(timeout=grace)
+        if p.is_alive():
+            p.kill()
+            p.join()

@@ -139,17 +139,9 @@ class RunPool:
 
     def close(self) -> None:
         """Stop the workers: a worker between runs exits, one in a run is killed (with what it started)."""
+        lifetime.stop_workers(self.conns, self.procs, 0.5)
         for conn in self.conns:
-            try:
-                conn.send(None)
-            except (BrokenPipeError, OSError):
-                pass
             conn.close()
-        for p in self.procs:
-            p.join(timeout=0.5)
-            if p.is_alive():
-                os.kill(p.pid, signal.SIGKILL)
-                p.join()
 
     def kill(self) -> None:
         """End every worker now (an interrupt): their runs are undecided."""

@@ -337,15 +337,7 @@ class ForkPool:
         return WorkerLost(wid, f"(pid {p.pid}) died: {how}")
 
     def close(self) -> None:
-        for conn in self.conns:
-            try:
-                conn.send(None)
-            except (BrokenPipeError, OSError):
-                pass
-        for p in self.procs:
-            p.join(timeout=5)
-            if p.is_alive():
-                p.kill()
+        lifetime.stop_workers(self.conns, self.procs, 5)
 
 
 class _Counters:
