@@ -21,7 +21,10 @@ they are found from the point's ``PerN`` terms alone:
   a lock's holder, a number that is 0 at a place in the code, the declared
   per-CPU bounds and products of them) where the spec has a symmetric role;
 - conservation laws ``sum_k a_k * F_k == constant`` over the features
-  ``F``: each numeric slot and each slot modulo each modulus, coefficients
+  ``F``: each numeric slot, each slot modulo each modulus, and a process
+  function's register at each place of its code, summed over the rows
+  (``Sum_t If(pc[t] == place, count[t], 0)``: an add's amount in flight
+  between the fold and the sub), coefficients
   in -1..1, found by counterexample-guided search (a law that some step
   breaks from some state of the facts kept so far gives that state, and the
   next coefficients must fit it too), one law for each shared scalar whose
@@ -502,7 +505,6 @@ def find_laws(model: Model, timeout: float | None) -> tuple[list[z3.ExprRef], La
     kept = facts + res.conservation
     res.seconds = time.perf_counter() - t0
     return kept, res
-
 
 
 def laws_alone(model: Model, timeout: float | None) -> list[z3.ExprRef]:
