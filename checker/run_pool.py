@@ -147,7 +147,7 @@ class RunPool:
         """End every worker now (an interrupt): their runs are undecided."""
         for p in self.procs:
             if p.is_alive():
-                os.kill(p.pid, signal.SIGKILL)
+                p.kill()
         for p in self.procs:
             p.join()
         for conn in self.conns:

@@ -353,6 +353,13 @@ def sweep_note(cls: type, own: dict[str, tuple], points: list[Params]) -> str | 
             f"{vary}; --set those to run fewer")
 
 
+def _overrides_never_ran(cls: type, tasks: list[Task], ran: set) -> list[str]:
+    """The warning that a bug spec's overrides never ran at any of its explored points (none, or one)."""
+    explored = sum(1 for t in tasks if t.engine == "explore")
+    missed = never_ran(cls, ran) if explored else ()
+    return [override_warning(cls, missed, f"{explored} point{'s' if explored != 1 else ''}")] if missed else []
+
+
 def _run_on_workers(workers: int, planned: list[tuple[type, dict, list[Task]]], engine_run: Callable[..., list[Check]],
                     add: Callable[[type, list[Check]], None], warn: Callable[[str], None], report: Report,
                     ids: Iterator[int], done: list[tuple[type, list[Task]]], errored: set[str],
@@ -420,11 +427,7 @@ def _run_on_workers(workers: int, planned: list[tuple[type, dict, list[Task]]], 
             add(cls, checks)
             done[-1][1].append(task)
             if k == len(tasks) - 1:
-                explored = sum(1 for t in tasks if t.engine == "explore")
-                missed = never_ran(cls, ran_by_spec.get(j, set())) if explored else ()
-                if missed:
-                    report.warnings.append(override_warning(
-                        cls, missed, f"{explored} point{'s' if explored != 1 else ''}"))
+                report.warnings += _overrides_never_ran(cls, tasks, ran_by_spec.get(j, set()))
     except KeyboardInterrupt:
         pool.kill()
         for j, k in jobs[taken:]:
@@ -742,11 +745,7 @@ def verify(classes: list[type], *, sets: dict[str, tuple[int, ...]] | None = Non
                             add(cls, interrupted_checks(cls, rest, next(ids)))
                         raise
                     done[-1][1].append(task)
-                explored = sum(1 for t in tasks if t.engine == "explore")
-                missed = never_ran(cls, ran) if explored else ()
-                if missed:
-                    report.warnings.append(override_warning(
-                        cls, missed, f"{explored} point{'s' if explored != 1 else ''}"))
+                report.warnings += _overrides_never_ran(cls, tasks, ran)
             except CheckerError as e:
                 report.errors.append(ErrorInfo(e.message, e.file or info(cls).file, e.line))
                 errored.add(cls.spec_name)

@@ -40,7 +40,7 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import z3
 
@@ -153,6 +153,21 @@ class _Point:
             return None, None
         return role, int(self.names[i].split("[", 1)[1][:-1])
 
+    def rows(self) -> dict[tuple[str, int], list[int]]:
+        """The slots of each row of a role (a CPU's or a task's), by (role, index)."""
+        out: dict[tuple[str, int], list[int]] = {}
+        for i in range(len(self.slots)):
+            role, k = self.row(i)
+            if role is not None:
+                out.setdefault((role, k), []).append(i)
+        return out
+
+
+class _At(NamedTuple):
+    """A feature term's condition: the row's program counter (a slot) at one place of its function."""
+    pc: int
+    place: int
+
 
 def modular_candidates(pt: _Point, mods: list[int], only: set[int] | None = None) -> list[z3.ExprRef]:
     """``x % m == 0`` for each numeric slot, and the conditional facts of two slots of one row
@@ -167,13 +182,8 @@ def modular_candidates(pt: _Point, mods: list[int], only: set[int] | None = None
     for i in numeric:
         for v in sorted(_compared(pt.steps, pt.slots[i], order) | {0})[:MAX_CASES]:
             out += [var[i] <= v + d for d in (-1, 0, 1)] + [var[i] >= v + d for d in (-1, 0, 1)]
-    rows: dict[tuple, list[int]] = {}
-    for i in range(len(pt.slots)):
-        role, k = pt.row(i)
-        if role is not None and (only is None or i in only):
-            rows.setdefault((role, k), []).append(i)
-    for members in rows.values():
-        members = [i for i in members if i in pt.moving]
+    for members in pt.rows().values():
+        members = [i for i in members if i in pt.moving and (only is None or i in only)]
         for x, y in itertools.permutations(members, 2):
             if y not in pt.numeric:
                 continue
@@ -239,10 +249,9 @@ def _law_text(pt: _Point, feats: list, law: list[int], anchor: int, c0: z3.ExprR
         for i, m in f:
             if not a or (i == anchor and m is None):
                 continue
-            if isinstance(m, tuple):
-                pc = pt.names[m[1]]
-                place = pt.model.vars[pt.base[m[1]]].type.show(m[2])
-                name = f"If(s.{pc} == {place}, s.{pt.names[i]}, 0)"
+            if isinstance(m, _At):
+                place = pt.model.vars[pt.base[m.pc]].type.show(m.place)
+                name = f"If(s.{pt.names[m.pc]} == {place}, s.{pt.names[i]}, 0)"
             else:
                 name = f"s.{pt.names[i]}" + ("" if m is None else f" % {m}")
             terms.append(("- " if a > 0 else "+ ") + name)  # moved to the other side
@@ -300,13 +309,13 @@ def conservation_laws(pt: _Point, mods: list[int], known: list[z3.ExprRef], time
     return out
 
 
-def _term(slots: list, i: int, m: int | tuple | None) -> z3.ArithRef:
-    """A feature's term for slot ``i``: the slot, the slot modulo ``m``, or, for ``m = ("at", pc, place)``,
-    the slot where its row's program counter is at that place and 0 elsewhere."""
+def _term(slots: list, i: int, m: int | _At | None) -> z3.ArithRef:
+    """A feature's term for slot ``i``: the slot, the slot modulo ``m``, or, for an ``_At``, the slot where its
+    row's program counter is at that place and 0 elsewhere."""
     if m is None:
         return slots[i]
-    if isinstance(m, tuple):
-        return z3.If(slots[m[1]] == m[2], slots[i], 0)
+    if isinstance(m, _At):
+        return z3.If(slots[m.pc] == m.place, slots[i], 0)
     return slots[i] % m
 
 
@@ -315,14 +324,10 @@ def _at_places(pt: _Point) -> list[tuple]:
     place its row's program counter is compared with, the register's values at that place summed over the
     rows (``Sum_t If(pc[t] == place, count[t], 0)``): what an add holds in flight between two of its steps,
     which a conservation law through the ghost of everything added must count."""
-    rows: dict[tuple, dict[str, int]] = {}
-    for i in range(len(pt.slots)):
-        role, k = pt.row(i)
-        if role is not None:
-            rows.setdefault((role, k), {})[pt.base[i]] = i
     by_base: dict[tuple[str, int], list[tuple[int, int]]] = {}  # (register, place) -> [(slot, its row's pc)]
     places: dict[str, list[int]] = {}
-    for (role, _k), members in rows.items():
+    for (role, _k), slots in pt.rows().items():
+        members = {pt.base[i]: i for i in slots}
         pc = members.get(f"{role}_pc")
         if pc is None:
             continue
@@ -332,7 +337,7 @@ def _at_places(pt: _Point) -> list[tuple]:
             if i in pt.numeric and base.startswith(f"{role}_"):
                 for v in places[role]:
                     by_base.setdefault((base, v), []).append((i, pc))
-    return [tuple((i, ("at", pc, v)) for i, pc in members) for (_base, v), members in by_base.items()]
+    return [tuple((i, _At(pc, v)) for i, pc in members) for (_base, v), members in by_base.items()]
 
 
 def _own_moduli(pt: _Point) -> dict[int, set[int]]:
