@@ -55,7 +55,8 @@ def canonical_source(low: Lowered, symmetry: bool) -> str:
     """The C function that maps a state to its canonical form under CPU symmetry (the identity when off)."""
     m = low.model
     if not (symmetry and m.symmetry.active):
-        return "static inline void cc_canonical(int64_t *v) { (void)v; }\n"
+        # (CC_NO_CANONICAL: runtime.c packs a successor from its parent's words, the step's slots alone)
+        return "#define CC_NO_CANONICAL 1\nstatic inline void cc_canonical(int64_t *v) { (void)v; }\n"
     try:
         from checker.compiled.canonical import c_canonical
     except ImportError:
@@ -124,11 +125,18 @@ def generate(low: Lowered, symmetry: bool, por: bool = False) -> tuple[str, list
                + ", ".join(_lit(d[1]) if d else "0" for d in low.domains) + "};")
     index = {name: i for i, name in enumerate(low.slot_names)}
     reads = [{index[x] for x in symbols(term, kids) if x in index} for _, _, term in low.props]
+    writes = [sorted({i for i, _ in st.updates}) for st in low.steps]
     gen.append("static const unsigned char cc_step_reads[CC_NSTEPS + 1][CC_NPROPS + 1] = {")
-    for st in low.steps:
-        written = {i for i, _ in st.updates}
-        gen.append("    {" + ", ".join("1" if r & written else "0" for r in reads) + (", " if reads else "") + "0},")
+    for w in writes:
+        gen.append("    {" + ", ".join("1" if r.intersection(w) else "0" for r in reads) + (", " if reads else "") + "0},")
     gen.append("    {0}};")
+    # per step, the slots it writes (runtime.c's pack_succ): cc_step_wslots[cc_step_wfirst[k] .. cc_step_wfirst[k + 1])
+    first = [0]
+    for w in writes:
+        first.append(first[-1] + len(w))
+    gen.append("static const int cc_step_wfirst[CC_NSTEPS + 1] = {" + ", ".join(map(str, first)) + "};")
+    gen.append("static const int cc_step_wslots[] = {" + ", ".join(str(i) for w in writes for i in w)
+               + (", " if first[-1] else "") + "0};")
     gen.append("")
     try:
         for st in low.steps:
@@ -223,7 +231,8 @@ def _step(st: Any, low: Lowered, kids: Kids, narrow: dict, wide: dict, ev_index:
     lines.append(f"    if (__builtin_expect(cc_ovf, 0)) cc_fail(\"overflow\", {st.index}, 0);")
     lines.append("    if (!g) return 0;")
     lines += ["    " + d for d in p.hoist([z for _, z in st.updates] + [c for c, _ in st.checks], "u")]
-    lines.append("    memcpy(t, s, sizeof(int64_t) * CC_NSLOTS);")
+    # (cc_whole 0: the caller reads the written slots alone, runtime.c's search loops without a canonical form)
+    lines.append("    if (cc_whole) memcpy(t, s, sizeof(int64_t) * CC_NSLOTS);")
     for i, z in st.updates:
         e = p(z)
         lines.append(f"    t[{i}] = {'cw_narrow(' + e + ')' if w else e};  /* {_comment(low.slot_names[i])} */")
@@ -242,6 +251,7 @@ def _events(st: Any, low: Lowered, ev_index: dict) -> list[str]:
     c = st.cpu
     if not r or c is None:
         return []
+    written = {i for i, _ in st.updates}  # (a lock this step does not write is not taken by it: t's slot is s's)
     out = []
     atomic = " || ".join([f"s[{pl}] == {c}" for _, pl in r["locks"]]
                          + [f"s[{row[c]}] != 0" for row in r["irqs"] + r["preempt"]]) or "0"
@@ -255,12 +265,12 @@ def _events(st: Any, low: Lowered, ev_index: dict) -> list[str]:
             inner.append(f"if ({on}) cc_event({ev_index['irqs_on_taken', name]}, {st.index});")
         if r["rt"] and pl in r["rt_locks"]:
             inner.append(f"if ({atomic}) cc_event({sleep}, {st.index});")
-        if inner:
+        if inner and pl in written:
             out.append(f"if (t[{pl}] == {c} && s[{pl}] != {c}) {{ " + " ".join(inner) + " }")
     if len(r["locks"]) >= 2:
         for n, pn in r["locks"]:
             for h, ph in r["locks"]:
-                if h != n:
+                if h != n and pn in written:
                     out.append(f"if (t[{pn}] == {c} && s[{pn}] != {c} && s[{ph}] == {c}) "
                                f"cc_event({ev_index['edge', h, n]}, {st.index});")
     if st.action in r["sleepers"]:

@@ -110,6 +110,11 @@ static void cc_fail(const char *kind, int step, int detail) {
     exit(4);
 }
 
+/* Whether a step writes its whole successor (1), or the slots it writes alone (0: the one-thread and the
+   threaded search without a canonical form, which pack from the parent's words, pack_succ(), and make a
+   successor whole only where a property is checked on it, succ_whole()). Set once, before the search. */
+static int cc_whole = 1;
+
 /* ---- context events: the first transition raising each ---- */
 static __thread uint32_t cc_cur;  /* the state being expanded (its BFS number) */
 static __thread uint32_t ev_idx[CC_NEVENTS + 1];
@@ -195,6 +200,20 @@ static inline void unpack_words(const uint64_t *w, int64_t *v) {
         if (r + b > 64) u |= w[q + 1] << (64 - r);
         if (b < 64) u &= (((uint64_t)1) << b) - 1;
         v[i] = (int64_t)(u + (uint64_t)L_lo[i]);
+    }
+}
+
+/* unpack_words for the slots pack() visits (P) alone: into a vector whose other slots, which hold their
+   one value in every state (static, 0 bits), an unpack_words filled once. The hot loops' unpacking. */
+static inline void unpack_active(const uint64_t *w, int64_t *v) {
+    for (int k = 0; k < P_n; k++) {
+        const struct slotpack *sp = &P[k];
+        int b = sp->w, q = sp->off >> 6, r = sp->off & 63;
+        if (b == 0) { v[sp->slot] = sp->lo; continue; }
+        uint64_t u = w[q] >> r;
+        if (r + b > 64) u |= w[q + 1] << (64 - r);
+        if (b < 64) u &= (((uint64_t)1) << b) - 1;
+        v[sp->slot] = (int64_t)(u + (uint64_t)sp->lo);
     }
 }
 
@@ -408,19 +427,56 @@ static int store(const int64_t *v, uint32_t par, int lab, uint64_t limit) {
     return store_packed(scratch_words, hash_words(scratch_words), par, lab, limit);
 }
 
+/* A successor by `step` of the state whose packed words are pw, packed into w: as pack(), 0 when it fits,
+   else 1 + the first slot that does not. With no canonical form (no symmetry) a successor is its parent
+   but for the slots its step writes (cc_step_wslots): those alone are packed into the parent's words,
+   where pack() visits every slot (most of the search's work on a wide state). pw NULL: pack(). */
+/* The successor t by `step` of s, whole: t itself when steps write whole successors, else s with the
+   slots the step wrote taken from t, in buf. */
+static inline const int64_t *succ_whole(const int64_t *s, const int64_t *t, int step, int64_t *buf) {
+    if (cc_whole) return t;
+    memcpy(buf, s, sizeof(int64_t) * CC_NSLOTS);
+    for (int k = cc_step_wfirst[step]; k < cc_step_wfirst[step + 1]; k++) buf[cc_step_wslots[k]] = t[cc_step_wslots[k]];
+    return buf;
+}
+
+static inline int pack_succ(const uint64_t *pw, const int64_t *t, int step, uint64_t *w) {
+#ifdef CC_NO_CANONICAL
+    if (pw) {
+        for (int q = 0; q < L_words; q++) w[q] = pw[q];
+        for (int k = cc_step_wfirst[step]; k < cc_step_wfirst[step + 1]; k++) {
+            int i = cc_step_wslots[k], b = L_w[i];
+            uint64_t u = (uint64_t)t[i] - (uint64_t)L_lo[i];
+            if (b < 64 && (u >> b)) return i + 1;
+            if (b == 0) continue;
+            uint64_t m = b == 64 ? ~UINT64_C(0) : (UINT64_C(1) << b) - 1;
+            int q = L_off[i] >> 6, r = L_off[i] & 63;
+            w[q] = (w[q] & ~(m << r)) | (u << r);
+            if (r + b > 64) w[q + 1] = (w[q + 1] & ~(m >> (64 - r))) | (u >> (64 - r));
+        }
+        return 0;
+    }
+#else
+    (void)pw; (void)step;
+#endif
+    return pack(t, w);
+}
+
 /* The successors of one state, packed and hashed first with their table slots prefetched, so the
-   cache misses of the probes overlap; then stored in order (the order decides parents and labels). */
+   cache misses of the probes overlap; then stored in order (the order decides parents and labels).
+   pw: the parent's packed words, the parent's index par (reloaded after a widening); NULL: packed whole. */
 static uint64_t pk_buf[(CC_NSTEPS + 1) * (CC_NSLOTS + 1)];
 static uint64_t pk_hash[CC_NSTEPS + 1];
 
-static int pack_batch(int n) {
+static int pack_batch(int n, uint32_t par, uint64_t *pw) {
 again:
     for (int j = 0; j < n; j++) {
         const int64_t *t = succ_buf + (size_t)j * CC_NSLOTS;
         uint64_t *w = pk_buf + (size_t)j * L_words;
-        int bad = pack(t, w);
+        int bad = pack_succ(pw, t, (int)succ_lab[j], w);
         if (bad) {
             if (!widen(bad - 1, t[bad - 1])) { stopped = "max_memory"; return 0; }
+            if (pw) load_words(par, pw);  /* repacked by the widening */
             goto again;  /* the layout changed: the states packed so far are repacked */
         }
         pk_hash[j] = hash_words(w);
@@ -681,6 +737,11 @@ int main(int argc, char **argv) {
     } else if (cp_dir && strcmp(stopped, "none") == 0) {
         cp_save(cp_level++, level_start, level_end);
     }
+    if (nstates) unpack_state(0, s);  /* the slots unpack_active leaves alone */
+    int64_t whole[CC_NSLOTS];
+#if defined(CC_NO_CANONICAL) && !defined(CC_POR)
+    cc_whole = fingerprint;  /* (the fingerprint search hashes whole successors; the reduction reads them) */
+#endif
     if (fingerprint)
         search_fingerprint(inits, ninit, limit, timeout, t0);
     else if (nthreads > 1 && strcmp(stopped, "none") == 0)
@@ -689,21 +750,26 @@ int main(int argc, char **argv) {
         int any_new = 0;
         for (uint32_t idx = level_start; idx < level_end; idx++) {
             cc_cur = idx;
-            unpack_state(idx, s);
+            uint64_t pw[sizeof(scratch_words) / 8];
+            load_words(idx, pw);
+            unpack_active(pw, s);
             expanded++;
             int n = cc_expand(s, succ_buf, succ_lab);
             cc_bookkeeping(idx, idx, s, succ_buf, n, &deadlock, idx);
             transitions += (uint64_t)n;
             for (int j = 0; j < n; j++) cc_canonical(succ_buf + (size_t)j * CC_NSLOTS);
-            if (!pack_batch(n)) break;
+            if (!pack_batch(n, idx, pw)) break;
 #ifdef CC_POR
             { int k = cc_por_select(idx, n); transitions -= (uint64_t)(n - k); n = k; }  /* ample.py */
 #endif
             for (int j = 0; j < n; j++) {
-                int64_t *t = succ_buf + (size_t)j * CC_NSLOTS;
+                const int64_t *t = succ_buf + (size_t)j * CC_NSLOTS;
                 int r = store_packed(pk_buf + (size_t)j * L_words, pk_hash[j], idx, (int)succ_lab[j], limit);
                 if (r < 0) break;
-                if (r == 1) { any_new = 1; check_props(t, nstates - 1, (int)succ_lab[j]); }
+                if (r == 1) {
+                    any_new = 1;
+                    if (pending_props) check_props(succ_whole(s, t, (int)succ_lab[j], whole), nstates - 1, (int)succ_lab[j]);
+                }
             }
             if (strcmp(stopped, "none") != 0) break;
             if (timeout > 0 && (expanded & 255) == 0 && now() - t0 > timeout) { stopped = "timeout"; break; }

@@ -80,12 +80,14 @@ static uint64_t lv_bytes(void) {
 static void lv_graph(uint64_t limit, double timeout, double t0) {
     int64_t s[CC_NSLOTS];
     lv_off[0] = 0;
+    uint64_t pw[sizeof(scratch_words) / 8];
     for (uint32_t idx = 0; idx < nstates; idx++) {
-        unpack_state(idx, s);
+        load_words(idx, pw);
+        unpack_words(pw, s);
         int n = cc_expand(s, succ_buf, succ_lab);
         expanded++;
         transitions += (uint64_t)n;
-        if (!pack_batch(n)) break;
+        if (!pack_batch(n, idx, pw)) break;
         if (lv_nedges + (uint64_t)n > lv_ecap || lv_bytes() + (uint64_t)n * 14 > max_memory) {
             stopped = "max_memory";
             break;

@@ -34,6 +34,7 @@
 struct __attribute__((aligned(64))) th_worker {  /* a thread's own cache lines */
     pthread_t th;
     int64_t s[CC_NSLOTS];
+    int64_t whole[CC_NSLOTS];  /* a successor made whole (runtime.c succ_whole) */
     int64_t *succ;     /* (CC_NSTEPS + 1) successors */
     uint32_t *lab;
     uint64_t *pk;      /* the successors packed */
@@ -138,7 +139,9 @@ static void th_check_props(struct th_worker *w, const int64_t *v, uint32_t at, i
 static int th_expand(struct th_worker *w, uint32_t r) {
     uint32_t idx = th_order[r], bfs = th_ls + r;
     int64_t *s = w->s;
-    unpack_state(idx, s);
+    uint64_t pw0[sizeof(scratch_words) / 8];
+    load_words(idx, pw0);
+    unpack_active(pw0, s);
     cc_cur = bfs;
     int n = cc_expand(s, w->succ, w->lab);
     cc_bookkeeping(bfs, idx, s, w->succ, n, &w->dl, r);
@@ -147,7 +150,7 @@ static int th_expand(struct th_worker *w, uint32_t r) {
     for (int j = 0; j < n; j++) {
         const int64_t *t = w->succ + (size_t)j * CC_NSLOTS;
         uint64_t *pw = w->pk + (size_t)j * L_words;
-        int bad = pack(t, pw);
+        int bad = pack_succ(pw0, t, (int)w->lab[j], pw);
         if (bad) {
             w->widen_slot = bad - 1;
             w->widen_val = t[bad - 1];
@@ -160,7 +163,7 @@ static int th_expand(struct th_worker *w, uint32_t r) {
     for (int j = 0; j < n; j++) {
         uint32_t at;
         if (th_insert(w, w->pk + (size_t)j * L_words, w->pkh[j], ((uint64_t)r << 16) | w->lab[j], &at))
-            th_check_props(w, w->succ + (size_t)j * CC_NSLOTS, at, (int)w->lab[j]);
+            th_check_props(w, succ_whole(s, w->succ + (size_t)j * CC_NSLOTS, (int)w->lab[j], w->whole), at, (int)w->lab[j]);
     }
     return 1;
 }
@@ -230,13 +233,47 @@ static uint64_t th_capacity(void) {
     return cap;
 }
 
+/* runtime.c tab_grow on the threads: each moves a range of the old table's entries into the new one, taking
+   an empty entry with a compare-and-swap (the entries are distinct: where they land is all that races). */
+static uint64_t *th_grow_new;
+static size_t th_grow_size;
+
+static void *th_grow_part(void *arg) {
+    size_t t = (size_t)(intptr_t)arg, lo = tab_size / TH_n * t, hi = t + 1 == (size_t)TH_n ? tab_size : tab_size / TH_n * (t + 1);
+    size_t mask = th_grow_size - 1;
+    for (size_t k = lo; k < hi; k++) {
+        uint64_t e = tab[k];
+        if (!e) continue;
+        for (size_t h = TAB_POS(e, mask);; h = (h + 1) & mask) {
+            uint64_t want = 0;
+            if (__atomic_compare_exchange_n(&th_grow_new[h], &want, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) break;
+        }
+    }
+    return NULL;
+}
+
+static void th_tab_grow(size_t size) {
+    th_grow_new = tab_alloc(size);
+    th_grow_size = size;
+    pthread_t th[256];
+    int n = 1;
+    for (; n < TH_n; n++)
+        if (pthread_create(&th[n], NULL, th_grow_part, (void *)(intptr_t)n) != 0) break;
+    for (int t = n; t < TH_n; t++) th_grow_part((void *)(intptr_t)t);  /* (a thread not started: its part here) */
+    th_grow_part((void *)(intptr_t)0);
+    for (int t = 1; t < n; t++) pthread_join(th[t], NULL);
+    free(tab);
+    tab = th_grow_new;
+    tab_size = size;
+}
+
 /* The table grows (doubling) until a round can run; 0: memory does not allow it. */
 static int th_make_room(void) {
     while ((uint64_t)th_ncand + th_margin > th_capacity()) {
         uint64_t need = bytes_used() + th_bytes(th_ncand + th_margin) + (uint64_t)tab_size * 2 * sizeof(uint64_t);
         uint64_t tab_cap = (uint64_t)tab_size * 7 / 10;
         if ((uint64_t)th_le + th_ncand + th_margin <= tab_cap || need > max_memory) return 0;  /* not the table */
-        tab_grow(tab_size * 2);
+        th_tab_grow(tab_size * 2);
     }
     return 1;
 }
@@ -353,6 +390,7 @@ static void search_threaded(int nthreads, uint64_t limit, double timeout, double
             printf("result stopped=memory states=%u transitions=0 depth=0\n", nstates);
             exit(5);
         }
+        if (nstates) unpack_state(0, TH_w[t].s);  /* the slots unpack_active leaves alone */
     }
     /* per-level arrays, as address space: only what a level uses is touched */
     th_order = th_reserve_or_die(node_cap * sizeof(uint32_t));
