@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Claims proved for every CPU count: the spec's lemmas (--prover induction) vs inferred invariants (--prover infer).
 
-    python benchmarks/infer_every_n.py [--spec NAME] [--timeout S] [--out FILE]
+    python benchmarks/infer_every_n.py [--spec NAME] [--set NAME=V,...] [--timeout S] [--out FILE]
 
 For each built-in spec with a prove sweep, each point of the sweep: the claims
 (invariants expected to hold, lemmas not counted) proved by the induction with
 the spec's lemmas, and by the induction with the lemmas left out and inferred
 invariants in their place; seconds for each; how many candidates were
 generalised and kept. A point the any-N encoding cannot take is proved per N
-with the lemmas in both columns (said so). Measured, never asserted in tests.
+with the lemmas in both columns (said so). ``--set`` narrows the sweep as
+``verify --set`` does (one point of a long sweep at a time, several at once on
+several cores). Measured, never asserted in tests.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ import z3  # noqa: E402
 from checker.language.model import info  # noqa: E402
 from checker.loader import resolve  # noqa: E402
 from checker.prove import prove_checks  # noqa: E402
+from checker.verify import own_sets, parse_set  # noqa: E402
 
 SPECS = ("percpu_eager", "rss_split", "vmstat", "percpu_counter_tree")
 
@@ -45,12 +48,12 @@ def _claims(cls: type, checks: list) -> dict[tuple, dict[str, str]]:
     return out
 
 
-def run(name: str, timeout: float, emit) -> None:
+def run(name: str, timeout: float, emit, sets: dict[str, tuple] | None = None) -> None:
     cls = resolve([name])[0]
     t0 = time.perf_counter()
-    with_lemmas = prove_checks(cls, {}, smt_timeout=timeout)
+    with_lemmas = prove_checks(cls, sets or {}, smt_timeout=timeout)
     t1 = time.perf_counter()
-    inferred = prove_checks(cls, {}, smt_timeout=timeout, infer=True)
+    inferred = prove_checks(cls, sets or {}, smt_timeout=timeout, infer=True)
     t2 = time.perf_counter()
     a, b = _claims(cls, with_lemmas), _claims(cls, inferred)
     kept = {tuple(sorted((k, str(v)) for k, v in c.params.items())): (c.extra.get("inferred"), c.extra.get("candidates"),
@@ -78,6 +81,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--spec")
     ap.add_argument("--timeout", type=float, default=20.0)
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=V,...",
+                    help="narrow the prove sweep, as verify --set (values as the spec names them)")
     ap.add_argument("--out")
     args = ap.parse_args()
     out = open(args.out, "a") if args.out else None
@@ -93,7 +98,9 @@ def main() -> None:
     for name in SPECS:
         if args.spec and name != args.spec:
             continue
-        run(name, args.timeout, emit)
+        cls = resolve([name])[0]
+        sets = own_sets(cls, parse_set(args.set)) if args.set else None
+        run(name, args.timeout, emit, sets)
 
 
 if __name__ == "__main__":
