@@ -427,10 +427,6 @@ static int store(const int64_t *v, uint32_t par, int lab, uint64_t limit) {
     return store_packed(scratch_words, hash_words(scratch_words), par, lab, limit);
 }
 
-/* A successor by `step` of the state whose packed words are pw, packed into w: as pack(), 0 when it fits,
-   else 1 + the first slot that does not. With no canonical form (no symmetry) a successor is its parent
-   but for the slots its step writes (cc_step_wslots): those alone are packed into the parent's words,
-   where pack() visits every slot (most of the search's work on a wide state). pw NULL: pack(). */
 /* The successor t by `step` of s, whole: t itself when steps write whole successors, else s with the
    slots the step wrote taken from t, in buf. */
 static inline const int64_t *succ_whole(const int64_t *s, const int64_t *t, int step, int64_t *buf) {
@@ -440,6 +436,10 @@ static inline const int64_t *succ_whole(const int64_t *s, const int64_t *t, int 
     return buf;
 }
 
+/* A successor by `step` of the state whose packed words are pw, packed into w: as pack(), 0 when it fits,
+   else 1 + the first slot that does not. With no canonical form (no symmetry) a successor is its parent
+   but for the slots its step writes (cc_step_wslots): those alone are packed into the parent's words,
+   where pack() visits every slot (most of the search's work on a wide state). pw NULL: pack(). */
 static inline int pack_succ(const uint64_t *pw, const int64_t *t, int step, uint64_t *w) {
 #ifdef CC_NO_CANONICAL
     if (pw) {
