@@ -439,32 +439,30 @@ static inline const int64_t *succ_whole(const int64_t *s, const int64_t *t, int 
 /* A successor by `step` of the state whose packed words are pw, packed into w: as pack(), 0 when it fits,
    else 1 + the first slot that does not. With no canonical form (no symmetry) a successor is its parent
    but for the slots its step writes (cc_step_wslots): those alone are packed into the parent's words,
-   where pack() visits every slot (most of the search's work on a wide state). pw NULL: pack(). */
+   where pack() visits every slot (most of the search's work on a wide state). */
 static inline int pack_succ(const uint64_t *pw, const int64_t *t, int step, uint64_t *w) {
 #ifdef CC_NO_CANONICAL
-    if (pw) {
-        for (int q = 0; q < L_words; q++) w[q] = pw[q];
-        for (int k = cc_step_wfirst[step]; k < cc_step_wfirst[step + 1]; k++) {
-            int i = cc_step_wslots[k], b = L_w[i];
-            uint64_t u = (uint64_t)t[i] - (uint64_t)L_lo[i];
-            if (b < 64 && (u >> b)) return i + 1;
-            if (b == 0) continue;
-            uint64_t m = b == 64 ? ~UINT64_C(0) : (UINT64_C(1) << b) - 1;
-            int q = L_off[i] >> 6, r = L_off[i] & 63;
-            w[q] = (w[q] & ~(m << r)) | (u << r);
-            if (r + b > 64) w[q + 1] = (w[q + 1] & ~(m >> (64 - r))) | (u >> (64 - r));
-        }
-        return 0;
+    for (int q = 0; q < L_words; q++) w[q] = pw[q];
+    for (int k = cc_step_wfirst[step]; k < cc_step_wfirst[step + 1]; k++) {
+        int i = cc_step_wslots[k], b = L_w[i];
+        uint64_t u = (uint64_t)t[i] - (uint64_t)L_lo[i];
+        if (b < 64 && (u >> b)) return i + 1;
+        if (b == 0) continue;
+        uint64_t m = b == 64 ? ~UINT64_C(0) : (UINT64_C(1) << b) - 1;
+        int q = L_off[i] >> 6, r = L_off[i] & 63;
+        w[q] = (w[q] & ~(m << r)) | (u << r);
+        if (r + b > 64) w[q + 1] = (w[q + 1] & ~(m >> (64 - r))) | (u >> (64 - r));
     }
+    return 0;
 #else
     (void)pw; (void)step;
-#endif
     return pack(t, w);
+#endif
 }
 
 /* The successors of one state, packed and hashed first with their table slots prefetched, so the
    cache misses of the probes overlap; then stored in order (the order decides parents and labels).
-   pw: the parent's packed words, the parent's index par (reloaded after a widening); NULL: packed whole. */
+   pw: the parent's packed words, par its index (the words are reloaded after a widening). */
 static uint64_t pk_buf[(CC_NSTEPS + 1) * (CC_NSLOTS + 1)];
 static uint64_t pk_hash[CC_NSTEPS + 1];
 
@@ -476,7 +474,7 @@ again:
         int bad = pack_succ(pw, t, (int)succ_lab[j], w);
         if (bad) {
             if (!widen(bad - 1, t[bad - 1])) { stopped = "max_memory"; return 0; }
-            if (pw) load_words(par, pw);  /* repacked by the widening */
+            load_words(par, pw);  /* repacked by the widening */
             goto again;  /* the layout changed: the states packed so far are repacked */
         }
         pk_hash[j] = hash_words(w);
