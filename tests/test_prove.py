@@ -2,6 +2,7 @@
 """The Z3 backend: proofs for every CPU count, witnesses by construction,
 counterexamples to induction, SMT-LIB files, solver limits."""
 import json
+import re
 import shutil
 import subprocess
 
@@ -77,8 +78,9 @@ def test_a_step_that_breaks_an_invariant_gives_a_one_step_cti():
     assert c.verdict == "inconclusive" and c.reason == "not_inductive"
     step = c.trace[0]
     assert step.action == "percpu_counter_add_batch_b_L17_atomic_ret" and any(k.startswith("local[") for k in step.changes)
-    # values as the explorer's traces print them: enum names, `-` for no CPU
-    assert "adders_pc[0]=idle" in c.trace_text[1] and "lock=-" in c.trace_text[1]
+    # values as the explorer's traces print them: enum names, `-` for no CPU or `cpuN` (whichever state Z3 picks)
+    before = c.trace_text[1]
+    assert re.search(r"\badders_pc\[0\]=[a-z_]+[,\s]", before) and re.search(r"\block=(-|cpu\d+),", before)
 
 
 def test_an_invariant_false_initially_is_violated_not_inconclusive():

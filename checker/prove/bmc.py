@@ -15,7 +15,7 @@ import z3
 
 import checker.interrupts as interrupts
 from checker.prove.encoding import PerN
-from checker.prove.solver import Solver, unknown_reason
+from checker.prove.solver import Solver, canonical_model, lia_logic, unknown_reason
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Outcome, Step, flatten
 from checker.symbolic.term import to_z3_num
 from checker.language.compile import Model
@@ -62,6 +62,10 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, Outcome], bool,
                               {k2: v for k2, v in after.items() if before[k2] != v}))
         return steps
 
+    def shown() -> z3.ModelRef:
+        """The last query's model, as its text alone gives it: a trace the report shows."""
+        return canonical_model(z, solver.timeout, lia_logic(model.info.c_words))
+
     def ask(extra: list[Any]) -> z3.CheckSatResult:
         # A fresh solver per query rather than push/pop: Z3 then preprocesses
         # the whole unrolling (solving away the per-step state equations),
@@ -105,15 +109,17 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, Outcome], bool,
                 if r == z3.sat:
                     p = open_props[name]
                     verdict = HOLDS if p.kind == "sometimes" else VIOLATED
-                    out[name] = Outcome(name, p.kind, verdict, None, trace(z.model(), d),
-                                        enc.describe(z.model(), states[0]) if model.uninit_any else None)
+                    m = shown()
+                    out[name] = Outcome(name, p.kind, verdict, None, trace(m, d),
+                                        enc.describe(m, states[0]) if model.uninit_any else None)
                 del open_props[name]
         if dl_open:
             enabled = z3.Or([enc.fire(tr, cur)[0] for tr in trs]) if trs else z3.BoolVal(False)
             r = ask([z3.Not(enabled), z3.Not(enc.terminal(cur))])
             if r == z3.sat:
-                out[DEADLOCK] = Outcome(DEADLOCK, "deadlock", VIOLATED, None, trace(z.model(), d),
-                                        enc.describe(z.model(), states[0]) if model.uninit_any else None)
+                m = shown()
+                out[DEADLOCK] = Outcome(DEADLOCK, "deadlock", VIOLATED, None, trace(m, d),
+                                        enc.describe(m, states[0]) if model.uninit_any else None)
                 dl_open = False
     # Exhausted? No run of k + 1 steps means every reachable state was seen.
     nxt = enc.fresh(f"@{k + 1}")

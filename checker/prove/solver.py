@@ -56,9 +56,9 @@ def _limit(obj: Any, timeout: float | None) -> Any:
     return obj
 
 
-def seeded(timeout: float | None, logic: str | None = None) -> z3.Solver:
+def seeded(timeout: float | None, logic: str | None = None, ctx: z3.Context | None = None) -> z3.Solver:
     """A Z3 solver with the fixed seed and ``timeout``'s resource limit (``logic``: ``SolverFor``'s)."""
-    s = z3.SolverFor(logic) if logic else z3.Solver()
+    s = z3.SolverFor(logic, ctx=ctx) if logic else z3.Solver(ctx=ctx)
     s.set("random_seed", 0)  # same input, same answer, same counterexample
     return _limit(s, timeout)
 
@@ -74,6 +74,27 @@ def limit_spacer(fp: z3.Fixedpoint, timeout: float | None) -> z3.Fixedpoint:
     """Spacer's seed and ``timeout``'s resource limit on ``fp``."""
     fp.set("spacer.random_seed", 0)
     return _limit(fp, timeout)
+
+
+def lia_logic(bitvectors: bool) -> str | None:
+    """``fresh_lia``'s logic: QF_LIA, or Z3's general solver for a spec with C's bit operators."""
+    return None if bitvectors else "QF_LIA"
+
+
+def canonical_model(s: z3.Solver, timeout: float | None, logic: str | None = None) -> z3.ModelRef:
+    """A model of ``s``'s (satisfiable) assertions that depends on their text alone: the one a fresh Z3
+    context finds from their SMT-LIB, translated back. Which model Z3 picks in the shared context depends on
+    what the process built there before (term ids, fresh names), so a counterexample taken from it would
+    change with the checks that ran earlier in the same process (another pytest worker's order, another
+    ``--workers`` schedule). Only a query with a model to show pays for the second solve; if the fresh
+    context does not answer sat within the limit, ``s``'s own model is the one shown."""
+    text = z3.Solver()  # (``s.sexpr()`` after a check also prints the model found: only the assertions)
+    text.add(s.assertions())
+    fresh = seeded(timeout, logic, z3.Context())
+    fresh.from_string(text.sexpr())
+    if fresh.check() == z3.sat:
+        return fresh.model().translate(z3.main_ctx())
+    return s.model()
 
 
 def wall_guard(timeout: float) -> float:
@@ -119,7 +140,7 @@ class Solver:
         """A non-incremental solver for one query over linear integer arithmetic; with
         ``bitvectors`` (a spec with C's bit operators: int2bv and bv2int terms) Z3's general
         solver, since the QF_LIA configuration does not take bit-vector terms."""
-        return seeded(self.timeout, None if bitvectors else "QF_LIA")
+        return seeded(self.timeout, lia_logic(bitvectors))
 
     def obligation(self, name: str, hyps: list[Any], goal: Any) -> Answer:
         """Does ``hyps => goal`` hold? ``name`` labels an emitted file."""
@@ -145,7 +166,8 @@ class Solver:
         if r == z3.unsat:
             return Answer("unsat", seconds=dt)
         if r == z3.sat:
-            return Answer("sat", s.model(), seconds=dt)
+            # The obligation's counterexample is shown: taken from the query's text alone (canonical_model).
+            return Answer("sat", canonical_model(s, self.timeout) if expect == "unsat" else s.model(), seconds=dt)
         return Answer("unknown", reason=unknown_reason(s.reason_unknown(), dt, self.timeout), seconds=dt)
 
     def _emit(self, s: z3.Solver, name: str, expect: str | None, got: str) -> None:
