@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import z3
 
-from checker.export.terms import Kids, MemoPrinter, shared
+from checker.export.terms import Kids, MemoPrinter, ast_id, op_kind, shared
 
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
@@ -38,22 +38,28 @@ _BVCMP = {z3.Z3_OP_SLT: "<", z3.Z3_OP_SLEQ: "<=", z3.Z3_OP_SGT: ">", z3.Z3_OP_SG
 
 
 def is_wide(terms: list[z3.ExprRef], kids: Kids) -> bool:
-    """Whether a constant in ``terms`` lies beyond int64: then they are computed in __int128."""
-    seen: set[int] = set()
-    todo = list(terms)
+    """Whether a constant in ``terms`` lies beyond int64: then they are computed in __int128. Each
+    subterm's answer is kept in ``kids.wide`` (a sweep's steps share most of their subterms)."""
+    memo = kids.wide
+    todo = [(t, False) for t in terms]
     while todo:
-        t = todo.pop()
-        if t.get_id() in seen:
+        t, below_done = todo.pop()
+        key = ast_id(t)
+        if key in memo:
             continue
-        seen.add(t.get_id())
-        if z3.is_int_value(t):
-            v = t.as_long()
-            if not INT64_MIN <= v <= INT64_MAX:
+        below = kids(t)
+        if not below_done:
+            if op_kind(t) == z3.Z3_OP_ANUM and z3.is_int_value(t):
+                v = t.as_long()
                 if not INT128_MIN <= v <= INT128_MAX:
                     raise Untranslatable(f"the constant {v} (beyond 128 bits)")
-                return True
-        todo.extend(kids(t))
-    return False
+                memo[key] = not INT64_MIN <= v <= INT64_MAX
+                continue
+            todo.append((t, True))
+            todo.extend((c, False) for c in below if ast_id(c) not in memo)
+        else:
+            memo[key] = any(memo[ast_id(c)] for c in below)
+    return any(memo[ast_id(t)] for t in terms)
 
 
 class CPrinter(MemoPrinter):
@@ -73,7 +79,7 @@ class CPrinter(MemoPrinter):
         for i, sub in enumerate(shared(terms, self.kids)):
             name = f"{prefix}{i}"
             out.append(f"const {'uint64_t' if z3.is_bv(sub) else ctype} {name} = {self(sub)};")
-            self.aliases[sub.get_id()] = name
+            self.aliases[ast_id(sub)] = name
         return out
 
     def _num(self, v: int) -> str:
@@ -87,13 +93,13 @@ class CPrinter(MemoPrinter):
         return "INT64_MIN" if v == INT64_MIN else f"INT64_C({v})"
 
     def _node(self, t: z3.ExprRef) -> str:
-        if z3.is_int_value(t):
+        k = op_kind(t)
+        if k == z3.Z3_OP_ANUM and z3.is_int_value(t):
             return self._num(t.as_long())
-        if z3.is_true(t):
+        if k == z3.Z3_OP_TRUE:
             return "1"
-        if z3.is_false(t):
+        if k == z3.Z3_OP_FALSE:
             return "0"
-        k = t.decl().kind()
         kids = self.kids(t)
         p = self
         if k == z3.Z3_OP_UNINTERPRETED and not kids:

@@ -35,15 +35,37 @@ _COMPARE = {
 }
 
 
+def ast_id(t: z3.ExprRef) -> int:
+    """``t.get_id()``, kept on the Python object: each is a ctypes call, and the printers ask the same
+    objects (those ``Kids`` hands out) millions of times over a sweep."""
+    try:
+        return t._cc_id
+    except AttributeError:
+        t._cc_id = i = t.get_id()
+        return i
+
+
+def op_kind(t: z3.ExprRef) -> int:
+    """``t.decl().kind()``, kept on the Python object as ``ast_id`` is: ``Z3_OP_ANUM`` for a number,
+    ``Z3_OP_TRUE`` and ``Z3_OP_FALSE`` for the constants, the operator otherwise."""
+    try:
+        return t._cc_kind
+    except AttributeError:
+        t._cc_kind = k = t.decl().kind()
+        return k
+
+
 class Kids:
     """Each term's children, computed once: z3's ``children()`` is slow, and the exporter walks the
     same shared subterms for every step (the term is kept with them, so its id stays its own)."""
 
     def __init__(self) -> None:
         self._known: dict[int, tuple[z3.ExprRef, list[z3.ExprRef]]] = {}
+        #: Per AST id, whether a constant below it lies beyond int64 (``checker.compiled.cterms.is_wide``).
+        self.wide: dict[int, bool] = {}
 
     def __call__(self, t: z3.ExprRef) -> list[z3.ExprRef]:
-        key = t.get_id()
+        key = ast_id(t)
         hit = self._known.get(key)
         if hit is None:
             hit = self._known[key] = (t, t.children())
@@ -61,7 +83,7 @@ class MemoPrinter:
         self._memo: dict[int, tuple[z3.ExprRef, str]] = {}
 
     def __call__(self, t: z3.ExprRef) -> str:
-        key = t.get_id()
+        key = ast_id(t)
         alias = self.aliases.get(key)
         if alias is not None:
             return alias
@@ -92,7 +114,7 @@ class Printer(MemoPrinter):
             return "true"
         if z3.is_false(t):
             return "false"
-        k = t.decl().kind()
+        k = op_kind(t)
         kids = self.kids(t)
         p: Callable[[z3.ExprRef], str] = self
         if k == z3.Z3_OP_UNINTERPRETED and not kids:
@@ -247,11 +269,12 @@ def symbols(term: z3.ExprRef, kids: Kids) -> set[str]:
     todo = [term]
     while todo:
         t = todo.pop()
-        if t.get_id() in seen:
+        key = ast_id(t)
+        if key in seen:
             continue
-        seen.add(t.get_id())
+        seen.add(key)
         below = kids(t)
-        if not below and t.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+        if not below and op_kind(t) == z3.Z3_OP_UNINTERPRETED:
             out.add(t.decl().name())
         todo.extend(below)
     return out
@@ -268,7 +291,7 @@ def shared(terms: list[z3.ExprRef], kids: Kids) -> list[z3.ExprRef]:
         stack = [(t, False)]
         while stack:
             node, done = stack.pop()
-            key = node.get_id()
+            key = ast_id(node)
             if done:
                 order.append(node)
                 continue
@@ -283,4 +306,4 @@ def shared(terms: list[z3.ExprRef], kids: Kids) -> list[z3.ExprRef]:
         visit(t)
     # bv2int stays inside its term: z3 writes a signed one as If(v < 0, bv2int(v) - 2^n, bv2int(v)),
     # which the printer recognises whole (a hoisted 32-bit bv2int alone would be an unsigned reading).
-    return [n for n in order if uses[n.get_id()] > 1 and kids(n) and n.decl().kind() != z3.Z3_OP_BV2INT]
+    return [n for n in order if uses[ast_id(n)] > 1 and kids(n) and op_kind(n) != z3.Z3_OP_BV2INT]
