@@ -266,6 +266,8 @@ class Scheduler:
         self._state: Any = None
         self._runnable: dict[int, bool] = {}
         self._sleeps: dict[int, bool] = {}
+        self._sym_state: Any = None
+        self._sym: dict[tuple, Any] = {}
 
     # -- what the scheduler asks of a task --------------------------------------------------
     def atomic(self, s: tuple, t: int) -> bool:
@@ -398,21 +400,39 @@ class Scheduler:
         conds += [s[pos] == u for pos, raw in self.locks if raw or not self.rt]
         return Or(*conds) if conds else False
 
+    def _of_task(self, s: tuple, what: str, u: int) -> Any:
+        """``_guards(s, u)`` (``what`` "runs"), ``_guards(s, u, sleeping=True)`` ("sleeps"), the same
+        with ``u`` running on its CPU ("runs_on_its_cpu") or ``_atomic_sym(s, u)`` ("atomic") for the
+        symbolic state ``s``, built once: a lowering asks them of the same state at every CPU's and task's
+        scheduler step, and each runs every step of ``u``."""
+        if self._sym_state is not s:
+            self._sym_state, self._sym = s, {}
+        key = (what, u)
+        if key not in self._sym:
+            if what == "atomic":
+                self._sym[key] = self._atomic_sym(s, u)
+            elif what == "runs_on_its_cpu":
+                self._sym[key] = self._guards(self._with_curr(s, s[self.p_cpu][u], u), u)
+            else:
+                self._sym[key] = self._guards(s, u, sleeping=what == "sleeps")
+        return self._sym[key]
+
     def _schedule_sym(self, s: tuple, c: int, to: int) -> Any:
         on, curr = s[self.p_cpu], s[self.p_curr]
         t = curr[c]
         others = [u for u in self.tasks if u != to]
-        goes_on = Or(*[And(t == u, self._guards(s, u)) for u in others]) if others else False
-        atomic = Or(*[And(t == u, self._atomic_sym(s, u)) for u in others]) if others else False
+        goes_on = Or(*[And(t == u, self._of_task(s, "runs", u)) for u in others]) if others else False
+        atomic = Or(*[And(t == u, self._of_task(s, "atomic", u)) for u in others]) if others else False
         if self.kind == PREEMPT.none:
             here: Any = False
         elif self.kind == PREEMPT.voluntary:
-            here = Or(*[And(t == u, self._guards(s, u, sleeping=True)) for u in others]) if others else False
+            here = Or(*[And(t == u, self._of_task(s, "sleeps", u)) for u in others]) if others else False
         else:
             here = True
         n = s[self.p_pre]
         within = True if self.K < 0 else n < self.K
-        guard = And(on[to] == c, t != to, self._guards(self._with_curr(s, c, to), to),
+        # (with on[to] == c, running ``to`` on c is running it on its CPU: one term per task, not per CPU)
+        guard = And(on[to] == c, t != to, self._of_task(s, "runs_on_its_cpu", to),
                     Or(t == NOBODY, And(Not(atomic), Or(Not(goes_on), And(here, within)))))
         counted = And(t != NOBODY, goes_on)
         return when(guard, curr={c: to}, **({PREEMPTED: If(counted, n + 1, n)} if self.K >= 0 else {}))
@@ -427,10 +447,10 @@ class Scheduler:
         if self.kind == PREEMPT.none:
             here: Any = Not(running)
         elif self.kind == PREEMPT.voluntary:
-            here = Or(Not(running), self._guards(s, t, sleeping=True))
+            here = Or(Not(running), self._of_task(s, "sleeps", t))
         else:
             here = True
-        conds = [c != dest, Not(self._atomic_sym(s, t)), here, self._guards(self._with_curr(s, c, t), t)]
+        conds = [c != dest, Not(self._of_task(s, "atomic", t)), here, self._of_task(s, "runs_on_its_cpu", t)]
         conds += [s[pos][t] == 0 for pos in self.t_migrate]
         if self.rt:
             conds += [s[pos] != t for pos, _raw in self.locks]
