@@ -32,6 +32,7 @@ import signal
 import socket
 import sys
 import threading
+import weakref
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -124,6 +125,15 @@ def _in_child() -> None:
 
 
 _z3_interrupted = False
+#: Z3 contexts besides the main one that a query may be running in (``track``).
+_contexts: "weakref.WeakSet[object]" = weakref.WeakSet()
+
+
+def track(ctx: object) -> object:
+    """Interrupt ``ctx`` too (a fresh Z3 context a query runs in, ``checker.prove.solver.fresh_context``)
+    while it lives; returns it."""
+    _contexts.add(ctx)
+    return ctx
 
 
 def _interrupt_z3() -> None:
@@ -131,6 +141,8 @@ def _interrupt_z3() -> None:
     z3 = sys.modules.get("z3")
     if z3 is not None and not _shielded:  # a finished run's reports ask nothing of Z3
         z3.main_ctx().interrupt()
+        for ctx in list(_contexts):  # (each is discarded after its query: none needs resuming)
+            ctx.interrupt()
         _z3_interrupted = True
 
 

@@ -34,7 +34,7 @@ from checker.prove.encoding import PerN
 from checker.prove.horn import HornSystem, flat, slot_names
 from checker.prove.houdini import candidates, houdini, symmetric_role
 from checker.prove.inductive import prove_invariants
-from checker.prove.solver import WALL_GUARD, Solver
+from checker.prove.solver import WALL_GUARD, Solver, fresh_context
 from checker.prove.vocabulary import Vocabulary
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Step
 
@@ -284,18 +284,22 @@ def _implied(model: Model, enc: PerN, known: z3.ExprRef, claims: list[PropertyIn
 def _simplify(f: z3.ExprRef, n: int, timeout: float | None) -> z3.ExprRef:
     """Fewer, plainer conjuncts: Z3's simplifier, then a contextual pass (kept only if it finishes).
     ``f`` is over ``Var(0)`` .. ``Var(n - 1)``, and so is the answer."""
-    slots = [z3.Int(f"%slot{i}") for i in range(n)]
-    g = z3.simplify(z3.substitute_vars(f, *slots))
+    # In a context of its own (fresh_context): the simplifier orders a sum's terms by their ids there, so
+    # the printed invariant depends on ``f`` alone, not on what the process built before.
+    ctx = fresh_context()
+    slots = [z3.Int(f"%slot{i}", ctx) for i in range(n)]
+    g = z3.simplify(z3.substitute_vars(f.translate(ctx), *slots))
     try:
         # Bounded by conflicts (the tactic takes no rlimit), so the printed invariant is the same under any
         # load; the wall-clock cap behind it only keeps a pathological formula from hanging the run.
-        tactic = z3.TryFor(z3.With(z3.Tactic("ctx-solver-simplify"), max_conflicts=SIMPLIFY_CONFLICTS),
+        tactic = z3.TryFor(z3.With(z3.Tactic("ctx-solver-simplify", ctx), max_conflicts=SIMPLIFY_CONFLICTS),
                            max(1, int((timeout or 60) * WALL_GUARD * 1000 / 4)))
-        goal = z3.Goal()
+        goal = z3.Goal(ctx=ctx)
         goal.add(g)
         r = tactic(goal)
         if len(r) == 1:
             g = z3.simplify(r[0].as_expr())
     except z3.Z3Exception:
         pass  # over its budget: the plain simplification is still correct
-    return z3.substitute(g, *[(x, z3.Var(i, z3.IntSort())) for i, x in enumerate(slots)])
+    g = z3.substitute(g, *[(x, z3.Var(i, z3.IntSort(ctx))) for i, x in enumerate(slots)])
+    return g.translate(z3.main_ctx())

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import z3
 
 import checker.interrupts as interrupts
 from checker.prove.encoding import PerN
-from checker.prove.solver import limit_spacer, unknown_reason
+from checker.prove.solver import fresh_context, limit_spacer, unknown_reason
 from checker.symbolic.term import to_z3_num
 
 
@@ -100,21 +101,29 @@ class HornSystem:
         """Is a state where ``bad`` holds reachable? ``bad`` is a formula over ``self.state``.
         ``known``: a formula over ``self.state`` already proved to hold in every reachable state;
         steps are taken only from states where it holds (the same reachable states, fewer to rule out)."""
-        fp = z3.Fixedpoint()
+        # In a context of its own (fresh_context): the invariant and the run Spacer finds then depend on the
+        # clauses alone, not on what the process asked Z3 before.
+        ctx = fresh_context()
+
+        def here(t: z3.AstRef) -> Any:
+            return t.translate(ctx)
+
+        reach = here(self.reach)
+        fp = z3.Fixedpoint(ctx=ctx)
         fp.set(engine="spacer")
         # One clause application per step, so a derivation's facts are the run's states.
         fp.set("xform.slice", False)
         fp.set("xform.inline_linear", False)
         fp.set("xform.inline_eager", False)
         limit_spacer(fp, timeout)  # the seed, and a resource limit: the same verdict under any load
-        err = z3.Function("bad_state", z3.BoolSort())
-        fp.register_relation(self.reach, err)
+        err = z3.Function("bad_state", z3.BoolSort(ctx))
+        fp.register_relation(reach, err)
         extra = [v for v in _constants([bad]) if not any(v.eq(w) for w in self.variables)]
-        fp.declare_var(*self.variables, *extra)
-        hint = [] if known is None else [known]
+        fp.declare_var(*[here(v) for v in self.variables + extra])
+        hint = [] if known is None else [here(known)]
         for head, body, name in self.rules:
-            fp.rule(head, body + (hint if name != "init" else []), name=name)
-        fp.rule(err(), [self.reach(*self.slots), bad, *hint], name="bad")
+            fp.rule(here(head), [here(b) for b in body] + (hint if name != "init" else []), name=name)
+        fp.rule(err(), [here(self.reach(*self.slots)), here(bad), *hint], name="bad")
         t0 = time.perf_counter()
         try:
             r = fp.query(err())
@@ -125,37 +134,38 @@ class HornSystem:
         interrupts.check()  # an interrupt a destructor swallowed still ends the run
         dt = time.perf_counter() - t0
         if r == z3.unsat:
-            return Answer("unsat", invariant=fp.get_cover_delta(-1, self.reach), seconds=dt)
+            return Answer("unsat", invariant=fp.get_cover_delta(-1, reach).translate(z3.main_ctx()), seconds=dt)
         if r == z3.sat:
-            return Answer("sat", states=self._run(fp.get_answer()), seconds=dt)
+            return Answer("sat", states=_run(fp.get_answer(), reach), seconds=dt)
         return Answer("unknown", reason=unknown_reason(fp.reason_unknown(), dt, timeout), seconds=dt)
 
-    def _run(self, proof: z3.ExprRef) -> list[tuple[int, ...]]:
-        """The ground ``reach`` facts of a derivation, from the initial state on (post-order: premises
-        before conclusions). A fact that is not ground ends the list early; the replay then fails."""
-        out: list[tuple[int, ...]] = []
-        seen: set[int] = set()
 
-        def visit(p: z3.ExprRef) -> None:
-            stack = [(p, False)]
-            while stack:
-                node, done = stack.pop()
-                if done:
-                    if z3.is_app(node) and node.decl().eq(self.reach):
-                        if all(z3.is_int_value(a) for a in node.children()):
-                            vals = tuple(a.as_long() for a in node.children())
-                            if not out or out[-1] != vals:
-                                out.append(vals)
-                    continue
-                if z3.is_app(node) and node.decl().eq(self.reach):  # a state: every occurrence counts
-                    stack.append((node, True))
-                    continue
-                if node.get_id() in seen:
-                    continue
-                seen.add(node.get_id())
-                if z3.is_app(node):
-                    for ch in reversed(node.children()):
-                        stack.append((ch, False))
+def _run(proof: z3.ExprRef, reach: z3.FuncDeclRef) -> list[tuple[int, ...]]:
+    """The ground ``reach`` facts of a derivation, from the initial state on (post-order: premises
+    before conclusions). A fact that is not ground ends the list early; the replay then fails."""
+    out: list[tuple[int, ...]] = []
+    seen: set[int] = set()
 
-        visit(proof)
-        return out
+    def visit(p: z3.ExprRef) -> None:
+        stack = [(p, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                if z3.is_app(node) and node.decl().eq(reach):
+                    if all(z3.is_int_value(a) for a in node.children()):
+                        vals = tuple(a.as_long() for a in node.children())
+                        if not out or out[-1] != vals:
+                            out.append(vals)
+                continue
+            if z3.is_app(node) and node.decl().eq(reach):  # a state: every occurrence counts
+                stack.append((node, True))
+                continue
+            if node.get_id() in seen:
+                continue
+            seen.add(node.get_id())
+            if z3.is_app(node):
+                for ch in reversed(node.children()):
+                    stack.append((ch, False))
+
+    visit(proof)
+    return out

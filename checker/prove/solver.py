@@ -17,6 +17,13 @@ stops a query, the reason says so (and the verdict is inconclusive, as
 for any limit). Every solver, optimiser and Spacer instance the prover
 makes comes from ``seeded``, ``seeded_optimize`` or ``limit_spacer``
 here, with the fixed random seed.
+
+The seed is not all: Z3's answers in its shared context also depend on the
+terms built there before (ids order its sums and its search). A model
+shown to the user (``canonical_model``), Spacer's runs and the simplifier
+of the invariants it prints therefore work in a context of their own
+(``fresh_context``), so that they are the same whatever ran earlier in the
+process (another pytest worker's order, another ``--workers`` schedule).
 """
 from __future__ import annotations
 
@@ -81,6 +88,14 @@ def lia_logic(bitvectors: bool) -> str | None:
     return None if bitvectors else "QF_LIA"
 
 
+def fresh_context() -> z3.Context:
+    """A Z3 context of its own for one query, which an interrupt reaches too. What Z3 answers in the shared
+    context depends on the terms the process built there before (their ids order its rewriter's sums and its
+    search): a model, an invariant Spacer finds, even a verdict at the resource limit would change with the
+    checks that ran earlier in the same process. Terms copied here (``translate``) get the same ids every time."""
+    return interrupts.track(z3.Context())
+
+
 def canonical_model(s: z3.Solver, timeout: float | None, logic: str | None = None) -> z3.ModelRef:
     """A model of ``s``'s (satisfiable) assertions that depends on their text alone: the one a fresh Z3
     context finds from their SMT-LIB, translated back. Which model Z3 picks in the shared context depends on
@@ -90,7 +105,7 @@ def canonical_model(s: z3.Solver, timeout: float | None, logic: str | None = Non
     context does not answer sat within the limit, ``s``'s own model is the one shown."""
     text = z3.Solver()  # (``s.sexpr()`` after a check also prints the model found: only the assertions)
     text.add(s.assertions())
-    fresh = seeded(timeout, logic, z3.Context())
+    fresh = seeded(timeout, logic, fresh_context())
     fresh.from_string(text.sexpr())
     if fresh.check() == z3.sat:
         return fresh.model().translate(z3.main_ctx())
