@@ -31,8 +31,9 @@ import hashlib
 import re
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import z3
 
@@ -134,9 +135,15 @@ def unknown_reason(reason: str | bytes | None, seconds: float | None = None, tim
 class Answer:
     """Z3's answer to one query: unsat (holds), sat (with a model) or unknown (with the reason)."""
     result: str  # "unsat" (the obligation holds), "sat" (a counterexample) or "unknown"
-    model: z3.ModelRef | None = None
+    #: The model of a sat answer, made when first asked (``canonical_model`` solves again: most callers
+    #: want only the result).
+    find_model: Callable[[], z3.ModelRef] | None = field(default=None, repr=False)
     reason: str | None = None
     seconds: float = 0.0
+
+    @cached_property
+    def model(self) -> z3.ModelRef | None:
+        return self.find_model() if self.find_model is not None else None
 
 
 @dataclass
@@ -182,7 +189,8 @@ class Solver:
             return Answer("unsat", seconds=dt)
         if r == z3.sat:
             # The obligation's counterexample is shown: taken from the query's text alone (canonical_model).
-            return Answer("sat", canonical_model(s, self.timeout) if expect == "unsat" else s.model(), seconds=dt)
+            return Answer("sat", (lambda: canonical_model(s, self.timeout)) if expect == "unsat" else s.model,
+                          seconds=dt)
         return Answer("unknown", reason=unknown_reason(s.reason_unknown(), dt, self.timeout), seconds=dt)
 
     def _emit(self, s: z3.Solver, name: str, expect: str | None, got: str) -> None:
