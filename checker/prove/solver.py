@@ -98,16 +98,12 @@ def fresh_context() -> z3.Context:
 
 
 def canonical_model(s: z3.Solver, timeout: float | None, logic: str | None = None) -> z3.ModelRef:
-    """A model of ``s``'s (satisfiable) assertions that depends on their text alone: the one a fresh Z3
-    context finds from their SMT-LIB, translated back. Which model Z3 picks in the shared context depends on
-    what the process built there before (term ids, fresh names), so a counterexample taken from it would
-    change with the checks that ran earlier in the same process (another pytest worker's order, another
-    ``--workers`` schedule). Only a query with a model to show pays for the second solve; if the fresh
-    context does not answer sat within the limit, ``s``'s own model is the one shown."""
-    text = z3.Solver()  # (``s.sexpr()`` after a check also prints the model found: only the assertions)
-    text.add(s.assertions())
-    fresh = seeded(timeout, logic, fresh_context())
-    fresh.from_string(text.sexpr())
+    """A model of ``s``'s (satisfiable) assertions that depends on them alone: the one found for their copy
+    in a fresh context (``fresh_context``), translated back. Only a query whose model is shown pays for the
+    second solve; if the copy is not answered sat within the limit, ``s``'s own model is the one shown."""
+    ctx = fresh_context()
+    fresh = seeded(timeout, logic, ctx)
+    fresh.add([a.translate(ctx) for a in s.assertions()])
     if fresh.check() == z3.sat:
         return fresh.model().translate(z3.main_ctx())
     return s.model()
