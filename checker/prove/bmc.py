@@ -63,7 +63,7 @@ def bmc(model: Model, k: int, solver: Solver) -> tuple[dict[str, Outcome], bool,
         return steps
 
     def shown() -> z3.ModelRef:
-        """The last query's model, as its text alone gives it: a trace the report shows."""
+        """The last query's model as its assertions alone give it (canonical_model): a trace the report shows."""
         return canonical_model(z, solver.timeout, lia_logic(model.info.c_words))
 
     def ask(extra: list[Any]) -> z3.CheckSatResult:

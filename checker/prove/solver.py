@@ -90,10 +90,8 @@ def lia_logic(bitvectors: bool) -> str | None:
 
 
 def fresh_context() -> z3.Context:
-    """A Z3 context of its own for one query, which an interrupt reaches too. What Z3 answers in the shared
-    context depends on the terms the process built there before (their ids order its rewriter's sums and its
-    search): a model, an invariant Spacer finds, even a verdict at the resource limit would change with the
-    checks that ran earlier in the same process. Terms copied here (``translate``) get the same ids every time."""
+    """A Z3 context of its own for one query, which an interrupt reaches too (why: this module's text).
+    Terms copied here (``translate``) get the same ids every time, whatever the shared context holds."""
     return interrupts.track(z3.Context())
 
 
@@ -184,7 +182,7 @@ class Solver:
         if r == z3.unsat:
             return Answer("unsat", seconds=dt)
         if r == z3.sat:
-            # The obligation's counterexample is shown: taken from the query's text alone (canonical_model).
+            # The obligation's counterexample is shown: taken from the query alone (canonical_model).
             return Answer("sat", (lambda: canonical_model(s, self.timeout)) if expect == "unsat" else s.model,
                           seconds=dt)
         return Answer("unknown", reason=unknown_reason(s.reason_unknown(), dt, self.timeout), seconds=dt)
