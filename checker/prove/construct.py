@@ -12,7 +12,7 @@ from typing import Any
 
 from checker.errors import SpecError
 from checker.result import Step
-from checker.language.compile import Model
+from checker.language.compile import Model, Row
 from checker.language.declare import DISABLED
 
 
@@ -29,6 +29,10 @@ def replay(model: Model, schedule_fn: Any) -> Replay:
     with ``block`` a sequence of ``(action, cpu, choices)`` run in order ``repeat`` times (one
     trace line, its actions joined by ``; ``)."""
     s = model.initial_states()[0]
+    # The slots are changed in place (per-CPU rows as ``Row``s) where the model's ``apply`` is the plain one;
+    # a model that rewrites updates (an Abstraction) builds a new state each step.
+    in_place = getattr(model.apply, "__func__", None) is Model.apply
+    vals = _thaw(model, s)
     actions = {a.info.name: a for a in model.actions}
     trace: list[Step] = []
     total = 0
@@ -46,16 +50,31 @@ def replay(model: Model, schedule_fn: Any) -> Replay:
                     raise SpecError(f"witness {schedule_fn.__name__} names the action {name!r}, which "
                                     f"{model.cls.__name__} does not have", file=model.info.file, line=model.info.line)
                 args = tuple(choices[a] for a in act.arg_names)
+                if in_place:
+                    s = model.state_cls(vals)
                 r = act.info.fn(s, cpu, *args) if cpu is not None else act.info.fn(s, *args)
                 if r is DISABLED or not r.guard:
                     raise SpecError(f"witness {schedule_fn.__name__}: step {total + 1} ({name} on cpu{cpu}, "
                                     f"repetition {n + 1} of {repeat}) is not enabled at {model.params}",
                                     file=model.info.file, line=model.info.line)
-                s = model.apply(s, r.updates, act)
+                if in_place:
+                    model.apply_in_place(vals, r.updates, act)
+                else:
+                    s = model.apply(s, r.updates, act)
                 total += 1
+        if in_place:
+            s = _freeze(model, vals)
         name = "; ".join(b[0] for b in block)
         cpus = {b[1] for b in block}
         cpu = next(iter(cpus)) if len(cpus) == 1 else None
         choices = {k: v for b in block for k, v in b[2].items()}
         trace.append(Step(cpu, model.role_of(cpu), name, choices, model.changes(start, s), repeat))
     return Replay(s, total, trace)
+
+
+def _thaw(model: Model, s: tuple) -> list:
+    return [Row(v) if n in model.tupled else v for n, v in zip(model.var_names, s)]
+
+
+def _freeze(model: Model, vals: list) -> tuple:
+    return model.state_cls(tuple(v) if v.__class__ is Row else v for v in vals)
