@@ -14,6 +14,7 @@ is still proved again by induction before anything is reported.
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import z3
 
@@ -44,13 +45,14 @@ def candidates(small: Model, inv: z3.ExprRef, large: Model, role: str) -> list[z
     seen: set[int] = set()
     placements = itertools.islice(itertools.permutations(l_cpus, len(s_cpus)), MAX_PLACEMENTS)
     def total(base: str) -> z3.ArithRef:
-        return z3.Sum([z3.Int(f"%l{l_index[f'{base}[{c}]']}") for c in l_cpus])
+        return z3.Sum([_slot(l_index[f'{base}[{c}]']) for c in l_cpus])
 
     # From one CPU, a fact about its slot may be one about the sum over all of them (conservation:
     # count + local[0] == E becomes count + local[0] + local[1] == E): each subset of the conjunct's
     # per-CPU variables summed, the rest placed; Houdini keeps what is true.
     summable = sorted(v for v in role_vars if not isinstance(small.vars[v].type, CpuIdType)) \
         if len(s_cpus) == 1 else []
+    plain: dict[int, tuple[bool, set[int]]] = {}  # per conjunct: no CPU id compared with a number, its slots
     for place in placements:
         cpu_map = dict(zip(s_cpus, place))
         slot_map: list[z3.ExprRef | None] = []
@@ -61,7 +63,7 @@ def candidates(small: Model, inv: z3.ExprRef, large: Model, role: str) -> list[z
                 target = f"{base}[{cpu_map.get(c, c)}]"
             else:
                 target = n
-            slot_map.append(z3.Int(f"%l{l_index[target]}") if target in l_index else None)
+            slot_map.append(_slot(l_index[target]) if target in l_index else None)
         for c in conj:
             used = sorted({s_names[i].partition("[")[0] for i in _vars(c)} & set(summable))
             for k in range(0, min(len(used), 3) + 1):
@@ -71,7 +73,7 @@ def candidates(small: Model, inv: z3.ExprRef, large: Model, role: str) -> list[z
                         if n.partition("[")[0] in summed:
                             m[i] = total(n.partition("[")[0])
                     for form in _forms(c, cpu_slots, s_cpus) if len(s_cpus) == 1 else (c,):
-                        g = _rename(form, m, cpu_slots, cpu_map)
+                        g = _renamed(form, m, cpu_slots, cpu_map, plain)
                         if g is not None and g.get_id() not in seen:
                             seen.add(g.get_id())
                             out.append(g)
@@ -92,9 +94,39 @@ def candidates(small: Model, inv: z3.ExprRef, large: Model, role: str) -> list[z
                         if g.get_id() not in seen:
                             seen.add(g.get_id())
                             out.append(g)
-    n = len(l_index)
-    back = [(z3.Int(f"%l{i}"), z3.Var(i, z3.IntSort())) for i in range(n)]
-    return [z3.substitute(g, *back) for g in out]
+    return out
+
+
+def _slot(i: int) -> z3.ArithRef:
+    """The large point's slot ``i`` (``Var(i)``; a renaming substitutes every slot at once, so a slot of the
+    small point is never renamed twice)."""
+    return z3.Var(i, z3.IntSort())
+
+
+def _renamed(e: z3.ExprRef, slots: list, cpu_slots: set[int], cpu_map: dict[int, int],
+             plain: dict[int, tuple[bool, set[int]]]) -> z3.ExprRef | None:
+    """``_rename``; a term that compares no CPU-id slot with a number is renamed by Z3 in one call."""
+    key = e.get_id()
+    if key not in plain:
+        plain[key] = (not _compares_cpu_ids(e, cpu_slots), _vars(e))
+    simple, used = plain[key]
+    if not simple:
+        return _rename(e, slots, cpu_slots, cpu_map)
+    if any(slots[i] is None for i in used):
+        return None
+    filler = z3.IntVal(0)
+    return z3.substitute_vars(e, *[filler if x is None else x for x in slots])
+
+
+def _compares_cpu_ids(e: z3.ExprRef, cpu_slots: set[int]) -> bool:
+    """Whether ``e`` has a CPU-id slot beside a number (what ``_rename`` maps or refuses)."""
+    if not z3.is_app(e):
+        return False
+    ch = e.children()
+    if len(ch) == 2 and any(z3.is_var(a) and z3.get_var_index(a) in cpu_slots and z3.is_int_value(b)
+                            for a, b in ((ch[0], ch[1]), (ch[1], ch[0]))):
+        return True
+    return any(_compares_cpu_ids(c, cpu_slots) for c in ch)
 
 
 def _placed(names: list[str], role_vars: set[str], l_index: dict[str, int], cpu: int) -> list:
@@ -103,7 +135,7 @@ def _placed(names: list[str], role_vars: set[str], l_index: dict[str, int], cpu:
     for n in names:
         base, _, rest = n.partition("[")
         target = f"{base}[{cpu}]" if rest and base in role_vars else n
-        out.append(z3.Int(f"%l{l_index[target]}") if target in l_index else None)
+        out.append(_slot(l_index[target]) if target in l_index else None)
     return out
 
 
@@ -176,49 +208,94 @@ def _rename(e: z3.ExprRef, slots: list, cpu_slots: set[int], cpu_map: dict[int, 
 
 
 def houdini(enc: PerN, cands: list[z3.ExprRef], timeout: float | None) -> list[z3.ExprRef]:
-    """The largest subset of ``cands`` (over ``Var(i)``) that holds initially and is inductive together."""
+    """The largest subset of ``cands`` (over ``Var(i)``) that holds initially and is inductive together.
+    That subset is unique, so which counterexample a query returns changes the work, not the answer. Each
+    query asks whether some live candidate fails (initially, or after a step from a state where all hold),
+    and its model drops every candidate it breaks; one solver serves every step, each candidate assumed
+    through a literal of its own, so what it learns about the spec carries from step to step. A step is
+    asked only about the candidates that read a slot it changes: the others are the same after it."""
     s = enc.fresh("")
     slots = flat(enc, s)
-    s0 = enc.initial()
-    init = flat(enc, s0)
-    alive = list(cands)
-
-    def solver() -> z3.Solver:
-        return seeded(timeout)
-
-    q = solver()
+    init = flat(enc, enc.initial())
+    q = seeded(timeout)
     q.add(*enc.constraints())  # (an uninitialised local starts from one of its declared values)
-    at0 = [z3.substitute_vars(c, *init) for c in alive]
-    keep = []
-    for c, f in zip(alive, at0):
-        q.push()
-        q.add(z3.Not(f))
-        if q.check() == z3.unsat:
-            keep.append(c)
-        q.pop()
-    alive = keep
+    every = list(range(len(cands)))
+    dropped = _dropped(q, [z3.Not(z3.substitute_vars(c, *init)) for c in cands], every, every, None)
+    if dropped is None:
+        return []
+    alive = [c for i, c in enumerate(cands) if i not in dropped]
+    reads = [_vars(c) for c in alive]
+    q = seeded(timeout)
+    q.add(enc.types(s))
+    flags = [z3.Bool(f"%houdini{i}") for i in range(len(alive))]
+    q.add(*[z3.Implies(b, z3.substitute_vars(c, *slots)) for b, c in zip(flags, alive)])
+    live = list(range(len(alive)))
     steps = [enc.fire(tr, s) for tr in enc.transitions()]
+    fails: dict[int, dict[int, z3.ExprRef]] = {}  # per step, "candidate i fails after it", made when first asked
     changed = True
-    while changed and alive:
+    while changed and live:
         changed = False
-        for guard, t in steps:
+        for k, (guard, t) in enumerate(steps):
             check_interrupt()
-            post = flat(enc, t)
-            while alive:
-                q = solver()
-                q.add(enc.types(s), guard, *[z3.substitute_vars(c, *slots) for c in alive])
-                after = [z3.substitute_vars(c, *post) for c in alive]
-                q.add(z3.Not(z3.And(after)))
-                r = q.check()
-                if r == z3.unsat:
-                    break
-                if r == z3.unknown:  # cannot tell: keep only what is known safe, i.e. give up on all
-                    return []
-                m = q.model()
-                broken = {i for i, f in enumerate(after) if z3.is_false(m.eval(f, model_completion=True))}
-                alive = [c for i, c in enumerate(alive) if i not in broken]
+            if k not in fails:
+                post = flat(enc, t)
+                moved = {j for j, (a, b) in enumerate(zip(slots, post)) if not a.eq(b)}
+                fails[k] = {i: z3.Not(z3.substitute_vars(c, *post)) for i, c in enumerate(alive) if reads[i] & moved}
+            asked = [i for i in live if i in fails[k]]
+            if not asked:
+                continue
+            q.push()
+            q.add(guard)
+            out = _dropped(q, fails[k], asked, live, flags)
+            q.pop()
+            if out is None:  # cannot tell: keep only what is known safe, i.e. give up on all
+                return []
+            if out:
+                live = [i for i in live if i not in out]
                 changed = True
-    return alive
+    return [alive[i] for i in live]
+
+
+def _dropped(q: z3.Solver, fails: Any, asked: list[int], assumed: list[int],
+             flags: list[z3.ExprRef] | None) -> set[int] | None:
+    """The indices ``i`` of ``asked`` for which ``fails[i]`` can hold in ``q``, with the ``flags`` of the
+    ``assumed`` ones not dropped assumed; found by asking for any failure and dropping every one its model
+    shows, until none can. None when Z3 cannot tell."""
+    ctx = q.ctx
+    out: set[int] = set()
+    while asked:
+        q.push()
+        q.add(_or_of([fails[i] for i in asked]))
+        r = q.check(*[flags[i] for i in assumed if i not in out]) if flags is not None else q.check()
+        if r != z3.sat:
+            q.pop()
+            return out if r == z3.unsat else None
+        m = q.model()
+        now = {i for i in asked if _true_in(m, fails[i], ctx)}
+        q.pop()
+        out |= now
+        asked = [i for i in asked if i not in now]
+    return out
+
+
+def _or_of(xs: list[z3.ExprRef]) -> z3.BoolRef:
+    """``z3.Or(xs)`` without the Python API's per-argument checks (thousands of candidates a query)."""
+    ctx = xs[0].ctx
+    args = (z3.Ast * len(xs))(*[x.as_ast() for x in xs])
+    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), len(xs), args), ctx)
+
+
+def _true_in(m: z3.ModelRef, e: z3.ExprRef, ctx: z3.Context) -> bool:
+    """Whether ``e`` is true in ``m`` (completed): ``m.eval`` without its wrappers."""
+    r = (z3.Ast * 1)()
+    if not z3.Z3_model_eval(ctx.ref(), m.model, e.as_ast(), True, r):
+        raise z3.Z3Exception("failed to evaluate a candidate in the model")
+    out = r[0]
+    z3.Z3_inc_ref(ctx.ref(), out)  # (held while it is read: a fresh term of the context may be collected)
+    try:
+        return z3.Z3_get_bool_value(ctx.ref(), out) == z3.Z3_L_TRUE
+    finally:
+        z3.Z3_dec_ref(ctx.ref(), out)
 
 
 def _default_role(model: Model) -> str | None:
