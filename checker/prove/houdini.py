@@ -53,6 +53,7 @@ def candidates(small: Model, inv: z3.ExprRef, large: Model, role: str) -> list[z
     summable = sorted(v for v in role_vars if not isinstance(small.vars[v].type, CpuIdType)) \
         if len(s_cpus) == 1 else []
     plain: dict[int, tuple[bool, set[int]]] = {}  # per conjunct: no CPU id compared with a number, its slots
+    placed = {d: _placed(s_names, role_vars, l_index, d) for d in l_cpus} if len(s_cpus) == 1 else {}
     for place in placements:
         cpu_map = dict(zip(s_cpus, place))
         slot_map: list[z3.ExprRef | None] = []
@@ -65,7 +66,9 @@ def candidates(small: Model, inv: z3.ExprRef, large: Model, role: str) -> list[z
                 target = n
             slot_map.append(_slot(l_index[target]) if target in l_index else None)
         for c in conj:
-            used = sorted({s_names[i].partition("[")[0] for i in _vars(c)} & set(summable))
+            if c.get_id() not in plain:
+                plain[c.get_id()] = (not _compares_cpu_ids(c, cpu_slots), _vars(c))
+            used = sorted({s_names[i].partition("[")[0] for i in plain[c.get_id()][1]} & set(summable))
             for k in range(0, min(len(used), 3) + 1):
                 for summed in itertools.combinations(used, k):
                     m = list(slot_map)
@@ -84,8 +87,7 @@ def candidates(small: Model, inv: z3.ExprRef, large: Model, role: str) -> list[z
                     for lit in c.children():
                         idx = _vars(lit)
                         if idx and all(s_names[i].partition("[")[0] in role_vars for i in idx):
-                            alts = [_rename(lit, _placed(s_names, role_vars, l_index, d), cpu_slots,
-                                            {s_cpus[0]: d}) for d in l_cpus]
+                            alts = [_rename(lit, placed[d], cpu_slots, {s_cpus[0]: d}) for d in l_cpus]
                             lits += [a for a in alts if a is not None]
                         else:
                             lits.append(_rename(lit, m, cpu_slots, cpu_map))
@@ -210,26 +212,31 @@ def _rename(e: z3.ExprRef, slots: list, cpu_slots: set[int], cpu_map: dict[int, 
 def houdini(enc: PerN, cands: list[z3.ExprRef], timeout: float | None) -> list[z3.ExprRef]:
     """The largest subset of ``cands`` (over ``Var(i)``) that holds initially and is inductive together.
     That subset is unique, so which counterexample a query returns changes the work, not the answer. Each
-    query asks whether some live candidate fails (initially, or after a step from a state where all hold),
-    and its model drops every candidate it breaks; one solver serves every step, each candidate assumed
-    through a literal of its own, so what it learns about the spec carries from step to step. A step is
-    asked only about the candidates that read a slot it changes: the others are the same after it."""
+    query asks whether some live candidate fails (initially, or after a step from a state where all live
+    ones hold), and its model drops every candidate it breaks. One solver serves every step, under the live
+    candidates (asserted again only when some are dropped), so what it learns carries from step to step;
+    within a step, those just dropped are still assumed, which only drops fewer: the rounds go on until one
+    drops nothing, and that one asked every step under exactly the survivors. A step is asked only about the
+    candidates that read a slot it changes: the others are the same after it."""
     s = enc.fresh("")
     slots = flat(enc, s)
     init = flat(enc, enc.initial())
     q = seeded(timeout)
     q.add(*enc.constraints())  # (an uninitialised local starts from one of its declared values)
     every = list(range(len(cands)))
-    dropped = _dropped(q, [z3.Not(z3.substitute_vars(c, *init)) for c in cands], every, every, None)
+    at_init = _substitution(init)
+    dropped = _dropped(q, [_not(at_init(c)) for c in cands], every)
     if dropped is None:
         return []
     alive = [c for i, c in enumerate(cands) if i not in dropped]
     reads = [_vars(c) for c in alive]
     q = seeded(timeout)
     q.add(enc.types(s))
-    flags = [z3.Bool(f"%houdini{i}") for i in range(len(alive))]
-    q.add(*[z3.Implies(b, z3.substitute_vars(c, *slots)) for b, c in zip(flags, alive)])
+    now = _substitution(slots)
+    pre = [now(c) for c in alive]
     live = list(range(len(alive)))
+    q.push()
+    q.add(*pre)
     steps = [enc.fire(tr, s) for tr in enc.transitions()]
     fails: dict[int, dict[int, z3.ExprRef]] = {}  # per step, "candidate i fails after it", made when first asked
     changed = True
@@ -240,33 +247,35 @@ def houdini(enc: PerN, cands: list[z3.ExprRef], timeout: float | None) -> list[z
             if k not in fails:
                 post = flat(enc, t)
                 moved = {j for j, (a, b) in enumerate(zip(slots, post)) if not a.eq(b)}
-                fails[k] = {i: z3.Not(z3.substitute_vars(c, *post)) for i, c in enumerate(alive) if reads[i] & moved}
+                after = _substitution(post)
+                fails[k] = {i: _not(after(c)) for i, c in enumerate(alive) if reads[i] & moved}
             asked = [i for i in live if i in fails[k]]
             if not asked:
                 continue
             q.push()
             q.add(guard)
-            out = _dropped(q, fails[k], asked, live, flags)
+            out = _dropped(q, fails[k], asked)
             q.pop()
             if out is None:  # cannot tell: keep only what is known safe, i.e. give up on all
                 return []
             if out:
                 live = [i for i in live if i not in out]
                 changed = True
+                q.pop()  # (the live candidates' scope, made again with the survivors)
+                q.push()
+                q.add(*[pre[i] for i in live])
     return [alive[i] for i in live]
 
 
-def _dropped(q: z3.Solver, fails: Any, asked: list[int], assumed: list[int],
-             flags: list[z3.ExprRef] | None) -> set[int] | None:
-    """The indices ``i`` of ``asked`` for which ``fails[i]`` can hold in ``q``, with the ``flags`` of the
-    ``assumed`` ones not dropped assumed; found by asking for any failure and dropping every one its model
-    shows, until none can. None when Z3 cannot tell."""
+def _dropped(q: z3.Solver, fails: Any, asked: list[int]) -> set[int] | None:
+    """The indices ``i`` of ``asked`` for which ``fails[i]`` can hold in ``q``: ask for any failure, drop
+    every one its model shows, until none can. None when Z3 cannot tell."""
     ctx = q.ctx
     out: set[int] = set()
     while asked:
         q.push()
         q.add(_or_of([fails[i] for i in asked]))
-        r = q.check(*[flags[i] for i in assumed if i not in out]) if flags is not None else q.check()
+        r = q.check()
         if r != z3.sat:
             q.pop()
             return out if r == z3.unsat else None
@@ -276,6 +285,23 @@ def _dropped(q: z3.Solver, fails: Any, asked: list[int], assumed: list[int],
         out |= now
         asked = [i for i in asked if i not in now]
     return out
+
+
+def _substitution(values: list[z3.ExprRef]) -> Any:
+    """``lambda e: z3.substitute_vars(e, *values)``, with the argument array made once rather than at every
+    call (tens of thousands of candidates a step, a hundred and more slots each)."""
+    ctx = values[0].ctx
+    n = len(values)
+    arr = (z3.Ast * n)(*[v.as_ast() for v in values])
+
+    def apply(e: z3.ExprRef, _keep: list = values) -> z3.ExprRef:  # (_keep: the values outlive the array)
+        return z3.z3._to_expr_ref(z3.Z3_substitute_vars(ctx.ref(), e.as_ast(), n, arr), ctx)
+    return apply
+
+
+def _not(e: z3.ExprRef) -> z3.BoolRef:
+    """``z3.Not(e)`` of a Boolean term, without the Python API's checks."""
+    return z3.BoolRef(z3.Z3_mk_not(e.ctx.ref(), e.as_ast()), e.ctx)
 
 
 def _or_of(xs: list[z3.ExprRef]) -> z3.BoolRef:
