@@ -2,7 +2,8 @@
 """Issue 27's first target as one table: for every built-in spec with a prove sweep, the claims proved with every
 lemma removed at N = 1..4 and for every N, with the time per claim.
 
-    python benchmarks/lemma_free_table.py --section fixed [--spec NAME] [--sizes 1,2,3,4] [--timeout S] [--out FILE]
+    python benchmarks/lemma_free_table.py --section fixed [--spec NAME] [--sizes 1,2,3,4] [--timeout S] [--pdr-only]
+                                          [--out FILE]
     python benchmarks/lemma_free_table.py --section every [--spec NAME] [--timeout S] [--out FILE]
 
 fixed: at each N (the spec's other parameters small, as benchmarks/pdr_lemma_free.py takes them), the claims
@@ -59,7 +60,7 @@ def load() -> str:
     return "load %.1f" % os.getloadavg()[0]
 
 
-def fixed(emit, name: str, sizes: list[int], timeout: float) -> None:
+def fixed(emit, name: str, sizes: list[int], timeout: float, laws: bool = True) -> None:
     cls = resolve([name])[0]
     for n in sizes:
         model = Model(cls, resolve_params(cls, POINTS[name](n)))
@@ -69,11 +70,13 @@ def fixed(emit, name: str, sizes: list[int], timeout: float) -> None:
         asked = [p for p in model.properties if p.kind == "invariant" and p.expect == "holds"
                  and not p.lemma and (p.inductive or p.proof) and p.name != "no_overflow"]
         t0, c0 = time.perf_counter(), time.process_time()
-        free = prove_lemma_free(model, Solver(timeout), name)
-        by: dict[str, str] = {p.name: "laws" for p in asked
-                              if p.name in free.proofs and free.proofs[p.name].verdict == HOLDS}
+        by: dict[str, str] = {}
+        why = {p.name: "not asked" for p in asked}
+        if laws:
+            free = prove_lemma_free(model, Solver(timeout), name)
+            by = {p.name: "laws" for p in asked if p.name in free.proofs and free.proofs[p.name].verdict == HOLDS}
+            why = {p.name: (free.proofs[p.name].reason if p.name in free.proofs else "not asked") for p in asked}
         c_laws = time.process_time() - c0
-        why = {p.name: (free.proofs[p.name].reason if p.name in free.proofs else "not asked") for p in asked}
         rest = [p for p in asked if p.name not in by]
         if rest:
             got = check_ladder(model, rest, timeout)
@@ -96,6 +99,8 @@ def main() -> None:
     ap.add_argument("--spec", help="one spec (default: every spec with a prove sweep)")
     ap.add_argument("--sizes", default="1,2,3,4")
     ap.add_argument("--timeout", type=float, default=30.0, help="Z3 budget per call, seconds' worth")
+    ap.add_argument("--pdr-only", action="store_true",
+                    help="fixed: IC3/PDR's ladder for every claim, without the laws route first (--prover pdr's path)")
     ap.add_argument("--out")
     a = ap.parse_args()
     emit = emitter(a.out)
@@ -106,7 +111,7 @@ def main() -> None:
         if a.spec and name != a.spec:
             continue
         if a.section == "fixed":
-            fixed(emit, name, [int(x) for x in a.sizes.split(",")], a.timeout)
+            fixed(emit, name, [int(x) for x in a.sizes.split(",")], a.timeout, laws=not a.pdr_only)
         else:
             every_n(name, a.timeout, emit)
 

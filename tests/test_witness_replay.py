@@ -10,7 +10,7 @@ import pytest
 from checker.language.compile import Model, Row
 from checker.language.model import resolve_params
 from checker.loader import resolve
-from checker.prove.construct import replay
+from checker.prove.construct import replay, schedule_lines
 
 
 def _by_apply(model: Model, fn) -> tuple[tuple, list[tuple]]:
@@ -18,12 +18,7 @@ def _by_apply(model: Model, fn) -> tuple[tuple, list[tuple]]:
     actions = {a.info.name: a for a in model.actions}
     s = model.initial_states()[0]
     lines = []
-    for entry in fn(model.params):
-        if isinstance(entry[0], (list, tuple)):
-            block, repeat = entry
-        else:
-            name, cpu, choices, repeat = entry if len(entry) == 4 else (*entry, 1)
-            block = ((name, cpu, choices),)
+    for block, repeat in schedule_lines(model, fn):
         for _ in range(repeat):
             for name, cpu, choices in block:
                 act = actions[name]

@@ -291,53 +291,44 @@ class Model:
 
     def apply(self, s: tuple, updates: dict[str, Any], act: CompiledAction | None = None) -> tuple:
         new = list(s)
-        index = self.index
-        for name, val in updates.items():
-            try:
-                pos = index[name]
-            except KeyError:
-                raise self._unknown_var(name, act) from None
-            if name in self.tupled:
-                if val.__class__ is Fill:
-                    new[pos] = (self._value(name, val.value, act),) * len(new[pos])
-                    continue
-                if val.__class__ is not dict:
-                    raise self._percpu_not_dict(name, val, act)
-                row = list(new[pos])
-                n = len(row)
-                for c, v in val.items():
-                    if c.__class__ is not int or not 0 <= c < n:
-                        raise self._bad_cpu(name, c, act)
-                    row[c] = self._value(name, v, act)
-                new[pos] = tuple(row)
-            else:
-                new[pos] = self._value(name, val, act)
+        self._write(new, updates, act, True)
         return self.state_cls(new)
 
     def apply_in_place(self, vals: list, updates: dict[str, Any], act: CompiledAction | None = None) -> None:
         """``apply`` on a state under construction: ``vals`` holds the slots, each per-CPU row a ``Row``
         that is changed where it stands. A replay of 100 K steps at 1,024 CPUs then costs its updates,
         not a copy of each row it touches (``checker.prove.construct``); same checks and errors as ``apply``."""
+        self._write(vals, updates, act, False)
+
+    def _write(self, vals: list, updates: dict[str, Any], act: CompiledAction | None, new_rows: bool) -> None:
+        """The updates written into ``vals``: a per-CPU row as a new tuple (``new_rows``) or where it stands."""
         index = self.index
         for name, val in updates.items():
             try:
                 pos = index[name]
             except KeyError:
                 raise self._unknown_var(name, act) from None
-            if name in self.tupled:
-                row = vals[pos]
-                if val.__class__ is Fill:
-                    row[:] = (self._value(name, val.value, act),) * len(row)
-                    continue
-                if val.__class__ is not dict:
-                    raise self._percpu_not_dict(name, val, act)
-                n = len(row)
-                for c, v in val.items():
-                    if c.__class__ is not int or not 0 <= c < n:
-                        raise self._bad_cpu(name, c, act)
-                    row[c] = self._value(name, v, act)
-            else:
+            if name not in self.tupled:
                 vals[pos] = self._value(name, val, act)
+            elif new_rows:
+                row = list(vals[pos])
+                self._write_row(row, name, val, act)
+                vals[pos] = tuple(row)
+            else:
+                self._write_row(vals[pos], name, val, act)
+
+    def _write_row(self, row: list, name: str, val: Any, act: CompiledAction | None) -> None:
+        """A per-CPU variable's update (``{cpu: value}`` or ``Fill``) written into its row."""
+        if val.__class__ is Fill:
+            row[:] = (self._value(name, val.value, act),) * len(row)
+            return
+        if val.__class__ is not dict:
+            raise self._percpu_not_dict(name, val, act)
+        n = len(row)
+        for c, v in val.items():
+            if c.__class__ is not int or not 0 <= c < n:
+                raise self._bad_cpu(name, c, act)
+            row[c] = self._value(name, v, act)
 
     def _abstract_apply(self, s: tuple, updates: dict[str, Any], act: CompiledAction | None = None) -> tuple:
         """``apply`` under the spec's Abstraction: frozen variables keep their value, reduced ones wrap."""

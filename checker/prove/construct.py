@@ -8,7 +8,7 @@ schedule the spec provides, and evaluating its properties at the end.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 from checker.errors import SpecError
 from checker.result import Step
@@ -36,12 +36,7 @@ def replay(model: Model, schedule_fn: Any) -> Replay:
     actions = {a.info.name: a for a in model.actions}
     trace: list[Step] = []
     total = 0
-    for entry in schedule_fn(model.params):
-        if isinstance(entry[0], (list, tuple)):
-            block, repeat = entry
-        else:
-            name, cpu, choices, repeat = entry if len(entry) == 4 else (*entry, 1)
-            block = ((name, cpu, choices),)
+    for block, repeat in schedule_lines(model, schedule_fn):
         start = s
         for n in range(repeat):
             for name, cpu, choices in block:
@@ -70,6 +65,16 @@ def replay(model: Model, schedule_fn: Any) -> Replay:
         choices = {k: v for b in block for k, v in b[2].items()}
         trace.append(Step(cpu, model.role_of(cpu), name, choices, model.changes(start, s), repeat))
     return Replay(s, total, trace)
+
+
+def schedule_lines(model: Model, schedule_fn: Any) -> Iterator[tuple[tuple, int]]:
+    """The schedule's lines at ``model``'s point as ``(block, repeat)``, ``block`` its ``(action, cpu, choices)``."""
+    for entry in schedule_fn(model.params):
+        if isinstance(entry[0], (list, tuple)):
+            yield tuple(entry[0]), entry[1]
+        else:
+            name, cpu, choices, repeat = entry if len(entry) == 4 else (*entry, 1)
+            yield ((name, cpu, choices),), repeat
 
 
 def _thaw(model: Model, s: tuple) -> list:
