@@ -46,7 +46,8 @@ class Vocabulary:
     def conjuncts(self, f: z3.ExprRef) -> list[str]:
         """The top-level conjuncts of ``f``, each as one line of Python."""
         parts = f.children() if z3.is_and(f) else [f]
-        return [self.text(p) for p in parts]
+        printer = _Printer(self)  # one for all: thousands of conjuncts share their comparisons
+        return [printer.expr(p, 0) for p in parts]
 
     def text(self, e: z3.ExprRef) -> str:
         return _Printer(self).expr(e, 0)
@@ -62,9 +63,16 @@ _NEGATED = {"<=": ">", "<": ">=", ">=": "<", ">": "<=", "==": "!=", "!=": "=="}
 class _Printer:
     def __init__(self, vocab: Vocabulary):
         self.v = vocab
+        # A term's text and binding strength, by its AST id; the term is kept too, so that its id is not
+        # given to another while the printer lives.
+        self.done: dict[int, tuple[str, int, z3.ExprRef]] = {}
 
     def expr(self, e: z3.ExprRef, outer: int) -> str:
-        text, prec = self._expr(e)
+        key = e.get_id()
+        got = self.done.get(key)
+        if got is None:
+            got = self.done[key] = (*self._expr(e), e)
+        text, prec, _ = got
         return f"({text})" if prec < outer else text
 
     def _slot_of(self, e: z3.ExprRef) -> int | None:
