@@ -225,7 +225,7 @@ def houdini(enc: PerN, cands: list[z3.ExprRef], timeout: float | None) -> list[z
     q.add(*enc.constraints())  # (an uninitialised local starts from one of its declared values)
     every = list(range(len(cands)))
     at_init = _substitution(init)
-    dropped = failing(q, [_not(at_init(c)) for c in cands], every)
+    dropped = _failing(q, [_not(at_init(c)) for c in cands], every)
     if dropped is None:
         return []
     alive = [c for i, c in enumerate(cands) if i not in dropped]
@@ -254,7 +254,7 @@ def houdini(enc: PerN, cands: list[z3.ExprRef], timeout: float | None) -> list[z
                 continue
             q.push()
             q.add(guard)
-            out = failing(q, fails[k], asked)
+            out = _failing(q, fails[k], asked)
             q.pop()
             if out is None:  # cannot tell: keep only what is known safe, i.e. give up on all
                 return []
@@ -267,7 +267,7 @@ def houdini(enc: PerN, cands: list[z3.ExprRef], timeout: float | None) -> list[z
     return [alive[i] for i in live]
 
 
-def failing(q: z3.Solver, fails: Any, asked: list[int]) -> set[int] | None:
+def _failing(q: z3.Solver, fails: Any, asked: list[int]) -> set[int] | None:
     """The indices ``i`` of ``asked`` for which ``fails[i]`` can hold in ``q``: ask for any failure, drop
     every one its model shows, until none can. None when Z3 cannot tell (or its model does not say which)."""
     ctx = q.ctx
