@@ -52,7 +52,7 @@ def candidates(small: Model, inv: z3.ExprRef, large: Model, role: str) -> list[z
     # per-CPU variables summed, the rest placed; Houdini keeps what is true.
     summable = sorted(v for v in role_vars if not isinstance(small.vars[v].type, CpuIdType)) \
         if len(s_cpus) == 1 else []
-    plain: dict[int, tuple[bool, set[int]]] = {}  # per conjunct: no CPU id compared with a number, its slots
+    plain: dict[int, tuple[bool, set[int], z3.ExprRef]] = {}  # per term: ``_shape``'s answer, kept
     placed = {d: _placed(s_names, role_vars, l_index, d) for d in l_cpus} if len(s_cpus) == 1 else {}
     for place in placements:
         cpu_map = dict(zip(s_cpus, place))
@@ -66,9 +66,7 @@ def candidates(small: Model, inv: z3.ExprRef, large: Model, role: str) -> list[z
                 target = n
             slot_map.append(_slot(l_index[target]) if target in l_index else None)
         for c in conj:
-            if c.get_id() not in plain:
-                plain[c.get_id()] = (not _compares_cpu_ids(c, cpu_slots), _vars(c))
-            used = sorted({s_names[i].partition("[")[0] for i in plain[c.get_id()][1]} & set(summable))
+            used = sorted({s_names[i].partition("[")[0] for i in _shape(c, cpu_slots, plain)[1]} & set(summable))
             for k in range(0, min(len(used), 3) + 1):
                 for summed in itertools.combinations(used, k):
                     m = list(slot_map)
@@ -106,18 +104,26 @@ def _slot(i: int) -> z3.ArithRef:
 
 
 def _renamed(e: z3.ExprRef, slots: list, cpu_slots: set[int], cpu_map: dict[int, int],
-             plain: dict[int, tuple[bool, set[int]]]) -> z3.ExprRef | None:
+             plain: dict[int, tuple[bool, set[int], z3.ExprRef]]) -> z3.ExprRef | None:
     """``_rename``; a term that compares no CPU-id slot with a number is renamed by Z3 in one call."""
-    key = e.get_id()
-    if key not in plain:
-        plain[key] = (not _compares_cpu_ids(e, cpu_slots), _vars(e))
-    simple, used = plain[key]
+    simple, used = _shape(e, cpu_slots, plain)
     if not simple:
         return _rename(e, slots, cpu_slots, cpu_map)
     if any(slots[i] is None for i in used):
         return None
     filler = z3.IntVal(0)
     return z3.substitute_vars(e, *[filler if x is None else x for x in slots])
+
+
+def _shape(e: z3.ExprRef, cpu_slots: set[int],
+           plain: dict[int, tuple[bool, set[int], z3.ExprRef]]) -> tuple[bool, set[int]]:
+    """(``e`` compares no CPU-id slot with a number, the slots it reads), once per term: kept by AST id with
+    the term itself, so that the id is not given to another term (a ``_forms`` variant) while ``plain`` lives."""
+    key = e.get_id()
+    got = plain.get(key)
+    if got is None:
+        got = plain[key] = (not _compares_cpu_ids(e, cpu_slots), _vars(e), e)
+    return got[0], got[1]
 
 
 def _compares_cpu_ids(e: z3.ExprRef, cpu_slots: set[int]) -> bool:
@@ -223,11 +229,11 @@ def houdini(enc: PerN, cands: list[z3.ExprRef], timeout: float | None) -> list[z
     init = flat(enc, enc.initial())
     q = seeded(timeout)
     q.add(*enc.constraints())  # (an uninitialised local starts from one of its declared values)
-    every = list(range(len(cands)))
     at_init = _substitution(init)
-    dropped = _failing(q, [_not(at_init(c)) for c in cands], every)
-    if dropped is None:
-        return []
+    false_at_init = [_not(at_init(c)) for c in cands]
+    dropped = _failing(q, false_at_init, list(range(len(cands))))
+    if dropped is None:  # cannot tell of them all at once: each alone, keeping those that surely hold
+        dropped = {i for i, f in enumerate(false_at_init) if _can_hold(q, f)}
     alive = [c for i, c in enumerate(cands) if i not in dropped]
     reads = [_vars(c) for c in alive]
     q = seeded(timeout)
@@ -287,6 +293,15 @@ def _failing(q: z3.Solver, fails: Any, asked: list[int]) -> set[int] | None:
         out |= now
         asked = [i for i in asked if i not in now]
     return out
+
+
+def _can_hold(q: z3.Solver, f: z3.ExprRef) -> bool:
+    """Whether ``f`` may hold in ``q`` (sat or unknown)."""
+    q.push()
+    q.add(f)
+    r = q.check()
+    q.pop()
+    return r != z3.unsat
 
 
 def _substitution(values: list[z3.ExprRef]) -> Any:
