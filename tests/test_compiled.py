@@ -311,6 +311,42 @@ def test_the_quick_program_and_the_full_one_agree_with_the_interpreter(monkeypat
     assert not timings.compiled_now
 
 
+TIMING_FIELDS = ("rss_before", "rss_peak", "seconds", "cpu")
+
+
+@pytest.mark.parametrize("name", ["percpu_eager", "eager_irq_add", "percpu_counter_tree", "percpu_eager_tasks",
+                                  "check_mm_refcount", "vmstat_rt_preempted_update"])
+def test_the_quick_program_linked_with_the_runtime_object_prints_what_one_unit_prints(monkeypatch, tmp_path, name):
+    """The quick build compiles the runtime once and links it (codegen.split_units): every line it prints
+    (states, paths, properties found, context events, the symmetry sample) is the one-unit program's."""
+    from checker.compiled import build as cbuild
+    from checker.compiled.codegen import generate, split_units
+    from checker.compiled.lower import flatten, lower
+    from checker.compiled.run import run
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cls = SPECS[name]
+    compared = 0
+    for params in explorable(cls)[:3]:
+        m = Model(cls, params)
+        if m.tearing:
+            continue
+        source, _evs = generate(lower(m), m.symmetry.active)
+        units = split_units(source)
+        assert units is not None and units[0].startswith("#define CC_SPLIT_GEN")
+        inits = [flatten(m, s) for s in m.initial_states()]
+        outs = []
+        for split in (None, units):
+            exe, _ = cbuild.build(source + ("" if split else "\n/* one unit */"), cbuild.QUICK_FLAGS, split)
+            out = run(exe, inits, max_states=None, timeout=None, max_memory=1 << 30, sample=(5, 7, 20))
+            outs.append(({k: v for k, v in out.stats.items() if k not in TIMING_FIELDS}, out.found, out.events,
+                         out.nodes, out.states, out.error))
+        assert outs[0] == outs[1]
+        compared += 1
+    assert compared
+    assert len([p for p in cache_dir().iterdir() if p.name.startswith("runtime-") and p.name.endswith(".o")]) == 1
+
+
 def test_cli_names_the_engine_in_text_and_json(cli, tmp_path):
     out = tmp_path / "r.json"
     r = cli("verify", "percpu_eager", "--mode", "explore", "--engine", "compiled", "--set", "ncpus=2",

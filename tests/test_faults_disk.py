@@ -333,6 +333,28 @@ def test_a_damaged_program_is_built_again_once(cache, tmp_path, how):
     persist.check_sealed(exe, "program", exe.name[len("search-"):])  # whole again
 
 
+@pytest.mark.parametrize("how", ["bit flip", "truncated", "no manifest", "writable by others"])
+def test_a_damaged_runtime_object_is_never_linked(cache, tmp_path, how):
+    """The quick programs link one runtime object from the cache: read back, it is checked as a program is."""
+    spec = write_spec(tmp_path / "bad.py", BAD)
+    want = summary(_compiled(spec))
+    assert want[4]["nothing_lost"][0] == "violated"
+    obj = next(p for p in cache.iterdir() if p.name.startswith("runtime-") and p.name.endswith(".o"))
+    if how == "bit flip":
+        obj.write_bytes(_flip(obj.read_bytes(), 600))
+    elif how == "truncated":
+        obj.write_bytes(obj.read_bytes()[:1000])
+    elif how == "no manifest":
+        obj.with_name(obj.name + ".manifest").unlink()
+    else:
+        obj.chmod(0o777)
+    for p in cache.iterdir():  # the programs go, so that the next search links the object again
+        if p.name.startswith("search-"):
+            p.unlink()
+    assert summary(_compiled(spec)) == want
+    persist.check_sealed(obj, "runtime object", obj.name[len("runtime-"):-len(".o")])  # built again, whole
+
+
 def test_a_failed_compile_says_so_and_leaves_nothing(cache, tmp_path, monkeypatch):
     silent = tmp_path / "silentcc"
     silent.write_text("#!/bin/sh\nexit 1\n")

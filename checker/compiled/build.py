@@ -170,9 +170,12 @@ def cached_digest(digest: str, flags: tuple[str, ...] = FLAGS) -> Path | None:
     return exe
 
 
-def build(source: str, flags: tuple[str, ...] = FLAGS) -> tuple[Path, bool]:
+def build(source: str, flags: tuple[str, ...] = FLAGS, units: tuple[str, str] | None = None) -> tuple[Path, bool]:
     """(the built program, whether it was compiled now rather than found in the cache). A cached
-    program that fails the trust rule is discarded and built again, once."""
+    program that fails the trust rule is discarded and built again, once. ``units``: ``source`` as two
+    translation units, (its own part, the runtime: checker/compiled/codegen.py's ``split_units``); the
+    runtime is then compiled once, as an object kept in the cache beside the programs, and linked with
+    each program's part (the quick build, where the runtime was half of every compile)."""
     cmd = compiler()
     key = cache_key(source, cmd, flags)
     for attempt in (1, 2):
@@ -186,7 +189,10 @@ def build(source: str, flags: tuple[str, ...] = FLAGS) -> tuple[Path, bool]:
                 _discard(exe)  # in a private directory: ours to delete, and to build again
         t0 = time.perf_counter()
         try:
-            _compile(source, cmd, key, d, exe, flags)
+            if units is None:
+                _compile(source, cmd, key, d, exe, flags)
+            else:
+                _compile(units[0], cmd, key, d, exe, flags, (str(_runtime_object(units[1], cmd, d, flags)),))
         except OSError as e:  # a full disk, a directory gone: once more in a private temporary one
             if attempt == 2 or d == _private:
                 raise CompilerMissing(f"cannot build in {d} ({e.strerror or e})") from None
@@ -209,15 +215,32 @@ def build(source: str, flags: tuple[str, ...] = FLAGS) -> tuple[Path, bool]:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _compile(source: str, cmd: list[str], key: str, d: Path, exe: Path, flags: tuple[str, ...] = FLAGS) -> None:
-    """Compile into ``exe``: the program fsynced, its manifest written, then the program renamed into
-    place (a reader sees a program with its manifest, or no program)."""
+def _runtime_object(text: str, cmd: list[str], d: Path, flags: tuple[str, ...]) -> Path:
+    """The runtime compiled alone (``build``'s ``units``), from the cache when it is there whole and ours
+    (the trust rule, as a program), else compiled now into ``d``, once; a damaged one is built again."""
+    key = cache_key(text, cmd, (*flags, "-c"))
+    obj = d / f"runtime-{key}.o"
+    try:
+        persist.check_sealed(obj, "runtime object", key)
+        return obj
+    except persist.Refused:
+        _discard(obj)
+    except OSError:
+        pass
+    _compile(text, cmd, key, d, obj, (*flags, "-c"), kind="runtime object")
+    return obj
+
+
+def _compile(source: str, cmd: list[str], key: str, d: Path, exe: Path, flags: tuple[str, ...] = FLAGS,
+             objects: tuple[str, ...] = (), kind: str = "program") -> None:
+    """Compile into ``exe`` (with ``objects`` linked in): the output fsynced, its manifest written, then
+    the output renamed into place (a reader sees it with its manifest, or not at all)."""
     fd, src_tmp = tempfile.mkstemp(prefix=f".{key}-", suffix=".c", dir=d)
     out_tmp = src_tmp[:-2] + ".out"
     try:
         with os.fdopen(fd, "w") as f:
             f.write(source)
-        proc = subprocess.Popen([*cmd, *flags, "-o", out_tmp, src_tmp], stdout=subprocess.PIPE,
+        proc = subprocess.Popen([*cmd, *flags, "-o", out_tmp, src_tmp, *objects], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, **lifetime.popen_kwargs())
         try:
             out, err = proc.communicate()
@@ -237,7 +260,7 @@ def _compile(source: str, cmd: list[str], key: str, d: Path, exe: Path, flags: t
             os.fsync(f.fileno())
         os.chmod(out_tmp, 0o700)
         manifest = exe.with_name(exe.name + ".manifest")
-        persist.write_data(manifest, "program", key,
+        persist.write_data(manifest, kind, key,
                            {"length": os.path.getsize(out_tmp), "sha256": persist.file_sha256(out_tmp)})
         os.replace(out_tmp, exe)  # atomic: a parallel run sees all of it or nothing
         persist.sync_dir(d)

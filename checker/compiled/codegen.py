@@ -4,10 +4,13 @@
 Generated part, then the runtime (``runtime.c``, shipped with the package)
 with the generated functions at its GENERATED mark: one translation unit,
 so the compiler inlines every step into the search loop. The text depends
-only on the lowered terms, so its hash keys the build cache.
+only on the lowered terms, so its hash keys the build cache. The quick
+build (-O0, a point's first states) splits it at the RUNTIME mark instead
+(``split_units``): the runtime is compiled once and linked with each point's part.
 """
 from __future__ import annotations
 
+import functools
 from importlib import resources
 from typing import Any
 
@@ -20,6 +23,7 @@ from checker.types import NOBODY, CpuIdType
 Event = tuple
 
 
+@functools.lru_cache(maxsize=1)
 def runtime_source() -> str:
     """The C runtime every generated explorer includes (``checker/compiled/runtime.c``, then the search on
     several threads, ``search_threads.c``, the one keeping fingerprints, ``search_fingerprint.c``, and
@@ -31,6 +35,21 @@ def runtime_source() -> str:
     # fingerprints or checkpoints: their code is left to the preprocessor (a third of the compiler's time)
     return here.joinpath("runtime.c").read_text() + "\n#ifndef CC_QUICK\n" + rest + "\n#else\n" + QUICK_REFUSALS \
         + "#endif\n"
+
+
+GENERATED, RUNTIME = "/*@GENERATED@*/", "/*@RUNTIME@*/"
+
+
+def split_units(source: str) -> tuple[str, str] | None:
+    """A program as two translation units, (its generated part, the runtime), for the quick build that
+    compiles the runtime once and links it with each program (checker/compiled/build.py): None where the
+    text after the RUNTIME mark is not the plain runtime's (a program with partial-order reduction)."""
+    rt = runtime_source()
+    tail = rt[rt.index(RUNTIME):].replace("/*@POR@*/", "")
+    cut = source.find(RUNTIME)
+    if cut < 0 or source[cut:] != tail:
+        return None
+    return "#define CC_SPLIT_GEN 1\n" + source[:cut], "#define CC_SPLIT_RUNTIME 1\n" + rt[:rt.index(GENERATED)] + tail
 
 
 #: The quick build's answer to what only the full build runs (compiled_search never asks it for them).
@@ -183,7 +202,7 @@ def generate(low: Lowered, symmetry: bool, por: bool = False) -> tuple[str, list
         if sets.off is None:
             gen += c_ample(sets)
             select = c_select()
-    body = runtime_source().replace("/*@GENERATED@*/", "\n".join(gen)).replace("/*@POR@*/", select)
+    body = runtime_source().replace(GENERATED, "\n".join(gen)).replace("/*@POR@*/", select)
     return "\n".join(out) + "\n" + body, evs
 
 

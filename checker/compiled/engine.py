@@ -29,7 +29,7 @@ import checker.persist as persist
 from checker.compiled import ENGINES  # noqa: F401  (re-exported)
 from checker.compiled import build as cbuild, index
 from checker.compiled.build import CompileFailed, CompilerMissing, build
-from checker.compiled.codegen import generate
+from checker.compiled.codegen import generate, split_units
 from checker.compiled.cterms import Untranslatable
 from checker.compiled.lower import NotLowerable, flatten, lower, unflatten
 from checker.compiled.run import run
@@ -149,7 +149,8 @@ def prepare(model: Model, symmetry: bool, timings: Timings, por: bool = False,
     low, evs, source = _source(model, symmetry, timings, por)
     t2 = time.perf_counter()
     try:
-        exe, now = build(source, flags)
+        # (the quick program links the runtime compiled once: most of a small program's compile was the runtime)
+        exe, now = build(source, flags, split_units(source) if flags == cbuild.QUICK_FLAGS else None)
     except CompilerMissing as e:
         raise Fallback(str(e)) from None
     except CompileFailed as e:

@@ -5,7 +5,8 @@
  * CC_NPROPS, CC_NEVENTS, CC_EV_UNBALANCED) before this text and its
  * functions (cc_prop_kind[], cc_updated[], cc_dom_lo/hi/has[], cc_expand(),
  * cc_prop(), cc_terminal(), cc_unbalanced(), cc_canonical()) at the
- * GENERATED mark, so the program is one translation unit.
+ * GENERATED mark, so the program is one translation unit (the quick build
+ * links the text after the RUNTIME mark, compiled once: see CC_SPLIT below).
  *
  * The search is checker/explore/search.py's loop, state for state:
  * breadth first; successors in the generated order (action declaration
@@ -43,9 +44,24 @@
 
 #define NONE UINT32_MAX
 
+/* One translation unit, or two: the quick build (checker/compiled/build.py) compiles the runtime after the
+ * RUNTIME mark once, as an object (-DCC_SPLIT_RUNTIME, the sizes read from the program at run time), and
+ * links it with each program's generated part (-DCC_SPLIT_GEN): what they share is defined there, declared
+ * here. */
+#if defined(CC_SPLIT_GEN) || defined(CC_SPLIT_RUNTIME)
+#define CC_SPLIT 1
+#endif
+#if defined(CC_SPLIT_GEN)
+#define CC_LINK extern
+#elif defined(CC_SPLIT_RUNTIME)
+#define CC_LINK
+#else
+#define CC_LINK static
+#endif
+
 /* ---- checked arithmetic: Python's ints do not wrap, so neither may ours ---- */
 /* thread-local: each search thread (search_threads.c) has its own */
-static __thread int cc_ovf;
+CC_LINK __thread int cc_ovf;
 
 static inline int64_t cc_add(int64_t a, int64_t b) { int64_t r; if (__builtin_add_overflow(a, b, &r)) cc_ovf = 1; return r; }
 static inline int64_t cc_sub(int64_t a, int64_t b) { int64_t r; if (__builtin_sub_overflow(a, b, &r)) cc_ovf = 1; return r; }
@@ -101,25 +117,42 @@ static inline int64_t cw_narrow(cw_t x) {
 }
 
 /* ---- errors that hand the point to the interpreter ---- */
-static pthread_mutex_t cc_fail_lock = PTHREAD_MUTEX_INITIALIZER;  /* one thread reports; the others wait for exit */
-static __thread int cc_fail_held;
-static void cc_fail(const char *kind, int step, int detail) {
+#ifdef CC_SPLIT_GEN
+extern pthread_mutex_t cc_fail_lock;
+void cc_fail(const char *kind, int step, int detail);
+#else
+CC_LINK pthread_mutex_t cc_fail_lock = PTHREAD_MUTEX_INITIALIZER;  /* one thread reports; the others wait for exit */
+#endif
+CC_LINK __thread int cc_fail_held;
+#ifndef CC_SPLIT_GEN
+CC_LINK void cc_fail(const char *kind, int step, int detail) {
     if (!cc_fail_held) { pthread_mutex_lock(&cc_fail_lock); cc_fail_held = 1; }
     printf("error %s %d %d\n", kind, step, detail);
     fflush(stdout);
     exit(4);
 }
+#endif
 
 /* Whether a step writes its whole successor (1), or the slots it writes alone (0: the one-thread and the
    threaded search without a canonical form, which pack from the parent's words, pack_succ(), and make a
    successor whole only where a property is checked on it, succ_whole()). Set once, before the search. */
-static int cc_whole = 1;
+#ifdef CC_SPLIT_GEN
+extern int cc_whole;
+#else
+CC_LINK int cc_whole = 1;
+#endif
 
 /* ---- context events: the first transition raising each ---- */
-static __thread uint32_t cc_cur;  /* the state being expanded (its BFS number) */
+CC_LINK __thread uint32_t cc_cur;  /* the state being expanded (its BFS number) */
+#ifdef CC_SPLIT
+CC_LINK uint32_t *ev_idx;  /* (the split build searches on one thread: main() allocates them) */
+CC_LINK int *ev_step;
+#else
 static __thread uint32_t ev_idx[CC_NEVENTS + 1];
 static __thread int ev_step[CC_NEVENTS + 1];
-static __thread int cc_events_off;  /* while the symmetry check expands renamed states: they are not in the search */
+#endif
+CC_LINK __thread int cc_events_off;  /* while the symmetry check expands renamed states: they are not in the search */
+CC_LINK uint32_t cc_sample_first, cc_sample_every, cc_sample_max;  /* the symmetry check's sample: main()'s arguments */
 /* the least state raising each event, its first step there (one thread numbers states in order; several
    threads expand a level's states in any order, so the least is kept rather than the first seen) */
 static inline void cc_event(int e, int step) {
@@ -128,10 +161,165 @@ static inline void cc_event(int e, int step) {
 
 /*@GENERATED@*/
 
+/* ---- the declared symmetry, checked as search.py checks it (Symmetry.check_sample): at the sampled
+   states, the successors of a renamed state are the renamed successors, and no property nor the
+   terminal predicate tells renamed states apart. A failure hands the state to the interpreter, which
+   reports it with its explanation. ---- */
+#if CC_SYM_MAPS > 0
+static __thread int64_t sym_a[(CC_NSTEPS + 1) * CC_NSLOTS], sym_b[(CC_NSTEPS + 1) * CC_NSLOTS];
+static __thread uint32_t sym_lab[CC_NSTEPS + 1];
+
+static int vec_cmp(const void *x, const void *y) {
+    const int64_t *a = x, *b = y;
+    for (int i = 0; i < CC_NSLOTS; i++) if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
+static int as_set(int64_t *v, int n) {  /* sorted, duplicates dropped; the new count */
+    qsort(v, (size_t)n, sizeof(int64_t) * CC_NSLOTS, vec_cmp);
+    int m = 0;
+    for (int j = 0; j < n; j++)
+        if (m == 0 || vec_cmp(v + (size_t)(m - 1) * CC_NSLOTS, v + (size_t)j * CC_NSLOTS) != 0) {
+            if (m != j) memcpy(v + (size_t)m * CC_NSLOTS, v + (size_t)j * CC_NSLOTS, sizeof(int64_t) * CC_NSLOTS);
+            m++;
+        }
+    return m;
+}
+
+static void sym_fail(uint32_t idx, const int64_t *s) {
+    if (!cc_fail_held) { pthread_mutex_lock(&cc_fail_lock); cc_fail_held = 1; }
+    printf("state %u", idx);
+    for (int i = 0; i < CC_NSLOTS; i++) printf(" %lld", (long long)s[i]);
+    printf("\n");
+    cc_fail("symmetry", -1, (int)idx);
+}
+
+static void sym_check(uint32_t idx, const int64_t *s, const int64_t *succ, int n) {
+    int64_t ps[CC_NSLOTS];
+    cc_events_off = 1;
+    for (int k = 0; k < CC_SYM_MAPS; k++) {
+        cc_canon_rename(s, ps, cc_sym_maps[k]);
+        for (int j = 0; j < n; j++)
+            cc_canon_rename(succ + (size_t)j * CC_NSLOTS, sym_a + (size_t)j * CC_NSLOTS, cc_sym_maps[k]);
+        int m = cc_expand(ps, sym_b, sym_lab);
+        int na = as_set(sym_a, n), nb = as_set(sym_b, m);
+        if (na != nb || memcmp(sym_a, sym_b, sizeof(int64_t) * CC_NSLOTS * (size_t)na) != 0) sym_fail(idx, s);
+        for (int p = 0; p < CC_NPROPS; p++)
+            if (!cc_prop(p, s) != !cc_prop(p, ps)) sym_fail(idx, s);
+        if (!cc_terminal(s) != !cc_terminal(ps)) sym_fail(idx, s);
+        if (cc_ovf) cc_fail("overflow_symmetry", -1, (int)idx);
+    }
+    cc_events_off = 0;
+}
+#endif
+
+/* What the interpreter does at each state it takes steps from, besides the steps (search.py), for all
+   three searches (this file's, search_threads.c's, search_fingerprint.c's): a spinning interrupt handler
+   looked for before the steps, the declared symmetry checked at the sampled states, and a state without
+   steps judged terminal (an unbalanced context then) or a deadlock. `bfs`: the state's BFS number (what is
+   sampled, and the state an event is kept at: the least wins, as several threads see states in any order);
+   `idx`: where it is stored (what a failed symmetry check prints); `*dl` lowered to `dl_at` at a deadlock. */
+static inline void cc_bookkeeping(uint32_t bfs, uint32_t idx, const int64_t *s, const int64_t *succ, int n,
+                                  uint32_t *dl, uint32_t dl_at) {
+#if CC_EV_IRQ_SPINS >= 0
+    if (n > 0 && bfs < ev_idx[CC_EV_IRQ_SPINS] && cc_irq_spins(s)) {
+        ev_idx[CC_EV_IRQ_SPINS] = bfs; ev_step[CC_EV_IRQ_SPINS] = -2;
+    }
+#endif
+#if CC_SYM_MAPS > 0
+    if (cc_sample_every && (bfs < cc_sample_first || (bfs % cc_sample_every == 0 &&
+                                                      bfs <= (uint64_t)cc_sample_every * cc_sample_max)))
+        sym_check(idx, s, succ, n);
+#else
+    (void)idx; (void)succ;
+#endif
+    if (n == 0) {
+        if (cc_terminal(s)) {
+#if CC_EV_UNBALANCED >= 0
+            if (bfs < ev_idx[CC_EV_UNBALANCED] && cc_unbalanced(s)) {
+                ev_idx[CC_EV_UNBALANCED] = bfs; ev_step[CC_EV_UNBALANCED] = -1;
+            }
+#endif
+        } else if (dl_at < *dl) {
+            *dl = dl_at;
+        }
+        if (cc_ovf) cc_fail("overflow_terminal", -1, 0);
+    }
+}
+
+#ifdef CC_SPLIT_GEN
+/* What the runtime object (-DCC_SPLIT_RUNTIME) reads of this program: its sizes, tables and entry points. */
+const int cc_x_nslots = CC_NSLOTS, cc_x_nsteps = CC_NSTEPS, cc_x_nprops = CC_NPROPS, cc_x_nevents = CC_NEVENTS;
+#ifdef CC_NO_CANONICAL
+const int cc_x_no_canonical = 1;
+#else
+const int cc_x_no_canonical = 0;
+#endif
+const int *const cc_x_prop_kind = cc_prop_kind, *const cc_x_updated = cc_updated, *const cc_x_family = cc_family,
+          *const cc_x_static = cc_static, *const cc_x_dom_has = cc_dom_has, *const cc_x_step_wfirst = cc_step_wfirst,
+          *const cc_x_step_wslots = cc_step_wslots;
+const int64_t *const cc_x_dom_lo = cc_dom_lo, *const cc_x_dom_hi = cc_dom_hi;
+const unsigned char *const cc_x_step_reads = &cc_step_reads[0][0];
+int cc_x_expand(const int64_t *s, int64_t *out, uint32_t *lab) { return cc_expand(s, out, lab); }
+int cc_x_prop(int k, const int64_t *s) { return cc_prop(k, s); }
+void cc_x_canonical(int64_t *v) { cc_canonical(v); }
+void cc_x_bookkeeping(uint32_t bfs, uint32_t idx, const int64_t *s, const int64_t *succ, int n, uint32_t *dl,
+                      uint32_t dl_at) {
+    cc_bookkeeping(bfs, idx, s, succ, n, dl, dl_at);
+}
+#endif
+
+/*@RUNTIME@*/
+#ifdef CC_SPLIT_RUNTIME
+/* The program's part (cc_x_*, defined above in its own translation unit), under the names this text uses. */
+extern const int cc_x_nslots, cc_x_nsteps, cc_x_nprops, cc_x_nevents, cc_x_no_canonical;
+extern const int *const cc_x_prop_kind, *const cc_x_updated, *const cc_x_family, *const cc_x_static,
+                 *const cc_x_dom_has, *const cc_x_step_wfirst, *const cc_x_step_wslots;
+extern const int64_t *const cc_x_dom_lo, *const cc_x_dom_hi;
+extern const unsigned char *const cc_x_step_reads;
+int cc_x_expand(const int64_t *s, int64_t *out, uint32_t *lab);
+int cc_x_prop(int k, const int64_t *s);
+void cc_x_canonical(int64_t *v);
+void cc_x_bookkeeping(uint32_t bfs, uint32_t idx, const int64_t *s, const int64_t *succ, int n, uint32_t *dl,
+                      uint32_t dl_at);
+#define CC_NSLOTS cc_x_nslots
+#define CC_NSTEPS cc_x_nsteps
+#define CC_NPROPS cc_x_nprops
+#define CC_NEVENTS cc_x_nevents
+#define cc_prop_kind cc_x_prop_kind
+#define cc_updated cc_x_updated
+#define cc_family cc_x_family
+#define cc_static cc_x_static
+#define cc_dom_has cc_x_dom_has
+#define cc_dom_lo cc_x_dom_lo
+#define cc_dom_hi cc_x_dom_hi
+#define cc_step_wfirst cc_x_step_wfirst
+#define cc_step_wslots cc_x_step_wslots
+#define cc_expand cc_x_expand
+#define cc_prop cc_x_prop
+#define cc_canonical cc_x_canonical
+#define cc_bookkeeping cc_x_bookkeeping
+#define CC_READS(step, k) cc_x_step_reads[(step) * (CC_NPROPS + 1) + (k)]
+#define CC_NO_CANON_NOW cc_x_no_canonical
+/* an array sized by the program: allocated by main() (cc_split_alloc) */
+#define CC_VEC(type, name, n) type *name
+#else
+#define CC_READS(step, k) cc_step_reads[step][k]
+#ifdef CC_NO_CANONICAL
+#define CC_NO_CANON_NOW 1
+#else
+#define CC_NO_CANON_NOW 0
+#endif
+#define CC_VEC(type, name, n) type name[n]
+#endif
+/* the 64-bit words of a packed state, at most (a slot takes at most 64 bits), and one spare */
+#define CC_MAXWORDS ((CC_NSLOTS * 64 + 63) / 64 + 1)
+
+
 /* ---- layout: per slot, its lowest value and bit width (mutable: widening) ---- */
-static int64_t L_lo[CC_NSLOTS];
-static int L_w[CC_NSLOTS];
-static int L_off[CC_NSLOTS];
+static CC_VEC(int64_t, L_lo, CC_NSLOTS);
+static CC_VEC(int, L_w, CC_NSLOTS);
+static CC_VEC(int, L_off, CC_NSLOTS);
 static int L_bits, L_words;
 static size_t L_stride;
 
@@ -157,7 +345,7 @@ static int bits_for(uint64_t span) {  /* bits to hold 0..span */
 /* The slots pack() visits: every slot but the static ones (no step writes them, and no renaming of CPUs
    can move a value into them: cc_static), with their layout, contiguous for the loop. */
 struct slotpack { int slot, w, off; int64_t lo; };
-static struct slotpack P[CC_NSLOTS];
+static CC_VEC(struct slotpack, P, CC_NSLOTS);
 static int P_n;
 
 static void layout_active(void) {
@@ -229,7 +417,7 @@ static uint32_t nstates;
 static uint64_t *tab;
 static size_t tab_size;  /* a power of two */
 static uint64_t max_memory;
-static uint64_t scratch_words[(CC_NSLOTS * 64 + 63) / 64 + 1];
+static CC_VEC(uint64_t, scratch_words, CC_MAXWORDS);
 
 static void *reserve(size_t bytes) {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -287,7 +475,7 @@ static void tab_grow(size_t size) {
 /* After a widening every hash changes: rehash every stored state. */
 static void tab_rebuild(size_t size) {
     uint64_t *t = tab_alloc(size);
-    uint64_t w[sizeof(scratch_words) / 8];
+    uint64_t w[CC_MAXWORDS];
     for (uint32_t i = 0; i < nstates; i++) {
         load_words(i, w);
         uint64_t hh = hash_words(w);
@@ -331,19 +519,19 @@ static int widen(int i, int64_t v) {
     if (nlo < (__int128)INT64_MIN) nlo = INT64_MIN;
     int old_w[CC_NSLOTS], old_off[CC_NSLOTS];
     int64_t old_lo[CC_NSLOTS];
-    memcpy(old_w, L_w, sizeof L_w); memcpy(old_off, L_off, sizeof L_off); memcpy(old_lo, L_lo, sizeof L_lo);
+    memcpy(old_w, L_w, sizeof old_w); memcpy(old_off, L_off, sizeof old_off); memcpy(old_lo, L_lo, sizeof old_lo);
     size_t old_stride = L_stride;
     int old_words = L_words;
     for (int j = 0; j < CC_NSLOTS; j++)
         if (j == i || (cc_family[j] == cc_family[i] && !cc_static[j])) { L_w[j] = nb; L_lo[j] = (int64_t)nlo; }
     layout_offsets();
     if ((uint64_t)nstates * L_stride > arena_cap || (uint64_t)bytes_used() > max_memory) {
-        memcpy(L_w, old_w, sizeof L_w); memcpy(L_off, old_off, sizeof L_off); memcpy(L_lo, old_lo, sizeof L_lo);
+        memcpy(L_w, old_w, sizeof old_w); memcpy(L_off, old_off, sizeof old_off); memcpy(L_lo, old_lo, sizeof old_lo);
         layout_offsets();
         return 0;
     }
     int64_t vec[CC_NSLOTS];
-    uint64_t w[sizeof(scratch_words) / 8];
+    uint64_t w[CC_MAXWORDS];
     for (uint32_t k = nstates; k-- > 0;) {
         /* unpack with the old layout */
         memset(w, 0, sizeof w);
@@ -368,10 +556,10 @@ static int widen(int i, int64_t v) {
 /* ---- the search ---- */
 static uint32_t expanded;
 static const char *stopped = "none";
-static uint32_t found_idx[CC_NPROPS + 1];
+static CC_VEC(uint32_t, found_idx, CC_NPROPS + 1);
 static uint32_t deadlock = NONE;
-static int64_t succ_buf[(CC_NSTEPS + 1) * CC_NSLOTS];
-static uint32_t succ_lab[CC_NSTEPS + 1];
+static CC_VEC(int64_t, succ_buf, (CC_NSTEPS + 1) * CC_NSLOTS);
+static CC_VEC(uint32_t, succ_lab, CC_NSTEPS + 1);
 static int pending_props;
 
 /* step < 0: an initial state, every pending property; else only those reading a slot the step writes
@@ -379,7 +567,7 @@ static int pending_props;
 static void check_props(const int64_t *v, uint32_t idx, int step) {
     for (int k = 0; k < CC_NPROPS; k++) {
         if (found_idx[k] != NONE) continue;
-        if (step >= 0 && !cc_step_reads[step][k]) continue;
+        if (step >= 0 && !CC_READS(step, k)) continue;
         int val = cc_prop(k, v);
         if (cc_ovf) cc_fail("overflow_property", k, 0);
         if (cc_prop_kind[k] == 0 ? !val : val) { found_idx[k] = idx; pending_props--; }
@@ -441,7 +629,7 @@ static inline const int64_t *succ_whole(const int64_t *s, const int64_t *t, int 
    but for the slots its step writes (cc_step_wslots): those alone are packed into the parent's words,
    where pack() visits every slot (most of the search's work on a wide state). */
 static inline int pack_succ(const uint64_t *pw, const int64_t *t, int step, uint64_t *w) {
-#ifdef CC_NO_CANONICAL
+    if (!CC_NO_CANON_NOW) return pack(t, w);
     for (int q = 0; q < L_words; q++) w[q] = pw[q];
     for (int k = cc_step_wfirst[step]; k < cc_step_wfirst[step + 1]; k++) {
         int i = cc_step_wslots[k], b = L_w[i];
@@ -454,17 +642,13 @@ static inline int pack_succ(const uint64_t *pw, const int64_t *t, int step, uint
         if (r + b > 64) w[q + 1] = (w[q + 1] & ~(m >> (64 - r))) | (u >> (64 - r));
     }
     return 0;
-#else
-    (void)pw; (void)step;
-    return pack(t, w);
-#endif
 }
 
 /* The successors of one state, packed and hashed first with their table slots prefetched, so the
    cache misses of the probes overlap; then stored in order (the order decides parents and labels).
    pw: the parent's packed words, par its index (the words are reloaded after a widening). */
-static uint64_t pk_buf[(CC_NSTEPS + 1) * (CC_NSLOTS + 1)];
-static uint64_t pk_hash[CC_NSTEPS + 1];
+static CC_VEC(uint64_t, pk_buf, (CC_NSTEPS + 1) * (CC_NSLOTS + 1));
+static CC_VEC(uint64_t, pk_hash, CC_NSTEPS + 1);
 
 static int pack_batch(int n, uint32_t par, uint64_t *pw) {
 again:
@@ -484,7 +668,7 @@ again:
 }
 
 static void unpack_state(uint32_t idx, int64_t *v) {
-    uint64_t w[sizeof(scratch_words) / 8];
+    uint64_t w[CC_MAXWORDS];
     load_words(idx, w);
     unpack_words(w, v);
 }
@@ -504,93 +688,6 @@ static void print_path(uint32_t idx) {
         printf("node %u %lld %d\n", idx, parent[idx] == NONE ? -1LL : (long long)parent[idx], (int)label[idx]);
         print_state(idx);
         idx = parent[idx];
-    }
-}
-
-/* ---- the declared symmetry, checked as search.py checks it (Symmetry.check_sample): at the sampled
-   states, the successors of a renamed state are the renamed successors, and no property nor the
-   terminal predicate tells renamed states apart. A failure hands the state to the interpreter, which
-   reports it with its explanation. ---- */
-#if CC_SYM_MAPS > 0
-static __thread int64_t sym_a[(CC_NSTEPS + 1) * CC_NSLOTS], sym_b[(CC_NSTEPS + 1) * CC_NSLOTS];
-static __thread uint32_t sym_lab[CC_NSTEPS + 1];
-
-static int vec_cmp(const void *x, const void *y) {
-    const int64_t *a = x, *b = y;
-    for (int i = 0; i < CC_NSLOTS; i++) if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
-    return 0;
-}
-
-static int as_set(int64_t *v, int n) {  /* sorted, duplicates dropped; the new count */
-    qsort(v, (size_t)n, sizeof(int64_t) * CC_NSLOTS, vec_cmp);
-    int m = 0;
-    for (int j = 0; j < n; j++)
-        if (m == 0 || vec_cmp(v + (size_t)(m - 1) * CC_NSLOTS, v + (size_t)j * CC_NSLOTS) != 0) {
-            if (m != j) memcpy(v + (size_t)m * CC_NSLOTS, v + (size_t)j * CC_NSLOTS, sizeof(int64_t) * CC_NSLOTS);
-            m++;
-        }
-    return m;
-}
-
-static void sym_fail(uint32_t idx, const int64_t *s) {
-    if (!cc_fail_held) { pthread_mutex_lock(&cc_fail_lock); cc_fail_held = 1; }
-    printf("state %u", idx);
-    for (int i = 0; i < CC_NSLOTS; i++) printf(" %lld", (long long)s[i]);
-    printf("\n");
-    cc_fail("symmetry", -1, (int)idx);
-}
-
-static void sym_check(uint32_t idx, const int64_t *s, const int64_t *succ, int n) {
-    int64_t ps[CC_NSLOTS];
-    cc_events_off = 1;
-    for (int k = 0; k < CC_SYM_MAPS; k++) {
-        cc_canon_rename(s, ps, cc_sym_maps[k]);
-        for (int j = 0; j < n; j++)
-            cc_canon_rename(succ + (size_t)j * CC_NSLOTS, sym_a + (size_t)j * CC_NSLOTS, cc_sym_maps[k]);
-        int m = cc_expand(ps, sym_b, sym_lab);
-        int na = as_set(sym_a, n), nb = as_set(sym_b, m);
-        if (na != nb || memcmp(sym_a, sym_b, sizeof(int64_t) * CC_NSLOTS * (size_t)na) != 0) sym_fail(idx, s);
-        for (int p = 0; p < CC_NPROPS; p++)
-            if (!cc_prop(p, s) != !cc_prop(p, ps)) sym_fail(idx, s);
-        if (!cc_terminal(s) != !cc_terminal(ps)) sym_fail(idx, s);
-        if (cc_ovf) cc_fail("overflow_symmetry", -1, (int)idx);
-    }
-    cc_events_off = 0;
-}
-#endif
-
-/* What the interpreter does at each state it takes steps from, besides the steps (search.py), for all
-   three searches (this file's, search_threads.c's, search_fingerprint.c's): a spinning interrupt handler
-   looked for before the steps, the declared symmetry checked at the sampled states, and a state without
-   steps judged terminal (an unbalanced context then) or a deadlock. `bfs`: the state's BFS number (what is
-   sampled, and the state an event is kept at: the least wins, as several threads see states in any order);
-   `idx`: where it is stored (what a failed symmetry check prints); `*dl` lowered to `dl_at` at a deadlock. */
-static uint32_t cc_sample_first, cc_sample_every, cc_sample_max;  /* main()'s arguments */
-static inline void cc_bookkeeping(uint32_t bfs, uint32_t idx, const int64_t *s, const int64_t *succ, int n,
-                                  uint32_t *dl, uint32_t dl_at) {
-#if CC_EV_IRQ_SPINS >= 0
-    if (n > 0 && bfs < ev_idx[CC_EV_IRQ_SPINS] && cc_irq_spins(s)) {
-        ev_idx[CC_EV_IRQ_SPINS] = bfs; ev_step[CC_EV_IRQ_SPINS] = -2;
-    }
-#endif
-#if CC_SYM_MAPS > 0
-    if (cc_sample_every && (bfs < cc_sample_first || (bfs % cc_sample_every == 0 &&
-                                                      bfs <= (uint64_t)cc_sample_every * cc_sample_max)))
-        sym_check(idx, s, succ, n);
-#else
-    (void)idx; (void)succ;
-#endif
-    if (n == 0) {
-        if (cc_terminal(s)) {
-#if CC_EV_UNBALANCED >= 0
-            if (bfs < ev_idx[CC_EV_UNBALANCED] && cc_unbalanced(s)) {
-                ev_idx[CC_EV_UNBALANCED] = bfs; ev_step[CC_EV_UNBALANCED] = -1;
-            }
-#endif
-        } else if (dl_at < *dl) {
-            *dl = dl_at;
-        }
-        if (cc_ovf) cc_fail("overflow_terminal", -1, 0);
     }
 }
 
@@ -655,6 +752,26 @@ static void initial_layout(const int64_t *inits, int ninit) {
     layout_offsets();
 }
 
+#ifdef CC_SPLIT_RUNTIME
+static void *cc_zalloc(size_t n, size_t size) {
+    void *p = calloc(n ? n : 1, size);
+    if (!p) { printf("result stopped=max_memory states=0\n"); exit(5); }
+    return p;
+}
+/* The arrays a one-unit program sizes at compile time (CC_VEC), for the program linked with this object. */
+static void cc_split_alloc(void) {
+    L_lo = cc_zalloc(CC_NSLOTS, sizeof *L_lo); L_w = cc_zalloc(CC_NSLOTS, sizeof *L_w);
+    L_off = cc_zalloc(CC_NSLOTS, sizeof *L_off); P = cc_zalloc(CC_NSLOTS, sizeof *P);
+    scratch_words = cc_zalloc(CC_MAXWORDS, sizeof *scratch_words);
+    found_idx = cc_zalloc(CC_NPROPS + 1, sizeof *found_idx);
+    succ_buf = cc_zalloc((size_t)(CC_NSTEPS + 1) * CC_NSLOTS, sizeof *succ_buf);
+    succ_lab = cc_zalloc(CC_NSTEPS + 1, sizeof *succ_lab);
+    pk_buf = cc_zalloc((size_t)(CC_NSTEPS + 1) * (CC_NSLOTS + 1), sizeof *pk_buf);
+    pk_hash = cc_zalloc(CC_NSTEPS + 1, sizeof *pk_hash);
+    ev_idx = cc_zalloc(CC_NEVENTS + 1, sizeof *ev_idx); ev_step = cc_zalloc(CC_NEVENTS + 1, sizeof *ev_step);
+}
+#endif
+
 #ifdef CC_LIVE
 /* the state graph and the liveness checks: search_liveness.c, after this file */
 static int live_main(int argc, char **argv);
@@ -680,6 +797,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "CHECKPOINT_DIR: one thread, no fingerprints\n");
         return 2;
     }
+#ifdef CC_SPLIT_RUNTIME
+    cc_split_alloc();
+#endif
     int ninit = 0;
     if (scanf("%d", &ninit) != 1 || ninit < 1) { fprintf(stderr, "no initial states on stdin\n"); return 2; }
     int64_t *inits = malloc(sizeof(int64_t) * CC_NSLOTS * (size_t)ninit);
@@ -737,8 +857,8 @@ int main(int argc, char **argv) {
     }
     if (nstates) unpack_state(0, s);  /* the slots unpack_active leaves alone */
     int64_t whole[CC_NSLOTS];
-#if defined(CC_NO_CANONICAL) && !defined(CC_POR)
-    cc_whole = fingerprint;  /* (the fingerprint search hashes whole successors; the reduction reads them) */
+#ifndef CC_POR
+    if (CC_NO_CANON_NOW) cc_whole = fingerprint;  /* (the fingerprint search hashes whole successors; the reduction reads them) */
 #endif
     if (fingerprint)
         search_fingerprint(inits, ninit, limit, timeout, t0);
@@ -748,7 +868,7 @@ int main(int argc, char **argv) {
         int any_new = 0;
         for (uint32_t idx = level_start; idx < level_end; idx++) {
             cc_cur = idx;
-            uint64_t pw[sizeof(scratch_words) / 8];
+            uint64_t pw[CC_MAXWORDS];
             load_words(idx, pw);
             unpack_active(pw, s);
             expanded++;

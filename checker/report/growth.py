@@ -167,7 +167,7 @@ def at_limit(p: Point, fits: list[Series]) -> str | None:
 def likely_states(checks: Iterable[Check], spec: str, params: dict, computed: Iterable[str] = ()) -> int | None:
     """The states a point about to be explored likely has, from the fits of the spec's decided points
     along one of its parameters (the point past their largest value), else None."""
-    pts = [p for p in points(checks) if p.spec == spec]
+    pts = points(c for c in checks if c.spec == spec)  # (filtered first: a report has thousands of checks)
     if len(pts) < 2:
         return None
     skip = set(computed)
