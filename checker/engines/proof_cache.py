@@ -147,10 +147,10 @@ def cached_run(engine: str, cls: type, request_key: Any, run: int, warn: Callabl
     if key is None or path is None or any(c.verdict == "inconclusive" for c in checks):
         return checks
     try:
-        data = [check_data(c) for c in checks]
-        if [check_from_data(persist.decode(persist.encode(d))) for d in data] != checks:
+        blob = persist.encode({"checks": [check_data(c) for c in checks], "warnings": said})
+        if [check_from_data(d) for d in persist.decode(blob)["checks"]] != checks:
             return checks  # something in a check does not survive being stored (a value of another type)
-        persist.write_data(path, KIND, key, {"checks": data, "warnings": said})
+        persist.write_framed(path, KIND, key, blob)  # (what was checked is what is written)
     except (OSError, ValueError, TypeError):
         pass  # a full disk or an unstorable value: the result stands, it is not kept
     return checks

@@ -81,6 +81,14 @@ def fit(xs: list[int], ys: list[int]) -> tuple[float, float]:
 
 def series(pts: list[Point]) -> list[Series]:
     """Along each integer parameter of each spec, the longest run of decided points varying in it alone."""
+    # the decided points by (spec, parameter, the other parameters' values): one pass, not one per point
+    groups: dict[tuple, dict[int, Point]] = {}
+    for q in pts:
+        if q.limit is None:
+            for name, value in q.params:
+                if isinstance(value, int):
+                    fixed = tuple((k, v) for k, v in q.params if k != name and k not in q.computed)
+                    groups.setdefault((q.spec, name, fixed), {})[value] = q
     best: dict[tuple[str, str], Series] = {}
     for p in pts:
         if p.limit is not None:
@@ -89,9 +97,7 @@ def series(pts: list[Point]) -> list[Series]:
             if not isinstance(value, int) or name in p.computed:
                 continue
             fixed = tuple((k, v) for k, v in p.params if k != name and k not in p.computed)
-            same = {dict(q.params)[name]: q for q in pts
-                    if q.spec == p.spec and q.limit is None and isinstance(dict(q.params).get(name), int)
-                    and tuple((k, v) for k, v in q.params if k != name and k not in q.computed) == fixed}
+            same = groups[p.spec, name, fixed]
             if len(same) < 2:
                 continue
             xs = sorted(same)
