@@ -135,10 +135,11 @@ def test_lazy_counter_at_32_bits_keeps_its_verdicts_where_no_slot_crosses_2_to_t
     assert r64.states == 5392 and r64.verdicts["read_within_adds"] == "holds"
 
 
-@pytest.mark.differential  # (14 s: a 32-bit point runs interpreted; tests/test_process_lazy.py pins the same trace
-# length against the pc machine in the same tier)
-def test_lazy_read_tears_at_32_bits_when_a_slot_goes_below_zero():
-    out = explore(LazyReadTorn32bit()).outcomes["read_within_adds"]
+@pytest.mark.parametrize("engine", ["compiled", pytest.param("interpreted", marks=pytest.mark.differential)])
+def test_lazy_read_tears_at_32_bits_when_a_slot_goes_below_zero(engine):
+    r = explore(LazyReadTorn32bit(), engine=engine)  # (the interpreted run: 11 s)
+    assert r.engine == engine
+    out = r.outcomes["read_within_adds"]
     assert out.verdict == "violated" and len(out.trace) == 19
     # the reader loads slot 0's low half (0), the task's this_cpu_add(-1) makes the slot -1, the reader's
     # finish loads the high half of -1: 0xffffffff_00000000

@@ -96,8 +96,6 @@ def _source(model: Model, symmetry: bool, timings: Timings, por: bool = False) -
     hit = _sources.get(key)
     if hit is not None:
         return hit
-    if getattr(model, "tearing", False):  # the lowering goes through the Z3 encoding, which has no halves
-        raise Fallback("a 32-bit point's accesses in halves (checker.kernel.tearing) are interpreted")
     t0 = time.perf_counter()
     try:
         low = lower(model)
@@ -119,7 +117,7 @@ def _source(model: Model, symmetry: bool, timings: Timings, por: bool = False) -
 
 def _recall(model: Model, symmetry: bool, por: bool) -> tuple[str, Any, list, bool] | None:
     """The point index's entry for this point (checker/compiled/index.py), unless generated in this process."""
-    if (model.cls, model.params, symmetry, por) in _sources or getattr(model, "tearing", False):
+    if (model.cls, model.params, symmetry, por) in _sources:
         return None
     try:
         return index.recall(cbuild.cache_dir(), model, symmetry, por)

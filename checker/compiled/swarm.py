@@ -147,8 +147,6 @@ def prepare(model: Model, symmetry: bool) -> tuple[Lowered, Path, float, bool]:
     hit = _programs.get(key)
     if hit is not None and hit[1].exists():
         return hit[0], hit[1], 0.0, False
-    if getattr(model, "tearing", False):
-        raise SwarmFallback("a 32-bit point's accesses in halves (checker.kernel.tearing) are interpreted")
     try:
         low = lower(model)
         source = swarm_source(low, symmetry)

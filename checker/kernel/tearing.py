@@ -50,8 +50,10 @@ re-runs the action on the state with ``v`` as the access saw it; values
 other CPUs changed in between are read as they are then (for state under
 the lock the action holds, nobody can have). An action that both loads and
 stores ``v`` (``fbc->count += amount`` under ``fbc->lock``) has its store
-split and its load whole: its lock excludes the other writers. Explorer
-only: the Z3 backend and the Promela export refuse a 32-bit point.
+split and its load whole: its lock excludes the other writers. Each step
+also builds itself as terms on a symbolic state (``*_terms`` below), so the
+compiled explorer takes a 32-bit point; the Z3 backend and the Promela
+export refuse one.
 """
 from __future__ import annotations
 
@@ -59,9 +61,13 @@ import copy
 import dataclasses
 from typing import Any
 
-from checker.errors import SpecError
+import z3
+
+from checker.errors import NotLowerable, SpecError
+from checker.expr import And, If, Or
 from checker.language.declare import DISABLED, ActionInfo, Ghost, Step
 from checker.ordering.machine import recording, set_slots
+from checker.symbolic.term import Sym, SymbolicBranch, SymbolicIndex, to_z3_bool, to_z3_num
 from checker.types import LONG, NOBODY, ULONG, CpuId, Int, IntType
 
 LO = (1 << 32) - 1
@@ -79,6 +85,22 @@ class _Pending(IntType):
 
 
 PENDING = _Pending("tearing")
+
+
+@dataclasses.dataclass(frozen=True)
+class Half:
+    """What an engine-made step of a 32-bit point is made of, kept on its function (``fn.half``)."""
+
+    part: str  # "first" (an access's first half), "finish" (its second), or "blocked" (a step that waits)
+    fn: Any  # the action's own function; "blocked": the step that waits
+    v: str = ""
+    kind: str = ""  # "store" or "load"
+    order: int = 0  # which half goes first: 0 the low one
+    tag: str = ""  # "i": an interrupt handler's access
+    choices: tuple = ((),)
+    first_id: int = 0
+    guard_reads_v: tuple | None = None  # "first" of a load: its guard reads v (could_start), else None
+    wait: tuple = ()  # "blocked": the per-CPU ghosts that must all be 0
 
 
 def bits_param(si: Any) -> str | None:
@@ -311,9 +333,12 @@ def _put(v: str, value: int, cpu: int, percpu: bool) -> dict[str, Any]:
 
 def _blocked(fn: Any, pending: list[str]) -> Any:
     def step(s: tuple, cpu: int, *args: Any) -> Any:
+        if isinstance(getattr(s, pending[0])[cpu], Sym):  # the symbolic state of the compiled engine's lowering
+            return _blocked_terms(fn, pending, s, cpu, args)
         if any(getattr(s, p)[cpu] for p in pending):
             return DISABLED
         return fn(s, cpu, *args)
+    step.half = Half("blocked", fn, wait=tuple(pending))
     return step
 
 
@@ -329,6 +354,8 @@ def _first(model: Any, fn: Any, v: str, kind: str, order: int, tag: str = "", ch
     could_start = _could_start(model, fn, v, guard_reads_v) if guard_reads_v is not None else None
 
     def first(s: tuple, cpu: int, *args: Any) -> Any:
+        if isinstance(getattr(s, f"_{tag}tear_{v}")[cpu], Sym):
+            return _first_terms(model, first.half, s, cpu, args)
         r = fn(s, cpu, *args)
         code = base + 4 * (first_id + (0 if per and kind == "load" else choices.index(tuple(args))))
         if kind == "load":  # the half read now; the other half is read by the finish
@@ -350,6 +377,7 @@ def _first(model: Any, fn: Any, v: str, kind: str, order: int, tag: str = "", ch
         new = _new(r, v, cpu, per)
         half = _combine(0, old, new, t) if order == 0 else _combine(0, new, old, t)
         return Step(r.guard, {**_put(v, half, cpu, per), **slots})
+    first.half = Half("first", fn, v, kind, order, tag, choices, first_id, guard_reads_v)
     return first
 
 
@@ -376,7 +404,6 @@ def _guard_reads(act: Any, s: tuple, v: str) -> tuple | None:
 
 def _could_start(model: Any, fn: Any, v: str, others: tuple) -> Any:
     """Whether the action's guard holds for some value of ``v`` (every other variable as it is now)."""
-    import z3
 
     from checker.symbolic.term import Sym, SymbolicBranch, SymbolicIndex, to_z3_bool
 
@@ -421,6 +448,8 @@ def _finish(model: Any, fn: Any, v: str, kind: str, tag: str = "", choices: tupl
 
     def finish(s: tuple, cpu: int, *args: Any) -> Any:
         code = getattr(s, f"_{tag}tear_{v}")[cpu]
+        if isinstance(code, Sym):
+            return _finish_terms(model, finish.half, s, cpu, args)
         remote = per and kind == "load"
         if code == 0 or (code - 1) // 4 != first_id + (0 if remote else choices.index(tuple(args))) \
                 or (code - 1) % 4 + 1 not in codes:
@@ -450,5 +479,141 @@ def _finish(model: Any, fn: Any, v: str, kind: str, tag: str = "", choices: tupl
         # the second half into the word as it is now (a racing store's first half stays, as in memory)
         whole = _combine(0, new, now, t) if order == 0 else _combine(0, now, new, t)
         return Step(True, {**r.updates, **_put(v, whole, cpu, per), **clear})
+    finish.half = Half("finish", fn, v, kind, 0, tag, choices, first_id)
     return finish
 
+
+# -- the same steps as terms, on the symbolic state of the compiled engine's lowering (checker/compiled/lower.py):
+# each follows its concrete twin above line for line; what has no term raises NotLowerable (the point stays on the
+# interpreter). Both engines are compared state for state on every 32-bit point (tests/test_compiled.py).
+
+def _blocked_terms(fn: Any, pending: list[str], s: tuple, cpu: Any, args: tuple) -> Any:
+    r = fn(s, cpu, *args)
+    if r is DISABLED or not isinstance(r, Step):
+        return r
+    return Step(And(*[getattr(s, p)[cpu] == 0 for p in pending], r.guard), r.updates)
+
+
+def _combine_terms(hi: Any, lo: Any, t: Any) -> Sym:
+    """_combine as a term: the high half of ``hi`` and the low half of ``lo``, wrapped to the type."""
+    hz, lz = to_z3_num(hi), to_z3_num(lo)
+    u = hz % (1 << 64) - hz % (1 << 32) + lz % (1 << 32)
+    return Sym(z3.If(u > t.hi, u - (1 << 64), u) if t.signed else u, t)
+
+
+def _remote_terms(model: Any, fn: Any, s: tuple, v: str, cpu: Any, args: tuple) -> int | None:
+    slot = _remote_slot(model, fn, s, v, cpu, args)
+    if slot is not None and not isinstance(slot, int):
+        raise NotLowerable(f"a 32-bit load in halves of another CPU's {v} at a slot the state chooses")
+    return slot
+
+
+def _first_terms(model: Any, h: Half, s: tuple, cpu: Any, args: tuple) -> Any:
+    v, kind, order, tag, per = h.v, h.kind, h.order, h.tag, h.v in model.percpu
+    t = model.vars[v].type
+    r = h.fn(s, cpu, *args)
+    base = 1 + order + (0 if kind == "store" else 2)
+    code = base + 4 * (h.first_id + (0 if per and kind == "load" else h.choices.index(args)))
+    if kind == "load":
+        slot = _remote_terms(model, h.fn, s, v, cpu, args) if per else None
+        if per and slot is None:
+            return r if order == 0 else DISABLED
+        slots = {f"_{tag}tear_{v}": {cpu: code}, f"_{tag}half_{v}": {cpu: _get(s, v, slot, per)}}
+        if per:
+            slots[f"_{tag}tslot_{v}"] = {cpu: slot}
+        now = r.guard if isinstance(r, Step) else False
+        later = _could_start_terms(model, h, s, cpu, args, slot) if h.guard_reads_v is not None else False
+        return Step(Or(now, later), slots)
+    old = _get(s, v, cpu, per)
+    slots = {f"_{tag}tear_{v}": {cpu: code}, f"_{tag}half_{v}": {cpu: old}}
+    if r is DISABLED or not isinstance(r, Step):
+        return r
+    new = r.updates[v][cpu] if per else r.updates[v]
+    half = _combine_terms(old, new, t) if order == 0 else _combine_terms(new, old, t)
+    return Step(r.guard, {**_put(v, half, cpu, per), **slots})
+
+
+def _could_start_terms(model: Any, h: Half, s: tuple, cpu: Any, args: tuple, slot: int | None) -> Any:
+    """_could_start as a term: the guard holds for some value of ``v`` in its type's range."""
+    t = model.vars[h.v].type
+    per = h.v in model.percpu
+    x = z3.Int(f"_torn_{h.v}")
+    lo, hi = (-(1 << 63), (1 << 63) - 1) if t.signed else (0, (1 << 64) - 1)
+    try:
+        r = h.fn(set_slots(model, s, _put(h.v, Sym(x, t), slot, per)), cpu, *args)
+    except (SymbolicBranch, SymbolicIndex):  # code that branches on v: decided on the whole value only
+        return False
+    if r is DISABLED or not isinstance(r, Step):
+        return False
+    g = to_z3_bool(r.guard)
+    out = z3.Tactic("qe")(z3.Exists([x], z3.And(x >= lo, x <= hi, g)))
+    if len(out) != 1:
+        raise NotLowerable(f"whether a 32-bit load of {h.v} in halves can start (quantifier elimination)")
+    f = out[0].as_expr()
+    if z3.is_quantifier(f) or _bound(f, x):
+        raise NotLowerable(f"whether a 32-bit load of {h.v} in halves can start (left quantified)")
+    return Sym(f)
+
+
+def _bound(f: z3.ExprRef, x: z3.ExprRef) -> bool:
+    """Whether ``x`` or a quantifier is left in ``f``."""
+    todo, seen = [f], set()
+    while todo:
+        e = todo.pop()
+        if e.get_id() in seen:
+            continue
+        seen.add(e.get_id())
+        if z3.is_quantifier(e) or e.eq(x):
+            return True
+        todo.extend(e.children())
+    return False
+
+
+def _finish_terms(model: Any, h: Half, s: tuple, cpu: Any, args: tuple) -> Any:
+    v, kind, tag, per = h.v, h.kind, h.tag, h.v in model.percpu
+    t = model.vars[v].type
+    remote = per and kind == "load"
+    k = h.first_id + (0 if remote else h.choices.index(args))
+    first, second = (1, 2) if kind == "store" else (3, 4)
+    code = getattr(s, f"_{tag}tear_{v}")[cpu]
+    low_first = code == first + 4 * k  # (code - 1) % 2 == 0
+    enabled = Or(low_first, code == second + 4 * k)
+    saved = getattr(s, f"_{tag}half_{v}")[cpu]
+    clear: dict[str, Any] = {f"_{tag}tear_{v}": {cpu: 0}, f"_{tag}half_{v}": {cpu: 0}}
+    if kind == "load":
+        slot = None
+        if remote:  # only the choice that reads the slot the first half was read from continues
+            slot = _remote_terms(model, h.fn, s, v, cpu, args)
+            if slot is None:
+                return DISABLED
+            enabled = And(enabled, getattr(s, f"_{tag}tslot_{v}")[cpu] == slot)
+            clear[f"_{tag}tslot_{v}"] = {cpu: NOBODY}
+        now = _get(s, v, slot, per)
+        seen = If(low_first, _combine_terms(now, saved, t), _combine_terms(saved, now, t))
+        r = h.fn(set_slots(model, s, _put(v, seen, slot, per)), cpu, *args)
+        if r is DISABLED or not isinstance(r, Step):
+            return Step(enabled, clear)
+        return Step(enabled, {**_when(model, s, r.guard, r.updates), **clear})
+    r = h.fn(set_slots(model, s, _put(v, saved, cpu, per)), cpu, *args)
+    if r is DISABLED or not isinstance(r, Step):
+        return Step(enabled, clear)
+    new = r.updates[v][cpu] if per else r.updates[v]
+    now = _get(s, v, cpu, per)
+    whole = If(low_first, _combine_terms(new, now, t), _combine_terms(now, new, t))
+    return Step(enabled, {**_when(model, s, r.guard, {**r.updates, **_put(v, whole, cpu, per)}), **clear})
+
+
+def _when(model: Any, s: tuple, guard: Any, updates: dict) -> dict:
+    """``updates`` made only where ``guard`` holds: a finish runs the action where it is enabled on the
+    value it re-reads, and elsewhere only ends the access (on a concrete state ``when`` and a process
+    function's step are DISABLED exactly where their guard is false, and the finish then only clears)."""
+    out: dict[str, Any] = {}
+    for name, val in updates.items():
+        old = getattr(s, name)
+        if name in model.tupled:
+            if not isinstance(val, dict) or not all(isinstance(c, int) for c in val):
+                raise NotLowerable(f"a load in halves whose action updates {name} other than by CPU number")
+            out[name] = {c: If(guard, x, old[c]) for c, x in val.items()}
+        else:
+            out[name] = If(guard, val, old)
+    return out
