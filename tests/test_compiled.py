@@ -324,11 +324,11 @@ def test_a_32_bit_point_runs_compiled_with_the_interpreters_states(name, n, symm
 
 
 def test_a_32_bit_step_without_terms_stays_on_the_interpreter_saying_why():
-    """A load in halves whose action writes a slot the state chooses has no term here: interpreted, and said."""
+    """An access in halves whose action writes a slot the state chooses has no term here: interpreted, and said."""
     p = _points_at_32_bits("eager_set_skips_a_cpu", 1)[0]
     r = explore(Model(SPECS["eager_set_skips_a_cpu"], p), engine="compiled", max_states=2000)
     assert r.engine == "interpreted"
-    assert "a load in halves whose action updates visited other than by CPU number" in r.engine_note
+    assert "an access in halves whose action writes a slot of visited the state chooses" in r.engine_note
 
 
 TIMING_FIELDS = ("rss_before", "rss_peak", "seconds", "cpu")

@@ -404,9 +404,6 @@ def _guard_reads(act: Any, s: tuple, v: str) -> tuple | None:
 
 def _could_start(model: Any, fn: Any, v: str, others: tuple) -> Any:
     """Whether the action's guard holds for some value of ``v`` (every other variable as it is now)."""
-
-    from checker.symbolic.term import Sym, SymbolicBranch, SymbolicIndex, to_z3_bool
-
     t = model.vars[v].type
     per = v in model.percpu
     x = z3.Int(f"_torn_{v}")
@@ -612,7 +609,7 @@ def _when(model: Any, s: tuple, guard: Any, updates: dict) -> dict:
         old = getattr(s, name)
         if name in model.tupled:
             if not isinstance(val, dict) or not all(isinstance(c, int) for c in val):
-                raise NotLowerable(f"a load in halves whose action updates {name} other than by CPU number")
+                raise NotLowerable(f"an access in halves whose action writes a slot of {name} the state chooses")
             out[name] = {c: If(guard, x, old[c]) for c, x in val.items()}
         else:
             out[name] = If(guard, val, old)

@@ -77,8 +77,8 @@ class PerN:
     """A concrete parameter point: the symbolic twin of the explorer's model."""
 
     kind = "per-n"
-    #: Whether a 32-bit point's accesses in halves are taken (the compiled engine's lowering builds their steps,
-    #: checker/compiled/torn.py); the Z3 backend's obligations and BMC do not model them.
+    #: Whether a 32-bit point's accesses in halves are taken (the compiled engine's lowering: each step builds its
+    #: terms, checker.kernel.tearing's *_terms); the Z3 backend's obligations and BMC do not model them.
     takes_halves = False
 
     def __init__(self, model: Model):
