@@ -61,13 +61,9 @@ import copy
 import dataclasses
 from typing import Any
 
-import z3
-
 from checker.errors import NotLowerable, SpecError
-from checker.expr import And, If, Or
 from checker.language.declare import DISABLED, ActionInfo, Ghost, Step
 from checker.ordering.machine import recording, set_slots
-from checker.symbolic.term import Sym, SymbolicBranch, SymbolicIndex, to_z3_bool, to_z3_num
 from checker.types import LONG, NOBODY, ULONG, CpuId, Int, IntType
 
 LO = (1 << 32) - 1
@@ -333,7 +329,7 @@ def _put(v: str, value: int, cpu: int, percpu: bool) -> dict[str, Any]:
 
 def _blocked(fn: Any, pending: list[str]) -> Any:
     def step(s: tuple, cpu: int, *args: Any) -> Any:
-        if isinstance(getattr(s, pending[0])[cpu], Sym):  # the symbolic state of the compiled engine's lowering
+        if not isinstance(getattr(s, pending[0])[cpu], int):  # the symbolic state of the compiled engine's lowering
             return _blocked_terms(fn, pending, s, cpu, args)
         if any(getattr(s, p)[cpu] for p in pending):
             return DISABLED
@@ -354,7 +350,7 @@ def _first(model: Any, fn: Any, v: str, kind: str, order: int, tag: str = "", ch
     could_start = _could_start(model, fn, v, guard_reads_v) if guard_reads_v is not None else None
 
     def first(s: tuple, cpu: int, *args: Any) -> Any:
-        if isinstance(getattr(s, f"_{tag}tear_{v}")[cpu], Sym):
+        if not isinstance(getattr(s, f"_{tag}tear_{v}")[cpu], int):
             return _first_terms(model, first.half, s, cpu, args)
         r = fn(s, cpu, *args)
         code = base + 4 * (first_id + (0 if per and kind == "load" else choices.index(tuple(args))))
@@ -404,6 +400,9 @@ def _guard_reads(act: Any, s: tuple, v: str) -> tuple | None:
 
 def _could_start(model: Any, fn: Any, v: str, others: tuple) -> Any:
     """Whether the action's guard holds for some value of ``v`` (every other variable as it is now)."""
+    import z3
+
+    from checker.symbolic.term import Sym, SymbolicBranch, SymbolicIndex, to_z3_bool
     t = model.vars[v].type
     per = v in model.percpu
     x = z3.Int(f"_torn_{v}")
@@ -445,7 +444,7 @@ def _finish(model: Any, fn: Any, v: str, kind: str, tag: str = "", choices: tupl
 
     def finish(s: tuple, cpu: int, *args: Any) -> Any:
         code = getattr(s, f"_{tag}tear_{v}")[cpu]
-        if isinstance(code, Sym):
+        if not isinstance(code, int):
             return _finish_terms(model, finish.half, s, cpu, args)
         remote = per and kind == "load"
         if code == 0 or (code - 1) // 4 != first_id + (0 if remote else choices.index(tuple(args))) \
@@ -482,17 +481,24 @@ def _finish(model: Any, fn: Any, v: str, kind: str, tag: str = "", choices: tupl
 
 # -- the same steps as terms, on the symbolic state of the compiled engine's lowering (checker/compiled/lower.py):
 # each follows its concrete twin above line for line; what has no term raises NotLowerable (the point stays on the
-# interpreter). Both engines are compared state for state on every 32-bit point (tests/test_compiled.py).
+# interpreter). Both engines are compared state for state on every 32-bit point (tests/test_compiled.py). Z3 and
+# the symbolic terms are imported here only, when a symbolic state comes (importing checker loads no solver).
 
 def _blocked_terms(fn: Any, pending: list[str], s: tuple, cpu: Any, args: tuple) -> Any:
+    from checker.expr import And
+
     r = fn(s, cpu, *args)
     if r is DISABLED or not isinstance(r, Step):
         return r
     return Step(And(*[getattr(s, p)[cpu] == 0 for p in pending], r.guard), r.updates)
 
 
-def _combine_terms(hi: Any, lo: Any, t: Any) -> Sym:
+def _combine_terms(hi: Any, lo: Any, t: Any) -> Any:
     """_combine as a term: the high half of ``hi`` and the low half of ``lo``, wrapped to the type."""
+    import z3
+
+    from checker.symbolic.term import Sym, to_z3_num
+
     hz, lz = to_z3_num(hi), to_z3_num(lo)
     u = hz % (1 << 64) - hz % (1 << 32) + lz % (1 << 32)
     return Sym(z3.If(u > t.hi, u - (1 << 64), u) if t.signed else u, t)
@@ -506,6 +512,8 @@ def _remote_terms(model: Any, fn: Any, s: tuple, v: str, cpu: Any, args: tuple) 
 
 
 def _first_terms(model: Any, h: Half, s: tuple, cpu: Any, args: tuple) -> Any:
+    from checker.expr import Or
+
     v, kind, order, tag, per = h.v, h.kind, h.order, h.tag, h.v in model.percpu
     t = model.vars[v].type
     r = h.fn(s, cpu, *args)
@@ -532,6 +540,10 @@ def _first_terms(model: Any, h: Half, s: tuple, cpu: Any, args: tuple) -> Any:
 
 def _could_start_terms(model: Any, h: Half, s: tuple, cpu: Any, args: tuple, slot: int | None) -> Any:
     """_could_start as a term: the guard holds for some value of ``v`` in its type's range."""
+    import z3
+
+    from checker.symbolic.term import Sym, SymbolicBranch, SymbolicIndex, to_z3_bool
+
     t = model.vars[h.v].type
     per = h.v in model.percpu
     x = z3.Int(f"_torn_{h.v}")
@@ -552,8 +564,10 @@ def _could_start_terms(model: Any, h: Half, s: tuple, cpu: Any, args: tuple, slo
     return Sym(f)
 
 
-def _bound(f: z3.ExprRef, x: z3.ExprRef) -> bool:
-    """Whether ``x`` or a quantifier is left in ``f``."""
+def _bound(f: Any, x: Any) -> bool:
+    """Whether ``x`` or a quantifier is left in ``f`` (Z3 terms)."""
+    import z3
+
     todo, seen = [f], set()
     while todo:
         e = todo.pop()
@@ -567,6 +581,8 @@ def _bound(f: z3.ExprRef, x: z3.ExprRef) -> bool:
 
 
 def _finish_terms(model: Any, h: Half, s: tuple, cpu: Any, args: tuple) -> Any:
+    from checker.expr import And, If, Or
+
     v, kind, tag, per = h.v, h.kind, h.tag, h.v in model.percpu
     t = model.vars[v].type
     remote = per and kind == "load"
@@ -604,6 +620,8 @@ def _when(model: Any, s: tuple, guard: Any, updates: dict) -> dict:
     """``updates`` made only where ``guard`` holds: a finish runs the action where it is enabled on the
     value it re-reads, and elsewhere only ends the access (on a concrete state ``when`` and a process
     function's step are DISABLED exactly where their guard is false, and the finish then only clears)."""
+    from checker.expr import If
+
     out: dict[str, Any] = {}
     for name, val in updates.items():
         old = getattr(s, name)
