@@ -84,7 +84,7 @@ static int cp_load(int last, uint32_t *level_start, uint32_t *level_end) {
                  && cp_read_all(in, f, sizeof f) && f[CP_LEVEL] == level && f[CP_FIRST] == nstates
                  && f[CP_NSLOTS] == CC_NSLOTS && f[CP_NPROPS] == CC_NPROPS && f[CP_NEVENTS] == CC_NEVENTS
                  && f[CP_COUNT] >= 0 && f[CP_FIRST] + f[CP_COUNT] == f[CP_NSTATES] && f[CP_STRIDE] > 0
-                 && f[CP_STRIDE] <= (int64_t)sizeof(scratch_words);
+                 && f[CP_STRIDE] <= (int64_t)(CC_MAXWORDS * sizeof(uint64_t));
         int64_t found[CC_NPROPS + 1], evs[2 * CC_NEVENTS + 2], lay[2 * CC_NSLOTS];
         ok = ok && cp_read_all(in, found, 8 * CC_NPROPS) && cp_read_all(in, evs, 16 * CC_NEVENTS)
              && cp_read_all(in, lay, 16 * CC_NSLOTS);
@@ -100,7 +100,7 @@ static int cp_load(int last, uint32_t *level_start, uint32_t *level_end) {
              && cp_read_all(in, lab, n * 2) && fgetc(in) == EOF;
         fclose(in);
         for (size_t k = 0; ok && k < n; k++) {
-            uint64_t w[sizeof(scratch_words) / 8];
+            uint64_t w[CC_MAXWORDS];
             int64_t v[CC_NSLOTS];
             memset(w, 0, sizeof w);
             memcpy(w, buf + k * stride, stride);

@@ -121,7 +121,7 @@ static int fp_widen(int i, int64_t v) {
     uint8_t *bufs[2] = {fp_cur, fp_next};
     uint32_t counts[2] = {fp_ncur, fp_nnext};
     int64_t vec[CC_NSLOTS];
-    uint64_t w[sizeof(scratch_words) / 8];
+    uint64_t w[CC_MAXWORDS];
     for (int b = 0; b < 2; b++)
         for (uint32_t k = counts[b]; k-- > 0;) {  /* backwards, in place: the stride only grows */
             memset(w, 0, sizeof w);
@@ -144,7 +144,7 @@ static int fp_widen(int i, int64_t v) {
 /* Stores a new state (its hash h) reached from `par` by step `lab` in the next level: 1 stored, 0 seen, -1
    a limit. */
 static int fp_store(const int64_t *v, uint64_t h, uint32_t par, int lab, uint64_t limit) {
-    uint64_t w[sizeof(scratch_words) / 8];
+    uint64_t w[CC_MAXWORDS];
     int bad;
     while ((bad = pack(v, w)) != 0)
         if (!fp_widen(bad - 1, v[bad - 1])) { stopped = "max_memory"; return -1; }
@@ -201,7 +201,7 @@ static void search_fingerprint(const int64_t *inits, int ninit, uint64_t limit, 
         int any_new = 0;
         for (uint32_t k = 0; k < fp_ncur; k++) {
             uint32_t idx = level_start + k;
-            uint64_t w[sizeof(scratch_words) / 8];
+            uint64_t w[CC_MAXWORDS];
             w[L_words - 1] = 0;
             memcpy(w, fp_cur + (size_t)k * L_stride, L_stride);
             unpack_words(w, s);

@@ -80,7 +80,7 @@ static uint64_t lv_bytes(void) {
 static void lv_graph(uint64_t limit, double timeout, double t0) {
     int64_t s[CC_NSLOTS];
     lv_off[0] = 0;
-    uint64_t pw[sizeof(scratch_words) / 8];
+    uint64_t pw[CC_MAXWORDS];
     for (uint32_t idx = 0; idx < nstates; idx++) {
         load_words(idx, pw);
         unpack_words(pw, s);

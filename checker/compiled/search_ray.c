@@ -256,7 +256,7 @@ static int dd_seen(const uint64_t *words, uint64_t h) {
 
 /* Parents a chunk expands: its successors are packed in one layout (a widening falls between chunks). */
 #define CR_CHUNK 512
-#define CR_WORDS (sizeof(scratch_words) / 8)  /* the most words a packed state takes */
+#define CR_WORDS ((size_t)CC_MAXWORDS)  /* the most words a packed state takes */
 
 /* Expand this level (ranks past cutoff are not: NONE for all). base: the states before this level, so
    base + rank is the one-process search's number of a state (its symmetry sample, its events). */
@@ -285,7 +285,7 @@ int cr_expand(uint64_t base, uint32_t cutoff, uint32_t sample_first, uint32_t sa
         scap = need;
     }
     uint32_t counts[256];
-    uint64_t words[sizeof(scratch_words) / 8];
+    uint64_t words[CC_MAXWORDS];
     int64_t s[CC_NSLOTS];
     for (uint32_t c0 = 0; c0 < cr_nlvl; c0 += CR_CHUNK) {
         uint32_t c1 = c0 + CR_CHUNK < cr_nlvl ? c0 + CR_CHUNK : cr_nlvl;
@@ -378,7 +378,7 @@ int cr_receive(const uint8_t *b, size_t len, int from) {
     int64_t lo[CC_NSLOTS], v[CC_NSLOTS];
     int32_t w[CC_NSLOTS];
     int off[CC_NSLOTS];
-    uint64_t in[sizeof(scratch_words) / 8], words[sizeof(scratch_words) / 8];
+    uint64_t in[CC_MAXWORDS], words[CC_MAXWORDS];
     while (at < len) {
         uint32_t head[2];
         if (len - at < sizeof head + sizeof lo + sizeof w) CR_LEAVE(7);

@@ -139,7 +139,7 @@ static void th_check_props(struct th_worker *w, const int64_t *v, uint32_t at, i
 static int th_expand(struct th_worker *w, uint32_t r) {
     uint32_t idx = th_order[r], bfs = th_ls + r;
     int64_t *s = w->s;
-    uint64_t pw0[sizeof(scratch_words) / 8];
+    uint64_t pw0[CC_MAXWORDS];
     load_words(idx, pw0);
     unpack_active(pw0, s);
     cc_cur = bfs;
@@ -283,7 +283,7 @@ static void th_move(uint32_t from, uint32_t to, int fix) {
     memcpy(arena + (size_t)to * L_stride, arena + (size_t)from * L_stride, L_stride);
     th_key[to - th_le] = th_key[from - th_le];
     if (!fix) return;
-    uint64_t w[sizeof(scratch_words) / 8];
+    uint64_t w[CC_MAXWORDS];
     load_words(to, w);
     uint64_t h = hash_words(w);
     size_t mask = tab_size - 1, p = TAB_POS(h, mask);

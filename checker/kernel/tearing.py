@@ -402,11 +402,6 @@ def _could_start(model: Any, fn: Any, v: str, others: tuple) -> Any:
     """Whether the action's guard holds for some value of ``v`` (every other variable as it is now)."""
     import z3
 
-    from checker.symbolic.term import Sym, SymbolicBranch, SymbolicIndex, to_z3_bool
-    t = model.vars[v].type
-    per = v in model.percpu
-    x = z3.Int(f"_torn_{v}")
-    lo, hi = (-(1 << 63), (1 << 63) - 1) if t.signed else (0, (1 << 64) - 1)
     known: dict[str, bool] = {}  # a guard's residue over v (sexpr) -> satisfiable in v's range
     asked: dict[tuple, bool] = {}  # (cpu, choice, slot, the other slots the guard reads) -> the answer
     where = [(n.split("[")[0], int(n[:-1].split("[")[1]) if "[" in n else None) for n in others]
@@ -419,20 +414,37 @@ def _could_start(model: Any, fn: Any, v: str, others: tuple) -> Any:
         return asked[key]
 
     def ask(s: tuple, cpu: int, args: tuple, slot: int | None) -> bool:
-        try:
-            r = fn(set_slots(model, s, _put(v, Sym(x, t), slot, per)), cpu, *args)
-        except (SymbolicBranch, SymbolicIndex):  # code that branches on v: decided on the whole value only
+        got = _guard_over_v(model, fn, v, s, cpu, args, slot)
+        if got is None:
             return False
-        if r is DISABLED or not isinstance(r, Step):
-            return False
-        g = to_z3_bool(r.guard)
+        g = got[1]
         key = g.sexpr()
         if key not in known:
             solver = z3.Solver()
-            solver.add(x >= lo, x <= hi, g)
+            solver.add(g)
             known[key] = solver.check() == z3.sat
         return known[key]
     return could
+
+
+def _guard_over_v(model: Any, fn: Any, v: str, s: tuple, cpu: Any, args: tuple, slot: int | None) -> Any:
+    """(``v`` as a Z3 variable, the action's guard with ``v`` (its ``slot``) that variable, in its type's range)
+    on the state ``s``; None where the action does not run on it, or its code branches on ``v`` (then it is
+    decided on the whole value only). What ``_could_start`` asks Z3, and ``_could_start_terms`` eliminates."""
+    import z3
+
+    from checker.symbolic.term import Sym, SymbolicBranch, SymbolicIndex, to_z3_bool
+
+    t = model.vars[v].type
+    x = z3.Int(f"_torn_{v}")
+    lo, hi = (-(1 << 63), (1 << 63) - 1) if t.signed else (0, (1 << 64) - 1)
+    try:
+        r = fn(set_slots(model, s, _put(v, Sym(x, t), slot, v in model.percpu)), cpu, *args)
+    except (SymbolicBranch, SymbolicIndex):
+        return None
+    if r is DISABLED or not isinstance(r, Step):
+        return None
+    return x, z3.And(x >= lo, x <= hi, to_z3_bool(r.guard))
 
 
 def _finish(model: Any, fn: Any, v: str, kind: str, tag: str = "", choices: tuple = ((),),
@@ -542,20 +554,13 @@ def _could_start_terms(model: Any, h: Half, s: tuple, cpu: Any, args: tuple, slo
     """_could_start as a term: the guard holds for some value of ``v`` in its type's range."""
     import z3
 
-    from checker.symbolic.term import Sym, SymbolicBranch, SymbolicIndex, to_z3_bool
+    from checker.symbolic.term import Sym
 
-    t = model.vars[h.v].type
-    per = h.v in model.percpu
-    x = z3.Int(f"_torn_{h.v}")
-    lo, hi = (-(1 << 63), (1 << 63) - 1) if t.signed else (0, (1 << 64) - 1)
-    try:
-        r = h.fn(set_slots(model, s, _put(h.v, Sym(x, t), slot, per)), cpu, *args)
-    except (SymbolicBranch, SymbolicIndex):  # code that branches on v: decided on the whole value only
+    got = _guard_over_v(model, h.fn, h.v, s, cpu, args, slot)
+    if got is None:
         return False
-    if r is DISABLED or not isinstance(r, Step):
-        return False
-    g = to_z3_bool(r.guard)
-    out = z3.Tactic("qe")(z3.Exists([x], z3.And(x >= lo, x <= hi, g)))
+    x, g = got
+    out = z3.Tactic("qe")(z3.Exists([x], g))
     if len(out) != 1:
         raise NotLowerable(f"whether a 32-bit load of {h.v} in halves can start (quantifier elimination)")
     f = out[0].as_expr()
