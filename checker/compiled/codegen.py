@@ -37,7 +37,9 @@ def runtime_source() -> str:
         + "#endif\n"
 
 
-GENERATED, RUNTIME = "/*@GENERATED@*/", "/*@RUNTIME@*/"
+#: The marks in runtime.c: the generated functions go at GENERATED, partial-order reduction's selection at POR;
+#: the quick build's runtime object is the text from RUNTIME on.
+GENERATED, POR, RUNTIME = "/*@GENERATED@*/", "/*@POR@*/", "/*@RUNTIME@*/"
 
 
 def split_units(source: str) -> tuple[str, str] | None:
@@ -45,7 +47,7 @@ def split_units(source: str) -> tuple[str, str] | None:
     compiles the runtime once and links it with each program (checker/compiled/build.py): None where the
     text after the RUNTIME mark is not the plain runtime's (a program with partial-order reduction)."""
     rt = runtime_source()
-    tail = rt[rt.index(RUNTIME):].replace("/*@POR@*/", "")
+    tail = rt[rt.index(RUNTIME):].replace(POR, "")
     cut = source.find(RUNTIME)
     if cut < 0 or source[cut:] != tail:
         return None
@@ -202,7 +204,7 @@ def generate(low: Lowered, symmetry: bool, por: bool = False) -> tuple[str, list
         if sets.off is None:
             gen += c_ample(sets)
             select = c_select()
-    body = runtime_source().replace(GENERATED, "\n".join(gen)).replace("/*@POR@*/", select)
+    body = runtime_source().replace(GENERATED, "\n".join(gen)).replace(POR, select)
     return "\n".join(out) + "\n" + body, evs
 
 

@@ -38,7 +38,7 @@ from typing import Any
 
 import checker.lifetime as lifetime
 from checker.compiled.build import CompileFailed, CompilerMissing, build
-from checker.compiled.codegen import generate, runtime_source
+from checker.compiled.codegen import GENERATED, POR, generate, runtime_source
 from checker.compiled.cterms import Untranslatable
 from checker.compiled.distance import distance_source
 from checker.compiled.lower import Lowered, NotLowerable, flatten, lower
@@ -121,8 +121,7 @@ def swarm_source(low: Lowered, symmetry: bool) -> str:
     """The swarm program: the generated part of the breadth-first program, ``cc_step_one``, then ``swarm.c``."""
     full, _ = generate(low, symmetry)
     rt = runtime_source()
-    mark = "/*@GENERATED@*/"
-    suffix = rt[rt.index(mark) + len(mark):].replace("/*@POR@*/", "")  # (generate() without por leaves it empty)
+    suffix = rt[rt.index(GENERATED) + len(GENERATED):].replace(POR, "")  # (generate() without por leaves it empty)
     if not full.endswith(suffix):
         raise SwarmFailed("the generated program does not end with the runtime (checker/compiled/codegen.py changed)")
     head = full[:len(full) - len(suffix)]
