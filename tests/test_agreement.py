@@ -126,9 +126,10 @@ MAX_BUG_DEPTH = 8
 
 #: Every correct spec at its first size in the default tier (or, where that is slow, the differential tier);
 #: BMC's unrolling makes them the default tier's slowest tests. percpu_grouped's first size takes 30-40 s to
-#: unroll: the differential tier. (stack_cache, written as process functions, and its family run at their own
-#: small points above.)
-SLOW_BMC = ("percpu_grouped",)
+#: unroll, the others here 2-3 s each on an idle core (10-20 s under the tier's load): the differential tier.
+#: (stack_cache, written as process functions, and its family run at their own small points above.)
+SLOW_BMC = ("percpu_grouped", "vma_unlink_batch", "unlink_batch_compare_last", "percpu_hotplug", "percpu_hotplug_deep",
+            "lazy_mmdrop")
 #: The larger sizes unroll for minutes each (a third of the differential tier's hour together): the long tier. The
 #: first sizes too slow for the default tier stay in the differential tier.
 #: A bug spec (its base spec with one change) is unrolled here by the trace test below, which asks BMC for its bug;
@@ -180,8 +181,12 @@ TOO_DEEP_FOR_BMC = {
 }
 
 
-#: Bug specs whose unrolling takes 12-15 s each (a third of this test's time): the differential tier.
-SLOW_TO_UNROLL = {"hotplug_dying_partial", "stack_stranded_dead_cpu", "stack_stale"}
+#: Bug specs whose unrolling takes 12-15 s each (a third of this test's time), and those taking 1.5-6.5 s (half
+#: of what was left): the differential tier. Each base spec keeps bug specs here in the default tier.
+SLOW_TO_UNROLL = {"hotplug_dying_partial", "stack_stranded_dead_cpu", "stack_stale", "hotplug_sum_dead",
+                  "hotplug_notifier_dead_only", "lazy_decode_logical_shift", "lazy_mmdrop_uninit_index",
+                  "vmstat_rt_preempted_update", "lazy_rfc_read_positive", "eager_sub_count",
+                  "hotplug_check_mm_online_sum"}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.differential) if n in SLOW_TO_UNROLL else n
