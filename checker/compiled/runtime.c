@@ -624,12 +624,24 @@ static inline const int64_t *succ_whole(const int64_t *s, const int64_t *t, int 
     return buf;
 }
 
+/* Makes successor t canonical in place. 1 when it came out as it went in (no renaming moved anything, as
+   for most successors): it is then its parent but for its step's slots, which pack_succ() packs alone. A
+   copy and a compare cost a fraction of packing every slot (measured: percpu_eager variant C at 3 CPUs,
+   symmetry on, 20 M states: 29.0 -> 24.9 s of exploring). */
+static inline int canonical_same(int64_t *t) {
+    if (CC_NO_CANON_NOW) return 1;
+    int64_t pre[CC_NSLOTS];
+    memcpy(pre, t, sizeof pre);
+    cc_canonical(t);
+    return memcmp(pre, t, sizeof pre) == 0;
+}
+
 /* A successor by `step` of the state whose packed words are pw, packed into w: as pack(), 0 when it fits,
-   else 1 + the first slot that does not. With no canonical form (no symmetry) a successor is its parent
-   but for the slots its step writes (cc_step_wslots): those alone are packed into the parent's words,
-   where pack() visits every slot (most of the search's work on a wide state). */
-static inline int pack_succ(const uint64_t *pw, const int64_t *t, int step, uint64_t *w) {
-    if (!CC_NO_CANON_NOW) return pack(t, w);
+   else 1 + the first slot that does not. A successor that is its parent but for the slots its step writes
+   (cc_step_wslots: with no canonical form, or `same` from canonical_same()) has those alone packed into the
+   parent's words, where pack() visits every slot (most of the search's work on a wide state). */
+static inline int pack_succ(const uint64_t *pw, const int64_t *t, int step, int same, uint64_t *w) {
+    if (!same) return pack(t, w);
     for (int q = 0; q < L_words; q++) w[q] = pw[q];
     for (int k = cc_step_wfirst[step]; k < cc_step_wfirst[step + 1]; k++) {
         int i = cc_step_wslots[k], b = L_w[i];
@@ -650,12 +662,12 @@ static inline int pack_succ(const uint64_t *pw, const int64_t *t, int step, uint
 static CC_VEC(uint64_t, pk_buf, (CC_NSTEPS + 1) * (CC_NSLOTS + 1));
 static CC_VEC(uint64_t, pk_hash, CC_NSTEPS + 1);
 
-static int pack_batch(int n, uint32_t par, uint64_t *pw) {
+static int pack_batch(int n, uint32_t par, uint64_t *pw, const unsigned char *same) {
 again:
     for (int j = 0; j < n; j++) {
         const int64_t *t = succ_buf + (size_t)j * CC_NSLOTS;
         uint64_t *w = pk_buf + (size_t)j * L_words;
-        int bad = pack_succ(pw, t, (int)succ_lab[j], w);
+        int bad = pack_succ(pw, t, (int)succ_lab[j], same[j], w);
         if (bad) {
             if (!widen(bad - 1, t[bad - 1])) { stopped = "max_memory"; return 0; }
             load_words(par, pw);  /* repacked by the widening */
@@ -875,8 +887,9 @@ int main(int argc, char **argv) {
             int n = cc_expand(s, succ_buf, succ_lab);
             cc_bookkeeping(idx, idx, s, succ_buf, n, &deadlock, idx);
             transitions += (uint64_t)n;
-            for (int j = 0; j < n; j++) cc_canonical(succ_buf + (size_t)j * CC_NSLOTS);
-            if (!pack_batch(n, idx, pw)) break;
+            unsigned char same[CC_NSTEPS + 1];
+            for (int j = 0; j < n; j++) same[j] = (unsigned char)canonical_same(succ_buf + (size_t)j * CC_NSLOTS);
+            if (!pack_batch(n, idx, pw, same)) break;
 #ifdef CC_POR
             { int k = cc_por_select(idx, n); transitions -= (uint64_t)(n - k); n = k; }  /* ample.py */
 #endif

@@ -146,11 +146,12 @@ static int th_expand(struct th_worker *w, uint32_t r) {
     int n = cc_expand(s, w->succ, w->lab);
     cc_bookkeeping(bfs, idx, s, w->succ, n, &w->dl, r);
     th_nsucc[r] = (uint32_t)n;
-    for (int j = 0; j < n; j++) cc_canonical(w->succ + (size_t)j * CC_NSLOTS);
+    unsigned char same[CC_NSTEPS + 1];
+    for (int j = 0; j < n; j++) same[j] = (unsigned char)canonical_same(w->succ + (size_t)j * CC_NSLOTS);
     for (int j = 0; j < n; j++) {
         const int64_t *t = w->succ + (size_t)j * CC_NSLOTS;
         uint64_t *pw = w->pk + (size_t)j * L_words;
-        int bad = pack_succ(pw0, t, (int)w->lab[j], pw);
+        int bad = pack_succ(pw0, t, (int)w->lab[j], same[j], pw);
         if (bad) {
             w->widen_slot = bad - 1;
             w->widen_val = t[bad - 1];
