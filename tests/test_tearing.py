@@ -264,3 +264,64 @@ def test_an_action_with_two_plain_64_bit_accesses_is_refused_at_a_32_bit_point()
     assert "store_both accesses 2 plain 64-bit variables (a, b)" in str(e.value)
     assert e.value.file.endswith("test_tearing.py") and e.value.line is not None
     assert "one action per C access" in str(e.value)
+
+
+from checker import IRQS_OFF as _IRQS_OFF, Or, PerTask, Task, sometimes  # noqa: E402
+
+
+class TornUnderTask(Spec):
+    """One CPU, one task (id 1: CPUs and tasks share one numbering): the CPU's interrupt handler increments a
+    plain s64 (two 32-bit stores); the task reads it with interrupts off. The task resumes only after the
+    handler returns, so it never sees half of the handler's store."""
+
+    kernel = "a test of 32-bit tearing: a handler's store in halves and the task its CPU runs"
+    bits = Bits()
+    cpus = Role(1)
+    tasks = Task(1, cpus="cpus")
+    count = Shared(BELOW, type=S64)
+    irqs = PerTask(0, type=_IRQS_OFF, role="tasks")
+    pc = PerTask(0, role="tasks")
+    seen = Shared(-1)
+    ticked = Shared(0)
+
+    @action(role="tasks")
+    def save(s, t):
+        """local_irq_save(flags)"""
+        return when(s.pc[t] == 0, irqs={t: 1}, pc={t: 1})
+
+    @action(role="tasks")
+    def read(s, t):
+        """seen = count"""
+        return when(s.pc[t] == 1, seen=s.count, pc={t: 2})
+
+    @action(role="tasks")
+    def restore(s, t):
+        """local_irq_restore(flags)"""
+        return when(s.pc[t] == 2, irqs={t: 0}, pc={t: 3})
+
+    @action(role="cpus", irq=True)
+    def tick(s, cpu):
+        """count++ in the handler, once"""
+        return when(s.ticked == 0, count=s.count + 1, ticked=1)
+
+    @invariant
+    def task_reads_a_value_held(s):
+        return Or(s.seen == -1, s.seen == BELOW, s.seen == BELOW + 1)
+
+    @sometimes
+    def the_task_reads_the_handlers_store(s):
+        return s.seen == BELOW + 1
+
+    @terminal
+    def done(s):
+        return s.pc[1] == 3
+
+
+@pytest.mark.parametrize("engine", ["interpreted", "compiled"])
+def test_the_task_a_cpu_runs_waits_for_its_handlers_access_in_halves(engine):
+    """The handler's ghosts sit at its CPU; the task waits on those of the CPU it is on (task_cpu), not at its
+    own number: before, the task ran between the halves of its CPU's handler and read a torn count."""
+    r = explore(Model(TornUnderTask(bits=32, migrations=0, preemptions=0)), engine=engine)
+    assert r.outcomes["task_reads_a_value_held"].verdict == "holds"
+    assert r.outcomes["the_task_reads_the_handlers_store"].verdict == "holds"
+    assert r.outcomes["no_deadlock"].verdict == "holds"

@@ -62,6 +62,7 @@ import dataclasses
 from typing import Any
 
 from checker.errors import NotLowerable, SpecError
+from checker.kernel.tasks import task_roles
 from checker.language.declare import DISABLED, ActionInfo, Ghost, Step
 from checker.ordering.machine import recording, set_slots
 from checker.types import LONG, NOBODY, ULONG, CpuId, Int, IntType
@@ -217,16 +218,22 @@ def split(model: Any, compiled: tuple) -> tuple:
     # a this_cpu op on a per-CPU word (irq-safe on 32-bit: whole to its own CPU). While a handler's
     # access in halves is pending, its CPU takes only that access's finish (the handler runs to the end
     # of its step, the interrupted code waits, no other handler nests).
+    # A handler's ghosts sit at its CPU; a task (task model) waits on those of the CPU it is on, not at its own
+    # task number: the task that CPU runs resumes (or is migrated) only once the handler has returned. A task
+    # queued there is not held: another CPU's load balancer may take it meanwhile.
     pending = [f"_tear_{n}" for n in names]
     own = [f"_tear_{n}" for n in names if n in model.percpu]
     in_irq = [f"_itear_{n}" for n in names]
+    tasks = task_roles(model.info)
     final = []
     for a in out:
         if a.info.name.endswith(".finish"):
             wait = [] if a.info.irq else in_irq
         else:
             wait = own + in_irq if a.info.irq else pending + in_irq
-        fn = a.info.fn if a.cpus == (None,) or not wait else _blocked(a.info.fn, wait)
+        at_cpu = [w for w in wait if w in in_irq] if a.info.role in tasks else []
+        wait = [w for w in wait if w not in at_cpu]
+        fn = a.info.fn if a.cpus == (None,) or not (wait or at_cpu) else _blocked(a.info.fn, wait, at_cpu)
         final.append(dataclasses.replace(a, index=len(final), info=_step_info(a.info, a.info.name, fn)))
     return tuple(final)
 
@@ -327,14 +334,18 @@ def _put(v: str, value: int, cpu: int, percpu: bool) -> dict[str, Any]:
     return {v: {cpu: value} if percpu else value}
 
 
-def _blocked(fn: Any, pending: list[str]) -> Any:
+def _blocked(fn: Any, pending: list[str], at_cpu: list[str] = ()) -> Any:
+    """``fn``, disabled while a ``pending`` ghost is set at the actor's index, or, for a task its CPU runs, an
+    ``at_cpu`` ghost at that CPU."""
     def step(s: tuple, cpu: int, *args: Any) -> Any:
-        if not isinstance(getattr(s, pending[0])[cpu], int):  # the symbolic state of the compiled engine's lowering
-            return _blocked_terms(fn, pending, s, cpu, args)
+        if not isinstance(getattr(s, (pending or at_cpu)[0])[cpu], int):  # the compiled engine's symbolic state
+            return _blocked_terms(fn, pending, at_cpu, s, cpu, args)
         if any(getattr(s, p)[cpu] for p in pending):
             return DISABLED
+        if at_cpu and s.curr[s.task_cpu[cpu]] == cpu and any(getattr(s, p)[s.task_cpu[cpu]] for p in at_cpu):
+            return DISABLED
         return fn(s, cpu, *args)
-    step.half = Half("blocked", fn, wait=tuple(pending))
+    step.half = Half("blocked", fn, wait=tuple(pending) + tuple(at_cpu))
     return step
 
 
@@ -496,13 +507,17 @@ def _finish(model: Any, fn: Any, v: str, kind: str, tag: str = "", choices: tupl
 # interpreter). Both engines are compared state for state on every 32-bit point (tests/test_compiled.py). Z3 and
 # the symbolic terms are imported here only, when a symbolic state comes (importing checker loads no solver).
 
-def _blocked_terms(fn: Any, pending: list[str], s: tuple, cpu: Any, args: tuple) -> Any:
-    from checker.expr import And
+def _blocked_terms(fn: Any, pending: list[str], at_cpu: list[str], s: tuple, cpu: Any, args: tuple) -> Any:
+    from checker.expr import And, Implies, Select
 
     r = fn(s, cpu, *args)
     if r is DISABLED or not isinstance(r, Step):
         return r
-    return Step(And(*[getattr(s, p)[cpu] == 0 for p in pending], r.guard), r.updates)
+    held = []
+    if at_cpu:
+        on = Select(s.task_cpu, cpu)
+        held = [Implies(Select(s.curr, on) == cpu, And(*[Select(getattr(s, p), on) == 0 for p in at_cpu]))]
+    return Step(And(*[getattr(s, p)[cpu] == 0 for p in pending], *held, r.guard), r.updates)
 
 
 def _combine_terms(hi: Any, lo: Any, t: Any) -> Any:
