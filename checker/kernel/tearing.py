@@ -62,7 +62,7 @@ import dataclasses
 from typing import Any
 
 from checker.errors import NotLowerable, SpecError
-from checker.kernel.tasks import task_roles
+from checker.kernel.tasks import CURR, TASK_CPU, task_roles
 from checker.language.declare import DISABLED, ActionInfo, Ghost, Step
 from checker.ordering.machine import recording, set_slots
 from checker.types import LONG, NOBODY, ULONG, CpuId, Int, IntType
@@ -342,7 +342,8 @@ def _blocked(fn: Any, pending: list[str], at_cpu: list[str] = ()) -> Any:
             return _blocked_terms(fn, pending, at_cpu, s, cpu, args)
         if any(getattr(s, p)[cpu] for p in pending):
             return DISABLED
-        if at_cpu and s.curr[s.task_cpu[cpu]] == cpu and any(getattr(s, p)[s.task_cpu[cpu]] for p in at_cpu):
+        on = getattr(s, TASK_CPU)[cpu] if at_cpu else None
+        if at_cpu and getattr(s, CURR)[on] == cpu and any(getattr(s, p)[on] for p in at_cpu):
             return DISABLED
         return fn(s, cpu, *args)
     step.half = Half("blocked", fn, wait=tuple(pending) + tuple(at_cpu))
@@ -515,8 +516,8 @@ def _blocked_terms(fn: Any, pending: list[str], at_cpu: list[str], s: tuple, cpu
         return r
     held = []
     if at_cpu:
-        on = Select(s.task_cpu, cpu)
-        held = [Implies(Select(s.curr, on) == cpu, And(*[Select(getattr(s, p), on) == 0 for p in at_cpu]))]
+        on = Select(getattr(s, TASK_CPU), cpu)
+        held = [Implies(Select(getattr(s, CURR), on) == cpu, And(*[Select(getattr(s, p), on) == 0 for p in at_cpu]))]
     return Step(And(*[getattr(s, p)[cpu] == 0 for p in pending], *held, r.guard), r.updates)
 
 
