@@ -387,6 +387,15 @@ def test_cli_max_states_with_the_compiled_engine_exits_3(cli):
     assert "inconclusive (max_states)" in r.stdout
 
 
+def test_cli_a_search_out_of_its_memory_budget_says_what_to_do(cli):
+    r = cli("verify", "percpu_eager", "--mode", "explore", "--engine", "compiled", "--set", "ncpus=3",
+            "--set", "batch=3", "--set", "readers=1", "--set", "summers=1", "--set", "variant=C", "--set", "irq=1",
+            "--set", "migrations=1", "--set", "limited=0", "--set", "forever=0", "--max-memory", "20M")
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert "inconclusive (max_memory) in 1 run: raise --max-memory" in r.stdout
+    assert "--fingerprint" in r.stdout and r.stdout.rstrip().endswith("(inconclusive: the memory budget ran out)")
+
+
 def test_cli_rejects_a_bad_memory_size(cli):
     r = cli("verify", "percpu_eager", "--max-memory", "lots")
     assert r.returncode == 2

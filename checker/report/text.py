@@ -23,7 +23,14 @@ EXIT_MEANING = {0: "everything as expected", 1: "a property failed or an expecte
 _UNDECIDED = {"not_inductive": "not inductive: an induction step failed, strengthen the invariant",
               "interrupted": "interrupted", "max_states": "a limit was reached", "timeout": "a limit was reached",
               "memory": "out of memory", "worker_lost": "a worker was lost",
-              "solver_unknown": "Z3 answered unknown", "not_parametric": "not provable for a symbolic range"}
+              "solver_unknown": "Z3 answered unknown", "not_parametric": "not provable for a symbolic range",
+              "max_memory": "the memory budget ran out"}
+
+#: What a user can do about a search that ran out of memory (the summary's line per spec and reason; a state
+#: or time limit gets the growth line's estimate and the flag to raise instead).
+_NEXT = {"max_memory": "raise --max-memory (its default is half the memory available), or store 8-byte "
+                       "fingerprints with --fingerprint (the omission probability is reported)",
+         "memory": "the machine ran out of memory: set --max-memory below it, or use --fingerprint"}
 
 
 def exit_meaning(report: Report) -> str:
@@ -324,8 +331,9 @@ def not_as_expected(report: Report, style: Style = PLAIN, limit: int = 3) -> lis
                    f"point{'s' if len(cs) != 1 else ''}: {points}")
     for (spec, why), cs in undecided.items():
         runs = len({c.run for c in cs})
+        nxt = f": {_NEXT[why]}" if why in _NEXT else ""
         out.append(f"{style.status('??', 'inconclusive')}    {spec}: {len(cs)} check{'s' if len(cs) != 1 else ''} "
-                   f"inconclusive ({why}) in {runs} run{'s' if runs != 1 else ''}")
+                   f"inconclusive ({why}) in {runs} run{'s' if runs != 1 else ''}{nxt}")
     return out
 
 
