@@ -9,7 +9,8 @@ import dataclasses
 
 import pytest
 
-from checker import NOBODY, S64, And, Lock, PerCpu, Role, Shared, Spec, SpecError, action, invariant, terminal, when
+from checker import (IRQS_OFF, NOBODY, S64, And, Lock, Or, Param, PerCpu, PerTask, Role, Shared, Spec, SpecError, Task,
+                     action, invariant, sometimes, terminal, when)
 from checker.explore import explore
 from checker.kernel.config import Bits
 from checker.prove import bmc_checks
@@ -180,8 +181,6 @@ def test_a_64_bit_this_cpu_op_is_whole_to_its_cpu_and_two_stores_to_a_remote_rea
     assert seen == {-1, BELOW, BELOW + 1, 0, (1 << 33) - 1}  # a remote reader sees either half first
 
 
-from checker import IRQS_OFF, Param  # noqa: E402
-
 
 class TornInIrq(Spec):
     """A plain s64 store by a task and a read by an interrupt handler on the same CPU: between the
@@ -266,8 +265,6 @@ def test_an_action_with_two_plain_64_bit_accesses_is_refused_at_a_32_bit_point()
     assert "one action per C access" in str(e.value)
 
 
-from checker import IRQS_OFF as _IRQS_OFF, Or, PerTask, Task, sometimes  # noqa: E402
-
 
 class TornUnderTask(Spec):
     """One CPU, one task (id 1: CPUs and tasks share one numbering): the CPU's interrupt handler increments a
@@ -279,7 +276,7 @@ class TornUnderTask(Spec):
     cpus = Role(1)
     tasks = Task(1, cpus="cpus")
     count = Shared(BELOW, type=S64)
-    irqs = PerTask(0, type=_IRQS_OFF, role="tasks")
+    irqs = PerTask(0, type=IRQS_OFF, role="tasks")
     pc = PerTask(0, role="tasks")
     seen = Shared(-1)
     ticked = Shared(0)
