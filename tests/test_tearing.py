@@ -181,7 +181,6 @@ def test_a_64_bit_this_cpu_op_is_whole_to_its_cpu_and_two_stores_to_a_remote_rea
     assert seen == {-1, BELOW, BELOW + 1, 0, (1 << 33) - 1}  # a remote reader sees either half first
 
 
-
 class TornInIrq(Spec):
     """A plain s64 store by a task and a read by an interrupt handler on the same CPU: between the
     two halves the handler can run, unless the store is inside local_irq_save()/restore()."""
@@ -263,7 +262,6 @@ def test_an_action_with_two_plain_64_bit_accesses_is_refused_at_a_32_bit_point()
     assert "store_both accesses 2 plain 64-bit variables (a, b)" in str(e.value)
     assert e.value.file.endswith("test_tearing.py") and e.value.line is not None
     assert "one action per C access" in str(e.value)
-
 
 
 class TornUnderTask(Spec):
