@@ -383,6 +383,21 @@ def test_the_interpreter_and_the_lowering_agree_on_an_inlined_helper():
     assert len(lowered) > 4
 
 
+def test_two_choices_in_an_inlined_helper_are_two_arguments():
+    """Hypothesis's example: a helper that chooses into one local twice, and a helper with a choice called twice
+    in one step. Inlined, the helper's statements sit at the call's line; the two choices were one argument
+    there, so x = 0 (the choices differing) was never reached."""
+    twice = "\n".join(["def h(k, s, cpu, a):", "    b = 0", "    c = k.choose((0, 2))", "    b = (b + c) % 3",
+                       "    c = k.choose((0, 2))", "    b = (b + c) % 3", "    return (a + b) % 3"])
+    once = "\n".join(["def h(k, s, cpu, a):", "    c = k.choose((0, 1))", "    return (a + c) % 3"])
+    for helper, body in ((twice, ["a = 0", "b = 0", "a = h(k, s, cpu, a)", "k.WRITE_ONCE(s.x, (a + 1) % 3)"]),
+                         (once, ["a = 0", "a = h(k, s, cpu, a)", "a = h(k, s, cpu, a)", "k.WRITE_ONCE(s.x, a)"])):
+        cls, src = load("\n".join(body), helper)
+        lowered = lowered_states(cls)
+        assert lowered == interpreted_states(make_function(src)), src
+        assert {x for (x, *_), _ in lowered} == {0, 1, 2}
+
+
 def test_the_interpreter_and_the_lowering_agree_on_a_cmpxchg_loop():
     """A fixed example (the shape of percpu_counter_add_batch's loop), so the comparison is known to bite:
     both reach exactly these 4 projected states (x is 0, 1 or 2; who has returned)."""

@@ -57,6 +57,7 @@ import ast
 import copy
 import functools
 import inspect
+import itertools
 import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -495,9 +496,9 @@ class _Rewrite(ast.NodeTransformer):
                 return self.ctx("update", self.visit(c.args[0]))
             if name == "any_cpu":
                 return self.ctx("any_cpu", ast.Constant(self.var_name(c.args[0])),
-                                ast.Name(self.choices[(c.lineno, c.col_offset)], ast.Load()))
+                                ast.Name(self.choices[_choice_key(c)], ast.Load()))
             if name == "choose":  # the value is the action's argument: its domain is the choose= of the action
-                return ast.Name(self.choices[(c.lineno, c.col_offset)], ast.Load())
+                return ast.Name(self.choices[_choice_key(c)], ast.Load())
             if name == "address_dep":  # the load itself; the dependency is the memory models' (_Accesses)
                 return self.visit(c.args[1])
             if name == "data_race":
@@ -709,8 +710,8 @@ class _Accesses(ast.NodeVisitor):
             self.visit(st.value)
             for t in (st.targets if isinstance(st, ast.Assign) else [st.target]):
                 self.visit(t)
-            arg = self.choices.get((st.value.lineno, st.value.col_offset)) if st.value is not None else None
-            if arg is not None and isinstance(st.value, ast.Call):
+            arg = self.choices.get(_choice_key(st.value)) if isinstance(st.value, ast.Call) else None
+            if arg is not None:
                 self.current[st.targets[0].id] = self.chosen.index(arg[len("__choice_"):])  # type: ignore[union-attr]
         else:
             self.visit(st)
@@ -1100,7 +1101,7 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
     # function's own
     chosen: list[str] = []
     calls: list[ast.Call] = []
-    choice_of: dict[tuple[int, int], str] = {}
+    choice_of: dict[int, str] = {}
     stmts: list[ast.stmt] = []
     for kind, x, *_ in a.path.items:
         if kind == "node":
@@ -1125,7 +1126,7 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
                     stem = cname if n == 0 else f"{cname}_{n + 1}"
                     chosen.append(stem)
                     calls.append(c)
-                    choice_of[(c.lineno, c.col_offset)] = f"__choice_{stem}"
+                    choice_of[_choice_key(c)] = f"__choice_{stem}"
     rw = _Rewrite(lw, choice_of)
     acc = _Accesses(lw, memory, choice_of, chosen, g.file)
     live_in = g.live[a.start] if a.start is not None else frozenset()
@@ -1215,6 +1216,19 @@ def _emit(cls: type, lw: _Lowered, a: _Action, points: dict[int | None, Point], 
 
 def _copy(node: Any) -> Any:
     return copy.deepcopy(node)
+
+
+_choice_keys = itertools.count(1)
+
+
+def _choice_key(c: ast.Call) -> int:
+    """A ``k.choose``/``k.any_cpu`` call's key, which the deep copies the rewrite works on keep. Not its position:
+    a helper inlined into a step has its statements at the call's line, so two choices in it would share one
+    argument (and a choice between them would never be tried)."""
+    key = getattr(c, "_countercheck_choice", None)
+    if key is None:
+        key = c._countercheck_choice = next(_choice_keys)  # type: ignore[attr-defined]
+    return key
 
 
 def _prologue(lw: _Lowered, start_pc: int, start: Point, entry: bool, rw: _Rewrite) -> list[ast.stmt]:
