@@ -81,14 +81,14 @@ static void lv_graph(uint64_t limit, double timeout, double t0) {
     int64_t s[CC_NSLOTS];
     lv_off[0] = 0;
     uint64_t pw[CC_MAXWORDS];
+    unsigned char same[CC_NSTEPS + 1];  /* no canonical form here: each successor is its parent but for its step's slots */
+    memset(same, 1, sizeof same);
     for (uint32_t idx = 0; idx < nstates; idx++) {
         load_words(idx, pw);
         unpack_words(pw, s);
         int n = cc_expand(s, succ_buf, succ_lab);
         expanded++;
         transitions += (uint64_t)n;
-        unsigned char same[CC_NSTEPS + 1];  /* no canonical form here: each successor is its parent but for its step's slots */
-        memset(same, 1, sizeof same);
         if (!pack_batch(n, idx, pw, same)) break;
         if (lv_nedges + (uint64_t)n > lv_ecap || lv_bytes() + (uint64_t)n * 14 > max_memory) {
             stopped = "max_memory";

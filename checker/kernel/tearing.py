@@ -342,9 +342,10 @@ def _blocked(fn: Any, pending: list[str], at_cpu: list[str] = ()) -> Any:
             return _blocked_terms(fn, pending, at_cpu, s, cpu, args)
         if any(getattr(s, p)[cpu] for p in pending):
             return DISABLED
-        on = getattr(s, TASK_CPU)[cpu] if at_cpu else None
-        if at_cpu and getattr(s, CURR)[on] == cpu and any(getattr(s, p)[on] for p in at_cpu):
-            return DISABLED
+        if at_cpu:
+            on = getattr(s, TASK_CPU)[cpu]
+            if getattr(s, CURR)[on] == cpu and any(getattr(s, p)[on] for p in at_cpu):
+                return DISABLED
         return fn(s, cpu, *args)
     step.half = Half("blocked", fn, wait=tuple(pending) + tuple(at_cpu))
     return step
