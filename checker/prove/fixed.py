@@ -35,6 +35,7 @@ from checker.prove.horn import HornSystem, flat, slot_names
 from checker.prove.houdini import candidates, houdini, symmetric_role
 from checker.prove.inductive import prove_invariants
 from checker.prove.solver import WALL_GUARD, Solver, fresh_context
+from checker.prove.symmetric import CpuSymmetry, prove_symmetry
 from checker.prove.vocabulary import Vocabulary
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Step
 
@@ -195,7 +196,9 @@ def _seed(prev: tuple[Model, z3.ExprRef] | None, model: Model, role: str, timeou
         cands = candidates(prev[0], prev[1], model, role) + at_point(model, generalise(prev[0], prev[1], role)) + cands
     if not cands:
         return None
-    kept = houdini(PerN(model), cands, timeout)
+    enc = PerN(model)
+    sym = prove_symmetry(enc, role, timeout)
+    kept = houdini(enc, cands, timeout, sym if isinstance(sym, CpuSymmetry) else None)
     return z3.And(kept) if kept else None
 
 

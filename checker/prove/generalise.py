@@ -35,6 +35,7 @@ from checker.language.compile import Model
 from checker.prove.encoding import PerN
 from checker.prove.horn import slot_names
 from checker.prove.houdini import _default_role, _forms
+from checker.prove.slotsets import SlotReader
 from checker.prove.vocabulary import Vocabulary
 from checker.symbolic.term import Sym, to_z3_num
 from checker.types import BoolType, CpuIdType, Enum, NOBODY
@@ -80,15 +81,27 @@ def generalise(model: Model, inv: z3.ExprRef, role: str) -> list[Candidate]:
     exact = {f"s.{n}{at}" for n, v in model.vars.items() if not _numeric(v.type) for at in ("", "[c]", "[d]")}
     out: dict[str, Candidate] = {}
     conj = inv.children() if z3.is_and(inv) else [inv]
+    reader = SlotReader()
+    index = {n: i for i, n in enumerate(names)}
+    shapes: dict[int, z3.ExprRef] = {}  # conjuncts seen, their CPUs renumbered 0, 1 in order (kept alive)
     for c in conj:
-        source = vocab.text(c)
-        used = _vars(c)
+        used = reader(c)
         if any(slots[i][1] is not None and slots[i][0] not in role_vars for i in used):
             continue  # a slot of an array or of another role: nothing to generalise it to
+        if ncpus > 1 and not _cpu_literals(c, cpu_slots, ncpus):
+            # The placements of one conjunct at other CPUs in the same order generalise to the same
+            # candidates (its CPUs become c and d in order): the first of them is enough.
+            rank = {k: r for r, k in enumerate(sorted({slots[i][1] for i in used if slots[i][1] is not None}))}
+            shape = z3.substitute_vars(c, *[z3.Var(index[f"{b}[{rank[k]}]"] if k in rank else i, z3.IntSort())
+                                           for i, (b, k) in enumerate(slots)])
+            if shape.get_id() in shapes:
+                continue
+            shapes[shape.get_id()] = shape
+        source: str | None = None  # printed when it is first a new candidate's source
         # One CPU: "a CPU id is that CPU" and "it is some CPU" say the same; for any N they differ, both asked.
         forms = _forms(c, cpu_slots, [0]) + [_some_cpu(c, cpu_slots)] if ncpus == 1 else [c]
         for form in forms:
-            cpus = sorted({slots[i][1] for i in _vars(form) if slots[i][1] is not None}
+            cpus = sorted({slots[i][1] for i in reader(form) if slots[i][1] is not None}
                           | _cpu_literals(form, cpu_slots, ncpus))
             if len(cpus) > 2:
                 continue
@@ -107,9 +120,11 @@ def generalise(model: Model, inv: z3.ExprRef, role: str) -> list[Candidate]:
                     for alt in _constants(g, params, exact):
                         if made >= MAX_PER_CONJUNCT:
                             break
-                        cand = Candidate(alt, arity, source)
-                        if cand.key not in out:
-                            out[cand.key] = cand
+                        key = alt.sexpr()  # (Candidate.key)
+                        if key not in out:
+                            if source is None:
+                                source = vocab.text(c)
+                            out[key] = Candidate(alt, arity, source)
                             made += 1
     return list(out.values())
 
@@ -143,12 +158,6 @@ def _cpu_literals(e: z3.ExprRef, cpu_slots: set[int], ncpus: int) -> set[int]:
     for x in ch:
         out |= _cpu_literals(x, cpu_slots, ncpus)
     return out
-
-
-def _vars(e: z3.ExprRef) -> set[int]:
-    if z3.is_var(e):
-        return {z3.get_var_index(e)}
-    return set().union(*(_vars(c) for c in e.children())) if z3.is_app(e) else set()
 
 
 def _placeholders(e: z3.ExprRef) -> set[str]:

@@ -22,7 +22,9 @@ from checker.interrupts import check as check_interrupt
 from checker.language.compile import Model
 from checker.prove.encoding import PerN
 from checker.prove.horn import flat, slot_names
+from checker.prove.slotsets import SlotReader
 from checker.prove.solver import seeded
+from checker.prove.symmetric import CpuSymmetry, close
 from checker.types import CpuIdType
 
 #: At most this many placements of the small point's CPUs (k CPUs among N: N!/(N-k)!).
@@ -54,6 +56,11 @@ def candidates(small: Model, inv: z3.ExprRef, large: Model, role: str) -> list[z
         if len(s_cpus) == 1 else []
     plain: dict[int, tuple[bool, set[int], z3.ExprRef]] = {}  # per term: ``_shape``'s answer, kept
     placed = {d: _placed(s_names, role_vars, l_index, d) for d in l_cpus} if len(s_cpus) == 1 else {}
+    base_of = [n.partition("[")[0] for n in s_names]
+    totals: dict[str, z3.ArithRef] = {}
+    # per conjunct, once: its summable variables and its forms (the same for every placement)
+    per_conj = [(c, sorted({base_of[i] for i in _shape(c, cpu_slots, plain)[1]} & set(summable)),
+                 _forms(c, cpu_slots, s_cpus) if len(s_cpus) == 1 else (c,)) for c in conj]
     for place in placements:
         cpu_map = dict(zip(s_cpus, place))
         slot_map: list[z3.ExprRef | None] = []
@@ -65,15 +72,15 @@ def candidates(small: Model, inv: z3.ExprRef, large: Model, role: str) -> list[z
             else:
                 target = n
             slot_map.append(_slot(l_index[target]) if target in l_index else None)
-        for c in conj:
-            used = sorted({s_names[i].partition("[")[0] for i in _shape(c, cpu_slots, plain)[1]} & set(summable))
+        for c, used, forms in per_conj:
             for k in range(0, min(len(used), 3) + 1):
                 for summed in itertools.combinations(used, k):
                     m = list(slot_map)
-                    for i, n in enumerate(s_names):
-                        if n.partition("[")[0] in summed:
-                            m[i] = total(n.partition("[")[0])
-                    for form in _forms(c, cpu_slots, s_cpus) if len(s_cpus) == 1 else (c,):
+                    if summed:
+                        for i, b in enumerate(base_of):
+                            if b in summed:
+                                m[i] = totals[b] if b in totals else totals.setdefault(b, total(b))
+                    for form in forms:
                         g = _renamed(form, m, cpu_slots, cpu_map, plain)
                         if g is not None and g.get_id() not in seen:
                             seen.add(g.get_id())
@@ -215,7 +222,8 @@ def _rename(e: z3.ExprRef, slots: list, cpu_slots: set[int], cpu_map: dict[int, 
     return e.decl()(*args)
 
 
-def houdini(enc: PerN, cands: list[z3.ExprRef], timeout: float | None) -> list[z3.ExprRef]:
+def houdini(enc: PerN, cands: list[z3.ExprRef], timeout: float | None,
+            symmetry: CpuSymmetry | None = None) -> list[z3.ExprRef]:
     """The largest subset of ``cands`` (over ``Var(i)``) that holds initially and is inductive together.
     That subset is unique, so which counterexample a query returns changes the work, not the answer. Each
     query asks whether some live candidate fails (initially, or after a step from a state where all live
@@ -223,7 +231,13 @@ def houdini(enc: PerN, cands: list[z3.ExprRef], timeout: float | None) -> list[z
     candidates (asserted again only when some are dropped), so what it learns carries from step to step;
     within a step, those just dropped are still assumed, which only drops fewer: the rounds go on until one
     drops nothing, and that one asked every step under exactly the survivors. A step is asked only about the
-    candidates that read a slot it changes: the others are the same after it."""
+    candidates that read a slot it changes: the others are the same after it.
+
+    With ``symmetry`` (proved: ``checker.prove.symmetric``), the candidates are closed under its renamings
+    first, only the role's first CPU's steps are asked, and a failing candidate drops its whole orbit."""
+    orbit: list[int] | None = None
+    if symmetry is not None:
+        cands, orbit = close(symmetry, cands)
     s = enc.fresh("")
     slots = flat(enc, s)
     init = flat(enc, enc.initial())
@@ -234,16 +248,24 @@ def houdini(enc: PerN, cands: list[z3.ExprRef], timeout: float | None) -> list[z
     dropped = _failing(q, false_at_init, list(range(len(cands))))
     if dropped is None:  # cannot tell of them all at once: each alone, keeping those that surely hold
         dropped = {i for i, f in enumerate(false_at_init) if _can_hold(q, f)}
+    if orbit is not None:
+        gone = {orbit[i] for i in dropped}
+        dropped = {i for i in range(len(cands)) if orbit[i] in gone}
+        orbit = [o for i, o in enumerate(orbit) if i not in dropped]
     alive = [c for i, c in enumerate(cands) if i not in dropped]
-    reads = [_vars(c) for c in alive]
+    if not alive:
+        return []
+    reader = SlotReader()
+    reads = [reader(c) for c in alive]
     q = seeded(timeout)
     q.add(enc.types(s))
     now = _substitution(slots)
-    pre = [now(c) for c in alive]
     live = list(range(len(alive)))
     q.push()
-    q.add(*pre)
-    steps = [enc.fire(tr, s) for tr in enc.transitions()]
+    q.add(now(_and_of([alive[i] for i in live])))  # (one term, substituted once: they share most subterms)
+    transitions = enc.transitions()
+    asked_steps = symmetry.first_steps(transitions) if symmetry is not None else range(len(transitions))
+    steps = [enc.fire(transitions[k], s) for k in asked_steps]
     fails: dict[int, dict[int, z3.ExprRef]] = {}  # per step, "candidate i fails after it", made when first asked
     changed = True
     while changed and live:
@@ -265,11 +287,15 @@ def houdini(enc: PerN, cands: list[z3.ExprRef], timeout: float | None) -> list[z
             if out is None:  # cannot tell: keep only what is known safe, i.e. give up on all
                 return []
             if out:
+                if orbit is not None:
+                    gone = {orbit[i] for i in out}
+                    out = {i for i in live if orbit[i] in gone}
                 live = [i for i in live if i not in out]
                 changed = True
                 q.pop()  # (the live candidates' scope, made again with the survivors)
                 q.push()
-                q.add(*[pre[i] for i in live])
+                if live:
+                    q.add(now(_and_of([alive[i] for i in live])))
     return [alive[i] for i in live]
 
 
@@ -319,6 +345,13 @@ def _substitution(values: list[z3.ExprRef]) -> Any:
 def _not(e: z3.ExprRef) -> z3.BoolRef:
     """``z3.Not(e)`` of a Boolean term, without the Python API's checks."""
     return z3.BoolRef(z3.Z3_mk_not(e.ctx.ref(), e.as_ast()), e.ctx)
+
+
+def _and_of(xs: list[z3.ExprRef]) -> z3.BoolRef:
+    """``z3.And(xs)`` without the Python API's per-argument checks."""
+    ctx = xs[0].ctx
+    args = (z3.Ast * len(xs))(*[x.as_ast() for x in xs])
+    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), len(xs), args), ctx)
 
 
 def _or_of(xs: list[z3.ExprRef]) -> z3.BoolRef:
