@@ -4,8 +4,6 @@ refused with the step that breaks it; and Houdini under it keeps what Houdini wi
 candidates closed under the renamings."""
 from __future__ import annotations
 
-import itertools
-
 import z3
 from hypothesis import HealthCheck, given, settings
 
@@ -18,6 +16,7 @@ from checker.prove.horn import slot_names
 from checker.prove.houdini import houdini
 from checker.prove.symmetric import CpuSymmetry, close, prove_symmetry
 from random_specs import random_models
+from test_houdini import _atoms
 
 PC = Enum("idle", "held", name="sym_pc")
 
@@ -85,14 +84,6 @@ def test_a_renamed_candidate_reads_the_renamed_slots_and_cpu_ids():
         renamed = {NOBODY: NOBODY, 0: 1, 1: 0, 2: 2}[lock]
         vals = [z3.IntVal(renamed if n == "lock" else 0) for n in names]
         assert z3.is_true(z3.simplify(z3.substitute_vars(odd, *vals))) == (lock < 1)
-
-
-def _atoms(enc: PerN) -> list[z3.ExprRef]:
-    n = len(slot_names(enc))
-    v = [z3.Var(i, z3.IntSort()) for i in range(n)]
-    out = [c for i in range(n) for c in (v[i] >= 0, v[i] <= 1, v[i] != 2)]
-    out += [v[i] <= v[j] for i, j in itertools.permutations(range(n), 2)][:12]
-    return out
 
 
 @settings(deadline=None, derandomize=True, database=None, max_examples=6,
