@@ -164,6 +164,7 @@ def test_migration_witness_is_not_asked_where_the_model_moves_no_task():
                 if o.verdict != info(PercpuEager).properties.get(k, type("E", (), {"expect": "holds"})).expect}
 
 
+@pytest.mark.differential  # (16 s; the 32-bit limited add's bug spec and compiled comparisons stay in the default tier)
 def test_limited_add_on_32_bit_keeps_its_overshoot_bound_with_a_torn_lockless_check():
     r = explore(PercpuEagerCalls(adds=ADDS.limited, amount=2, ops=3, bits=32))
     # 27,510 states before the lockless check's first half ran wherever the check could start (its guard decided

@@ -4,6 +4,7 @@ random runs at 64 CPUs keep every invariant that is claimed to hold, and the
 canonical form is the same for every renaming of the CPUs."""
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,6 +29,7 @@ def _walk(model, picks):
     return s
 
 
+@pytest.mark.differential  # (15 s; the 64-thread rss walks and the 64-CPU simulations stay in the default tier)
 @settings(max_examples=25, deadline=None, derandomize=True, database=None)
 @given(st.lists(st.integers(min_value=0, max_value=10_000), min_size=50, max_size=400))
 def test_random_runs_at_64_cpus_keep_the_eager_invariants(picks):
