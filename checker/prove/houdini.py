@@ -185,10 +185,9 @@ def _not_nobody_is(e: z3.ExprRef, cpu_slots: set[int], cpu: int) -> z3.ExprRef |
     return e
 
 
-def _vars(e: z3.ExprRef) -> set[int]:
-    if z3.is_var(e):
-        return {z3.get_var_index(e)}
-    return set().union(*(_vars(c) for c in e.children())) if z3.is_app(e) else set()
+def _vars(e: z3.ExprRef) -> frozenset[int]:
+    """The slots ``e`` reads (``SlotReader``, for one term)."""
+    return SlotReader()(e)
 
 
 def _rename(e: z3.ExprRef, slots: list, cpu_slots: set[int], cpu_map: dict[int, int]) -> z3.ExprRef | None:

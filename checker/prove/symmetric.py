@@ -78,10 +78,10 @@ class CpuSymmetry:
     def group(self) -> list[Renaming]:
         return [self.renaming(dict(zip(self.cpus, p))) for p in itertools.permutations(self.cpus)]
 
-    def ren_value(self, x: z3.ArithRef, r: Renaming) -> z3.ArithRef:
-        """A CPU id renamed (NOBODY and CPUs outside the role kept)."""
+    def ren_value(self, x: z3.ArithRef, cpus: tuple[tuple[int, int], ...]) -> z3.ArithRef:
+        """A CPU id renamed by ``cpus`` ((cpu, image) pairs; NOBODY and CPUs outside the role kept)."""
         out = x
-        for c, d in r.cpus:
+        for c, d in cpus:
             if c != d:
                 out = z3.If(x == c, z3.IntVal(d), out)
         return out
@@ -90,7 +90,7 @@ class CpuSymmetry:
         """The renamed state's flat slots."""
         out: list[Any] = [None] * len(vals)
         for i, v in enumerate(vals):
-            out[r.slots[i]] = self.ren_value(v, r) if i in self.cpu_slots else v
+            out[r.slots[i]] = self.ren_value(v, r.cpus) if i in self.cpu_slots else v
         return out
 
     def image(self, e: z3.ExprRef, r: Renaming) -> z3.ExprRef:
@@ -100,8 +100,7 @@ class CpuSymmetry:
         clean = _moved(e, r, self.cpu_slots)
         if clean is not None:
             return clean
-        inv = {d: c for c, d in r.cpus}
-        back = Renaming(tuple(sorted(inv.items())), r.slots)
+        back = tuple((d, c) for c, d in r.cpus)
         args: list[Any] = [None] * len(r.slots)
         for i, j in enumerate(r.slots):
             v = z3.Var(j, z3.IntSort())
@@ -122,8 +121,8 @@ def prove_symmetry(enc: PerN, role: str, timeout: float | None) -> CpuSymmetry |
     sym = CpuSymmetry(enc, role)
     if len(sym.cpus) < 2:
         return "one CPU: nothing to rename"
-    if any(n.partition("[")[0] in m.percpu and len(m.initial_states()[0][m.index[n.partition('[')[0]]])
-           != m.ncpus_total for n in sym.names if "[" in n):
+    s0 = m.initial_states()[0]
+    if any(len(s0[m.index[n]]) != m.ncpus_total for n in m.percpu):
         return "a per-CPU row is not one slot a CPU"
     s = enc.fresh("")
     vals = flat(enc, s)
@@ -272,10 +271,7 @@ def _moved(e: z3.ExprRef, r: Renaming, cpu_slots: frozenset[int]) -> z3.ExprRef 
                 # the slot's value c at the original is fwd[c] at the renamed state
                 w = z3.IntVal(fwd.get(v, v))
                 return (x == w) if k == z3.Z3_OP_EQ else (x != w)
-            nobody = {(z3.Z3_OP_LT, 0, False), (z3.Z3_OP_GE, 0, False), (z3.Z3_OP_LE, -1, False),
-                      (z3.Z3_OP_GT, -1, False), (z3.Z3_OP_GT, 0, True), (z3.Z3_OP_LE, 0, True),
-                      (z3.Z3_OP_GE, -1, True), (z3.Z3_OP_LT, -1, True)}
-            if (k, v, flipped) in nobody:
+            if (k, v, flipped) in _NOBODY_TESTS:
                 return t.decl()(num, x) if flipped else t.decl()(x, num)
             return None
         args = []
@@ -287,6 +283,12 @@ def _moved(e: z3.ExprRef, r: Renaming, cpu_slots: frozenset[int]) -> z3.ExprRef 
         return t.decl()(*args)
 
     return go(e)
+
+
+#: (comparison, number, number on the left) that ask only whether a CPU id is NOBODY: any renaming keeps them.
+_NOBODY_TESTS = frozenset({(z3.Z3_OP_LT, 0, False), (z3.Z3_OP_GE, 0, False), (z3.Z3_OP_LE, -1, False),
+                           (z3.Z3_OP_GT, -1, False), (z3.Z3_OP_GT, 0, True), (z3.Z3_OP_LE, 0, True),
+                           (z3.Z3_OP_GE, -1, True), (z3.Z3_OP_LT, -1, True)})
 
 
 def _is_cpu_var(t: z3.ExprRef, cpu_slots: frozenset[int]) -> bool:
