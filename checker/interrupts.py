@@ -42,6 +42,7 @@ _SIGNALS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(si
 _active = False
 _fork_hook = False
 _pending = False  # an interrupt arrived (it may have been raised where Python swallows it)
+_during = False  # ... and it arrived during the run, not while the command was importing (checker.early)
 _shielded = False  # the run is over and its reports are being written: an interrupt waits
 #: Why the run stops: a signal ("interrupted") or the whole command's deadline (``checker.deadline``).
 INTERRUPTED = "interrupted"
@@ -58,10 +59,10 @@ def _raise(signum: int, frame: object) -> None:
 def stop(cause: str) -> None:
     """End the run now as an interrupt, for ``cause`` (``INTERRUPTED`` or ``DEADLINE``); a first cause
     stays the run's. While reports are written (``shielded``) only noted."""
-    global _pending, _cause
+    global _pending, _during, _cause
     if not _pending:
         _cause = cause
-    _pending = True
+    _pending = _during = True
     if not _shielded:
         raise KeyboardInterrupt
 
@@ -97,6 +98,14 @@ def _unraisable(hook: object) -> object:
 def check() -> None:
     """Raise an interrupt that arrived but was swallowed (raised inside a destructor)."""
     if _pending:
+        raise KeyboardInterrupt
+
+
+def check_during_run() -> None:
+    """``check()`` for a loop that may run before the run has listed its checks (a search at load time):
+    only an interrupt that arrived during the run; one noted while the command imported is left to the
+    ``check()`` at the run's first task, which reports every check as not decided."""
+    if _during:
         raise KeyboardInterrupt
 
 
@@ -164,7 +173,7 @@ def _resume_z3() -> None:
 def interruptible(uses_z3: bool = False) -> Iterator[None]:
     """Run the body so that SIGINT, SIGTERM and SIGHUP raise ``KeyboardInterrupt`` promptly.
     ``uses_z3``: the body asks Z3 (so its own SIGINT handling is turned off first)."""
-    global _active, _fork_hook, _pending, _cause
+    global _active, _fork_hook, _pending, _during, _cause
     if threading.current_thread() is not threading.main_thread():
         yield  # signals reach the main thread only
         return
@@ -172,7 +181,7 @@ def interruptible(uses_z3: bool = False) -> Iterator[None]:
         import z3
 
         z3.set_param("ctrl_c", False)
-    _pending = False
+    _pending = _during = False
     _cause = INTERRUPTED
     old = {s: signal.signal(s, _raise) for s in (signal.SIGINT, *_SIGNALS)}
     if early.received():  # Ctrl-C or SIGTERM while the command was still importing: the run stops at once
@@ -204,7 +213,7 @@ def interruptible(uses_z3: bool = False) -> Iterator[None]:
         yield
     finally:
         _active = False
-        _pending = False
+        _pending = _during = False
         sys.unraisablehook = old_hook
         signal.set_wakeup_fd(old_fd)
         for s, h in old.items():

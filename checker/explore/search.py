@@ -22,6 +22,7 @@ from hashlib import blake2b
 from typing import Any, Callable
 
 from checker.errors import CheckerError, SpecError, innermost_frame_in
+from checker.interrupts import check_during_run as check_interrupt
 from checker.result import StopReason
 from checker.language.compile import Model
 
@@ -174,6 +175,9 @@ def search(model: Model, *, symmetry: bool, max_states: int | None = None, timeo
                 if st.stopped:
                     break
                 # (every state: at hundreds of CPUs one expansion takes a second, and the clock costs 50 ns)
+                # A signal raised inside a destructor (a Z3 term collected mid-search) is swallowed by
+                # Python, only noted: raised here, or the search would run on past it.
+                check_interrupt()
                 if deadline is not None and time.perf_counter() > deadline:
                     st.stopped = StopReason.TIMEOUT
                     break
