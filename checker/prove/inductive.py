@@ -65,10 +65,13 @@ class Proof:
 
 
 def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, tag: str,
-                     progress: Callable[[int, int], None] | None = None) -> dict[str, Proof]:
+                     progress: Callable[[int, int], None] | None = None, *,
+                     never_enabled: bool = True) -> dict[str, Proof]:
     """Prove every inductive property and every other invariant expected to hold.
 
-    ``progress(done, total)`` is told after each obligation."""
+    ``progress(done, total)`` is told after each obligation. ``never_enabled``: also ask which steps the
+    invariant never enables (a note of the report; a query a step, which a caller that reports no notes
+    leaves out)."""
     properties = [replace(p, inductive=True) if p.name in ENGINE_FLAGS and p.kind == "invariant"
                   and p.expect == "holds" and p.proof else p for p in properties]
     inductive = [p for p in properties if p.kind == "invariant" and p.inductive]
@@ -123,7 +126,7 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
     for tr in transitions:
         guard, t = enc.fire(tr, s)
         pre = hyp + [guard]
-        if solver.satisfiable(q(f"enabled.{tr.name}"), pre).result == "unsat":
+        if never_enabled and solver.satisfiable(q(f"enabled.{tr.name}"), pre).result == "unsat":
             never.append(tr.name)
         label = f"{tr.name}" + ("".join(f".{k}={v}" for k, v in tr.choices().items()))
         proofs["types"].record(ask(q(f"types.step.{label}"), pre, _types(enc, t)),
