@@ -131,56 +131,6 @@ def test_the_pdr_ladder_starts_from_candidates_read_for_any_n_and_proves_three_c
     assert v.verdict == "holds" and v.invariant
 
 
-class Toggle(Spec, name="toggle"):
-    """Each CPU takes and gives back one token of its own; the claim (at most one each) needs a lemma per CPU."""
-
-    kernel = "none: a test spec (a per-CPU count and the program counter that bounds it)"
-    ncpus = Param(2, domain=range(1, 100), explore=(1, 2), prove=range(1, 100))
-    cpus = Role("ncpus", symmetric=True)
-    pc = PerCpu(HELD.idle, type=HELD, role="cpus")
-    mine = PerCpu(0, type=Int, role="cpus")
-
-    @action(role="cpus")
-    def take(s, c):
-        return when(s.pc[c] == HELD.idle, pc={c: HELD.held}, mine={c: s.mine[c] + 1})
-
-    @action(role="cpus")
-    def give(s, c):
-        return when(s.pc[c] == HELD.held, pc={c: HELD.idle}, mine={c: s.mine[c] - 1})
-
-    @terminal
-    def between_rounds(s):  # (it never stops: every state offers a step)
-        return s.pc[0] == HELD.idle
-
-    @sometimes
-    def someone_holds(s):
-        return s.mine[0] == 1
-
-    @invariant(role="cpus", inductive=True)
-    def at_most_one_each(s, c):
-        return s.mine[c] <= 1
-
-
-@pytest.mark.parametrize("spec, built", [(Toggle, [1]), (Handoff, [1, 2])])
-def test_the_ladders_last_size_builds_only_the_copies_when_they_imply_every_claim(monkeypatch, spec, built):
-    """The generalised, template and law candidates are built for each size below the last (their invariants
-    are copied up); at the last only when Houdini's copies of the size below do not imply every claim
-    (Handoff's count of holders is a sum over all CPUs, which no copy of a 2-CPU fact states at 3)."""
-    from checker.language.compile import Model
-    from checker.language.model import resolve_params
-    from checker.prove import generalise
-    from checker.prove.fixed import check_ladder, claims_of
-
-    sizes = []
-    real = generalise.generalise
-    monkeypatch.setattr(generalise, "generalise", lambda m, inv, role: sizes.append(len(m.roles[role])) or
-                        real(m, inv, role))
-    model = Model(spec, resolve_params(spec, {"ncpus": 3}))
-    verdicts = check_ladder(model, claims_of(model), 20)
-    assert verdicts and all(v.verdict == "holds" and v.invariant for v in verdicts.values()), verdicts
-    assert sizes == built
-
-
 def test_prover_infer_on_the_command_line_prints_the_invariants_and_how_to_run_it_again(cli):
     r = cli("verify", "tests/test_infer.py:Handoff", "--mode", "prove", "--prover", "infer", "-v")
     assert r.returncode == 0, r.stdout + r.stderr

@@ -180,44 +180,26 @@ def check_ladder(model: Model, claims: list[PropertyInfo], timeout: float | None
         _, inv = solve_point(small, [p for p in claims_of(small) if p.name in names and p.expect == "holds"],
                              timeout, seed, late=False)
         prev = (small, inv) if inv is not None else None
-    return check_point(model, claims, timeout, _seed(prev, model, role, timeout, claims))
+    return check_point(model, claims, timeout, _seed(prev, model, role, timeout))
 
 
-def _seed(prev: tuple[Model, z3.ExprRef] | None, model: Model, role: str, timeout: float | None,
-          claims: list[PropertyInfo] | None = None) -> z3.ExprRef | None:
+def _seed(prev: tuple[Model, z3.ExprRef] | None, model: Model, role: str, timeout: float | None) -> z3.ExprRef | None:
     """What Spacer starts from at ``model``'s point: the smaller point's invariant copied to this size, the
     same read for any number of CPUs and placed at each CPU (``checker.prove.generalise``), the spec's
     vocabulary templates and the conservation laws of its steps (``checker.prove.laws``), kept where Houdini
-    proves them inductive here.
-
-    ``claims``: this point is the ladder's last, whose invariant is copied nowhere. The copies alone are
-    tried first; when what Houdini keeps of them implies every claim, that is the seed, and the other
-    candidates (most of the building at 4 CPUs) are not made. A smaller point keeps them all, as the next
-    size's copies are only as strong as its invariant."""
+    proves them inductive here."""
     from checker.prove.generalise import at_point, generalise, templates
     from checker.prove.laws import laws_alone
 
-    made: dict[str, Any] = {}  # the encoding and its proved symmetry, built once, when first needed
-
-    def kept(cands: list[z3.ExprRef]) -> z3.ExprRef | None:
-        if not cands:
-            return None
-        if not made:
-            made["enc"] = enc = PerN(model)
-            made["sym"] = prove_symmetry(enc, role, timeout)
-        sym = made["sym"]
-        k = houdini(made["enc"], cands, timeout, sym if isinstance(sym, CpuSymmetry) else None)
-        return z3.And(k) if k else None
-
-    copies = candidates(prev[0], prev[1], model, role) if prev is not None else []
-    if copies and claims:
-        first = kept(copies)
-        if first is not None and len(_implied(model, made["enc"], first, claims, timeout)) == len(claims):
-            return first
     cands = at_point(model, templates(model, role)) + laws_alone(model, timeout)
     if prev is not None:
-        cands = copies + at_point(model, generalise(prev[0], prev[1], role)) + cands
-    return kept(cands)
+        cands = candidates(prev[0], prev[1], model, role) + at_point(model, generalise(prev[0], prev[1], role)) + cands
+    if not cands:
+        return None
+    enc = PerN(model)
+    sym = prove_symmetry(enc, role, timeout)
+    kept = houdini(enc, cands, timeout, sym if isinstance(sym, CpuSymmetry) else None)
+    return z3.And(kept) if kept else None
 
 
 def replay(model: Model, states: list[tuple[int, ...]]) -> tuple[list[Step], tuple] | None:
