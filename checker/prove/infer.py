@@ -281,28 +281,35 @@ def houdini_any(enc: AnyN, pool: list[PropertyInfo], timeout: float | None) -> l
         for i, (guard, _t) in enumerate(steps):
             while alive:
                 check_interrupt()
-                known = z3.And([hyps[p.name] for p in alive])
                 after = [goal(i, p) for p in alive]
                 q = solver()
-                q.add(*pre, known, guard, z3.Not(z3.And(after)))
-                r = q.check()
-                if r == z3.unsat:
+                q.add(*pre, z3.And([hyps[p.name] for p in alive]), guard)
+                broken = _broken(q, after, list(range(len(after))))
+                if not broken:
                     break
-                if r == z3.unknown:  # too much at once: each alone, dropping what is broken or undecided
-                    broken = set()
-                    for k, f in enumerate(after):
-                        one = solver()
-                        one.add(*pre, known, guard, z3.Not(f))
-                        if one.check() != z3.unsat:
-                            broken.add(k)
-                    if not broken:
-                        break
-                else:
-                    m = q.model()
-                    broken = {k for k, f in enumerate(after) if z3.is_false(m.eval(f, model_completion=True))}
                 alive = [p for k, p in enumerate(alive) if k not in broken]
                 changed = True
     return alive
+
+
+def _broken(q: z3.Solver, after: list[z3.BoolRef], asked: list[int]) -> set[int]:
+    """Which of the goals ``after[i]``, ``i`` in ``asked``, a state of ``q``'s assertions can break: those
+    false in a model, or where Z3 cannot tell, the ones it cannot tell of alone. Halves are asked in turn
+    when the whole is undecided (a quantified pair candidate among the hypotheses), so a few undecided goals
+    among thousands cost a few queries each, not one query for every goal."""
+    q.push()
+    q.add(z3.Not(z3.And([after[i] for i in asked])))
+    r = q.check()
+    m = q.model() if r == z3.sat else None
+    q.pop()
+    if r == z3.unsat:
+        return set()
+    if m is not None:  # (not just the false ones: one the model leaves undecided is not known to hold)
+        return {i for i in asked if not z3.is_true(m.eval(after[i], model_completion=True))}
+    if len(asked) == 1:
+        return set(asked)  # undecided alone: not kept (the induction would not prove it either)
+    half = len(asked) // 2
+    return _broken(q, after, asked[:half]) | _broken(q, after, asked[half:])
 
 
 def minimal(enc: AnyN, props: list[PropertyInfo], timeout: float | None) -> list[PropertyInfo]:
