@@ -161,9 +161,7 @@ def _cpu_literals(e: z3.ExprRef, cpu_slots: set[int], ncpus: int) -> set[int]:
 
 
 def _placeholders(e: z3.ExprRef) -> set[str]:
-    if z3.is_const(e) and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-        return {e.decl().name()}
-    return set().union(*(_placeholders(c) for c in e.children())) if z3.is_app(e) else set()
+    return {x.decl().name() for x in placeholder_terms(e)}
 
 
 def _rename(e: z3.ExprRef, slots: list[tuple[str, int | None]], cpu_slots: set[int], summed: tuple,
@@ -401,7 +399,7 @@ def at_point(model: Model, cands: list[Candidate]) -> list[z3.ExprRef]:
     cpus = list(model.roles[role]) if role is not None else []
     out: list[z3.ExprRef] = []
     for cand in cands:
-        consts = {x.decl().name(): x for x in _consts(cand.formula)}
+        consts = {x.decl().name(): x for x in placeholder_terms(cand.formula)}
         for c in (cpus if cand.cpus == 1 else [None]):
             pairs = []
             for name, x in consts.items():
@@ -430,11 +428,16 @@ def _slot_term(model: Model, index: dict[str, int], name: str, c: int | None) ->
     return z3.IntVal(v) if isinstance(v, int) else None
 
 
-def _consts(e: z3.ExprRef) -> list[z3.ExprRef]:
+def placeholder_terms(e: z3.ExprRef) -> list[z3.ExprRef]:
+    """The uninterpreted constants (placeholders) of ``e``, each shared subterm visited once."""
     out: dict[str, z3.ExprRef] = {}
     todo = [e]
+    seen: set[int] = set()
     while todo:
         x = todo.pop()
+        if x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
         if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
             out[x.decl().name()] = x
         elif z3.is_app(x):

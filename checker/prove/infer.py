@@ -35,7 +35,7 @@ from checker.language.declare import PropertyInfo
 from checker.language.model import info, resolve_params
 from checker.prove.encoding import AnyN
 from checker.prove.fixed import LATE, _seed, claims_of, solve_point
-from checker.prove.generalise import Candidate, CandidateText, generalise, templates
+from checker.prove.generalise import Candidate, CandidateText, placeholder_terms, generalise, templates
 from checker.prove.houdini import symmetric_role
 from checker.prove.inductive import ENGINE_FLAGS, Proof, _inv, _types, prove_invariants
 from checker.prove.solver import Solver, seeded
@@ -206,7 +206,7 @@ class PairInfo(PropertyInfo):
 def _instantiate(formula: z3.BoolRef) -> Callable[[Any, Any, Any], z3.BoolRef]:
     """A function of a symbolic state (and CPUs c, d) giving ``formula`` with its placeholders as the
     state's terms."""
-    consts = _consts(formula)
+    consts = placeholder_terms(formula)
 
     def term(s: Any, c: Any, d: Any, name: str) -> z3.ArithRef:
         if name == "c":
@@ -225,18 +225,6 @@ def _instantiate(formula: z3.BoolRef) -> Callable[[Any, Any, Any], z3.BoolRef]:
         return z3.substitute(formula, *[(x, term(s, c, d, x.decl().name())) for x in consts])
 
     return build
-
-
-def _consts(e: z3.ExprRef) -> list[z3.ExprRef]:
-    out: dict[str, z3.ExprRef] = {}
-    todo = [e]
-    while todo:
-        x = todo.pop()
-        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            out[x.decl().name()] = x
-        elif z3.is_app(x):
-            todo.extend(x.children())
-    return list(out.values())
 
 
 def houdini_any(enc: AnyN, pool: list[PropertyInfo], timeout: float | None) -> list[PropertyInfo]:
