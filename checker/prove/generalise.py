@@ -147,16 +147,20 @@ def _some_cpu(e: z3.ExprRef, cpu_slots: set[int]) -> z3.ExprRef:
 def _cpu_literals(e: z3.ExprRef, cpu_slots: set[int], ncpus: int) -> set[int]:
     """CPUs named by a number compared for equality with a CPU-id slot (``lock == 1``)."""
     out: set[int] = set()
-    if not z3.is_app(e):
-        return out
-    ch = e.children()
-    if e.decl().kind() in (z3.Z3_OP_EQ, z3.Z3_OP_DISTINCT) and len(ch) == 2:
-        for a, b in (ch, ch[::-1]):
-            if z3.is_var(a) and z3.get_var_index(a) in cpu_slots and z3.is_int_value(b) \
-                    and 0 <= b.as_long() < ncpus:
-                out.add(b.as_long())
-    for x in ch:
-        out |= _cpu_literals(x, cpu_slots, ncpus)
+    todo = [e]
+    seen: set[int] = set()  # (each shared subterm once)
+    while todo:
+        x = todo.pop()
+        if x.get_id() in seen or not z3.is_app(x):
+            continue
+        seen.add(x.get_id())
+        ch = x.children()
+        if x.decl().kind() in (z3.Z3_OP_EQ, z3.Z3_OP_DISTINCT) and len(ch) == 2:
+            for a, b in (ch, ch[::-1]):
+                if z3.is_var(a) and z3.get_var_index(a) in cpu_slots and z3.is_int_value(b) \
+                        and 0 <= b.as_long() < ncpus:
+                    out.add(b.as_long())
+        todo.extend(ch)
     return out
 
 
@@ -178,7 +182,15 @@ def _rename(e: z3.ExprRef, slots: list[tuple[str, int | None]], cpu_slots: set[i
             return z3.Int(f"Sum(s.{base})") if cpu == min(c for b, c in slots if b == base) else z3.IntVal(0)
         return z3.Int(f"s.{base}[{which[cpu]}]")
 
+    done: dict[int, z3.ExprRef | None] = {}  # by subterm id: a shared subterm is renamed once
+
     def go(x: z3.ExprRef) -> z3.ExprRef | None:
+        key = x.get_id()
+        if key not in done:
+            done[key] = _go(x)
+        return done[key]
+
+    def _go(x: z3.ExprRef) -> z3.ExprRef | None:
         if z3.is_var(x):
             return slot(z3.get_var_index(x))
         if not z3.is_app(x) or not x.children():
