@@ -117,6 +117,20 @@ def test_rss_split_per_thread_bounds_are_proved_for_every_thread_count_without_l
     assert "s.cache[c] <= (s.events[c] + 1) * s.U" in "\n".join(shown.trace_text)
 
 
+@pytest.mark.differential  # 9 s alone
+def test_rss_split_with_copy_on_write_is_proved_for_every_thread_count_without_lemmas():
+    """cow=1 (a fault that copies the page first): the same claims, the lemmas left out."""
+    from checker.loader import resolve
+
+    cls = resolve(["rss_split"])[0]
+    got = _proofs(prove_checks(cls, {"cow": (1,)}, smt_timeout=30, infer=True))
+    for name in ("no_lost_update", "per_thread_bound", "read_bound", "per_thread_low_bound", "sum_lemma"):
+        assert got[name].verdict == "holds", (name, got[name].reason)
+        assert got[name].extra["method"] == "inferred" and got[name].params["threads"] == "1..1048575"
+    shown = next(c for c in got.values() if c.trace_text and c.verdict == "holds" and c.kind == "proof")
+    assert "s.cache[c] <= s.events[c] * s.U" in "\n".join(shown.trace_text)
+
+
 def test_the_pdr_ladder_starts_from_candidates_read_for_any_n_and_proves_three_cpus():
     from checker.language.compile import Model
     from checker.language.model import resolve_params
