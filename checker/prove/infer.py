@@ -270,9 +270,8 @@ def houdini_any(enc: AnyN, pool: list[PropertyInfo], timeout: float | None) -> l
             while alive:
                 check_interrupt()
                 after = [goal(i, p) for p in alive]
-                q = solver()
-                q.add(*pre, z3.And([hyps[p.name] for p in alive]), guard)
-                broken = _broken(q, after, list(range(len(after))))
+                given = [*pre, z3.And([hyps[p.name] for p in alive]), guard]
+                broken = _broken(given, timeout, after, list(range(len(after))))
                 if not broken:
                     break
                 alive = [p for k, p in enumerate(alive) if k not in broken]
@@ -280,24 +279,24 @@ def houdini_any(enc: AnyN, pool: list[PropertyInfo], timeout: float | None) -> l
     return alive
 
 
-def _broken(q: z3.Solver, after: list[z3.BoolRef], asked: list[int]) -> set[int]:
-    """Which of the goals ``after[i]``, ``i`` in ``asked``, a state of ``q``'s assertions can break: those
+def _broken(given: list[z3.BoolRef], timeout: float | None, after: list[z3.BoolRef], asked: list[int]) -> set[int]:
+    """Which of the goals ``after[i]``, ``i`` in ``asked``, a state satisfying ``given`` can break: those
     false in a model, or where Z3 cannot tell, the ones it cannot tell of alone. Halves are asked in turn
-    when the whole is undecided (a quantified pair candidate among the hypotheses), so a few undecided goals
-    among thousands cost a few queries each, not one query for every goal."""
-    q.push()
-    q.add(z3.Not(z3.And([after[i] for i in asked])))
+    when the whole is undecided, so a few undecided goals among thousands cost a few queries each, not one
+    query for every goal. Each query is a solver of its own: not one solver under push and pop, which puts
+    Z3 in its incremental mode, many times slower on these queries."""
+    q = seeded(timeout)
+    q.add(*given, z3.Not(z3.And([after[i] for i in asked])))
     r = q.check()
-    m = q.model() if r == z3.sat else None
-    q.pop()
     if r == z3.unsat:
         return set()
-    if m is not None:  # (not just the false ones: one the model leaves undecided is not known to hold)
+    if r == z3.sat:  # (not just the false ones: one the model leaves undecided is not known to hold)
+        m = q.model()
         return {i for i in asked if not z3.is_true(m.eval(after[i], model_completion=True))}
     if len(asked) == 1:
         return set(asked)  # undecided alone: not kept (the induction would not prove it either)
     half = len(asked) // 2
-    return _broken(q, after, asked[:half]) | _broken(q, after, asked[half:])
+    return _broken(given, timeout, after, asked[:half]) | _broken(given, timeout, after, asked[half:])
 
 
 def minimal(enc: AnyN, props: list[PropertyInfo], timeout: float | None) -> list[PropertyInfo]:
