@@ -35,7 +35,7 @@ from checker.language.declare import PropertyInfo
 from checker.language.model import info, resolve_params
 from checker.prove.encoding import AnyN
 from checker.prove.fixed import LATE, _seed, claims_of, solve_point
-from checker.prove.generalise import Candidate, CandidateText, placeholder_terms, generalise, templates
+from checker.prove.generalise import Candidate, CandidateText, generalise, placeholder_terms, templates
 from checker.prove.houdini import symmetric_role
 from checker.prove.inductive import ENGINE_FLAGS, Proof, _inv, _types, prove_invariants
 from checker.prove.solver import Solver, seeded
@@ -283,8 +283,8 @@ def _broken(given: list[z3.BoolRef], timeout: float | None, after: list[z3.BoolR
     """Which of the goals ``after[i]``, ``i`` in ``asked``, a state satisfying ``given`` can break: those
     false in a model, or where Z3 cannot tell, the ones it cannot tell of alone. Halves are asked in turn
     when the whole is undecided, so a few undecided goals among thousands cost a few queries each, not one
-    query for every goal. Each query is a solver of its own: not one solver under push and pop, which puts
-    Z3 in its incremental mode, many times slower on these queries."""
+    query for every goal. Each query is a solver of its own, as they always were here (one solver under push
+    and pop would put Z3 in its incremental mode, not measured on these queries)."""
     q = seeded(timeout)
     q.add(*given, z3.Not(z3.And([after[i] for i in asked])))
     r = q.check()
