@@ -442,6 +442,16 @@ class AnyN:
     def per_cpu_at(self, p: Any, s: tuple, c: Any) -> z3.BoolRef:
         return z3.Implies(self.in_range(c), _prop_value(p.fn(s, c)))
 
+    def pair_instances(self, p: Any, s: tuple) -> list[z3.BoolRef]:
+        """An invariant about two CPUs (its ``pair(s, c, d)``) as a hypothesis: at every two distinct CPUs a
+        step's reasoning can mention (``cpu_terms``), quantifier-free. Each instance follows from the
+        quantified ``fn``; a step reads and writes no other CPU, so these are the instances its goals use.
+        (Assumed quantified, Z3 ran out of its budget on percpu_eager's first Houdini query.)"""
+        cs = self.cpu_terms(s)
+        return [z3.Implies(z3.And(self.in_range(a), self.in_range(b), to_z3_num(a) != to_z3_num(b)),
+                           _prop_value(p.pair(s, a, b)))
+                for x, a in enumerate(cs) for y, b in enumerate(cs) if x != y]
+
     def holds(self, p: Any, s: tuple) -> z3.BoolRef:
         if p.role is not None:
             return self.per_cpu_at(p, s, self.j)

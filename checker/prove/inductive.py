@@ -33,6 +33,7 @@ from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, StopReason, Step, flat
 ENGINE_FLAGS = ("no_undefined_behaviour", "memory_safe", "no_uninit_read")
 #: Of those, the flags that stop a run: no step is enabled once set, so no other obligation needs them.
 STOPPING_FLAGS = ("no_undefined_behaviour",)
+PAIR_INSTANCES = True
 
 
 @dataclass
@@ -97,19 +98,25 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
     done = 0
 
     def ask(name: str, hyps: list, goal: Any) -> Any:
+        return ask_all([name], hyps, [goal])[0]
+
+    def ask_all(names: list[str], hyps: list, goals: list) -> list[Any]:
         nonlocal done
-        answer = solver.obligation(name, hyps, goal)
-        done += 1
+        answers = solver.obligations(names, hyps, goals)
+        done += len(answers)
         if progress is not None:
             progress(done, total)
-        return answer
+        return answers
+
+    def record(names: list[str], what: str, hyps: list, goals: list, cti: Callable[[str], Any],
+               initial: bool = False) -> None:
+        """Each named property's obligation ``hyps => goal`` (its query named ``name.what``), recorded."""
+        for n, a in zip(names, ask_all([q(f"{n}.{what}") for n in names], hyps, goals)):
+            proofs[n].record(a, cti(n), initial=initial)
 
     # -- Init => Inv: a failure here is a real violation, in an initial state --------------
-    for p in inductive:
-        proofs[p.name].record(ask(q(f"{p.name}.init"), base, enc.holds(p, s0)),
-                              _init_cex(enc, s0, p.name), initial=True)
-    proofs["types"].record(ask(q("types.init"), base, _types(enc, s0)),
-                           _init_cex(enc, s0, "types"), initial=True)
+    record([p.name for p in inductive] + ["types"], "init", base,
+           [enc.holds(p, s0) for p in inductive] + [_types(enc, s0)], lambda n: _init_cex(enc, s0, n), initial=True)
 
     hyp = base + [_types(enc, s), *_inv(enc, inductive, s)]
     if isinstance(enc, AnyN):
@@ -129,19 +136,20 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
         if never_enabled and solver.satisfiable(q(f"enabled.{tr.name}"), pre).result == "unsat":
             never.append(tr.name)
         label = f"{tr.name}" + ("".join(f".{k}={v}" for k, v in tr.choices().items()))
-        proofs["types"].record(ask(q(f"types.step.{label}"), pre, _types(enc, t)),
-                               _cti(enc, tr, s, t, "types"))
-        for p in per_cpu:
-            proofs[p.name].record(ask(q(f"{p.name}.step.{label}"), pre, enc.holds(p, t)),
-                                  _cti(enc, tr, s, t, p.name))
+
+        def cti(n: str, tr: Transition = tr, t: tuple = t) -> Any:
+            return _cti(enc, tr, s, t, n)
+
+        record(["types"] + [p.name for p in per_cpu], f"step.{label}", pre,
+               [_types(enc, t)] + [enc.holds(p, t) for p in per_cpu], cti)
         # Shared conjuncts may use the per-CPU ones after the step: those were
         # just proved for an arbitrary CPU, so they hold for every CPU.
         post = pre + [_types(enc, t), *_inv(enc, per_cpu, t)]
         if isinstance(enc, AnyN):
             post.append(enc.sum_lemma(t, enc.cpu_terms(t)))
-        for p in shared:
-            goal = enc.goal(p, t) if isinstance(enc, AnyN) else enc.holds(p, t)
-            proofs[p.name].record(ask(q(f"{p.name}.step.{label}"), post, goal), _cti(enc, tr, s, t, p.name))
+        if shared:
+            record([p.name for p in shared], f"step.{label}", post,
+                   [enc.goal(p, t) if isinstance(enc, AnyN) else enc.holds(p, t) for p in shared], cti)
 
     for p in properties:
         if p.kind == "invariant" and not p.proof:
@@ -149,17 +157,18 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
     if never:
         proofs["types"].notes.append("never enabled under the invariant: " + ", ".join(dict.fromkeys(never)))
     # -- Inv => Property ---------------------------------------------------------------
+    implied = {}
     for p in goals:
         try:
-            goal = enc.holds(p, s)
+            implied[p.name] = enc.holds(p, s)
         except NotParametric as e:
             # Not expressible for any N (it iterates over CPUs): left to the explorer, and said so.
             del proofs[p.name]
             proofs["types"].notes.append(f"{p.name} is not proved here: it {e} (checked by the explorer)")
             proofs["types"].not_parametric[p.name] = str(e)
             total -= 1
-            continue
-        proofs[p.name].record(ask(q(f"{p.name}.implied"), hyp, goal), _cti(enc, None, s, s, p.name))
+    if implied:
+        record(list(implied), "implied", hyp, list(implied.values()), lambda n: _cti(enc, None, s, s, n))
     # Every step obligation assumed the whole strengthening: with a part of it unproved,
     # what was "proved" from it is not proved either.
     support = [n for n in [p.name for p in inductive] + ["types", "sum_lemma"]
@@ -182,6 +191,8 @@ def _inv(enc: PerN | AnyN, props: list[Any], s: tuple) -> list[z3.BoolRef]:
     for p in props:
         if isinstance(enc, AnyN) and p.role is not None:
             out += [enc.per_cpu_at(p, s, c) for c in enc.cpu_terms(s)]
+        elif isinstance(enc, AnyN) and getattr(p, "pair", None) is not None and PAIR_INSTANCES:
+            out += enc.pair_instances(p, s)
         else:
             out.append(enc.holds(p, s))
     return out

@@ -132,8 +132,15 @@ def infer_point(cls: type, enc: AnyN, choice: dict[str, Any], timeout: float | N
             add(generalise(small, inv, role))
         if not candidates:
             continue
-        proofs, kept = _strengthen(enc, claims, candidates, printer, timeout, tag, progress)
-        if all(pr.verdict == HOLDS for pr in proofs.values()):
+        # The candidates about one CPU first, then with those about two: two CPUs' invariant generalises to
+        # ten times more pairs than singles (percpu_eager: 12,718 against 1,629), which only a claim the
+        # singles leave open should pay for.
+        singles = [c for c in candidates if c.cpus <= 1]
+        for pool in [singles, candidates] if 0 < len(singles) < len(candidates) else [candidates]:
+            proofs, kept = _strengthen(enc, claims, pool, printer, timeout, tag, progress)
+            if all(pr.verdict == HOLDS for pr in proofs.values()):
+                break
+        if proofs and all(pr.verdict == HOLDS for pr in proofs.values()):
             break
     if not proofs:  # nothing to strengthen with: the claims alone, as the induction asks them
         proofs = prove_invariants(enc, [replace(p, inductive=p.inductive and p.name in ENGINE_FLAGS)
