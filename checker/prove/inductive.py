@@ -33,7 +33,6 @@ from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, StopReason, Step, flat
 ENGINE_FLAGS = ("no_undefined_behaviour", "memory_safe", "no_uninit_read")
 #: Of those, the flags that stop a run: no step is enabled once set, so no other obligation needs them.
 STOPPING_FLAGS = ("no_undefined_behaviour",)
-PAIR_INSTANCES = True
 
 
 @dataclass
@@ -191,7 +190,7 @@ def _inv(enc: PerN | AnyN, props: list[Any], s: tuple) -> list[z3.BoolRef]:
     for p in props:
         if isinstance(enc, AnyN) and p.role is not None:
             out += [enc.per_cpu_at(p, s, c) for c in enc.cpu_terms(s)]
-        elif isinstance(enc, AnyN) and getattr(p, "pair", None) is not None and PAIR_INSTANCES:
+        elif isinstance(enc, AnyN) and getattr(p, "pair", None) is not None:
             out += enc.pair_instances(p, s)
         else:
             out.append(enc.holds(p, s))

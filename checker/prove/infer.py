@@ -46,8 +46,9 @@ from checker.symbolic.term import to_z3_num
 SIZES = (1, 2)
 #: Rounds of "drop what the full induction refuses" after Houdini (it agrees with Houdini unless Z3 gives up).
 RECHECK_ROUNDS = 3
-#: Candidates relating two CPUs (``forall c != d``) are asked too: each is one shared invariant of the any-N
-#: encoding, quantified over two CPUs of the role, which Z3 instantiates at the CPUs a step mentions.
+#: Candidates relating two CPUs (``forall c != d``) are asked too, after those about one CPU: each is one shared
+#: invariant of the any-N encoding, quantified over two CPUs of the role, assumed at every two CPUs a step can
+#: mention (``AnyN.pair_instances``) and proved at two arbitrary ones.
 PAIRWISE = True
 
 
