@@ -99,18 +99,19 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
     def ask(name: str, hyps: list, goal: Any) -> Any:
         return ask_all([name], hyps, [goal])[0]
 
-    def ask_all(names: list[str], hyps: list, goals: list) -> list[Any]:
+    def ask_all(names: list[str], hyps: list, goals: list, answers: list | None = None) -> list[Any]:
         nonlocal done
-        answers = solver.obligations(names, hyps, goals)
+        answers = answers or solver.obligations(names, hyps, goals)
         done += len(answers)
         if progress is not None:
             progress(done, total)
         return answers
 
     def record(names: list[str], what: str, hyps: list, goals: list, cti: Callable[[str], Any],
-               initial: bool = False) -> None:
-        """Each named property's obligation ``hyps => goal`` (its query named ``name.what``), recorded."""
-        for n, a in zip(names, ask_all([q(f"{n}.{what}") for n in names], hyps, goals)):
+               initial: bool = False, answers: list | None = None) -> None:
+        """Each named property's obligation ``hyps => goal`` (its query named ``name.what``), recorded
+        (``answers``: already known to hold)."""
+        for n, a in zip(names, ask_all([q(f"{n}.{what}") for n in names], hyps, goals, answers)):
             proofs[n].record(a, cti(n), initial=initial)
 
     # -- Init => Inv: a failure here is a real violation, in an initial state --------------
@@ -139,16 +140,24 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
         def cti(n: str, tr: Transition = tr, t: tuple = t) -> Any:
             return _cti(enc, tr, s, t, n)
 
-        record(["types"] + [p.name for p in per_cpu], f"step.{label}", pre,
-               [_types(enc, t)] + [enc.holds(p, t) for p in per_cpu], cti)
+        first = ["types"] + [p.name for p in per_cpu]
+        first_goals = [_types(enc, t)] + [enc.holds(p, t) for p in per_cpu]
+        then = [p.name for p in shared]
+        then_goals = [enc.goal(p, t) if isinstance(enc, AnyN) else enc.holds(p, t) for p in shared]
+        # At a fixed size the shared conjuncts assume after the step just the goals before them: the state
+        # before implies all of them exactly when both groups hold, so a step that keeps them is one query.
+        held = solver.together(pre, first_goals + then_goals) if isinstance(enc, PerN) and shared else None
+        if held is not None:
+            record(first + then, f"step.{label}", pre, first_goals + then_goals, cti, answers=held)
+            continue
+        record(first, f"step.{label}", pre, first_goals, cti)
         # Shared conjuncts may use the per-CPU ones after the step: those were
         # just proved for an arbitrary CPU, so they hold for every CPU.
         post = pre + [_types(enc, t), *_inv(enc, per_cpu, t)]
         if isinstance(enc, AnyN):
             post.append(enc.sum_lemma(t, enc.cpu_terms(t)))
         if shared:
-            record([p.name for p in shared], f"step.{label}", post,
-                   [enc.goal(p, t) if isinstance(enc, AnyN) else enc.holds(p, t) for p in shared], cti)
+            record(then, f"step.{label}", post, then_goals, cti)
 
     for p in properties:
         if p.kind == "invariant" and not p.proof:

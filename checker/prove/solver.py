@@ -166,23 +166,26 @@ class Solver:
         return self._run(s, name, expect="unsat")
 
     def obligations(self, names: list[str], hyps: list[Any], goals: list[Any]) -> list[Answer]:
-        """``obligation`` for each goal under the same hypotheses: asked together first, and one by one only
-        if they do not all hold (then each answer, and each counterexample, is that goal's own). A step's
-        obligations are nearly all proved, and one query costs about what each of its parts does. With
-        ``emit_dir`` each is asked and written alone (a file an obligation, as the reports name them)."""
-        if len(goals) > 1 and self.emit_dir is None:
-            s = self._new()
-            s.add(*hyps)
-            s.add(z3.Not(z3.And(goals)))
-            t0 = time.perf_counter()
-            r = s.check()
-            interrupts.check()
-            dt = time.perf_counter() - t0
-            self.queries += 1
-            self.seconds += dt
-            if r == z3.unsat:
-                return [Answer("unsat", seconds=dt / len(goals)) for _ in goals]
-        return [self.obligation(n, hyps, g) for n, g in zip(names, goals)]
+        """``obligation`` for each goal under the same hypotheses: asked ``together`` first, and one by one
+        only if they do not all hold (then each answer, and each counterexample, is that goal's own)."""
+        return self.together(hyps, goals) or [self.obligation(n, hyps, g) for n, g in zip(names, goals)]
+
+    def together(self, hyps: list[Any], goals: list[Any]) -> list[Answer] | None:
+        """Each goal's ``unsat`` answer if one query shows that ``hyps`` imply them all, else None. A step's
+        obligations are nearly all proved, and one query costs about what each of its parts does. None too
+        with ``emit_dir`` (a file an obligation, as the reports name them) or fewer than two goals."""
+        if len(goals) < 2 or self.emit_dir is not None:
+            return None
+        s = self._new()
+        s.add(*hyps)
+        s.add(z3.Not(z3.And(goals)))
+        t0 = time.perf_counter()
+        r = s.check()
+        interrupts.check()
+        dt = time.perf_counter() - t0
+        self.queries += 1
+        self.seconds += dt
+        return [Answer("unsat", seconds=dt / len(goals)) for _ in goals] if r == z3.unsat else None
 
     def satisfiable(self, name: str, constraints: list[Any]) -> Answer:
         s = self._new()
