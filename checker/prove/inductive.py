@@ -2,8 +2,10 @@
 """Inductive invariants: Init => Inv, Inv and Step => Inv', Inv => Property.
 
 ``Inv`` is the conjunction of the spec's ``@invariant(inductive=True)``
-properties and the type facts of its variables. Each obligation is one
-Z3 query; a property is proved when all of its obligations are. A step that
+properties and the type facts of its variables. Each obligation is a Z3
+query (those with the same hypotheses asked together first, one by one only
+when they do not all hold); a property is proved when all of its
+obligations are. A step that
 breaks a conjunct yields a counterexample to induction: the state before,
 the step, the state after and the conjunct. Its verdict is inconclusive
 (``not_inductive``): the state before may be unreachable.
