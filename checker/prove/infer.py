@@ -137,7 +137,7 @@ def infer_point(cls: type, enc: AnyN, choice: dict[str, Any], timeout: float | N
         if not candidates:
             continue
         # The candidates about one CPU first, then with those about two: two CPUs' invariant generalises to
-        # ten times more pairs than singles (percpu_eager: 12,718 against 1,629), which only a claim the
+        # eight times more pairs than singles (percpu_eager: 12,731 against 1,625), which only a claim the
         # singles leave open should pay for.
         singles = [c for c in candidates if c.cpus <= 1]
         pairs = sorted((c for c in candidates if c.cpus == 2), key=lambda c: len(c.key))
