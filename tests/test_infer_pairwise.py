@@ -90,3 +90,15 @@ def test_a_pair_is_assumed_at_every_two_cpus_a_step_can_mention_without_a_quanti
     assert len(cpus) == 4 and len(hyps) == 4 * 3
     assert not any(z3.is_quantifier(h) for h in hyps)
     assert z3.is_quantifier(enc.holds(pair, s))  # what the instances follow from
+
+
+def test_a_pair_that_the_facts_about_one_cpu_imply_is_not_printed():
+    from checker.prove.infer import minimal
+
+    enc = _enc()
+    pc_c, pc_d, lock, c = z3.Int("s.pc[c]"), z3.Int("s.pc[d]"), z3.Int("s.lock"), z3.Int("c")
+    holder = Candidate(z3.Or(pc_c != int(HELD.held), lock == c), 1, "held => holds the lock")
+    one = Candidate(z3.Not(z3.And(pc_c == int(HELD.held), pc_d == int(HELD.held))), 2, "not both held")
+    props = [_property(enc, x, k, x.source) for k, x in enumerate((holder, one))]
+    # two CPUs that both hold it would both be the lock's holder
+    assert [p.doc for p in minimal(enc, props, 10)] == [holder.source]

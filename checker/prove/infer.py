@@ -315,17 +315,23 @@ def _broken(given: list[z3.BoolRef], timeout: float | None, after: list[z3.BoolR
 
 
 def minimal(enc: AnyN, props: list[PropertyInfo], timeout: float | None) -> list[PropertyInfo]:
-    """``props`` less each inferred one the others imply at the same CPU (longest first): the same conjunction
-    at every CPU, so still inductive, and fewer lines to read. The spec's claims are never dropped."""
+    """``props`` less each inferred one the others imply at the same CPUs (longest first): the same conjunction
+    at every CPU, so still inductive, and fewer lines to read. The spec's claims are never dropped. Each is
+    asked at the arbitrary CPU j (a pair at j and k, as a goal is), from the others at j and k: quantifier-free
+    (a thousand pairs as ``ForAll`` hypotheses are not left to Z3's instantiation)."""
     base = enc.constraints()
     s = enc.fresh("")
     solver = Solver(timeout)
     keep = list(props)
-    held = {q.name: _holds(enc, q, s) for q in props}  # (built once, not once for each question)
+    cpus = [enc.j, enc.k] if enc.pairwise else [enc.j]
+    # (built once, not once for each question)
+    goal = {q.name: _goal(enc, q, s) for q in props}
+    held = {q.name: z3.And([enc.per_cpu_at(q, s, c) for c in cpus]) if q.role is not None else goal[q.name]
+            for q in props}
     for p in sorted((p for p in props if p.name.startswith("inferred_")), key=lambda p: -len(p.doc)):
         others = [q for q in keep if q is not p]
-        hyps = base + [enc.types_at(s, [enc.j])] + [held[q.name] for q in others]
-        if solver.obligation(f"minimal.{p.name}", hyps, held[p.name]).result == "unsat":
+        hyps = base + [enc.types_at(s, cpus)] + [held[q.name] for q in others]
+        if solver.obligation(f"minimal.{p.name}", hyps, goal[p.name]).result == "unsat":
             keep = others
     return keep
 
