@@ -84,16 +84,22 @@ def generalise(model: Model, inv: z3.ExprRef, role: str) -> list[Candidate]:
     reader = SlotReader()
     index = {n: i for i, n in enumerate(names)}
     shapes: dict[int, z3.ExprRef] = {}  # conjuncts seen, their CPUs renumbered 0, 1 in order (kept alive)
+    var = [z3.Var(i, z3.IntSort()) for i in range(len(slots))]  # (made once: thousands of conjuncts use them)
     for c in conj:
         used = reader(c)
         if any(slots[i][1] is not None and slots[i][0] not in role_vars for i in used):
             continue  # a slot of an array or of another role: nothing to generalise it to
-        if ncpus > 1 and not _cpu_literals(c, cpu_slots, ncpus):
+        literals = _cpu_literals(c, cpu_slots, ncpus)
+        if ncpus > 1 and not literals:
             # The placements of one conjunct at other CPUs in the same order generalise to the same
             # candidates (its CPUs become c and d in order): the first of them is enough.
             rank = {k: r for r, k in enumerate(sorted({slots[i][1] for i in used if slots[i][1] is not None}))}
-            shape = z3.substitute_vars(c, *[z3.Var(index[f"{b}[{rank[k]}]"] if k in rank else i, z3.IntSort())
-                                           for i, (b, k) in enumerate(slots)])
+            moved = list(var)
+            for i in used:
+                b, k = slots[i]
+                if k in rank:
+                    moved[i] = var[index[f"{b}[{rank[k]}]"]]
+            shape = z3.substitute_vars(c, *moved)
             if shape.get_id() in shapes:
                 continue
             shapes[shape.get_id()] = shape
@@ -102,7 +108,7 @@ def generalise(model: Model, inv: z3.ExprRef, role: str) -> list[Candidate]:
         forms = _forms(c, cpu_slots, [0]) + [_some_cpu(c, cpu_slots)] if ncpus == 1 else [c]
         for form in forms:
             cpus = sorted({slots[i][1] for i in reader(form) if slots[i][1] is not None}
-                          | _cpu_literals(form, cpu_slots, ncpus))
+                          | (_cpu_literals(form, cpu_slots, ncpus) if form is not c else literals))
             if len(cpus) > 2:
                 continue
             present = {b for i in used for b in [slots[i][0]] if b in role_vars}
