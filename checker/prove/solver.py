@@ -176,16 +176,8 @@ class Solver:
         with ``emit_dir`` (a file an obligation, as the reports name them) or fewer than two goals."""
         if len(goals) < 2 or self.emit_dir is not None:
             return None
-        s = self._new()
-        s.add(*hyps)
-        s.add(z3.Not(z3.And(goals)))
-        t0 = time.perf_counter()
-        r = s.check()
-        interrupts.check()
-        dt = time.perf_counter() - t0
-        self.queries += 1
-        self.seconds += dt
-        return [Answer("unsat", seconds=dt / len(goals)) for _ in goals] if r == z3.unsat else None
+        both = self.obligation("together", hyps, z3.And(goals))
+        return [Answer("unsat", seconds=both.seconds / len(goals)) for _ in goals] if both.result == "unsat" else None
 
     def satisfiable(self, name: str, constraints: list[Any]) -> Answer:
         s = self._new()
