@@ -153,13 +153,14 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
             record(first + then, f"step.{label}", pre, first_goals + then_goals, cti, answers=held)
             continue
         record(first, f"step.{label}", pre, first_goals, cti)
+        if not shared:
+            continue
         # Shared conjuncts may use the per-CPU ones after the step: those were
         # just proved for an arbitrary CPU, so they hold for every CPU.
         post = pre + [_types(enc, t), *_inv(enc, per_cpu, t)]
         if isinstance(enc, AnyN):
             post.append(enc.sum_lemma(t, enc.cpu_terms(t)))
-        if shared:
-            record(then, f"step.{label}", post, then_goals, cti)
+        record(then, f"step.{label}", post, then_goals, cti)
 
     for p in properties:
         if p.kind == "invariant" and not p.proof:

@@ -148,7 +148,7 @@ def infer_point(cls: type, enc: AnyN, choice: dict[str, Any], timeout: float | N
             proofs, kept = _strengthen(enc, claims, pool, printer, timeout, tag, progress)
             if all(pr.verdict == HOLDS for pr in proofs.values()):
                 break
-        if proofs and all(pr.verdict == HOLDS for pr in proofs.values()):
+        if all(pr.verdict == HOLDS for pr in proofs.values()):
             break
     if not proofs:  # nothing to strengthen with: the claims alone, as the induction asks them
         proofs = prove_invariants(enc, [replace(p, inductive=p.inductive and p.name in ENGINE_FLAGS)
