@@ -155,6 +155,21 @@ def test_a_law_counts_what_an_add_holds_in_flight_at_its_place_in_the_code():
     assert len(laws_alone(model, 30.0)) == len(laws)
 
 
+def test_a_counter_picked_by_the_running_cpu_has_the_carry_bit_it_is_tested_by():
+    """percpu_counter_tree (process functions): this_cpu_add_return() picks level0[cpu] by the task's CPU
+    register, so the carry tests ``If(cpu == 1, level0[1], level0[0]) + inc``; each counter it can pick
+    has level 0's carry bit as its own modulus (the carries' law is summed over them)."""
+    from checker.loader import resolve
+    from checker.prove.laws import _own_moduli
+
+    cls = resolve(["percpu_counter_tree"])[0]
+    pt = _Point(Model(cls, resolve_params(cls, {"ncpus": 2, "ops": 1})))
+    own = _own_moduli(pt)
+    assert {pt.names[i]: own[i] for i in pt.numeric if pt.names[i].startswith("level0[")} \
+        == {f"level0[{c}]": {2} for c in range(4)}
+    assert all(not own[i] for i in pt.numeric if pt.names[i] in ("approx", "exact", "moves"))
+
+
 @pytest.mark.differential
 def test_counter_tree_carries_law_is_found_at_eight_cpus():
     from checker.loader import resolve

@@ -342,18 +342,26 @@ def _at_places(pt: _Point) -> list[tuple]:
 
 def _own_moduli(pt: _Point) -> dict[int, set[int]]:
     """For each numeric slot, the constants a step divides the slot itself by (``x // m``, ``x % m``, also of
-    ``x + d`` or ``-x``: a counter's carry bit, read where its new value is tested), not what it divides a
-    value computed from it by."""
+    ``x + d``, ``-x`` or ``res - inc`` with ``res = x + inc``: a counter's carry bit, read where its new value
+    is tested), not what it divides a value computed from it by. A slot a step picks by an index (a process
+    function's ``level0[cpu]``: ``If(cpu == 1, level0[1], level0[0])``) counts as each slot it can pick."""
     out: dict[int, set[int]] = {i: set() for i in pt.numeric}
     index = {pt.slots[i].get_id(): i for i in pt.numeric}
     seen: set[int] = set()
+    memo: dict[int, set[int]] = {}
 
-    def direct(a: z3.ExprRef) -> list[int]:
+    def direct(a: z3.ExprRef) -> set[int]:
         if a.get_id() in index:
-            return [index[a.get_id()]]
-        if z3.is_app(a) and a.decl().kind() in (z3.Z3_OP_ADD, z3.Z3_OP_SUB, z3.Z3_OP_UMINUS, z3.Z3_OP_MUL):
-            return [index[c.get_id()] for c in a.children() if c.get_id() in index]
-        return []
+            return {index[a.get_id()]}
+        if a.get_id() not in memo:
+            got: set[int] = set()
+            if z3.is_app(a) and a.decl().kind() in (z3.Z3_OP_ADD, z3.Z3_OP_SUB, z3.Z3_OP_UMINUS, z3.Z3_OP_MUL):
+                for c in a.children():
+                    got |= direct(c)
+            elif z3.is_app(a) and a.decl().kind() == z3.Z3_OP_ITE:
+                got = direct(a.arg(1)) | direct(a.arg(2))
+            memo[a.get_id()] = got
+        return memo[a.get_id()]
 
     for guard, post in pt.steps:
         for root in [guard, *post]:
