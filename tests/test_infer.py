@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from checker import NOBODY, And, CpuId, Enum, Implies, Int, Or, Param, PerCpu, Role, Shared, Spec, action, invariant, \
-    sometimes, terminal, when
+from checker import IRQS_OFF, NOBODY, S32, AllOf, And, CpuId, Enum, Ghost, Implies, Int, Lock, Or, Param, PerCpu, Role, \
+    Shared, Spec, Sum, action, invariant, sometimes, terminal, when
+from checker.language.process import process
 from checker.prove import prove_checks
 
 HELD = Enum("idle", "held", name="handoff_pc")
@@ -84,6 +85,70 @@ def test_without_inference_the_claim_alone_is_not_inductive():
     proofs = prove_invariants(enc, claims, Solver(20), "handoff")
     assert proofs["one_holder"].verdict == "inconclusive" and proofs["one_holder"].reason == "not_inductive"
     assert info(Handoff).properties["holder_holds_the_lock"].lemma
+
+
+class Folder(Spec, name="folder"):
+    """The guide's example (docs/spec-authoring.md): percpu_counter_add_batch() as v6.6 has it, a process
+    function, for every CPU count. Between the fold and the sub the add's amount is in its registers, so
+    conservation needs a law through them that no conjunct of IC3/PDR states."""
+
+    kernel = "v6.6 lib/percpu_counter.c: percpu_counter_add_batch (under local_irq_save)"
+    ncpus = Param(2, domain=range(1, 100), explore=range(1, 3), prove=range(1, 100))
+    batch = Param(2, domain=range(1, 10))
+    ops = Param(2, domain=range(0, 4))
+
+    cpus = Role("ncpus", symmetric=True)
+    count = Shared(0, doc="fbc->count")
+    lock = Lock(doc="fbc->lock")
+    local = PerCpu(0, type=S32, role="cpus", doc="*this_cpu_ptr(fbc->counters)")
+    irqs = PerCpu(0, type=IRQS_OFF, role="cpus", doc="interrupts off on this CPU")
+    ops_left = PerCpu(lambda p: p.ops, role="cpus", doc="calls still to make")
+    exact = Ghost(0, doc="E: every add so far")
+
+    @process(role="cpus", calls="ops_left", args={"amount": (-1, 1)})
+    def percpu_counter_add_batch(k, s, cpu, amount):
+        with k.atomic():
+            flags = k.local_irq_save()
+            count = k.raw_cpu_read(s.local) + amount
+            if abs(count) < s.batch:
+                k.this_cpu_add(s.local, amount)
+                s.exact += amount
+                k.local_irq_restore(flags)
+                return
+        k.raw_spin_lock(s.lock)
+        with k.atomic():
+            s.count += count
+            s.exact += amount
+        k.raw_cpu_sub(s.local, count - amount)
+        k.raw_spin_unlock(s.lock)
+        k.local_irq_restore(flags)
+
+    @invariant
+    def conservation(s):
+        """Whenever fbc->lock is free, count + the locals == E."""
+        return Or(s.lock != NOBODY, s.count + Sum(s.local) == s.exact)
+
+    @sometimes
+    def a_fold_happens(s):
+        return s.count != 0
+
+    @terminal
+    def all_calls_made(s):
+        return AllOf([And(s.cpus_pc[c] == 0, s.ops_left[c] == 0) for c in s.cpus])
+
+
+def test_an_amount_in_flight_in_registers_is_counted_at_the_lock_holder(monkeypatch):
+    """The law found at one CPU (``exact == count + local[0] + If(pc[0] == L14, amount[0] - count[0], 0)``)
+    read for every CPU count as that term at the lock's holder; without it the claim stays open."""
+    c = _proofs(prove_checks(Folder, smt_timeout=20, infer=True))["conservation"]
+    assert c.verdict == "holds" and c.extra["method"] == "inferred" and c.params["ncpus"] == "1..99"
+    law = [x for x in c.extra["inferred"] if "[s.lock]" in x]
+    assert len(law) == 1 and "Sum(s.local)" in law[0] and "s.cpus_amount[s.lock]" in law[0], law
+
+    import checker.prove.infer as infer
+    monkeypatch.setattr(infer, "held_law_candidates", lambda *a: [])
+    c = _proofs(prove_checks(Folder, smt_timeout=20, infer=True))["conservation"]
+    assert c.verdict == "inconclusive" and c.reason == "not_inductive"
 
 
 @pytest.mark.differential

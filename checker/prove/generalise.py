@@ -135,6 +135,43 @@ def generalise(model: Model, inv: z3.ExprRef, role: str) -> list[Candidate]:
     return list(out.values())
 
 
+def held_law_candidates(model: Model, law: z3.ExprRef, role: str) -> list[Candidate]:
+    """A conservation law found at one CPU of ``role`` (``checker.prove.laws``, over ``Var(i)``: ``exact ==
+    count + local[0] + If(pc[0] == L29, amount[0], 0) - If(pc[0] == L29, count[0], 0)``) read for every CPU
+    count: a per-CPU variable as its sum over the CPUs, and a term of one CPU's registers (an add's amount in
+    flight between two of its steps) as that term at the CPU a shared CPU id names (the lock's holder), 0
+    when it names none. That says only the holder can be at that place, which Houdini must show from the
+    other candidates (``template: lock is the CPU at ...``) before it keeps the law."""
+    if len(model.roles[role]) != 1:
+        return []
+    names = slot_names(PerN(model))
+    slots: list[tuple[str, bool]] = [(n.partition("[")[0], "[" in n) for n in names]
+    role_vars = {n for n, v in model.vars.items()
+                 if getattr(v, "role", None) in (role, _default_role(model)) and n in model.tupled}
+    reader = SlotReader()
+    if any(slots[i][1] and slots[i][0] not in role_vars for i in reader(law)):
+        return []  # a slot of an array or of another role: no sum over the CPUs to read it as
+    holders = [n for n, v in model.vars.items() if n not in model.tupled and isinstance(v.type, CpuIdType)]
+    out = []
+    for x in holders:
+        holder = z3.Int(f"s.{x}")
+
+        def go(e: z3.ExprRef, at_holder: bool) -> z3.ExprRef:
+            if z3.is_var(e):
+                base, per = slots[z3.get_var_index(e)]
+                if not per:
+                    return z3.Int(f"s.{base}")
+                return z3.Int(f"s.{base}[s.{x}]") if at_holder else z3.Int(f"Sum(s.{base})")
+            if not z3.is_app(e) or not e.children():
+                return e
+            if z3.is_app_of(e, z3.Z3_OP_ITE) and not at_holder and all(slots[i][1] for i in reader(e)):
+                return z3.If(holder == NOBODY, 0, go(e, True))
+            return e.decl()(*[go(c, at_holder) for c in e.children()])
+
+        out.append(Candidate(z3.simplify(go(law, False)), 0, f"conservation law at one CPU, held by {x}"))
+    return out
+
+
 def _some_cpu(e: z3.ExprRef, cpu_slots: set[int]) -> z3.ExprRef:
     """``e`` with ``x == 0`` (x a CPU-id slot, one CPU) read as ``x != NOBODY``."""
     if not z3.is_app(e) or not e.children():

@@ -35,9 +35,11 @@ from checker.language.declare import PropertyInfo
 from checker.language.model import info, resolve_params
 from checker.prove.encoding import AnyN
 from checker.prove.fixed import LATE, _seed, claims_of, solve_point
-from checker.prove.generalise import Candidate, CandidateText, generalise, placeholder_terms, templates
+from checker.prove.generalise import Candidate, CandidateText, generalise, held_law_candidates, placeholder_terms, \
+    templates
 from checker.prove.houdini import symmetric_role
 from checker.prove.inductive import ENGINE_FLAGS, Proof, _inv, _types, prove_invariants
+from checker.prove.laws import laws_alone
 from checker.prove.solver import Solver, seeded
 from checker.result import HOLDS
 from checker.symbolic.term import to_z3_num
@@ -134,6 +136,10 @@ def infer_point(cls: type, enc: AnyN, choice: dict[str, Any], timeout: float | N
         prev = (small, inv) if inv is not None else None
         if inv is not None:
             add(generalise(small, inv, role))
+        # What IC3/PDR's conjuncts never say: an add's amount in flight in its registers, counted by a law
+        # through the ghost of everything added (the spec's conservation_through_fold, not written).
+        for law in laws_alone(small, timeout):
+            add(held_law_candidates(small, law, role))
         if not candidates:
             continue
         # The candidates about one CPU first, then with those about two: two CPUs' invariant generalises to
@@ -234,6 +240,8 @@ def _instantiate(formula: z3.BoolRef) -> Callable[[Any, Any, Any], z3.BoolRef]:
         v = getattr(s, base)
         if not rest:
             return to_z3_num(v)
+        if rest.startswith("s."):  # at the CPU a shared CPU id names (``s.pc[s.lock]``)
+            return to_z3_num(v[getattr(s, rest[2:-1])])
         return to_z3_num(v[d if rest == "d]" else c])
 
     def build(s: Any, c: Any, d: Any) -> z3.BoolRef:
