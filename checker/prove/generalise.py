@@ -152,24 +152,23 @@ def held_law_candidates(model: Model, law: z3.ExprRef, role: str) -> list[Candid
     if any(slots[i][1] and slots[i][0] not in role_vars for i in reader(law)):
         return []  # a slot of an array or of another role: no sum over the CPUs to read it as
     holders = [n for n, v in model.vars.items() if n not in model.tupled and isinstance(v.type, CpuIdType)]
-    out = []
-    for x in holders:
-        holder = z3.Int(f"s.{x}")
+    return [Candidate(z3.simplify(_held(law, slots, reader, x, False)), 0, f"conservation law at one CPU, held by {x}")
+            for x in holders]
 
-        def go(e: z3.ExprRef, at_holder: bool) -> z3.ExprRef:
-            if z3.is_var(e):
-                base, per = slots[z3.get_var_index(e)]
-                if not per:
-                    return z3.Int(f"s.{base}")
-                return z3.Int(f"s.{base}[s.{x}]") if at_holder else z3.Int(f"Sum(s.{base})")
-            if not z3.is_app(e) or not e.children():
-                return e
-            if z3.is_app_of(e, z3.Z3_OP_ITE) and not at_holder and all(slots[i][1] for i in reader(e)):
-                return z3.If(holder == NOBODY, 0, go(e, True))
-            return e.decl()(*[go(c, at_holder) for c in e.children()])
 
-        out.append(Candidate(z3.simplify(go(law, False)), 0, f"conservation law at one CPU, held by {x}"))
-    return out
+def _held(e: z3.ExprRef, slots: list[tuple[str, bool]], reader: SlotReader, x: str, at_holder: bool) -> z3.ExprRef:
+    """``e`` over placeholders: a shared slot as itself, a per-CPU one as its sum, or, inside a term of
+    per-CPU slots only (``If(pc[0] == L, amount[0], 0)``), at the CPU ``x`` names (0 when it names none)."""
+    if z3.is_var(e):
+        base, per = slots[z3.get_var_index(e)]
+        if not per:
+            return z3.Int(f"s.{base}")
+        return z3.Int(f"s.{base}[s.{x}]") if at_holder else z3.Int(f"Sum(s.{base})")
+    if not z3.is_app(e) or not e.children():
+        return e
+    if z3.is_app_of(e, z3.Z3_OP_ITE) and not at_holder and all(slots[i][1] for i in reader(e)):
+        return z3.If(z3.Int(f"s.{x}") == NOBODY, 0, _held(e, slots, reader, x, True))
+    return e.decl()(*[_held(c, slots, reader, x, at_holder) for c in e.children()])
 
 
 def _some_cpu(e: z3.ExprRef, cpu_slots: set[int]) -> z3.ExprRef:
