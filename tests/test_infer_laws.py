@@ -173,12 +173,16 @@ def test_a_counter_picked_by_the_running_cpu_has_the_carry_bit_it_is_tested_by()
 @pytest.mark.differential
 def test_counter_tree_carries_law_is_found_at_eight_cpus():
     from checker.loader import resolve
-    from checker.prove.laws import _groups
+    from checker.prove.laws import _groups, _own_moduli
 
     cls = resolve(["percpu_counter_tree"])[0]
     pt = _Point(Model(cls, resolve_params(cls, {"ncpus": 8, "ops": 1})))
     feats = _groups(pt)
-    # the items of a level share their level's carry bit: 4 for the first, 8 above (settled_max's shape)
+    # the items of a level share their level's carry bit: 4 for the first, 8 above (settled_max's shape); the
+    # port picks an item by an index computed from its level, read here at each level the walk tests
     mods = sorted({m for f in feats for i, m in f if m is not None and pt.names[i].startswith("item[")})
     assert mods == [4, 8], mods
+    own = _own_moduli(pt)
+    assert {pt.names[i]: own[i] for i in pt.numeric if pt.names[i].startswith("item[")} \
+        == {**{f"item[{k}]": {4} for k in range(4)}, "item[4]": {8}, "item[5]": {8}}
     assert len(feats) < 30  # against 160 one-slot features at this size

@@ -344,11 +344,24 @@ def _own_moduli(pt: _Point) -> dict[int, set[int]]:
     """For each numeric slot, the constants a step divides the slot itself by (``x // m``, ``x % m``, also of
     ``x + d``, ``-x`` or ``res - inc`` with ``res = x + inc``: a counter's carry bit, read where its new value
     is tested), not what it divides a value computed from it by. A slot a step picks by an index (a process
-    function's ``level0[cpu]``: ``If(cpu == 1, level0[1], level0[0])``) counts as each slot it can pick."""
+    function's ``item[item_of(level, cpu)]``: ``If(idx == 1, item[1], item[0])``) counts as each slot it can
+    pick there: inside ``If(level == 2, ...)`` the index is read with ``level`` 2, and a slot whose index
+    test cannot hold then (Z3 asked: ``4 + cpu % 2 == 1``) is not picked (the tree's items take the carry
+    bit of their own level only)."""
     out: dict[int, set[int]] = {i: set() for i in pt.numeric}
     index = {pt.slots[i].get_id(): i for i in pt.numeric}
-    seen: set[int] = set()
+    slot_ids = {x.get_id() for x in pt.slots}
     memo: dict[int, set[int]] = {}
+    possible: dict[int, bool] = {}
+    held: list[z3.ExprRef] = []  # the terms made here, alive while their ids are remembered
+
+    def can_hold(c: z3.BoolRef) -> bool:
+        if c.get_id() not in possible:
+            held.append(c)
+            q = seeded(10.0)
+            q.add(pt.types, c)
+            possible[c.get_id()] = q.check() != z3.unsat
+        return possible[c.get_id()]
 
     def direct(a: z3.ExprRef) -> set[int]:
         if a.get_id() in index:
@@ -358,18 +371,39 @@ def _own_moduli(pt: _Point) -> dict[int, set[int]]:
             if z3.is_app(a) and a.decl().kind() in (z3.Z3_OP_ADD, z3.Z3_OP_SUB, z3.Z3_OP_UMINUS, z3.Z3_OP_MUL):
                 for c in a.children():
                     got |= direct(c)
-            elif z3.is_app(a) and a.decl().kind() == z3.Z3_OP_ITE:
-                got = direct(a.arg(1)) | direct(a.arg(2))
+            elif z3.is_app_of(a, z3.Z3_OP_ITE):
+                cond = a.arg(0)
+                got = (direct(a.arg(1)) if can_hold(cond) else set()) \
+                    | (direct(a.arg(2)) if can_hold(z3.Not(cond)) else set())
             memo[a.get_id()] = got
         return memo[a.get_id()]
 
-    for guard, post in pt.steps:
-        for root in [guard, *post]:
-            for x in _walk(root, seen):
-                if z3.is_app(x) and x.decl().kind() in (z3.Z3_OP_IDIV, z3.Z3_OP_MOD, z3.Z3_OP_REM) \
-                        and z3.is_int_value(x.arg(1)) and x.arg(1).as_long() > 1:
-                    for i in direct(x.arg(0)):
-                        out[i].add(x.arg(1).as_long())
+    def fixed(c: z3.ExprRef) -> tuple[z3.ExprRef, z3.ExprRef] | None:
+        """``(slot, k)`` for a test ``slot == k``."""
+        if z3.is_eq(c):
+            for u, v in (c.children(), c.children()[::-1]):
+                if u.get_id() in slot_ids and z3.is_int_value(v):
+                    return u, v
+        return None
+
+    seen: set[tuple[int, tuple]] = set()
+    todo: list[tuple[z3.ExprRef, tuple]] = [(root, ()) for guard, post in pt.steps for root in [guard, *post]]
+    while todo:
+        x, env = todo.pop()
+        if (x.get_id(), env) in seen or not z3.is_app(x):
+            continue
+        seen.add((x.get_id(), env))
+        ch = x.children()
+        if z3.is_app_of(x, z3.Z3_OP_ITE) and (eq := fixed(ch[0])) is not None:
+            todo += [(ch[0], env), (ch[1], tuple(sorted(env + (eq,), key=lambda p: p[0].get_id()))), (ch[2], env)]
+            continue
+        if x.decl().kind() in (z3.Z3_OP_IDIV, z3.Z3_OP_MOD, z3.Z3_OP_REM) \
+                and z3.is_int_value(x.arg(1)) and x.arg(1).as_long() > 1:
+            arg = z3.simplify(z3.substitute(x.arg(0), *env)) if env else x.arg(0)
+            held.append(arg)
+            for i in direct(arg):
+                out[i].add(x.arg(1).as_long())
+        todo += [(c, env) for c in ch]
     return out
 
 
