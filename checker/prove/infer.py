@@ -6,7 +6,10 @@ At each point of the prove sweep whose CPUs are one symmetric role:
 1. the claims (lemmas left out) are proved by IC3/PDR at 1 and 2 CPUs of the
    role (``checker.prove.fixed``), the other parameters at small values;
 2. each conjunct of the invariants found there is generalised to candidates
-   for any CPU count (``checker.prove.generalise``);
+   for any CPU count (``checker.prove.generalise``), and so is each
+   conservation law the steps keep at one CPU (``checker.prove.laws``: an
+   amount in flight in a process function's registers, read at the lock's
+   holder);
 3. Houdini over the any-N encoding drops every candidate (and every claim
    among them) that is false initially or that a step from a state of all the
    others can break, until what is left is inductive together;
@@ -136,10 +139,11 @@ def infer_point(cls: type, enc: AnyN, choice: dict[str, Any], timeout: float | N
         prev = (small, inv) if inv is not None else None
         if inv is not None:
             add(generalise(small, inv, role))
-        # What IC3/PDR's conjuncts never say: an add's amount in flight in its registers, counted by a law
-        # through the ghost of everything added (the spec's conservation_through_fold, not written).
-        for law in laws_alone(small, timeout):
-            add(held_law_candidates(small, law, role))
+        if n == 1:
+            # What IC3/PDR's conjuncts never say: an add's amount in flight in its registers, counted by a
+            # law through the ghost of everything added (percpu_eager's conservation_through_fold, found).
+            for law in laws_alone(small, timeout):
+                add(held_law_candidates(small, law, role))
         if not candidates:
             continue
         # The candidates about one CPU first, then with those about two: two CPUs' invariant generalises to
