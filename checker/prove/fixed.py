@@ -180,14 +180,6 @@ def check_ladder(model: Model, claims: list[PropertyInfo], timeout: float | None
         _, inv = solve_point(small, [p for p in claims_of(small) if p.name in names and p.expect == "holds"],
                              timeout, seed, late=False)
         prev = (small, inv) if inv is not None else None
-        if n == 1 and prev is not None and len(model.roles[role]) > 2:
-            # One CPU's invariant, read for any CPU count and placed at each CPU, is tried at the point
-            # itself first (as IC3PO does): when what Houdini keeps of it there implies every claim, the
-            # sizes between are not solved (percpu_eager at 4 CPUs: 3 sizes of IC3/PDR and their copies).
-            direct = _seed(prev, model, role, timeout)
-            asked = [p for p in claims if p.name not in LATE]
-            if direct is not None and len(_implied(model, PerN(model), direct, asked, timeout)) == len(asked):
-                return check_point(model, claims, timeout, direct)
     return check_point(model, claims, timeout, _seed(prev, model, role, timeout))
 
 
