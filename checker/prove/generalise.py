@@ -375,7 +375,8 @@ def templates(model: Model, role: str) -> list[Candidate]:
     each of its values, each numeric per-CPU variable of the role is 0 there (``Implies(s.pc[c] == ADD.idle,
     s.seen[c] == 0)``): what a step in flight keeps and clears, which IC3/PDR at one CPU rarely says alone;
     for each shared CPU id (a lock's holder), that only the CPU it names holds a nonzero value; each shared
-    number as the sum of a per-CPU one; the per-CPU bounds the spec declares for its sums."""
+    number as the sum of a per-CPU one; the per-CPU bounds the spec declares for its sums, and at each place
+    in the code one inside them."""
     role_vars = {n: v for n, v in model.vars.items() if getattr(v, "role", None) in (role, _default_role(model)) and n in model.tupled}
     enums = [(n, v.type) for n, v in role_vars.items() if isinstance(v.type, Enum)]
     numeric = [n for n, v in role_vars.items() if _numeric(v.type) or isinstance(v.type, BoolType)]
@@ -403,6 +404,15 @@ def templates(model: Model, role: str) -> list[Candidate]:
         lo, hi = (to_z3_num(b) for b in bounds(_Placeholders()))
         v = z3.Int(f"s.{n}[c]")
         out += [Candidate(lo <= v, 1, f"template: sum_bounds of {n}"), Candidate(v <= hi, 1, f"template: sum_bounds of {n}")]
+    # Between a check and the add it guards (limited_add: ``abs(count + 1) <= batch``, then this_cpu_add), a
+    # number whose sum the spec bounds is one inside its bound, at that place in the code.
+    for n, bounds in model.info.sum_bounds.items():
+        lo, hi = (to_z3_num(b) for b in bounds(_Placeholders()))
+        v = z3.Int(f"s.{n}[c]")
+        for e, t in enums:
+            for k, label in enumerate(t.names):
+                out += [Candidate(z3.Or(z3.Int(f"s.{e}[c]") != k, v + 1 <= hi), 1, f"template: {n} below its bound at {e} {label}"),
+                        Candidate(z3.Or(z3.Int(f"s.{e}[c]") != k, lo <= v - 1), 1, f"template: {n} above its bound at {e} {label}")]
     out += _product_bounds(model, role, [n for n in numeric if _numeric(role_vars[n].type)], enums)
     for e, t in enums:
         for k, label in enumerate(t.names):
