@@ -36,6 +36,7 @@ from checker.prove.encoding import PerN
 from checker.prove.horn import slot_names
 from checker.prove.houdini import _default_role, _forms
 from checker.prove.slotsets import SlotReader
+from checker.prove.solver import fresh_context
 from checker.prove.vocabulary import Vocabulary
 from checker.symbolic.term import Sym, to_z3_num
 from checker.types import BoolType, CpuIdType, Enum, NOBODY
@@ -85,6 +86,10 @@ def generalise(model: Model, inv: z3.ExprRef, role: str) -> list[Candidate]:
     index = {n: i for i, n in enumerate(names)}
     shapes: dict[int, z3.ExprRef] = {}  # conjuncts seen, their CPUs renumbered 0, 1 in order (kept alive)
     var = [z3.Var(i, z3.IntSort()) for i in range(len(slots))]  # (made once: thousands of conjuncts use them)
+    # Simplified in a context of this call's own: Z3 orders a sum's terms by their ids, which in the shared
+    # context depend on what the process built before, and the candidates' shapes (hence which numbers are
+    # read as parameters, up to MAX_PER_CONJUNCT) must depend on the invariant alone.
+    ctx = fresh_context()
     for c in conj:
         used = reader(c)
         if any(slots[i][1] is not None and slots[i][0] not in role_vars for i in used):
@@ -117,7 +122,7 @@ def generalise(model: Model, inv: z3.ExprRef, role: str) -> list[Candidate]:
             made = 0
             for k in range(0, min(len(summable), 3) + 1):
                 for summed in itertools.combinations(summable, k):
-                    g = _rename(form, slots, cpu_slots, summed, cpus, role_vars)
+                    g = _rename(form, slots, cpu_slots, summed, cpus, role_vars, ctx)
                     if g is None:
                         continue
                     left = sorted({n for n in _placeholders(g) if n in CPU_NAMES or n.endswith("[c]")
@@ -152,8 +157,9 @@ def held_law_candidates(model: Model, law: z3.ExprRef, role: str) -> list[Candid
     if any(slots[i][1] and slots[i][0] not in role_vars for i in reader(law)):
         return []  # a slot of an array or of another role: no sum over the CPUs to read it as
     holders = [n for n, v in model.vars.items() if n not in model.tupled and isinstance(v.type, CpuIdType)]
-    return [Candidate(z3.simplify(_held(law, slots, reader, x, False)), 0, f"conservation law at one CPU, held by {x}")
-            for x in holders]
+    ctx = fresh_context()  # (why: generalise's)
+    return [Candidate(_simplified(_held(law, slots, reader, x, False), ctx), 0,
+                      f"conservation law at one CPU, held by {x}") for x in holders]
 
 
 def _held(e: z3.ExprRef, slots: list[tuple[str, bool]], reader: SlotReader, x: str, at_holder: bool) -> z3.ExprRef:
@@ -211,7 +217,7 @@ def _placeholders(e: z3.ExprRef) -> set[str]:
 
 
 def _rename(e: z3.ExprRef, slots: list[tuple[str, int | None]], cpu_slots: set[int], summed: tuple,
-            cpus: list[int], role_vars: set[str]) -> z3.ExprRef | None:
+            cpus: list[int], role_vars: set[str], ctx: z3.Context) -> z3.ExprRef | None:
     """``e`` over placeholders: the point's CPUs ``cpus`` as c (and d), ``summed`` variables as their sums
     (the first CPU's slot the sum, the others' 0); None where a CPU id is ordered against a CPU."""
     which = {k: CPU_NAMES[i] for i, k in enumerate(cpus)}
@@ -260,7 +266,12 @@ def _rename(e: z3.ExprRef, slots: list[tuple[str, int | None]], cpu_slots: set[i
         return x.decl()(*args)
 
     g = go(e)
-    return None if g is None else z3.simplify(g)
+    return None if g is None else _simplified(g, ctx)
+
+
+def _simplified(g: z3.ExprRef, ctx: z3.Context) -> z3.ExprRef:
+    """``z3.simplify(g)`` as in ``ctx`` (a context of the caller's own), back in the shared one."""
+    return z3.simplify(g.translate(ctx)).translate(z3.main_ctx())
 
 
 def _param_terms(model: Model, role: str) -> dict[int, list[z3.ArithRef]]:
