@@ -341,6 +341,11 @@ def _at_places(pt: _Point) -> list[tuple]:
     return [tuple((i, _At(pc, v)) for i, pc in members) for (_base, v), members in by_base.items()]
 
 
+#: Z3's budget for whether an index test can hold where a step picks a slot (``_own_moduli``): a test it cannot
+#: decide counts as one that can (the slot keeps the modulus).
+PICK_SECONDS = 10.0
+
+
 def _own_moduli(pt: _Point) -> dict[int, set[int]]:
     """For each numeric slot, the constants a step divides the slot itself by (``x // m``, ``x % m``, also of
     ``x + d``, ``-x`` or ``res - inc`` with ``res = x + inc``: a counter's carry bit, read where its new value
@@ -359,7 +364,7 @@ def _own_moduli(pt: _Point) -> dict[int, set[int]]:
     def can_hold(c: z3.BoolRef) -> bool:
         if c.get_id() not in possible:
             held.append(c)
-            q = seeded(10.0)
+            q = seeded(PICK_SECONDS)
             q.add(pt.types, c)
             possible[c.get_id()] = q.check() != z3.unsat
         return possible[c.get_id()]
@@ -493,9 +498,9 @@ def _search(pt: _Point, feats: list, coef: list[z3.ArithRef], anchor: int, found
         bad = None
         for q, post, cases in checkers:
             delta = z3.Sum([a * (value(post, f) - value(pt.slots, f)) for a, f in zip(law, feats) if a])
-            r, m = _ask(q, delta != 0, cases)
+            r, cex = _ask(q, delta != 0, cases)
             if r == z3.sat:
-                bad = (m, post)
+                bad = (cex, post)
             if r == z3.unknown:
                 return None
             if bad is not None:
