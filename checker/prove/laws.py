@@ -51,7 +51,7 @@ from checker.prove.encoding import PerN
 from checker.language.declare import PropertyInfo
 from checker.prove.horn import flat, slot_names
 from checker.prove.inductive import Proof, prove_invariants
-from checker.prove.solver import Solver, seeded, seeded_optimize
+from checker.prove.solver import Solver, canonical_model, fresh_context, seeded, seeded_optimize
 from checker.result import HOLDS
 from checker.types import BoolType, CpuIdType, Enum
 
@@ -292,9 +292,8 @@ def conservation_laws(pt: _Point, mods: list[int], known: list[z3.ExprRef], time
             if ((anchor, None),) not in feats:
                 continue
             a_index = feats.index(((anchor, None),))
-            coef = [z3.Int(f"%a{k}") for k in range(len(feats))]
             for _ in range(LAWS_PER_ANCHOR):
-                law = _search(pt, feats, coef, a_index, found, checkers, value, timeout)
+                law = _search(pt, feats, a_index, found, checkers, value, timeout)
                 if law is None:
                     break
                 found.append(law)
@@ -465,26 +464,32 @@ def _cases(pt: _Point, guard: z3.BoolRef, post: list) -> list[z3.BoolRef]:
     return [z3.And(list(c)) for c in itertools.product(*options)]
 
 
-def _ask(q: z3.Solver, goal: z3.BoolRef, cases: list[z3.BoolRef]) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
-    """Whether ``goal`` can hold in ``q``, case by case: sat with the first model found, unsat when no case can,
-    unknown when Z3 cannot tell for some case."""
+def _ask(q: z3.Solver, goal: z3.BoolRef, cases: list[z3.BoolRef],
+         timeout: float | None) -> tuple[z3.CheckSatResult, z3.ModelRef | None]:
+    """Whether ``goal`` can hold in ``q``, case by case: sat with the first case's canonical model
+    (``canonical_model``), unsat when no case can, unknown when Z3 cannot tell for some case."""
     for case in cases:
         q.push()
         q.add(goal, case)
         r = q.check()
-        m = q.model() if r == z3.sat else None
+        m = canonical_model(q, timeout) if r == z3.sat else None
         q.pop()
         if r != z3.unsat:
             return r, m
     return z3.unsat, None
 
 
-def _search(pt: _Point, feats: list, coef: list[z3.ArithRef], anchor: int, found: list[list[int]],
-            checkers: list, value, timeout: float | None) -> list[int] | None:
+def _search(pt: _Point, feats: list, anchor: int, found: list[list[int]], checkers: list, value,
+            timeout: float | None) -> list[int] | None:
     """Coefficients in -1..1 (``anchor``'s 1, not one of ``found``) that every step keeps, or None."""
+    # In a context of the search's own, and each step's counterexample a canonical one: among laws as short as
+    # each other the optimiser's choice follows term ids, which in the shared context depend on what the
+    # process built before (the same point found other laws after another spec's proofs).
+    ctx = fresh_context()
+    coef = [z3.Int(f"%a{k}", ctx) for k in range(len(feats))]
     # The fewest features: a law plus a sum of features that are constant anyway is a law too, and
     # unreadable.
-    synth = seeded_optimize(timeout)
+    synth = seeded_optimize(timeout, ctx)
     synth.minimize(z3.Sum([z3.If(a == 0, 0, 1) for a in coef]))
     synth.add(*[z3.And(a >= -1, a <= 1) for a in coef], coef[anchor] == 1)
     for law in found:  # not a law found already, nor one with a law found already inside it
@@ -498,7 +503,7 @@ def _search(pt: _Point, feats: list, coef: list[z3.ArithRef], anchor: int, found
         bad = None
         for q, post, cases in checkers:
             delta = z3.Sum([a * (value(post, f) - value(pt.slots, f)) for a, f in zip(law, feats) if a])
-            r, cex = _ask(q, delta != 0, cases)
+            r, cex = _ask(q, delta != 0, cases, timeout)
             if r == z3.sat:
                 bad = (cex, post)
             if r == z3.unknown:
@@ -511,8 +516,8 @@ def _search(pt: _Point, feats: list, coef: list[z3.ArithRef], anchor: int, found
         pre_v = [zm.eval(x, model_completion=True) for x in pt.slots]
         post_v = [zm.eval(x, model_completion=True) for x in post]
         # The next coefficients must keep this step from this state too.
-        synth.add(z3.Sum([a * (z3.simplify(value(post_v, f)) - z3.simplify(value(pre_v, f)))
-                          for a, f in zip(coef, feats)]) == 0)
+        diff = [z3.simplify(value(post_v, f) - value(pre_v, f)) for f in feats]  # numbers: the state's values
+        synth.add(z3.Sum([a * d.as_long() for a, d in zip(coef, diff)]) == 0)
     return None
 
 

@@ -71,9 +71,9 @@ def seeded(timeout: float | None, logic: str | None = None, ctx: z3.Context | No
     return _limit(s, timeout)
 
 
-def seeded_optimize(timeout: float | None) -> z3.Optimize:
-    """A Z3 optimiser with the fixed seed and ``timeout``'s resource limit."""
-    o = z3.Optimize()
+def seeded_optimize(timeout: float | None, ctx: z3.Context | None = None) -> z3.Optimize:
+    """A Z3 optimiser with the fixed seed and ``timeout``'s resource limit (in ``ctx``, or the shared context)."""
+    o = z3.Optimize(ctx=ctx)
     o.set("random_seed", 0)
     return _limit(o, timeout)
 
