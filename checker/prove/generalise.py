@@ -63,6 +63,17 @@ class Candidate:
         return self.formula.sexpr()
 
 
+def _role_vars(model: Model, role: str) -> dict[str, Any]:
+    """The per-CPU variables of ``role`` (and of the spec's default role), by name."""
+    return {n: v for n, v in model.vars.items()
+            if getattr(v, "role", None) in (role, _default_role(model)) and n in model.tupled}
+
+
+def _holders(model: Model) -> list[str]:
+    """The shared CPU-id variables (a lock's holder)."""
+    return [n for n, v in model.vars.items() if n not in model.tupled and isinstance(v.type, CpuIdType)]
+
+
 def _numeric(t: Any) -> bool:
     return not isinstance(t, (Enum, CpuIdType, BoolType))
 
@@ -71,7 +82,7 @@ def generalise(model: Model, inv: z3.ExprRef, role: str) -> list[Candidate]:
     """Candidates for every CPU count from ``inv`` (over ``Var(i)``, the slots of ``model``'s point)."""
     names = slot_names(PerN(model))
     vocab = Vocabulary(names, [model.vars[n.split("[", 1)[0]].type for n in names], model.cls)
-    role_vars = {n for n, v in model.vars.items() if getattr(v, "role", None) in (role, _default_role(model)) and n in model.tupled}
+    role_vars = set(_role_vars(model, role))
     ncpus = len(model.roles[role])
     slots: list[tuple[str, int | None]] = []
     for n in names:
@@ -140,26 +151,26 @@ def generalise(model: Model, inv: z3.ExprRef, role: str) -> list[Candidate]:
     return list(out.values())
 
 
-def held_law_candidates(model: Model, law: z3.ExprRef, role: str) -> list[Candidate]:
-    """A conservation law found at one CPU of ``role`` (``checker.prove.laws``, over ``Var(i)``: ``exact ==
+def held_law_candidates(model: Model, laws: list[z3.ExprRef], role: str) -> list[Candidate]:
+    """The conservation laws found at one CPU of ``role`` (``checker.prove.laws``, over ``Var(i)``: ``exact ==
     count + local[0] + If(pc[0] == L29, amount[0], 0) - If(pc[0] == L29, count[0], 0)``) read for every CPU
     count: a per-CPU variable as its sum over the CPUs, and a term of one CPU's registers (an add's amount in
     flight between two of its steps) as that term at the CPU a shared CPU id names (the lock's holder), 0
     when it names none. That says only the holder can be at that place, which Houdini must show from the
     other candidates (``template: lock is the CPU at ...``) before it keeps the law."""
-    if len(model.roles[role]) != 1:
+    if len(model.roles[role]) != 1 or not laws:
         return []
     names = slot_names(PerN(model))
     slots: list[tuple[str, bool]] = [(n.partition("[")[0], "[" in n) for n in names]
-    role_vars = {n for n, v in model.vars.items()
-                 if getattr(v, "role", None) in (role, _default_role(model)) and n in model.tupled}
+    role_vars = _role_vars(model, role)
     reader = SlotReader()
-    if any(slots[i][1] and slots[i][0] not in role_vars for i in reader(law)):
-        return []  # a slot of an array or of another role: no sum over the CPUs to read it as
-    holders = [n for n, v in model.vars.items() if n not in model.tupled and isinstance(v.type, CpuIdType)]
     ctx = fresh_context()  # (why: generalise's)
     return [Candidate(_simplified(_held(law, slots, reader, x, False), ctx), 0,
-                      f"conservation law at one CPU, held by {x}") for x in holders]
+                      f"conservation law at one CPU, held by {x}")
+            for law in laws
+            # (a law with a slot of an array or of another role has no sum over the CPUs to read it as)
+            if not any(slots[i][1] and slots[i][0] not in role_vars for i in reader(law))
+            for x in _holders(model)]
 
 
 def _held(e: z3.ExprRef, slots: list[tuple[str, bool]], reader: SlotReader, x: str, at_holder: bool) -> z3.ExprRef:
@@ -388,10 +399,10 @@ def templates(model: Model, role: str) -> list[Candidate]:
     for each shared CPU id (a lock's holder), that only the CPU it names holds a nonzero value; each shared
     number as the sum of a per-CPU one; the per-CPU bounds the spec declares for its sums, and at each place
     in the code one inside them."""
-    role_vars = {n: v for n, v in model.vars.items() if getattr(v, "role", None) in (role, _default_role(model)) and n in model.tupled}
+    role_vars = _role_vars(model, role)
     enums = [(n, v.type) for n, v in role_vars.items() if isinstance(v.type, Enum)]
     numeric = [n for n, v in role_vars.items() if _numeric(v.type) or isinstance(v.type, BoolType)]
-    holders = [n for n, v in model.vars.items() if n not in model.tupled and isinstance(v.type, CpuIdType)]
+    holders = _holders(model)
     out = []
     # Only the CPU a shared CPU id names (a lock's holder) may hold a nonzero value: with no holder the sum
     # is 0, with one it is the holder's. Stated per CPU, so the any-N induction can carry it through a step.
@@ -410,20 +421,19 @@ def templates(model: Model, role: str) -> list[Candidate]:
             if _numeric(model.vars[n].type):
                 out.append(Candidate(z3.Int(f"s.{x}") == z3.Int(f"Sum(s.{n})"), 0, f"template: {x} counts {n}"))
     # The per-CPU bounds the spec declares for its sums (``sum_bounds``), each an obligation of the any-N
-    # induction: each is a candidate for every CPU.
+    # induction: each is a candidate for every CPU. After them, one inside each bound at each place in the
+    # code: between a check and the add it guards (limited_add's ``abs(count + 1) <= batch``, then its
+    # this_cpu_add).
+    inside = []
     for n, bounds in model.info.sum_bounds.items():
         lo, hi = (to_z3_num(b) for b in bounds(_Placeholders()))
         v = z3.Int(f"s.{n}[c]")
         out += [Candidate(lo <= v, 1, f"template: sum_bounds of {n}"), Candidate(v <= hi, 1, f"template: sum_bounds of {n}")]
-    # Between a check and the add it guards (limited_add: ``abs(count + 1) <= batch``, then this_cpu_add), a
-    # number whose sum the spec bounds is one inside its bound, at that place in the code.
-    for n, bounds in model.info.sum_bounds.items():
-        lo, hi = (to_z3_num(b) for b in bounds(_Placeholders()))
-        v = z3.Int(f"s.{n}[c]")
         for e, t in enums:
             for k, label in enumerate(t.names):
-                out += [Candidate(z3.Or(z3.Int(f"s.{e}[c]") != k, v + 1 <= hi), 1, f"template: {n} below its bound at {e} {label}"),
-                        Candidate(z3.Or(z3.Int(f"s.{e}[c]") != k, lo <= v - 1), 1, f"template: {n} above its bound at {e} {label}")]
+                inside += [Candidate(z3.Or(z3.Int(f"s.{e}[c]") != k, v + 1 <= hi), 1, f"template: {n} below its bound at {e} {label}"),
+                           Candidate(z3.Or(z3.Int(f"s.{e}[c]") != k, lo <= v - 1), 1, f"template: {n} above its bound at {e} {label}")]
+    out += inside
     out += _product_bounds(model, role, [n for n in numeric if _numeric(role_vars[n].type)], enums)
     for e, t in enums:
         for k, label in enumerate(t.names):

@@ -142,8 +142,7 @@ def infer_point(cls: type, enc: AnyN, choice: dict[str, Any], timeout: float | N
         if n == 1:
             # What IC3/PDR's conjuncts never say: an add's amount in flight in its registers, counted by a
             # law through the ghost of everything added (percpu_eager's conservation_through_fold, found).
-            for law in laws_alone(small, timeout):
-                add(held_law_candidates(small, law, role))
+            add(held_law_candidates(small, laws_alone(small, timeout), role))
         if not candidates:
             continue
         # The candidates about one CPU first, then with those about two: two CPUs' invariant generalises to

@@ -144,6 +144,15 @@ class _Point:
                         and not isinstance(t, (BoolType, CpuIdType, Enum))]
         self.moving = moving
         self.types = self.enc.types(self.s)
+        self._index = {x.get_id(): i for i, x in enumerate(self.slots)}
+
+    def fixes(self, c: z3.ExprRef) -> tuple[int, int] | None:
+        """``(i, k)`` when ``c`` tests ``slot i == k`` (a task's level: ``level == 2``), else None."""
+        if z3.is_eq(c):
+            for u, v in (c.children(), c.children()[::-1]):
+                if u.get_id() in self._index and z3.is_int_value(v):
+                    return self._index[u.get_id()], v.as_long()
+        return None
 
     def row(self, i: int) -> tuple[str | None, int | None]:
         """(role, index) of a per-CPU slot of a role; (None, None) for a shared one or an array's."""
@@ -355,7 +364,6 @@ def _own_moduli(pt: _Point) -> dict[int, set[int]]:
     bit of their own level only)."""
     out: dict[int, set[int]] = {i: set() for i in pt.numeric}
     index = {pt.slots[i].get_id(): i for i in pt.numeric}
-    slot_ids = {x.get_id() for x in pt.slots}
     memo: dict[int, set[int]] = {}
     possible: dict[int, bool] = {}
     held: list[z3.ExprRef] = []  # the terms made here, alive while their ids are remembered
@@ -383,14 +391,6 @@ def _own_moduli(pt: _Point) -> dict[int, set[int]]:
             memo[a.get_id()] = got
         return memo[a.get_id()]
 
-    def fixed(c: z3.ExprRef) -> tuple[z3.ExprRef, z3.ExprRef] | None:
-        """``(slot, k)`` for a test ``slot == k``."""
-        if z3.is_eq(c):
-            for u, v in (c.children(), c.children()[::-1]):
-                if u.get_id() in slot_ids and z3.is_int_value(v):
-                    return u, v
-        return None
-
     seen: set[tuple[int, tuple]] = set()
     todo: list[tuple[z3.ExprRef, tuple]] = [(root, ()) for guard, post in pt.steps for root in [guard, *post]]
     while todo:
@@ -399,12 +399,13 @@ def _own_moduli(pt: _Point) -> dict[int, set[int]]:
             continue
         seen.add((x.get_id(), env))
         ch = x.children()
-        if z3.is_app_of(x, z3.Z3_OP_ITE) and (eq := fixed(ch[0])) is not None:
-            todo += [(ch[0], env), (ch[1], tuple(sorted(env + (eq,), key=lambda p: p[0].get_id()))), (ch[2], env)]
+        if z3.is_app_of(x, z3.Z3_OP_ITE) and (test := pt.fixes(ch[0])) is not None:
+            todo += [(ch[0], env), (ch[1], tuple(sorted(env + (test,)))), (ch[2], env)]
             continue
         if x.decl().kind() in (z3.Z3_OP_IDIV, z3.Z3_OP_MOD, z3.Z3_OP_REM) \
                 and z3.is_int_value(x.arg(1)) and x.arg(1).as_long() > 1:
-            arg = z3.simplify(z3.substitute(x.arg(0), *env)) if env else x.arg(0)
+            arg = z3.simplify(z3.substitute(x.arg(0), *[(pt.slots[i], z3.IntVal(k)) for i, k in env])) \
+                if env else x.arg(0)
             held.append(arg)
             for i in direct(arg):
                 out[i].add(x.arg(1).as_long())
@@ -449,14 +450,11 @@ def _cases(pt: _Point, guard: z3.BoolRef, post: list) -> list[z3.BoolRef]:
     in the tree: ``If(level == 1, ..., If(level == 2, ...))``), and a last case for none of them: each case
     is far easier for Z3 than the whole (the counter tree's carry at 5 CPUs: three cases in 0.8 s against
     an unknown after the whole budget). One case, ``True``, when there is nothing to split on."""
-    slot_at = {x.get_id(): i for i, x in enumerate(pt.slots)}
     tested: dict[int, set[int]] = {}
     seen: set[int] = set()
     for x in (y for root in [guard, *post] for y in _walk(root, seen)):
-        if z3.is_app_of(x, z3.Z3_OP_ITE) and z3.is_eq(x.arg(0)):
-            for u, v in (x.arg(0).children(), x.arg(0).children()[::-1]):
-                if u.get_id() in slot_at and z3.is_int_value(v):
-                    tested.setdefault(slot_at[u.get_id()], set()).add(v.as_long())
+        if z3.is_app_of(x, z3.Z3_OP_ITE) and (test := pt.fixes(x.arg(0))) is not None:
+            tested.setdefault(test[0], set()).add(test[1])
     options = [[pt.slots[i] == v for v in sorted(vals)] + [z3.And([pt.slots[i] != v for v in sorted(vals)])]
                for i, vals in sorted(tested.items())]
     if not options or math.prod(len(o) for o in options) > MAX_SPLIT:
