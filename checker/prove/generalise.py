@@ -34,7 +34,7 @@ import z3
 from checker.language.compile import Model
 from checker.prove.encoding import PerN
 from checker.prove.horn import slot_names
-from checker.prove.houdini import _default_role, _forms
+from checker.prove.houdini import _forms, role_variables
 from checker.prove.slotsets import SlotReader
 from checker.prove.solver import fresh_context
 from checker.prove.vocabulary import Vocabulary
@@ -63,12 +63,6 @@ class Candidate:
         return self.formula.sexpr()
 
 
-def _role_vars(model: Model, role: str) -> dict[str, Any]:
-    """The per-CPU variables of ``role`` (and of the spec's default role), by name."""
-    return {n: v for n, v in model.vars.items()
-            if getattr(v, "role", None) in (role, _default_role(model)) and n in model.tupled}
-
-
 def _holders(model: Model) -> list[str]:
     """The shared CPU-id variables (a lock's holder)."""
     return [n for n, v in model.vars.items() if n not in model.tupled and isinstance(v.type, CpuIdType)]
@@ -82,7 +76,7 @@ def generalise(model: Model, inv: z3.ExprRef, role: str) -> list[Candidate]:
     """Candidates for every CPU count from ``inv`` (over ``Var(i)``, the slots of ``model``'s point)."""
     names = slot_names(PerN(model))
     vocab = Vocabulary(names, [model.vars[n.split("[", 1)[0]].type for n in names], model.cls)
-    role_vars = set(_role_vars(model, role))
+    role_vars = set(role_variables(model, role))
     ncpus = len(model.roles[role])
     slots: list[tuple[str, int | None]] = []
     for n in names:
@@ -162,7 +156,7 @@ def held_law_candidates(model: Model, laws: list[z3.ExprRef], role: str) -> list
         return []
     names = slot_names(PerN(model))
     slots: list[tuple[str, bool]] = [(n.partition("[")[0], "[" in n) for n in names]
-    role_vars = _role_vars(model, role)
+    role_vars = role_variables(model, role)
     reader = SlotReader()
     ctx = fresh_context()  # (why: generalise's)
     return [Candidate(_simplified(_held(law, slots, reader, x, False), ctx), 0,
@@ -399,7 +393,7 @@ def templates(model: Model, role: str) -> list[Candidate]:
     for each shared CPU id (a lock's holder), that only the CPU it names holds a nonzero value; each shared
     number as the sum of a per-CPU one; the per-CPU bounds the spec declares for its sums, and at each place
     in the code one inside them."""
-    role_vars = _role_vars(model, role)
+    role_vars = role_variables(model, role)
     enums = [(n, v.type) for n, v in role_vars.items() if isinstance(v.type, Enum)]
     numeric = [n for n, v in role_vars.items() if _numeric(v.type) or isinstance(v.type, BoolType)]
     holders = _holders(model)

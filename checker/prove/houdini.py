@@ -37,7 +37,7 @@ def candidates(small: Model, inv: z3.ExprRef, large: Model, role: str) -> list[z
     s_names = slot_names(PerN(small))
     l_index = {n: i for i, n in enumerate(slot_names(PerN(large)))}
     cpu_slots = {i for i, n in enumerate(s_names) if isinstance(small.vars[n.split("[", 1)[0]].type, CpuIdType)}
-    role_vars = {n for n, v in small.vars.items() if getattr(v, "role", None) in (role, _default_role(small)) and n in small.tupled}
+    role_vars = set(role_variables(small, role))
     s_cpus = list(small.roles[role])
     l_cpus = list(large.roles[role])
     if len(s_cpus) > len(l_cpus):
@@ -377,6 +377,12 @@ def _default_role(model: Model) -> str | None:
     """The ``role`` of a per-CPU variable of the role being generalised when it is declared without ``role=``:
     None when the spec has one role (its slots are that role's CPUs), otherwise a name no variable has."""
     return None if len(model.info.roles) == 1 else "%no role"
+
+
+def role_variables(model: Model, role: str) -> dict[str, Any]:
+    """The per-CPU variables of ``role`` (and those declared without ``role=``, see ``_default_role``), by name."""
+    return {n: v for n, v in model.vars.items()
+            if getattr(v, "role", None) in (role, _default_role(model)) and n in model.tupled}
 
 
 def symmetric_role(model: Model) -> str | None:
