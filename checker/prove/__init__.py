@@ -23,7 +23,7 @@ from checker.prove.construct import replay
 from checker.prove.encoding import AnyN, PerN
 from checker.prove.fixed import check_ladder, claims_of
 from checker.prove.inductive import Proof, prove_invariants
-from checker.prove.solver import Solver
+from checker.prove.solver import Solver, in_own_context
 from checker.prove.symstate import NotParametric
 from checker.report.trace import list_lines, shown_trace
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Check
@@ -149,6 +149,7 @@ def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout
     return checks
 
 
+@in_own_context
 def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, emit_dir: Path | None,
                  run: int, progress: Any = None, cluster: str | None = None, infer: bool = False) -> list[Check]:
     si = info(cls)
@@ -385,6 +386,7 @@ def _witness_checks(cls: type, wname: str, fn: Any, sets: dict[str, tuple], run:
     return checks
 
 
+@in_own_context
 def bmc_checks(cls: type, params: Any, k: int, *, smt_timeout: float | None = None, run: int = 0) -> list[Check]:
     """Bounded model checking of every property at one concrete point."""
     model = Model(cls, params)
@@ -419,6 +421,7 @@ def bmc_checks(cls: type, params: Any, k: int, *, smt_timeout: float | None = No
     return out
 
 
+@in_own_context
 def pdr_checks(cls: type, params: Any, *, smt_timeout: float | None = None, run: int = 0) -> list[Check]:
     """IC3/PDR of every invariant at one concrete point, lemmas left out (``checker.prove.fixed``)."""
     model = Model(cls, params)

@@ -17,13 +17,14 @@ from typing import Any, Iterator
 from checker.cluster import SpecRef, connect, import_ray, parse_cluster
 from checker.prove.encoding import PerN
 from checker.prove.inductive import Proof, prove_invariants
-from checker.prove.solver import Solver
+from checker.prove.solver import Solver, in_own_context
 from checker.language.compile import Model
 from checker.language.model import resolve_params
 
 Answer = tuple[dict[str, Proof], dict[str, Any]]  # proofs by property, the point's shown parameters
 
 
+@in_own_context  # the same answer here, on a Ray worker, whatever either did before
 def prove_point(cls: type, given: dict[str, Any], smt_timeout: float | None, emit_dir: Path | None,
                 tag: str, infer: bool = False) -> Answer:
     """Every inductive obligation of ``cls`` at one concrete point; ``infer``: its lemmas left out, the
