@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import sys
 import time
 from pathlib import Path
@@ -32,7 +33,7 @@ from checker.language.compile import Model  # noqa: E402
 from checker.language.model import resolve_params  # noqa: E402
 from checker.loader import resolve  # noqa: E402
 from checker.prove.laws import prove_lemma_free  # noqa: E402
-from checker.prove.solver import Solver  # noqa: E402
+from checker.prove.solver import Solver, own_context  # noqa: E402
 from checker.result import HOLDS  # noqa: E402
 
 #: The point of each spec with a prove sweep, by CPU count: the other parameters kept small.
@@ -57,7 +58,8 @@ def claims(emit, timeout: float, only: str | None, sizes: list[int]) -> None:
         for n in sizes:
             model = Model(cls, resolve_params(cls, point(n)))
             t0, c0 = time.perf_counter(), time.process_time()
-            free = prove_lemma_free(model, Solver(timeout), name)
+            with own_context():  # as a prove point runs it (checker.prove.solver)
+                free = prove_lemma_free(model, Solver(timeout), name)
             dt, cpu = time.perf_counter() - t0, time.process_time() - c0
             asked = [p for p in model.properties if p.kind == "invariant" and p.expect == "holds"
                      and not p.lemma and p.name != "no_overflow" and (p.inductive or p.proof)]
@@ -76,12 +78,14 @@ def tree(emit, timeout: float, sizes: list[int]) -> None:
     for n in sizes:
         model = Model(cls, resolve_params(cls, {"ncpus": n, "ops": 1}))
         t0, c0 = time.perf_counter(), time.process_time()
-        free = prove_lemma_free(model, Solver(timeout), "tree")
+        with own_context():
+            free = prove_lemma_free(model, Solver(timeout), "tree")
         dt, cpu = time.perf_counter() - t0, time.process_time() - c0
         pr = free.proofs["settled_gap_bound"]
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
         emit(f"ncpus={n}  {pr.verdict:<12} {dt:7.1f}s wall, {cpu:6.1f}s CPU (facts {free.laws.seconds:.1f}s, "
              f"induction {dt - free.laws.seconds:.1f}s wall)  moduli {free.laws.moduli}  facts {free.facts}  "
-             f"laws {len(free.kept)}  [{load()}]" + (f"  ({pr.reason})" if pr.reason else ""))
+             f"laws {len(free.kept)}  peak RSS {rss} MB  [{load()}]" + (f"  ({pr.reason})" if pr.reason else ""))
         for line in free.kept:
             emit(f"    {line}")
 
