@@ -389,7 +389,8 @@ class _Verbatim(Vocabulary):
 def templates(model: Model, role: str) -> list[Candidate]:
     """Candidates from the spec's vocabulary alone: for each per-CPU enum (a CPU's place in its code) and
     each of its values, each numeric per-CPU variable of the role is 0 there (``Implies(s.pc[c] == ADD.idle,
-    s.seen[c] == 0)``): what a step in flight keeps and clears, which IC3/PDR at one CPU rarely says alone;
+    s.seen[c] == 0)``), a flag 1 there, and each two of them are equal there: what a step in flight keeps, copies and
+    clears, which IC3/PDR at one CPU rarely says alone;
     for each shared CPU id (a lock's holder), that only the CPU it names holds a nonzero value; each shared
     number as the sum of a per-CPU one; the per-CPU bounds the spec declares for its sums, and at each place
     in the code one inside them."""
@@ -437,6 +438,15 @@ def templates(model: Model, role: str) -> list[Candidate]:
             for n in numeric:
                 f = z3.Or(z3.Int(f"s.{e}[c]") != k, z3.Int(f"s.{n}[c]") == 0)
                 out.append(Candidate(f, 1, f"template: {n} is 0 at {e} {label}"))
+                if isinstance(role_vars[n].type, BoolType):  # a flag set there (interrupts off in a section)
+                    f = z3.Or(z3.Int(f"s.{e}[c]") != k, z3.Int(f"s.{n}[c]") == 1)
+                    out.append(Candidate(f, 1, f"template: {n} is 1 at {e} {label}"))
+            # A value in flight from one number to another: between the fold and the sub, the local still holds
+            # what was folded (percpu_eager's zero_subtracts_what_was_folded, which Spacer's invariant at one CPU
+            # states in a shape generalise may not read).
+            for a, b in itertools.combinations([n for n in numeric if _numeric(role_vars[n].type)], 2):
+                f = z3.Or(z3.Int(f"s.{e}[c]") != k, z3.Int(f"s.{a}[c]") == z3.Int(f"s.{b}[c]"))
+                out.append(Candidate(f, 1, f"template: {a} equals {b} at {e} {label}"))
     return out
 
 
