@@ -142,7 +142,11 @@ def infer_point(cls: type, enc: AnyN, choice: dict[str, Any], timeout: float | N
         if n == 1:
             # What IC3/PDR's conjuncts never say: an add's amount in flight in its registers, counted by a
             # law through the ghost of everything added (percpu_eager's conservation_through_fold, found).
-            add(held_law_candidates(small, laws_alone(small, timeout), role))
+            # Both from any state and from a state of the seed's facts: a law kept only where the facts hold
+            # (the pc machine's amount in flight, in `seen` only between its fold and its sub) is found by the
+            # second alone; the first is what the port's registers need, kept from any state.
+            known = [] if seed is None else list(seed.children()) if z3.is_and(seed) else [seed]
+            add(held_law_candidates(small, laws_alone(small, timeout) + laws_alone(small, timeout, known), role))
         if not candidates:
             continue
         # The candidates about one CPU first, then with those about two: two CPUs' invariant generalises to

@@ -599,12 +599,12 @@ def find_laws(model: Model, timeout: float | None) -> tuple[list[z3.ExprRef], La
     return kept, res
 
 
-def laws_alone(model: Model, timeout: float | None) -> list[z3.ExprRef]:
-    """The conservation laws every step keeps from any state (no facts assumed), over ``Var(i)``: cheap
-    candidates for a seed (an add's in-flight amount counted where its program counter is), each to be
-    kept only where Houdini proves it."""
+def laws_alone(model: Model, timeout: float | None, known: list[z3.ExprRef] | None = None) -> list[z3.ExprRef]:
+    """The conservation laws every step keeps from any state (from a state of ``known``, facts over
+    ``Var(i)`` proved inductive here, if given), over ``Var(i)``: cheap candidates for a seed (an add's
+    in-flight amount counted where its program counter is), each to be kept only where Houdini proves it."""
     pt = _Point(model)
-    return conservation_laws(pt, moduli(pt.steps), [], timeout, [])
+    return conservation_laws(pt, moduli(pt.steps), known or [], timeout, [])
 
 
 @dataclass
