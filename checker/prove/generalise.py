@@ -389,8 +389,7 @@ class _Verbatim(Vocabulary):
 def templates(model: Model, role: str) -> list[Candidate]:
     """Candidates from the spec's vocabulary alone: for each per-CPU enum (a CPU's place in its code) and
     each of its values, each numeric per-CPU variable of the role is 0 there (``Implies(s.pc[c] == ADD.idle,
-    s.seen[c] == 0)``), a flag 1 there, and each two of them are equal there: what a step in flight keeps, copies and
-    clears, which IC3/PDR at one CPU rarely says alone;
+    s.seen[c] == 0)``): what a step in flight keeps and clears, which IC3/PDR at one CPU rarely says alone;
     for each shared CPU id (a lock's holder), that only the CPU it names holds a nonzero value; each shared
     number as the sum of a per-CPU one; the per-CPU bounds the spec declares for its sums, and at each place
     in the code one inside them."""
@@ -438,15 +437,28 @@ def templates(model: Model, role: str) -> list[Candidate]:
             for n in numeric:
                 f = z3.Or(z3.Int(f"s.{e}[c]") != k, z3.Int(f"s.{n}[c]") == 0)
                 out.append(Candidate(f, 1, f"template: {n} is 0 at {e} {label}"))
-                if isinstance(role_vars[n].type, BoolType):  # a flag set there (interrupts off in a section)
-                    f = z3.Or(z3.Int(f"s.{e}[c]") != k, z3.Int(f"s.{n}[c]") == 1)
-                    out.append(Candidate(f, 1, f"template: {n} is 1 at {e} {label}"))
-            # A value in flight from one number to another: between the fold and the sub, the local still holds
-            # what was folded (percpu_eager's zero_subtracts_what_was_folded, which Spacer's invariant at one CPU
-            # states in a shape generalise may not read).
-            for a, b in itertools.combinations([n for n in numeric if _numeric(role_vars[n].type)], 2):
-                f = z3.Or(z3.Int(f"s.{e}[c]") != k, z3.Int(f"s.{a}[c]") == z3.Int(f"s.{b}[c]"))
-                out.append(Candidate(f, 1, f"template: {a} equals {b} at {e} {label}"))
+    return out
+
+
+def in_flight_templates(model: Model, role: str) -> list[Candidate]:
+    """At each place in the code, each flag of ``role`` set there (interrupts off inside a section) and each
+    two numbers of it equal there (between the fold and the sub the local still holds what was folded:
+    percpu_eager's ``zero_subtracts_what_was_folded``), which Spacer's invariant at one CPU may state in a
+    shape ``generalise`` does not read. Candidates for every CPU count, not Spacer's seed: in the seed
+    (``checker.prove.fixed``) they changed the one-CPU invariant so that what was read from it no longer
+    proved percpu_eager B limited=1 (measured)."""
+    role_vars = role_variables(model, role)
+    flags = [n for n, v in role_vars.items() if isinstance(v.type, BoolType)]
+    numbers = [n for n, v in role_vars.items() if _numeric(v.type)]
+    out = []
+    for e, t in ((n, v.type) for n, v in role_vars.items() if isinstance(v.type, Enum)):
+        for k, label in enumerate(t.names):
+            at = z3.Int(f"s.{e}[c]") != k
+            out += [Candidate(z3.Or(at, z3.Int(f"s.{n}[c]") == 1), 1, f"template: {n} is 1 at {e} {label}")
+                    for n in flags]
+            out += [Candidate(z3.Or(at, z3.Int(f"s.{a}[c]") == z3.Int(f"s.{b}[c]")), 1,
+                              f"template: {a} equals {b} at {e} {label}")
+                    for a, b in itertools.combinations(numbers, 2)]
     return out
 
 

@@ -38,8 +38,8 @@ from checker.language.declare import PropertyInfo
 from checker.language.model import info, resolve_params
 from checker.prove.encoding import AnyN
 from checker.prove.fixed import LATE, _seed, claims_of, solve_point
-from checker.prove.generalise import Candidate, CandidateText, generalise, held_law_candidates, placeholder_terms, \
-    templates
+from checker.prove.generalise import Candidate, CandidateText, generalise, held_law_candidates, \
+    in_flight_templates, placeholder_terms, templates
 from checker.prove.houdini import symmetric_role
 from checker.prove.inductive import ENGINE_FLAGS, Proof, _inv, _types, prove_invariants
 from checker.prove.laws import laws_alone
@@ -129,7 +129,7 @@ def infer_point(cls: type, enc: AnyN, choice: dict[str, Any], timeout: float | N
             continue
         if printer is None:
             printer = CandidateText(small)
-            add(templates(small, role))
+            add(templates(small, role) + in_flight_templates(small, role))
         asked = [p for p in claims_of(small) if p.expect == "holds" and p.name not in LATE]
         seed = _seed(prev, small, role, timeout)
         verdicts, inv = solve_point(small, asked, timeout, seed, late=False)
