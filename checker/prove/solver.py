@@ -105,8 +105,8 @@ def fresh_context() -> z3.Context:
 def own_context() -> Iterator[z3.Context]:
     """Z3's shared context replaced by a fresh one (``fresh_context``) for the block: every term built
     with no ``ctx=`` lands there, with ids that depend on what the block built alone (and on nothing else:
-    the cyclic garbage collector waits until the block ends). A term from outside
-    the block cannot mix with one built inside (Z3 refuses it), so nothing is shared by accident."""
+    the cyclic garbage collector waits until the block ends). A term from outside the block cannot mix with
+    one built inside (Z3 refuses it), so nothing is shared by accident."""
     # Python's cyclic collector is off in the block: Z3 gives a deleted term's id to the next term made, and
     # the collector runs (deleting the terms held in reference cycles) after a count of allocations that
     # depends on all the process did before, so with it on, ids, and so verdicts, depended on history
