@@ -34,8 +34,10 @@ def reachable(model: Model, limit: int = MAX_STATES) -> list[tuple]:
     """The first ``limit`` states of ``model`` in breadth-first order (deterministic: the successors' order)."""
     seen = dict.fromkeys(model.initial_states())
     queue = deque(seen)
+    popped = 0
     while queue and len(seen) < limit:
-        if len(seen) % 4096 == 0:
+        popped += 1
+        if popped % 4096 == 0:
             check_interrupt()
         for _label, t in model.successors(queue.popleft()):
             if t not in seen:
