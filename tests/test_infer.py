@@ -185,10 +185,27 @@ def test_percpu_eager_with_limited_add_is_proved_for_every_cpu_count_without_lem
     assert "[s.lock]" in text and "'percpu_counter_limited_add_L38', s.local[c] <= s.batch - 1)" in text, text
 
 
-@pytest.mark.long  # 968 s alone (benchmarks/infer_every_n.txt), half an hour under load
+@pytest.mark.differential  # 200 s alone
+def test_percpu_eager_port_without_limited_add_is_proved_for_every_cpu_count_without_lemmas():
+    """The built-in port, variant B, plain add_batch: what the add read is still in its registers until its sub
+    (b_count_is_what_it_read), seen in every reachable state at one CPU, not written."""
+    from checker.loader import resolve
+    from specs.percpu_eager import VARIANT
+
+    cls = resolve(["percpu_eager"])[0]
+    got = _proofs(prove_checks(cls, {"variant": (VARIANT.B,), "limited": (0,), "batch": ("default",)},
+                               smt_timeout=30, infer=True))
+    for name in ("read_bound", "local_bound", "conservation", "compare_margin_sound"):
+        assert got[name].verdict == "holds" and got[name].extra["method"] == "inferred", (name, got[name].reason)
+    text = "\n".join(line for c in got.values() for line in c.extra.get("inferred") or [])
+    assert "s.local[c] + s.adders_amount[c] - s.adders_count[c] == 0" in text, text
+
+
+@pytest.mark.differential  # 12 s alone (968 s before the bounds observed at one thread)
 def test_rss_split_per_thread_bounds_are_proved_for_every_thread_count_without_lemmas():
     """Its lemma cache_tracks_events is a product of a variable and a parameter, read from the sum_bounds
-    template family (cache <= (events + 1) * U)."""
+    template family (cache <= (events + 1) * U); events_bound is the greatest events seen at one thread,
+    read as the parameter of that value (checker/prove/observed.py)."""
     from checker.loader import resolve
 
     cls = resolve(["rss_split"])[0]
@@ -196,7 +213,8 @@ def test_rss_split_per_thread_bounds_are_proved_for_every_thread_count_without_l
     for name in ("no_lost_update", "per_thread_bound", "read_bound", "per_thread_low_bound", "sum_lemma"):
         assert got[name].verdict == "holds", (name, got[name].reason)
     shown = next(c for c in got.values() if c.trace_text and c.verdict == "holds" and c.kind == "proof")
-    assert "s.cache[c] <= (s.events[c] + 1) * s.U" in "\n".join(shown.trace_text)
+    text = "\n".join(shown.trace_text)
+    assert "s.cache[c] <= (s.events[c] + 1) * s.U" in text and "s.events[c] <= s.T + 1" in text, text
 
 
 @pytest.mark.differential  # 9 s alone

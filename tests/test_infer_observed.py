@@ -7,7 +7,7 @@ from checker.language.compile import Model
 from checker.language.model import resolve_params
 from checker.loader import resolve
 from checker.prove.generalise import CandidateText
-from checker.prove.observed import observed_equalities, reachable, small_equalities
+from checker.prove.observed import observed, reachable, small_equalities
 
 
 def test_a_register_holding_a_sum_of_two_numbers_is_found():
@@ -51,9 +51,20 @@ def test_percpu_eager_b_holds_what_it_read_until_its_sub():
     cls = resolve(["percpu_eager"])[0]
     model = Model(cls, resolve_params(cls, {"ncpus": 1, "irq": 1}))
     text = CandidateText(model)
-    found = {text.text(c) for c in observed_equalities(model, "adders")}
+    found = {text.text(c) for c in observed(model, "adders")}
     for place in ("L25", "L26", "L29"):
         assert (f"Or(s.adders_pc[c] != 'percpu_counter_add_batch_b_{place}', "
                 "s.local[c] + s.adders_amount[c] - s.adders_count[c] == 0)") in found
     # and nothing about another CPU, nor a shared variable: the candidates are about CPU c's numbers
     assert all("[d]" not in t and "s.count " not in t for t in found)
+
+
+def test_the_greatest_value_seen_is_a_bound_read_as_a_parameter():
+    """rss_split's events_bound (check_sync_rss_stat raises events only while events <= T): at one thread
+    with T=2 events reaches 3, which reads as ``T + 1``."""
+    cls = resolve(["rss_split"])[0]
+    model = Model(cls, resolve_params(cls, {"threads": 1, "T": 2, "U": 2, "cow": 0}))
+    cands = observed(model, "thread")
+    text = CandidateText(model)
+    found = [text.text(c) for c in cands]
+    assert "s.events[c] <= s.T + 1" in found and "s.events[c] >= 0" in found

@@ -59,7 +59,7 @@ def _order_of_pools(monkeypatch, singles_prove: bool, more: tuple = ()) -> tuple
 
     monkeypatch.setattr(infer, "solve_point", lambda *a, **k: ({}, z3.BoolVal(True)))
     monkeypatch.setattr(infer, "templates", lambda *a: [])
-    monkeypatch.setattr(infer, "observed_equalities", lambda *a: [])
+    monkeypatch.setattr(infer, "observed", lambda *a: [])
     monkeypatch.setattr(infer, "generalise", lambda model, inv, role: [single, pair, *more]
                         if len(model.roles[role]) > 1 else [])
     monkeypatch.setattr(infer, "_strengthen", strengthen)

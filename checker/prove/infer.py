@@ -43,7 +43,7 @@ from checker.prove.generalise import Candidate, CandidateText, generalise, held_
 from checker.prove.houdini import symmetric_role
 from checker.prove.inductive import ENGINE_FLAGS, Proof, _inv, _types, prove_invariants
 from checker.prove.laws import laws_alone
-from checker.prove.observed import observed_equalities
+from checker.prove.observed import observed
 from checker.prove.solver import Solver, seeded
 from checker.result import HOLDS
 from checker.symbolic.term import to_z3_num
@@ -150,7 +150,7 @@ def infer_point(cls: type, enc: AnyN, choice: dict[str, Any], timeout: float | N
             add(held_law_candidates(small, laws_alone(small, timeout) + laws_alone(small, timeout, known), role))
             # What the registers hold at each place, as the reachable states show it (``local == count -
             # amount`` between B's read and its sub), which Spacer states only as the inequality it needed.
-            add(observed_equalities(small, role))
+            add(observed(small, role))
         if not candidates:
             continue
         # The candidates about one CPU first, then with those about two: two CPUs' invariant generalises to

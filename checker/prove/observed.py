@@ -98,34 +98,56 @@ def small_equalities(points: Iterable[tuple[int, ...]], max_terms: int = 3) -> l
     return out
 
 
-def observed_equalities(model: Model, role: str, limit: int = MAX_STATES) -> list[Candidate]:
-    """At each place in the code of ``role``'s CPUs, the linear equalities among a CPU's numbers that hold in
-    every state of ``model`` reached (its first ``limit`` in breadth-first order), as candidates about an
-    arbitrary CPU ``c``; a constant may be a parameter (``_constants``)."""
+def _seen_at_places(model: Model, role: str, limit: int) -> tuple[list[str], dict[tuple[str, int], set[tuple]]]:
+    """The numbers of ``role``'s CPUs, and the tuples of their values seen at each place ``(enum, value)``."""
     role_vars = role_variables(model, role)
     enums = [n for n, v in role_vars.items() if isinstance(v.type, Enum)]
     numbers = [n for n, v in role_vars.items() if _numeric(v.type)]
-    if not enums or len(numbers) < 1:
-        return []
+    if not enums or not numbers:
+        return numbers, {}
     index = {n: model.var_names.index(n) for n in (*enums, *numbers)}
-    cpus = list(model.roles[role])
     at: dict[tuple[str, int], set[tuple[int, ...]]] = {}
     for s in reachable(model, limit):
-        for c in cpus:
+        for c in model.roles[role]:
             values = tuple(s[index[n]][c] for n in numbers)
             for e in enums:
                 at.setdefault((e, s[index[e]][c]), set()).add(values)
+    return numbers, at
+
+
+def observed(model: Model, role: str, limit: int = MAX_STATES) -> list[Candidate]:
+    """Candidates about an arbitrary CPU ``c`` of ``role`` from the first ``limit`` states of ``model`` (breadth
+    first): at each place in its code, the simple equalities among its numbers (``small_equalities``) that
+    hold in every state seen there; and each number's least and greatest value seen, anywhere and where a
+    place narrows them (``events[c] <= T + 1``). A constant may be a parameter of that value (``_constants``)."""
+    numbers, at = _seen_at_places(model, role, limit)
     params = _param_terms(model, role)
     terms = [z3.Int(f"s.{n}[c]") for n in numbers]
     out = []
+
+    def add(f: z3.BoolRef, place: tuple[str, int] | None, what: str) -> None:
+        for alt in _constants(f, params, set()):
+            if place is not None:
+                alt = z3.Or(z3.Int(f"s.{place[0]}[c]") != place[1], alt)
+            out.append(Candidate(alt, 1, f"observed: {what}"))
+
+    everywhere = [(min(vs), max(vs)) for vs in zip(*(p for points in at.values() for p in points))]
+    for j, (lo, hi) in enumerate(everywhere):
+        add(terms[j] >= lo, None, f"the least {numbers[j]}")
+        add(terms[j] <= hi, None, f"the greatest {numbers[j]}")
     for (e, k), points in sorted(at.items()):
         label = model.vars[e].type.names[k]
         for a, b in small_equalities(points):
             lhs = z3.Sum([x if m == 1 else m * x for m, x in zip(a, terms) if m]) if sum(map(bool, a)) > 1 \
                 else terms[next(i for i, m in enumerate(a) if m)]
-            for eq in _constants(lhs == b, params, set()):
-                out.append(Candidate(z3.Or(z3.Int(f"s.{e}[c]") != k, eq), 1, f"observed: at {e} {label}"))
+            add(lhs == b, (e, k), f"an equality at {e} {label}")
+        for j, vs in enumerate(zip(*points)):
+            if min(vs) != max(vs):  # (a fixed number is an equality above)
+                if min(vs) > everywhere[j][0]:
+                    add(terms[j] >= min(vs), (e, k), f"the least {numbers[j]} at {e} {label}")
+                if max(vs) < everywhere[j][1]:
+                    add(terms[j] <= max(vs), (e, k), f"the greatest {numbers[j]} at {e} {label}")
     return out
 
 
-__all__ = ["small_equalities", "observed_equalities", "reachable"]
+__all__ = ["observed", "reachable", "small_equalities"]
