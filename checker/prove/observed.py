@@ -5,11 +5,16 @@ At each place in a CPU's code (each value of a per-CPU enum of the symmetric
 role), the numbers of that CPU satisfy some linear equalities in every state
 reached: between percpu_eager B's read of its local and its sub, the local is
 what the add read (``count - amount``), a fact IC3/PDR at one CPU states only as
-the inequality the claims needed there. The equalities are the affine hull of
-the states' values at the place, computed exactly (rational elimination) from
-a breadth-first search of the point, capped. Each is a candidate for every CPU
-count; the any-N induction keeps only those it proves (a sample too small
-gives more equalities, never fewer, and the wrong ones are dropped there).
+the inequality the claims needed there. The states' values at each place span
+an affine space (computed exactly, by rational elimination); the equalities
+asked are the simple ones it satisfies (coefficients 1 and -1, up to three
+terms), not a basis of them, which a few states make arbitrary. Beside them,
+each number's least and greatest value seen (``events <= T + 1``).
+
+The states are the first of a breadth-first search of the point, capped.
+Each fact is a candidate for every CPU count; the any-N induction keeps only
+those it proves (a sample too small gives more candidates, never fewer, and
+the wrong ones are dropped there).
 """
 from __future__ import annotations
 
