@@ -140,6 +140,8 @@ def observed(model: Model, role: str, limit: int = MAX_STATES) -> list[Candidate
     for j, (lo, hi) in enumerate(everywhere):
         add(terms[j] >= lo, None, f"the least {numbers[j]}")
         add(terms[j] <= hi, None, f"the greatest {numbers[j]}")
+        if lo == hi:  # after its bounds: of candidates as long, ``infer.minimal`` drops the first it finds implied
+            add(terms[j] == lo, None, f"the only {numbers[j]}")
     for (e, k), points in sorted(at.items()):
         label = model.vars[e].type.names[k]
         for a, b in small_equalities(points):
