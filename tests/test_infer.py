@@ -70,6 +70,22 @@ def test_a_claim_that_needs_lemmas_is_proved_for_every_cpu_count_without_them():
     assert "proved with" in c.trace_text[0] and c.trace_text[1:] == [f"  {x}" for x in lines]
 
 
+def test_at_a_fixed_cpu_count_the_invariants_inferred_for_every_count_prove_the_claim(monkeypatch):
+    """--prover infer at one point of several CPUs: the any-N induction asked at its count, with what was
+    inferred at one CPU, before the facts and laws found at the point (which are not asked when it proves)."""
+    import checker.prove.laws as laws
+
+    monkeypatch.setattr(laws, "prove_lemma_free", lambda *a, **k: pytest.fail("the laws route was asked"))
+    c = _proofs(prove_checks(Handoff, {"ncpus": (3,)}, smt_timeout=20, infer=True))["one_holder"]
+    assert c.verdict == "holds" and c.extra["method"] == "inferred" and c.params["ncpus"] == 3
+    assert c.extra["inferred"] and "proved with" in c.trace_text[0]
+
+
+def test_at_one_cpu_a_fixed_point_is_proved_by_the_facts_and_laws_found_there():
+    c = _proofs(prove_checks(Handoff, {"ncpus": (1,)}, smt_timeout=20, infer=True))["one_holder"]
+    assert c.verdict == "holds" and c.extra["method"] == "per-n-laws"
+
+
 def test_without_inference_the_claim_alone_is_not_inductive():
     """The same claim, its lemmas taken away and nothing inferred: induction cannot prove it (the test above
     would pass vacuously if it could)."""

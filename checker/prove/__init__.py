@@ -198,6 +198,10 @@ def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, e
         if infer:  # one point: its lemmas left out, the facts and laws found there in their place
             from checker.prove.laws import prove_lemma_free
 
+            inference = _infer_at_size(cls, model, choice, values, shown, constraints, smt_timeout, tag, progress)
+            if inference is not None:
+                checks = _proof_checks(cls, inference.proofs, "inferred", shown, time.perf_counter() - t0, run)
+                return _inferred_text(checks, inference)
             free = prove_lemma_free(model, solver, tag, progress and progress(tag))
             proofs, method = free.proofs, "per-n-laws"
             for pr in proofs.values():
@@ -212,6 +216,26 @@ def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, e
     if not symbolic and model.scheduler is not None:
         note = model.scheduler.bounds_note()  # a proof of the task model's bounded scheduler
     return _proof_checks(cls, proofs, method, shown, time.perf_counter() - t0, run, note)
+
+
+def _infer_at_size(cls: type, model: Model, choice: dict[str, Any], values: dict[str, Any], shown: dict[str, Any],
+                   constraints: list[z3.BoolRef], smt_timeout: float | None, tag: str, progress: Any) -> Any:
+    """``--prover infer`` at a point of fixed values whose CPUs are one symmetric role: its claims proved with
+    the invariants inferred at one CPU and kept for every CPU count (``checker.prove.infer``), the any-N
+    induction asked at this point's count; None where that encoding does not apply or leaves a claim open
+    (the facts and laws found at the point are asked then)."""
+    from checker.prove.houdini import symmetric_role
+    from checker.prove.infer import infer_point
+
+    role = symmetric_role(model)
+    if role is None or len(model.roles[role]) < 2:
+        return None  # (at one CPU the point's own facts are as quick)
+    try:
+        enc = AnyN(cls, values, shown, role, z3.IntVal(len(model.roles[role])), constraints)
+        inference = infer_point(cls, enc, choice, smt_timeout, tag, progress and progress(tag))
+    except (NotParametric, SymbolicBranch, SymbolicIndex):
+        return None
+    return inference if all(pr.verdict == HOLDS for pr in inference.proofs.values()) else None
 
 
 def _proof_checks(cls: type, proofs: dict[str, Proof], method: str, shown: dict[str, Any], seconds: float,
