@@ -8,9 +8,10 @@ lemma removed at N = 1..4 and for every N, with the time per claim.
 
 fixed: at each N (the spec's other parameters small, as benchmarks/pdr_lemma_free.py takes them), the claims
   (invariants expected to hold, not lemmas, asked of the induction; not no_overflow, which the induction does
-  not ask with the lemmas either) are proved first by the laws route
-  (checker.prove.laws: modular facts, conservation laws and vocabulary templates found at the point, Houdini,
-  then the ordinary induction), then whatever is still open by the IC3/PDR route (checker.prove.fixed's
+  not ask with the lemmas either) are proved first as --prover infer proves them at the point (where its CPUs are
+  one symmetric role, the invariants inferred at one CPU for every CPU count, the any-N induction asked at N;
+  else the laws route, checker.prove.laws: modular facts, conservation laws and vocabulary templates found at the
+  point, Houdini, then the ordinary induction), then whatever is still open by the IC3/PDR route (checker.prove.fixed's
   check_ladder: Spacer seeded from the same point at 1..N-1 CPUs, its invariant proved again by induction).
   A claim counts once either route proves it. Seconds: the process's CPU time (Z3 included) for the point,
   both routes, divided by the claims asked; wall time beside it.
@@ -40,8 +41,8 @@ from checker.language.compile import Model  # noqa: E402
 from checker.language.model import resolve_params  # noqa: E402
 from checker.loader import resolve  # noqa: E402
 from checker.prove.fixed import check_ladder  # noqa: E402
-from checker.prove.laws import prove_lemma_free  # noqa: E402
-from checker.prove.solver import Solver  # noqa: E402
+from checker.language.model import info  # noqa: E402
+from checker.prove import _prove_point  # noqa: E402
 from checker.result import HOLDS  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -73,9 +74,17 @@ def fixed(emit, name: str, sizes: list[int], timeout: float, laws: bool = True) 
         by: dict[str, str] = {}
         why = {p.name: "not asked" for p in asked}
         if laws:
-            free = prove_lemma_free(model, Solver(timeout), name)
-            by = {p.name: "laws" for p in asked if p.name in free.proofs and free.proofs[p.name].verdict == HOLDS}
-            why = {p.name: (free.proofs[p.name].reason if p.name in free.proofs else "not asked") for p in asked}
+            # --prover infer's path at the point: the invariants inferred at one CPU for every CPU count, the
+            # any-N induction asked at N, where the CPUs are one symmetric role; else the facts and laws
+            # found at the point
+            given = POINTS[name](n)
+            checks = _prove_point(cls, {k: given.get(k, "default") for k in info(cls).params}, timeout, None, 0,
+                                  infer=True)
+            got = {c.property: c for c in checks}
+            route = {"inferred": "infer", "per-n-laws": "laws"}
+            by = {p.name: route.get(got[p.name].extra["method"], got[p.name].extra["method"]) for p in asked
+                  if p.name in got and got[p.name].verdict == HOLDS}
+            why = {p.name: (got[p.name].reason if p.name in got else "not asked") for p in asked}
         c_laws = time.process_time() - c0
         rest = [p for p in asked if p.name not in by]
         if rest:
@@ -89,7 +98,7 @@ def fixed(emit, name: str, sizes: list[int], timeout: float, laws: bool = True) 
         routes = sorted(set(by.values()))
         open_ = {p.name: why[p.name] for p in asked if p.name not in by}
         emit(f"{name:<28} N={n}  proved {len(by)}/{len(asked)}  by {'+'.join(routes) or '-':<9} "
-             f"{cpu:7.1f}s CPU ({c_laws:.1f} laws) {cpu / max(1, len(asked)):6.1f}s CPU/claim  {dt:7.1f}s wall  "
+             f"{cpu:7.1f}s CPU ({c_laws:.1f} infer or laws) {cpu / max(1, len(asked)):6.1f}s CPU/claim  {dt:7.1f}s wall  "
              f"[{load()}]" + (f"  open: {'; '.join(f'{k} ({v})' for k, v in open_.items())}" if open_ else ""))
 
 
