@@ -81,6 +81,23 @@ def test_at_a_fixed_cpu_count_the_invariants_inferred_for_every_count_prove_the_
     assert c.extra["inferred"] and "proved with" in c.trace_text[0]
 
 
+def test_at_a_fixed_cpu_count_a_claim_over_every_cpu_is_proved_at_the_point(monkeypatch):
+    """A claim the any-N encoding cannot state (it iterates over the CPUs) is proved by the facts and laws found
+    at the point, beside those the inferred invariants prove; it is not reported as left unproved."""
+    from checker import Max
+
+    class Both(Handoff, name="handoff_both"):
+        @invariant
+        def at_most_one_mine(s):
+            return Max(s.mine[c] for c in s.cpus) <= 1
+
+    warned: list[str] = []
+    got = _proofs(prove_checks(Both, {"ncpus": (3,)}, smt_timeout=20, infer=True, warn=warned.append))
+    assert got["one_holder"].verdict == "holds" and got["one_holder"].extra["method"] == "inferred"
+    assert got["at_most_one_mine"].verdict == "holds" and got["at_most_one_mine"].extra["method"] == "per-n-laws"
+    assert not any("not_parametric" in c.extra for c in got.values()) and not warned
+
+
 def test_at_one_cpu_a_fixed_point_is_proved_by_the_facts_and_laws_found_there():
     c = _proofs(prove_checks(Handoff, {"ncpus": (1,)}, smt_timeout=20, infer=True))["one_holder"]
     assert c.verdict == "holds" and c.extra["method"] == "per-n-laws"

@@ -199,15 +199,20 @@ def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, e
             from checker.prove.laws import prove_lemma_free
 
             inference = _infer_at_size(cls, model, choice, values, shown, constraints, smt_timeout, tag, progress)
+            # the claims the any-N encoding cannot state (they iterate over CPUs) are proved at the point
+            rest = {n for pr in (inference.proofs.values() if inference else ()) for n in pr.not_parametric}
+            free = prove_lemma_free(model, solver, tag, progress and progress(tag)) \
+                if inference is None or rest else None
             if inference is not None:
-                checks = _proof_checks(cls, inference.proofs, "inferred", shown, time.perf_counter() - t0, run)
-                return _inferred_text(checks, inference)
-            free = prove_lemma_free(model, solver, tag, progress and progress(tag))
-            proofs, method = free.proofs, "per-n-laws"
-            for pr in proofs.values():
-                pr.notes.append(f"lemmas left out; strengthened by {free.facts} modular facts and "
-                                f"{len(free.kept)} conservation laws found at the point, proved again by "
-                                f"induction: " + "; ".join(free.kept))
+                for pr in inference.proofs.values():
+                    pr.not_parametric.clear()
+                checks = _inferred_text(_proof_checks(cls, inference.proofs, "inferred", shown,
+                                                      time.perf_counter() - t0, run), inference)
+                if free is not None:
+                    checks += _proof_checks(cls, _laws_notes(free, {n: free.proofs[n] for n in sorted(rest) if n in free.proofs}),
+                                            "per-n-laws", shown, time.perf_counter() - t0, run)
+                return checks
+            proofs, method = _laws_notes(free, free.proofs), "per-n-laws"
         else:
             proofs = prove_invariants(PerN(model), list(model.properties), solver, tag,
                                       progress and progress(tag))
@@ -216,6 +221,14 @@ def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, e
     if not symbolic and model.scheduler is not None:
         note = model.scheduler.bounds_note()  # a proof of the task model's bounded scheduler
     return _proof_checks(cls, proofs, method, shown, time.perf_counter() - t0, run, note)
+
+
+def _laws_notes(free: Any, proofs: dict[str, Proof]) -> dict[str, Proof]:
+    """``proofs`` (of the laws route at a point, ``free``) with a note of what strengthened them."""
+    for pr in proofs.values():
+        pr.notes.append(f"lemmas left out; strengthened by {free.facts} modular facts and {len(free.kept)} "
+                        f"conservation laws found at the point, proved again by induction: " + "; ".join(free.kept))
+    return proofs
 
 
 def _infer_at_size(cls: type, model: Model, choice: dict[str, Any], values: dict[str, Any], shown: dict[str, Any],
