@@ -209,8 +209,9 @@ def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, e
                 checks = _inferred_text(_proof_checks(cls, inference.proofs, "inferred", shown,
                                                       time.perf_counter() - t0, run), inference)
                 if free is not None:
-                    checks += _proof_checks(cls, _laws_notes(free, {n: free.proofs[n] for n in sorted(rest) if n in free.proofs}),
-                                            "per-n-laws", shown, time.perf_counter() - t0, run)
+                    at_point = {n: free.proofs[n] for n in sorted(rest) if n in free.proofs}
+                    checks += _proof_checks(cls, _laws_notes(free, at_point), "per-n-laws", shown,
+                                            time.perf_counter() - t0, run)
                 return checks
             proofs, method = _laws_notes(free, free.proofs), "per-n-laws"
         else:

@@ -145,9 +145,8 @@ def observed(model: Model, role: str, limit: int = MAX_STATES) -> list[Candidate
     for (e, k), points in sorted(at.items()):
         label = model.vars[e].type.names[k]
         for a, b in small_equalities(points):
-            lhs = z3.Sum([x if m == 1 else m * x for m, x in zip(a, terms) if m]) if sum(map(bool, a)) > 1 \
-                else terms[next(i for i, m in enumerate(a) if m)]
-            add(lhs == b, (e, k), f"an equality at {e} {label}")
+            used = [x if m == 1 else m * x for m, x in zip(a, terms) if m]
+            add((z3.Sum(used) if len(used) > 1 else used[0]) == b, (e, k), f"an equality at {e} {label}")
         for j, vs in enumerate(zip(*points)):
             if min(vs) != max(vs):  # (a fixed number is an equality above)
                 if min(vs) > everywhere[j][0]:
