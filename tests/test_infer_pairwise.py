@@ -55,7 +55,7 @@ def _order_of_pools(monkeypatch, singles_prove: bool, more: tuple = ()) -> tuple
         pools.append((sum(x.cpus <= 1 for x in pool), sum(x.cpus == 2 for x in pool)))
         asked[:] = [x.source for x in pool if x.cpus == 2]
         ok = singles_prove or any(x.cpus == 2 for x in pool)
-        return {p.name: Proof(p.name, verdict=HOLDS if ok else INCONCLUSIVE) for p in claims}, []
+        return {p.name: Proof(p.name, verdict=HOLDS if ok else INCONCLUSIVE) for p in claims}, [], []
 
     monkeypatch.setattr(infer, "solve_point", lambda *a, **k: ({}, z3.BoolVal(True)))
     monkeypatch.setattr(infer, "templates", lambda *a: [])

@@ -10,6 +10,7 @@ IC3/PDR (Spacer) at one, with no lemmas from the spec. Each returns
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -22,12 +23,14 @@ from checker.prove.bmc import bmc
 from checker.prove.construct import replay
 from checker.prove.encoding import AnyN, PerN
 from checker.prove.fixed import check_ladder, claims_of
+from checker.prove.houdini import symmetric_role
 from checker.prove.inductive import Proof, prove_invariants
 from checker.prove.solver import Solver, in_own_context
 from checker.prove.symstate import NotParametric
 from checker.report.trace import list_lines, shown_trace
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Check
 from checker.language.compile import Model
+from checker.language.declare import PropertyInfo
 from checker.language.model import info, resolve_params
 from checker.symbolic.term import Sym, SymbolicBranch, SymbolicIndex
 
@@ -199,20 +202,26 @@ def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, e
             from checker.prove.laws import prove_lemma_free
 
             inference = _infer_at_size(cls, model, choice, values, shown, constraints, smt_timeout, tag, progress)
-            # the claims the any-N encoding cannot state (they iterate over CPUs) are proved at the point
-            rest = {n for pr in (inference.proofs.values() if inference else ()) for n in pr.not_parametric}
-            free = prove_lemma_free(model, solver, tag, progress and progress(tag)) \
-                if inference is None or rest else None
             if inference is not None:
+                # The claims the any-N encoding cannot state (they iterate over CPUs) are proved at the point:
+                # with the inferred invariants placed at its CPUs, else with the facts and laws found there.
+                rest = sorted({n for pr in inference.proofs.values() for n in pr.not_parametric})
                 for pr in inference.proofs.values():
                     pr.not_parametric.clear()
-                checks = _inferred_text(_proof_checks(cls, inference.proofs, "inferred", shown,
-                                                      time.perf_counter() - t0, run), inference)
-                if free is not None:
-                    at_point = {n: free.proofs[n] for n in sorted(rest) if n in free.proofs}
+                count = f"{len(model.roles[symmetric_role(model)])} CPUs"
+                checks = _inferred_text(_proof_checks(cls, inference.proofs, "inferred-at-point", shown,
+                                                      time.perf_counter() - t0, run), inference, count)
+                proved = [n for n, pr in inference.proofs.items() if pr.verdict == HOLDS]
+                placed = _placed_proofs(model, rest, proved, inference.found, solver, tag)
+                checks += _proof_checks(cls, placed, "inferred-at-point", shown, time.perf_counter() - t0, run)
+                left = [n for n in rest if n not in placed]
+                if left:
+                    free = prove_lemma_free(model, solver, tag, progress and progress(tag))
+                    at_point = {n: free.proofs[n] for n in left if n in free.proofs}
                     checks += _proof_checks(cls, _laws_notes(free, at_point), "per-n-laws", shown,
                                             time.perf_counter() - t0, run)
                 return checks
+            free = prove_lemma_free(model, solver, tag, progress and progress(tag))
             proofs, method = _laws_notes(free, free.proofs), "per-n-laws"
         else:
             proofs = prove_invariants(PerN(model), list(model.properties), solver, tag,
@@ -232,13 +241,38 @@ def _laws_notes(free: Any, proofs: dict[str, Proof]) -> dict[str, Proof]:
     return proofs
 
 
+def _placed_proofs(model: Model, names: list[str], proved: list[str], found: list[Any], solver: Solver,
+                   tag: str) -> dict[str, Proof]:
+    """The claims ``names`` at ``model``'s point proved by the induction with what was proved for every CPU
+    count (the claims ``proved``, and the inferred invariants ``found`` placed at its CPUs), all of it proved
+    again here as one inductive strengthening: those that hold."""
+    from checker.prove.generalise import at_point
+    from checker.prove.horn import flat
+
+    if not names or not found:
+        return {}
+    enc = PerN(model)
+    placed = z3.And(at_point(model, found))
+    prop = PropertyInfo("inferred_at_point", lambda s: z3.substitute_vars(placed, *flat(enc, s)), "invariant",
+                        "holds", None, "the invariants inferred for every CPU count, at this point's CPUs", None,
+                        None, inductive=True)
+    asked = [replace(p, inductive=True) if p.name in proved else p for p in model.properties
+             if p.name in names or p.name in proved]
+    proofs = prove_invariants(enc, asked + [prop], solver, f"{tag}.placed")
+    if proofs.pop(prop.name).verdict != HOLDS:
+        return {}
+    for pr in proofs.values():
+        pr.notes.append("lemmas left out; proved with the invariants inferred for every CPU count, placed at "
+                        "this point's CPUs and proved again here")
+    return {n: pr for n, pr in proofs.items() if n in names and pr.verdict == HOLDS}
+
+
 def _infer_at_size(cls: type, model: Model, choice: dict[str, Any], values: dict[str, Any], shown: dict[str, Any],
                    constraints: list[z3.BoolRef], smt_timeout: float | None, tag: str, progress: Any) -> Any:
     """``--prover infer`` at a point of fixed values whose CPUs are one symmetric role: its claims proved with
-    the invariants inferred at one CPU and kept for every CPU count (``checker.prove.infer``), the any-N
+    invariants inferred at one CPU and read for any CPU (``checker.prove.infer``), Houdini and the any-N
     induction asked at this point's count; None where that encoding does not apply or leaves a claim open
     (the facts and laws found at the point are asked then)."""
-    from checker.prove.houdini import symmetric_role
     from checker.prove.infer import infer_point
 
     role = symmetric_role(model)
@@ -276,18 +310,19 @@ def _proof_checks(cls: type, proofs: dict[str, Proof], method: str, shown: dict[
     return out
 
 
-def _inferred_text(checks: list[Check], inference: Any) -> list[Check]:
-    """What was inferred, on every check of the point; printed once, under the first claim it proves."""
+def _inferred_text(checks: list[Check], inference: Any, counts: str = "every CPU count") -> list[Check]:
+    """What was inferred, on every check of the point; printed once, under the first claim it proves.
+    ``counts``: the CPU counts the induction covered (a fixed point: its own)."""
     shown = False
     for c in checks:
         c.extra.update({"inferred": inference.kept, "candidates": inference.asked, "fixed_size": inference.sizes})
         c.extra["notes"] = c.extra.get("notes", []) + [
             f"lemmas left out; {len(inference.kept)} of {inference.asked} candidate invariants inferred from "
-            f"IC3/PDR ({'; '.join(inference.sizes)}) are inductive for every CPU count and strengthen the proof"]
+            f"IC3/PDR ({'; '.join(inference.sizes)}) are inductive for {counts} and strengthen the proof"]
         if c.verdict == HOLDS and not shown and c.property not in ("types", "sum_lemma"):
             shown = True
             c.trace_text = ([f"proved with {len(inference.kept)} inferred invariants (lemmas left out), each proved "
-                             f"again by induction for every CPU count:"]
+                             f"again by induction for {counts}:"]
                             + [f"  {line}" for line in inference.kept])
     return checks
 

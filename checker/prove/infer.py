@@ -67,6 +67,7 @@ class Inference:
 
     proofs: dict[str, Proof]
     kept: list[str] = field(default_factory=list)  # the inferred invariants, printed
+    found: list[Candidate] = field(default_factory=list)  # the same, as candidates (``generalise.at_point``)
     asked: int = 0  # candidates generalised from the fixed-size invariants
     sizes: list[str] = field(default_factory=list)  # what IC3/PDR said at each size
     seconds: float = 0.0
@@ -108,6 +109,7 @@ def infer_point(cls: type, enc: AnyN, choice: dict[str, Any], timeout: float | N
     prev = None
     proofs: dict[str, Proof] = {}
     kept: list[str] = []
+    found: list[Candidate] = []
 
     def add(new: list[Candidate]) -> None:
         for c in new:
@@ -162,7 +164,7 @@ def infer_point(cls: type, enc: AnyN, choice: dict[str, Any], timeout: float | N
             if len(pool) > len(singles) and len(pairs) > MAX_PAIRS:
                 sizes.append(f"{len(pairs) - MAX_PAIRS} of {len(pairs)} candidates about two CPUs not asked "
                              f"(the {MAX_PAIRS} shortest were)")
-            proofs, kept = _strengthen(enc, claims, pool, printer, timeout, tag, progress)
+            proofs, kept, found = _strengthen(enc, claims, pool, printer, timeout, tag, progress)
             if all(pr.verdict == HOLDS for pr in proofs.values()):
                 break
         if all(pr.verdict == HOLDS for pr in proofs.values()):
@@ -170,13 +172,14 @@ def infer_point(cls: type, enc: AnyN, choice: dict[str, Any], timeout: float | N
     if not proofs:  # nothing to strengthen with: the claims alone, as the induction asks them
         proofs = prove_invariants(enc, [replace(p, inductive=p.inductive and p.name in ENGINE_FLAGS)
                                         for p in claims], Solver(timeout), f"{tag}.infer", progress)
-    return Inference(proofs, kept, len(candidates), sizes, time.perf_counter() - t0)
+    return Inference(proofs, kept, found, len(candidates), sizes, time.perf_counter() - t0)
 
 
 def _strengthen(enc: AnyN, claims: list[PropertyInfo], candidates: list[Candidate], printer: CandidateText,
-                timeout: float | None, tag: str, progress: Any) -> tuple[dict[str, Proof], list[str]]:
+                timeout: float | None, tag: str, progress: Any
+                ) -> tuple[dict[str, Proof], list[str], list[Candidate]]:
     """Houdini over the claims and the candidates, then the induction with what it kept (lemmas left out):
-    the claims' proofs, and the kept candidates printed."""
+    the claims' proofs, and the kept candidates printed and as they are."""
     inferred = [_property(enc, c, k, printer.text(c)) for k, c in enumerate(candidates)]
     pool = [replace(p, inductive=True) for p in claims] + inferred
     alive = minimal(enc, houdini_any(enc, pool, timeout), timeout)
@@ -192,7 +195,8 @@ def _strengthen(enc: AnyN, claims: list[PropertyInfo], candidates: list[Candidat
             break
         kept_names -= refused
     kept = [p.doc for p in inferred if p.name in kept_names]
-    return {n: pr for n, pr in proofs.items() if not n.startswith("inferred_")}, kept
+    found = [c for c, p in zip(candidates, inferred) if p.name in kept_names]
+    return {n: pr for n, pr in proofs.items() if not n.startswith("inferred_")}, kept, found
 
 
 def _point_text(model: Model) -> str:

@@ -147,6 +147,8 @@ def trace_block(c: Check, spec_arg: str | None = None, prog: str | None = None, 
         head = f"{c.spec}.{c.property} proved by IC3/PDR"
     elif c.extra.get("method") == "inferred" and c.verdict == "holds":
         head = f"{c.spec}.{c.property} proved for every CPU count without lemmas"
+    elif c.extra.get("method") == "inferred-at-point" and c.verdict == "holds":
+        head = f"{c.spec}.{c.property} proved at this point without lemmas"
     elif c.kind == "proof":
         head = f"{c.spec}.{c.property} not proved ({c.reason or c.verdict})"
     elif c.kind == "sometimes":
@@ -178,7 +180,7 @@ def trace_block(c: Check, spec_arg: str | None = None, prog: str | None = None, 
         lines.append(f"  found: {c.extra['finding']}")
     lines += ["  " + t for t in trace_lines(c, style, width - 2)] or ["  (the initial state)"]
     again = (f"{prog or invoked_as()} verify {shlex.quote(spec_arg or c.spec)} --mode prove"
-             + (" --prover infer" if c.extra.get("method") in ("inferred", "per-n-laws") else "")
+             + (" --prover infer" if c.extra.get("method") in ("inferred", "inferred-at-point", "per-n-laws") else "")
              if c.kind in ("lemma", "proof") else reproduce(c, spec_arg, prog))
     lines.append(f"  reproduce: {again}")
     return lines
@@ -203,7 +205,7 @@ def wants_trace(c: Check, traces: str | Iterable[str] = "failed") -> bool:
     """Whether the report prints ``c``'s trace: failures always (unless ``none``), bugs found as expected
     with ``bugs``, every trace with ``all``, and the checks a word names."""
     words = trace_words(traces)
-    if c.extra.get("method") in ("pdr", "inferred") and c.verdict == "holds":  # the invariant, to paste or read
+    if c.extra.get("method") in ("pdr", "inferred", "inferred-at-point") and c.verdict == "holds":  # to paste or read
         return bool(c.trace_text) and words != ["none"]
     levels = [w for w in words if w in TRACE_LEVELS]
     level = max(levels, key=TRACE_LEVELS.index) if levels else "failed"
