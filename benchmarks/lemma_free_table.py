@@ -81,7 +81,7 @@ def fixed(emit, name: str, sizes: list[int], timeout: float, laws: bool = True) 
             checks = _prove_point(cls, {k: given.get(k, "default") for k in info(cls).params}, timeout, None, 0,
                                   infer=True)
             got = {c.property: c for c in checks}
-            route = {"inferred": "infer", "per-n-laws": "laws"}
+            route = {"inferred": "infer", "inferred-at-point": "infer", "per-n-laws": "laws"}
             by = {p.name: route.get(got[p.name].extra["method"], got[p.name].extra["method"]) for p in asked
                   if p.name in got and got[p.name].verdict == HOLDS}
             why = {p.name: (got[p.name].reason if p.name in got else "not asked") for p in asked}
