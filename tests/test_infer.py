@@ -304,3 +304,24 @@ def test_houdini_any_drops_only_the_goal_z3_cannot_decide_and_asks_few_queries_f
     assert infer._broken([x >= 0, y == 0], 0.002, after, list(range(len(after)))) == {20}
     assert len(asked) < len(after) // 2
     assert infer._broken([x >= 0, y == 0], 0.002, [y >= 1, x >= 0], [0, 1]) == {0}  # false in a model: broken
+
+
+def test_a_held_law_is_placed_at_each_cpu_the_lock_can_name_only_when_asked():
+    from checker.language.compile import Model
+    from checker.language.model import resolve_params
+    from checker.prove.encoding import PerN
+    from checker.prove.generalise import Candidate, at_point
+    from checker.prove.horn import slot_names
+    import z3
+
+    model = Model(Handoff, resolve_params(Handoff, {"ncpus": 2}))
+    held = Candidate(z3.Or(z3.Int("s.lock") == NOBODY, z3.Int("s.mine[s.lock]") == 1), 0, "the holder's mine")
+    assert at_point(model, [held]) == []  # (IC3/PDR's seeds: as measured)
+    [placed] = at_point(model, [held], held=True)
+    names = slot_names(PerN(model))
+
+    def value(**slots):
+        return z3.is_true(z3.simplify(z3.substitute_vars(placed, *[z3.IntVal(slots.get(n, 0)) for n in names])))
+
+    assert value(**{"lock": 1, "mine[1]": 1}) and not value(**{"lock": 1, "mine[0]": 1})
+    assert value(**{"lock": NOBODY})

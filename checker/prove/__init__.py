@@ -252,7 +252,7 @@ def _placed_proofs(model: Model, names: list[str], proved: list[str], found: lis
     if not names or not found:
         return {}
     enc = PerN(model)
-    placed = z3.And(at_point(model, found))
+    placed = z3.And(at_point(model, found, held=True))
     prop = PropertyInfo("inferred_at_point", lambda s: z3.substitute_vars(placed, *flat(enc, s)), "invariant",
                         "holds", None, "the invariants inferred for every CPU count, at this point's CPUs", None,
                         None, inductive=True)

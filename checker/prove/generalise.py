@@ -491,9 +491,11 @@ def _product_bounds(model: Model, role: str, numeric: list[str], enums: list) ->
     return out
 
 
-def at_point(model: Model, cands: list[Candidate]) -> list[z3.ExprRef]:
+def at_point(model: Model, cands: list[Candidate], held: bool = False) -> list[z3.ExprRef]:
     """``cands`` at ``model``'s concrete point, over ``Var(i)`` (its slots): a per-CPU candidate once for
-    each CPU of the role; a candidate naming a variable or parameter the point does not have is left out."""
+    each CPU of the role; a candidate naming a variable or parameter the point does not have is left out, and
+    so is one naming a slot at the CPU a shared CPU id names (``s.pc[s.lock]``, a held law) unless ``held``
+    (then it is each CPU's slot in turn: not in IC3/PDR's seeds, whose invariants were measured without)."""
     names = slot_names(PerN(model))
     index = {n: i for i, n in enumerate(names)}
     role = next((r for r in model.info.roles if model.info.roles[r].symmetric), None)
@@ -504,7 +506,7 @@ def at_point(model: Model, cands: list[Candidate]) -> list[z3.ExprRef]:
         for c in (cpus if cand.cpus == 1 else [None]):
             pairs = []
             for name, x in consts.items():
-                t = _slot_term(model, index, name, c)
+                t = _slot_term(model, index, name, c, held)
                 if t is None:
                     break
                 pairs.append((x, t))
@@ -513,7 +515,7 @@ def at_point(model: Model, cands: list[Candidate]) -> list[z3.ExprRef]:
     return out
 
 
-def _slot_term(model: Model, index: dict[str, int], name: str, c: int | None) -> z3.ArithRef | None:
+def _slot_term(model: Model, index: dict[str, int], name: str, c: int | None, held: bool) -> z3.ArithRef | None:
     if name == "c":
         return None if c is None else z3.IntVal(c)
     if name.startswith("Sum(s."):
@@ -521,6 +523,17 @@ def _slot_term(model: Model, index: dict[str, int], name: str, c: int | None) ->
         slots = [i for n, i in index.items() if n.startswith(base + "[")]
         return z3.Sum([z3.Var(i, z3.IntSort()) for i in slots]) if slots else None
     base, _, rest = name[2:].partition("[")
+    if rest.startswith("s."):  # at the CPU a shared CPU id names (``s.pc[s.lock]``): each CPU's slot in turn
+        if not held:
+            return None
+        holder, slots = rest[2:-1], [(k, i) for k in range(len(index)) for i in [index.get(f"{base}[{k}]")]
+                                     if i is not None]
+        if holder not in index or not slots:
+            return None
+        term: z3.ArithRef = z3.IntVal(0)  # (no CPU named: a held law guards that case itself)
+        for k, i in reversed(slots):
+            term = z3.If(z3.Var(index[holder], z3.IntSort()) == k, z3.Var(i, z3.IntSort()), term)
+        return term
     if rest:
         return None if c is None or f"{base}[{c}]" not in index else z3.Var(index[f"{base}[{c}]"], z3.IntSort())
     if base in index:
