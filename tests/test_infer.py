@@ -201,20 +201,26 @@ def test_percpu_eager_inferred_invariants_are_printed_and_proved_again():
     assert shown.extra["inferred"] == [line.strip() for line in shown.trace_text[1:]]
 
 
+def _port_b_inferred(limited: int, claims: tuple[str, ...]) -> str:
+    """The built-in port's variant B point (batch default) proved with --prover infer: each of ``claims`` holds
+    for every CPU count by the inferred route; the inferred invariants, one a line."""
+    from checker.loader import resolve
+    from specs.percpu_eager import VARIANT
+
+    cls = resolve(["percpu_eager"])[0]
+    got = _proofs(prove_checks(cls, {"variant": (VARIANT.B,), "limited": (limited,), "batch": ("default",)},
+                               smt_timeout=30, infer=True))
+    for name in claims:
+        assert got[name].verdict == "holds" and got[name].extra["method"] == "inferred", (name, got[name].reason)
+    return "\n".join(line for c in got.values() for line in c.extra.get("inferred") or [])
+
+
 @pytest.mark.differential  # 130 s alone
 def test_percpu_eager_with_limited_add_is_proved_for_every_cpu_count_without_lemmas():
     """The built-in port, variant B with __percpu_counter_limited_add: the fold's law read at the lock's holder
     (conservation_through_fold) and the local one inside its bound between limited_add's check and its add
     (limited_fast_path_checked), both found, neither written."""
-    from checker.loader import resolve
-    from specs.percpu_eager import VARIANT
-
-    cls = resolve(["percpu_eager"])[0]
-    got = _proofs(prove_checks(cls, {"variant": (VARIANT.B,), "limited": (1,), "batch": ("default",)},
-                               smt_timeout=30, infer=True))
-    for name in ("read_bound_limited", "local_bound_limited", "conservation", "compare_margin_sound"):
-        assert got[name].verdict == "holds" and got[name].extra["method"] == "inferred", (name, got[name].reason)
-    text = "\n".join(line for c in got.values() for line in c.extra.get("inferred") or [])
+    text = _port_b_inferred(1, ("read_bound_limited", "local_bound_limited", "conservation", "compare_margin_sound"))
     assert "[s.lock]" in text and "'percpu_counter_limited_add_L38', s.local[c] <= s.batch - 1)" in text, text
 
 
@@ -222,15 +228,7 @@ def test_percpu_eager_with_limited_add_is_proved_for_every_cpu_count_without_lem
 def test_percpu_eager_port_without_limited_add_is_proved_for_every_cpu_count_without_lemmas():
     """The built-in port, variant B, plain add_batch: what the add read is still in its registers until its sub
     (b_count_is_what_it_read), seen in every reachable state at one CPU, not written."""
-    from checker.loader import resolve
-    from specs.percpu_eager import VARIANT
-
-    cls = resolve(["percpu_eager"])[0]
-    got = _proofs(prove_checks(cls, {"variant": (VARIANT.B,), "limited": (0,), "batch": ("default",)},
-                               smt_timeout=30, infer=True))
-    for name in ("read_bound", "local_bound", "conservation", "compare_margin_sound"):
-        assert got[name].verdict == "holds" and got[name].extra["method"] == "inferred", (name, got[name].reason)
-    text = "\n".join(line for c in got.values() for line in c.extra.get("inferred") or [])
+    text = _port_b_inferred(0, ("read_bound", "local_bound", "conservation", "compare_margin_sound"))
     assert "s.local[c] + s.adders_amount[c] - s.adders_count[c] == 0" in text, text
 
 

@@ -30,7 +30,6 @@ from checker.prove.symstate import NotParametric
 from checker.report.trace import list_lines, shown_trace
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Check
 from checker.language.compile import Model
-from checker.language.declare import PropertyInfo
 from checker.language.model import info, resolve_params
 from checker.symbolic.term import Sym, SymbolicBranch, SymbolicIndex
 
@@ -243,28 +242,27 @@ def _laws_notes(free: Any, proofs: dict[str, Proof]) -> dict[str, Proof]:
 
 def _placed_proofs(model: Model, names: list[str], proved: list[str], found: list[Any], solver: Solver,
                    tag: str) -> dict[str, Proof]:
-    """The claims ``names`` at ``model``'s point proved by the induction with what was proved for every CPU
-    count (the claims ``proved``, and the inferred invariants ``found`` placed at its CPUs), all of it proved
-    again here as one inductive strengthening: those that hold."""
+    """The claims ``names`` at ``model``'s point proved by the induction with what the any-N induction proved
+    at its CPU count (the claims ``proved``, and the inferred invariants ``found`` placed at its CPUs), all of
+    it proved again here as one inductive strengthening: those that hold."""
     from checker.prove.generalise import at_point
-    from checker.prove.horn import flat
+    from checker.prove.horn import slot_invariant
 
     if not names or not found:
         return {}
     enc = PerN(model)
-    placed = z3.And(at_point(model, found, held=True))
-    prop = PropertyInfo("inferred_at_point", lambda s: z3.substitute_vars(placed, *flat(enc, s)), "invariant",
-                        "holds", None, "the invariants inferred for every CPU count, at this point's CPUs", None,
-                        None, inductive=True)
+    prop = slot_invariant(enc, z3.And(at_point(model, found, held=True)), "inferred_at_point",
+                          "the invariants inferred at one CPU, placed at this point's CPUs")
     asked = [replace(p, inductive=True) if p.name in proved else p for p in model.properties
              if p.name in names or p.name in proved]
     proofs = prove_invariants(enc, asked + [prop], solver, f"{tag}.placed")
     if proofs.pop(prop.name).verdict != HOLDS:
         return {}
-    for pr in proofs.values():
-        pr.notes.append("lemmas left out; proved with the invariants inferred for every CPU count, placed at "
-                        "this point's CPUs and proved again here")
-    return {n: pr for n, pr in proofs.items() if n in names and pr.verdict == HOLDS}
+    out = {n: pr for n, pr in proofs.items() if n in names and pr.verdict == HOLDS}
+    for pr in out.values():
+        pr.notes.append("lemmas left out; proved with the invariants inferred at one CPU, kept by the induction "
+                        "at this point's CPU count, placed at its CPUs and proved again here")
+    return out
 
 
 def _infer_at_size(cls: type, model: Model, choice: dict[str, Any], values: dict[str, Any], shown: dict[str, Any],

@@ -31,7 +31,7 @@ from checker.language.compile import Model
 from checker.language.declare import PropertyInfo
 from checker.language.model import resolve_params
 from checker.prove.encoding import PerN
-from checker.prove.horn import HornSystem, flat, slot_names
+from checker.prove.horn import HornSystem, flat, slot_invariant, slot_names
 from checker.prove.houdini import candidates, houdini, symmetric_role
 from checker.prove.inductive import prove_invariants
 from checker.prove.solver import WALL_GUARD, Solver, fresh_context
@@ -252,11 +252,7 @@ def _recheck(model: Model, enc: PerN, horn: HornSystem, inv: z3.ExprRef, claims:
     simple = _simplify(inv, len(horn.slots), timeout)
     lines = vocabulary(model, enc).conjuncts(simple)
 
-    def found(s: tuple) -> z3.BoolRef:
-        return z3.substitute_vars(simple, *flat(enc, s))
-
-    prop = PropertyInfo(FOUND, found, "invariant", "holds", None, "the invariant Spacer found", None, None,
-                        inductive=True)
+    prop = slot_invariant(enc, simple, FOUND, "the invariant Spacer found")
     solver = Solver(timeout)
     proofs = prove_invariants(enc, [prop], solver, f"{model.name}.pdr", never_enabled=False)
     bad = {n: pr for n, pr in proofs.items() if pr.verdict != HOLDS}
@@ -264,7 +260,7 @@ def _recheck(model: Model, enc: PerN, horn: HornSystem, inv: z3.ExprRef, claims:
         n, pr = next(iter(bad.items()))
         return simple, lines, f"pdr_recheck_failed: the found invariant's {n} obligation: {pr.reason or pr.verdict}"
     s = enc.fresh("")
-    hyps = [enc.types(s), found(s)]
+    hyps = [enc.types(s), prop.fn(s)]
     reasons: dict[str, str] = {}
     for p in claims:
         a = solver.obligation(f"{model.name}.pdr.{p.name}.implied", hyps, enc.holds(p, s))

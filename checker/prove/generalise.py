@@ -526,8 +526,8 @@ def _slot_term(model: Model, index: dict[str, int], name: str, c: int | None, he
     if rest.startswith("s."):  # at the CPU a shared CPU id names (``s.pc[s.lock]``): each CPU's slot in turn
         if not held:
             return None
-        holder, slots = rest[2:-1], [(k, i) for k in range(len(index)) for i in [index.get(f"{base}[{k}]")]
-                                     if i is not None]
+        holder = rest[2:-1]
+        slots = [(int(n[len(base) + 1:-1]), i) for n, i in index.items() if n.startswith(base + "[")]
         if holder not in index or not slots:
             return None
         term: z3.ArithRef = z3.IntVal(0)  # (no CPU named: a held law guards that case itself)

@@ -21,6 +21,7 @@ from typing import Any
 import z3
 
 import checker.interrupts as interrupts
+from checker.language.declare import PropertyInfo
 from checker.prove.encoding import PerN
 from checker.prove.solver import fresh_context, limit_spacer, unknown_reason
 from checker.symbolic.term import to_z3_num
@@ -47,6 +48,13 @@ def flat(enc: PerN, s: tuple) -> list[z3.ArithRef]:
         else:
             out.append(to_z3_num(v))
     return out
+
+
+def slot_invariant(enc: PerN, formula: z3.BoolRef, name: str, doc: str) -> PropertyInfo:
+    """``formula`` (over ``Var(i)``, ``enc``'s flat slots) as an inductive invariant of ``enc``: a found or
+    inferred strengthening, proved again by the induction with the claims it supports."""
+    return PropertyInfo(name, lambda s: z3.substitute_vars(formula, *flat(enc, s)), "invariant", "holds", None,
+                        doc, None, None, inductive=True)
 
 
 def slot_names(enc: PerN) -> list[str]:

@@ -48,8 +48,7 @@ import z3
 from checker.interrupts import check as check_interrupt
 from checker.language.compile import Model
 from checker.prove.encoding import PerN
-from checker.language.declare import PropertyInfo
-from checker.prove.horn import flat, slot_names
+from checker.prove.horn import flat, slot_invariant, slot_names
 from checker.prove.inductive import Proof, prove_invariants
 from checker.prove.solver import Solver, canonical_model, fresh_context, seeded, seeded_optimize
 from checker.result import HOLDS
@@ -631,11 +630,7 @@ def prove_lemma_free(model: Model, solver: Solver, tag: str,
     claims = [p for p in model.properties if not getattr(p, "lemma", False)]
     found = z3.And(kept) if kept else z3.BoolVal(True)
 
-    def holds(s: tuple) -> z3.BoolRef:
-        return z3.substitute_vars(found, *flat(enc, s))
-
-    prop = PropertyInfo(FOUND, holds, "invariant", "holds", None, "modular facts and conservation laws found at "
-                        "the point", None, None, inductive=True)
+    prop = slot_invariant(enc, found, FOUND, "modular facts and conservation laws found at the point")
     proofs = prove_invariants(enc, claims + ([prop] if kept else []), solver, f"{tag}.laws", progress)
     refused = proofs.pop(FOUND, None)
     if refused is not None and refused.verdict != HOLDS:
