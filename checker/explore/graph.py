@@ -15,13 +15,14 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from checker.explore.paths import make_step
 from checker.result import StopReason, Step
 from checker.language.compile import Model
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 #: States a graph may hold unless told otherwise.
 DEFAULT_MAX_STATES = 200_000
@@ -79,6 +80,8 @@ def build_graph(model: Model, max_states: int | None = DEFAULT_MAX_STATES) -> St
     already found keep every step to a found state, the others are dropped.
     """
     t0 = time.perf_counter()
+    import networkx as nx  # here: a verify that draws no graph does not pay for its import
+
     g = nx.MultiDiGraph()
     ids: dict[tuple, int] = {}
     parent: dict[int, tuple[int, int] | None] = {}

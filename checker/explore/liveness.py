@@ -29,8 +29,6 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-import networkx as nx
-
 from checker.explore.graph import StateGraph
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, Step
 from checker.language.declare import PropertyInfo
@@ -166,6 +164,8 @@ def find_lasso(sg: StateGraph, triggers: Iterable[int], in_goal: Callable[[int],
 def _fair_components(succ: dict[int, list], nodes: set[int], enabled: dict[int, set[Instance]],
                      fairness: dict[int, str]) -> list[frozenset]:
     """The fair non-trivial SCCs of R restricted to ``nodes``, decomposed as the module says."""
+    import networkx as nx  # here: a verify with no liveness property does not pay for its import
+
     dg = nx.DiGraph()
     dg.add_nodes_from(nodes)
     dg.add_edges_from((u, v) for u in nodes for v, _k, _i in succ[u] if v in nodes)

@@ -105,9 +105,8 @@ class ContextRules:
         self.active = len(self.locks) >= 2 or bool(self.sleepers) or bool(self.irqs or self.preempt) or \
             (self.rt and bool(self.rt_locks)) or bool(self.irq_actions and self.locks) or \
             len(self.all_locks) >= 2
-        import networkx as nx  # here: a CLI call that runs no model does not pay for its import
-
-        self.order = nx.DiGraph()
+        #: the lock order seen, (held, taken) -> the first transition taking them so, in the order found
+        self.order: dict[tuple[str, str], dict[str, Any]] = {}
         self.sleep_violation: tuple | None = None
         self.irq_taken: dict[str, tuple] = {}  # lock -> a label taking it in interrupt context
         self.irqs_on_taken: dict[str, tuple] = {}  # lock -> a label taking it in task context, irqs on
@@ -150,8 +149,8 @@ class ContextRules:
                 for n, pos in self.locks:
                     if t[pos] == cpu and s[pos] != cpu:
                         for h in held:
-                            if not self.order.has_edge(h, n):
-                                self.order.add_edge(h, n, action=ai, state=s, label=label)
+                            if (h, n) not in self.order:
+                                self.order[h, n] = {"action": ai, "state": s, "label": label}
                                 self.keys["edge", h, n] = self.key
         if ai in self.sleepers and self.sleep_violation is None:
             why = self._atomic(s, cpu)
@@ -243,7 +242,7 @@ class ContextRules:
         out = [v[0] for v in (self.unbalanced, self.sleep_violation, self.irq_deadlock, self.lock_cycle)
                if v is not None]
         out += [v[0] for v in (*self.irq_taken.values(), *self.irqs_on_taken.values())]
-        out += [d["state"] for _a, _b, d in self.order.edges(data=True)]
+        out += [d["state"] for d in self.order.values()]
         return out
 
     # -- merging the records of parallel workers ------------------------------
@@ -252,7 +251,7 @@ class ContextRules:
         out: dict[tuple, tuple] = {}
         for ev, key in self.keys.items():
             if ev[0] == "edge":
-                attrs = dict(self.order.edges[ev[1], ev[2]])
+                attrs = dict(self.order[ev[1], ev[2]])
                 attrs["state"] = tuple(attrs["state"])
                 value: Any = attrs
             elif ev[0] in ("irq_taken", "irqs_on_taken"):
@@ -280,7 +279,7 @@ class ContextRules:
             self.keys[ev] = key
             if ev[0] == "edge":
                 value = dict(value, state=make(value["state"]))
-                self.order.add_edge(ev[1], ev[2], **value)
+                self.order[ev[1], ev[2]] = value
             elif ev[0] in ("irq_taken", "irqs_on_taken"):
                 getattr(self, ev[0])[ev[1]] = (make(value[0]), value[1])
             else:
@@ -332,10 +331,10 @@ class ContextRules:
                     + (f", since {since}" if since else "") + " (\"BUG: sleeping function called from invalid "
                     "context\")"))
         if len(self.locks) >= 2:
-            import networkx as nx
+            import networkx as nx  # here: a spec with one lock does not pay for its import
 
             try:
-                cycle = nx.find_cycle(self.order)
+                cycle = nx.find_cycle(nx.DiGraph(list(self.order)))
             except nx.NetworkXNoCycle:
                 cycle = None
             if not cycle:
@@ -343,7 +342,7 @@ class ContextRules:
             else:
                 traces, places = [], []
                 for a, b, *_ in cycle[:2]:
-                    edge = self.order.edges[a, b]
+                    edge = self.order[a, b]
                     pos_a, pos_b = m.index[a], m.index[b]
                     steps, who = self._trace_with(trace_to, edge["state"], edge["label"],
                                                   lambda x, lab, t, pa=pos_a, pb=pos_b: x[pa] == lab[1] and t[pb] == lab[1])

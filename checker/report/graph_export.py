@@ -7,13 +7,14 @@ JSON and GraphML need only networkx; DOT needs pydot (the optional extra
 from __future__ import annotations
 
 import json
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from checker.errors import UsageError
 from checker.explore.graph import StateGraph, describe_label
 from checker.result import flatten
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 FORMATS = ("dot", "graphml", "json")
 
@@ -59,6 +60,8 @@ def export_graph(sg: StateGraph, fmt: str, trace: list[tuple[int, int, int]] | N
     carries the whole state (``state_text``; DOT shows it as a tooltip)."""
     if fmt not in FORMATS:
         raise UsageError(f"--format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    import networkx as nx  # here: a run that exports no graph does not pay for its import
+
     model = sg.model
     on_trace = {e: i for i, e in enumerate(trace or [])}
     trace_nodes = {n for e in on_trace for n in e[:2]} | ({trace[0][0]} if trace else set())
@@ -110,5 +113,7 @@ def _dot(g: nx.MultiDiGraph) -> str:
             d["color"] = "red" if not d["loop"] else "blue"
             d["penwidth"] = 2
             d["label"] = f"{d['step']}: {d['label']}"
-    p = nx.nx_pydot.to_pydot(g)
+    from networkx.drawing.nx_pydot import to_pydot
+
+    p = to_pydot(g)
     return p.to_string()
