@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from typing import Any
 
 PR_SET_PDEATHSIG = 1
@@ -85,15 +86,16 @@ def kill_group(proc: subprocess.Popen) -> None:
 
 
 def stop_workers(conns: list[Any], procs: list[Any], grace: float) -> None:
-    """Tell forked workers to stop (``None`` on each pipe), wait ``grace`` seconds for each, then kill
-    what is still running (a worker in the middle of a job)."""
+    """Tell forked workers to stop (``None`` on each pipe), wait up to ``grace`` seconds in all for them,
+    then kill what is still running (a worker in the middle of a job)."""
     for conn in conns:
         try:
             conn.send(None)
         except (BrokenPipeError, OSError):
             pass
+    end = time.monotonic() + grace
     for p in procs:
-        p.join(timeout=grace)
+        p.join(timeout=max(0.0, end - time.monotonic()))
         if p.is_alive():
             p.kill()
             p.join()

@@ -76,7 +76,7 @@ def test_the_deadline_kills_the_workers_and_leaves_their_runs_inconclusive(tmp_p
     path = tiny(tmp_path, body=body)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     p = subprocess.run([sys.executable, "-m", "checker", "verify", path, "--mode", "explore", "--engine",
-                        "interpreted", "--workers", "2", "--deadline", "10", "--json", str(tmp_path / "r.json")],
+                        "interpreted", "--workers", "2", "--deadline", "5", "--json", str(tmp_path / "r.json")],
                        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert p.returncode == 3, p.stderr
     assert "Traceback" not in p.stderr

@@ -336,8 +336,8 @@ class ForkPool:
         how = f"exit code {p.exitcode}" if p.exitcode is not None else "no answer"
         return WorkerLost(wid, f"(pid {p.pid}) died: {how}")
 
-    def close(self) -> None:
-        lifetime.stop_workers(self.conns, self.procs, 5)
+    def close(self, grace: float = 5) -> None:
+        lifetime.stop_workers(self.conns, self.procs, grace)
 
 
 class _Counters:
@@ -428,8 +428,10 @@ def parallel_search(model: Model, *, jobs: int, symmetry: bool, max_states: int 
                  "run again, with --checkpoint DIR to be able to resume after a loss")
         what = e if isinstance(e, WorkerLost) else "the coordinator ran out of memory"
         st.stopped = f"{StopReason.WORKER_LOST}: {what} at depth {st.depth}; {again}"
-    finally:
-        workers.close()
+    except BaseException:  # an interrupt or the deadline: a worker's job in flight is not waited for
+        workers.close(grace=0)
+        raise
+    workers.close()
     st.seconds = time.perf_counter() - t0
     return st
 
