@@ -44,6 +44,31 @@ def builtin_specs() -> dict[str, type]:
     return found
 
 
+def named_builtin(name: str) -> type | None:
+    """The built-in spec ``name`` from the one module named for it (``specs/NAME.py``, else
+    ``specs/bugs/NAME.py``, the order ``builtin_specs`` finds them in), or None: then only the whole scan
+    can say (a spec in a module named otherwise, such as a deep sweep beside its spec, or no such spec).
+    Importing every built-in takes a second or two; a run that names one spec need not pay for the rest."""
+    if not name.isidentifier():
+        return None
+    for module in (f"{BUILTIN_PACKAGE}.{name}", f"{BUILTIN_PACKAGE}.bugs.{name}"):
+        try:
+            if importlib.util.find_spec(module) is None:
+                continue
+        except ModuleNotFoundError:  # (no such package)
+            continue
+        try:
+            mod = importlib.import_module(module)
+        except CheckerError:
+            raise
+        except Exception:  # the whole scan says which file and line
+            return None
+        match = [c for c in iter_specs(mod) if c.spec_name == name]
+        if match:
+            return match[0]
+    return None
+
+
 def load_file(path: str) -> list[type]:
     """Import a spec file by path and return the specs it defines."""
     specs = specs_in_file(path)
@@ -126,14 +151,16 @@ def resolve(names: list[str]) -> list[type]:
     """Spec classes for command-line names; all built-ins when none are given."""
     # A name ending in .py (FILE.py, FILE.py:Class) is a file, never a built-in spec: importing every
     # built-in (most of a second) is left to the names that may be one.
-    maybe_builtin = not names or any(not n.partition(":")[0].endswith(".py") for n in names)
+    # A built-in named by its module is imported alone (``named_builtin``).
+    quick = {n: c for n in names if not os.path.lexists(n) and (c := named_builtin(n)) is not None}
+    maybe_builtin = not names or any(not n.partition(":")[0].endswith(".py") and n not in quick for n in names)
     builtins = builtin_specs() if maybe_builtin else {}
     if not names:  # every built-in spec but the deep sweeps, which run when named
         return [c for c in builtins.values() if not c.on_demand]
     out: list[type] = []
     for name in names:
-        if name in builtins:
-            out.append(builtins[name])
+        if name in quick or name in builtins:
+            out.append(quick.get(name) or builtins[name])
             continue
         path, _, cls_name = name.partition(":") if not os.path.lexists(name) else (name, "", "")
         if path.endswith(".py") or os.path.lexists(path):

@@ -143,6 +143,21 @@ def test_a_deep_sweep_runs_only_when_named():
     assert "percpu_counter_tree_deep" in listed.stdout and "on demand" in listed.stdout
 
 
+def test_a_named_builtin_is_the_spec_the_whole_scan_finds():
+    """``verify NAME`` imports NAME's module alone; for every built-in name the spec is the one importing them all
+    gives (so two modules cannot define one name unnoticed), and a name its module is not named for still
+    resolves, through the whole scan."""
+    from checker.loader import builtin_specs, named_builtin, resolve
+
+    every = builtin_specs()
+    alone = {n: named_builtin(n) for n in every}
+    assert all(c is None or c is every[n] for n, c in alone.items())
+    assert sum(c is not None for c in alone.values()) >= len(every) - 5  # all but the few in other modules
+    assert alone["eager_fold_gt"] is every["eager_fold_gt"] and alone["percpu_hotplug_deep"] is None
+    assert resolve(["percpu_hotplug_deep", "eager_fold_gt"]) == [every["percpu_hotplug_deep"], every["eager_fold_gt"]]
+    assert named_builtin("no_such_spec") is None and named_builtin("../specs/percpu_eager") is None
+
+
 def test_a_sweep_entry_the_set_values_make_invalid_is_left_out_with_one_note(capsys):
     """Issue 30, item 7: readers=1 summers=1 make percpu_eager's liveness entry (forever=1) invalid; the
     run leaves that entry out with one note, and the values set name a single point, which runs alone."""
