@@ -62,6 +62,9 @@ LAWS_PER_ANCHOR = 2
 BY_ROWS_FROM = 1000
 #: Values of a slot a conditional candidate is split on (``x == k``): at most this many.
 MAX_CASES = 12
+#: Laws of one search set aside because Z3 could not tell whether some step keeps them: past this many the
+#: search gives up (each costs up to the solver's whole budget).
+MAX_UNDECIDED = 4
 
 
 @dataclass
@@ -491,24 +494,32 @@ def _search(pt: _Point, feats: list, anchor: int, found: list[list[int]], checke
     synth.add(*[z3.And(a >= -1, a <= 1) for a in coef], coef[anchor] == 1)
     for law in found:  # not a law found already, nor one with a law found already inside it
         synth.add(z3.Or([a == 0 for a, v in zip(coef, law) if v]))
+    set_aside = 0
     for _ in range(MAX_ROUNDS):
         check_interrupt()
         if synth.check() != z3.sat:
             return None
         m = synth.model()
         law = [m.eval(a, model_completion=True).as_long() for a in coef]
-        bad = None
+        bad, undecided = None, False
         for q, post, cases in checkers:
             delta = z3.Sum([a * (value(post, f) - value(pt.slots, f)) for a, f in zip(law, feats) if a])
             r, cex = _ask(q, delta != 0, cases, timeout)
             if r == z3.sat:
                 bad = (cex, post)
-            if r == z3.unknown:
-                return None
-            if bad is not None:
                 break
-        if bad is None:
+            undecided = undecided or r == z3.unknown
+        if bad is None and not undecided:
             return law
+        if bad is None:
+            # Z3 could not tell whether some step keeps this law, and found no step that breaks it: this law is
+            # not taken, and the search goes on without it (a hard question about one wrong law used to end
+            # the search for every law)
+            set_aside += 1
+            if set_aside > MAX_UNDECIDED:
+                return None
+            synth.add(z3.Or([a != v for a, v in zip(coef, law)]))
+            continue
         zm, post = bad
         pre_v = [zm.eval(x, model_completion=True) for x in pt.slots]
         post_v = [zm.eval(x, model_completion=True) for x in post]
