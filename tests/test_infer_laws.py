@@ -124,6 +124,59 @@ def test_the_per_n_fallback_with_infer_proves_each_point_without_lemmas():
     assert any("ncpus=3" in n and "s.exact ==" in n for n in proofs["settled_gap"].notes)
 
 
+def test_a_law_z3_cannot_decide_is_set_aside_and_the_search_goes_on(monkeypatch):
+    """Every step's question about the search's first law (the anchor alone, ``exact`` constant) answered
+    unknown, as Z3 answers a hard one: that law is set aside and the next ones are asked, and the law the
+    settled gap rests on is still found (the search used to end at the first unknown, with no law at all)."""
+    import z3
+
+    import checker.prove.laws as laws
+
+    pt = _Point(_model())
+    facts = find_laws(_model(), 10)[1].modular
+    first_round = len(pt.steps)
+    real, calls = laws._ask, []
+
+    def ask(q, goal, cases, timeout, canonical=True):
+        calls.append(goal)
+        if len(calls) <= first_round:
+            return z3.unknown, None
+        return real(q, goal, cases, timeout, **({} if canonical else {"canonical": False}))
+
+    monkeypatch.setattr(laws, "_ask", ask)
+    texts: dict[int, str] = {}
+    found = laws.conservation_laws(pt, [4], facts, 10.0, [], texts)
+    assert len(calls) > first_round
+    assert any("% 4" in texts[x.get_id()] and "top" in texts[x.get_id()] for x in found), list(texts.values())
+
+
+def test_a_step_houdini_cannot_decide_whole_is_asked_again_before_a_candidate_is_dropped(monkeypatch):
+    """Each step's whole question (every candidate at once, a fresh solver) answered unknown: the question is
+    asked again in the step's cases before any candidate is dropped (before, each candidate was asked alone,
+    as hard, and dropped), and the laws are kept."""
+    import z3
+
+    import checker.prove.laws as laws
+
+    kept, found = find_laws(_model(), 10)
+    assert found.conservation
+
+    class Hard(z3.Solver):
+        def check(self, *a):  # a whole step (types, guard, facts, the candidates' negation), not in cases
+            if len(self.assertions()) >= 3 and self.num_scopes() == 0:
+                return z3.unknown
+            return super().check(*a)
+
+    def seeded(timeout, logic=None, ctx=None):
+        s = Hard(ctx=ctx)
+        s.set("random_seed", 0)
+        return s
+
+    monkeypatch.setattr(laws, "seeded", seeded)
+    pt = _Point(_model())
+    assert laws.houdini_split(pt, found.conservation, found.modular, 10.0) == found.conservation
+
+
 def test_law_search_groups_the_slots_alike_by_the_moduli_they_are_divided_by():
     from checker.prove.laws import _groups, _own_moduli
 
