@@ -38,11 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import z3  # noqa: E402
 
 from checker.language.compile import Model  # noqa: E402
-from checker.language.model import resolve_params  # noqa: E402
+from checker.language.model import info, resolve_params  # noqa: E402
 from checker.loader import resolve  # noqa: E402
-from checker.prove.fixed import check_ladder  # noqa: E402
-from checker.language.model import info  # noqa: E402
 from checker.prove import _prove_point  # noqa: E402
+from checker.prove.fixed import check_ladder  # noqa: E402
 from checker.result import HOLDS  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
