@@ -151,12 +151,13 @@ def test_a_law_z3_cannot_decide_is_set_aside_and_the_search_goes_on(monkeypatch)
 
 
 class Staged(Carry, name="carry_staged"):
-    """``Carry`` with a fold that tests its CPU's ``busy`` against a number, as the counter tree's walk tests
-    a task's level: the fold's question has two cases (``busy == 1`` and not)."""
+    """``Carry`` with a fold that tests its CPU's ``pend`` against a number, as the counter tree's walk tests
+    a task's level: the fold's question has two cases (``pend == 4`` and not; the same fold, as ``pend`` is 0
+    or 4)."""
 
     @action(role="cpus")
     def fold(s, c):
-        return when(s.busy[c] == 1, top=s.top + If(s.busy[c] == 1, s.pend[c], 0), pend={c: 0}, busy={c: 0})
+        return when(s.busy[c] == 1, top=s.top + If(s.pend[c] == 4, 4, s.pend[c]), pend={c: 0}, busy={c: 0})
 
 
 @pytest.mark.parametrize("cases_undecided", [False, True])
@@ -196,6 +197,48 @@ def test_houdini_asks_a_step_in_its_cases_first_and_whole_only_where_they_are_un
         assert asked[i + 1][:2] == ("ask", 2)
         whole_next = asked[i + 2][:2] == ("ask", 1) if i + 2 < len(asked) else False
         assert whole_next == cases_undecided, asked[i:i + 3]
+
+
+def test_the_induction_asks_a_step_that_branches_on_a_slot_in_its_cases(monkeypatch):
+    """The fold's obligations asked whole answered unknown, as Z3 answers the counter tree's carry at 5 CPUs:
+    the induction asks them in the fold's cases (``pend[c] == 4`` and not) and the settled gap is proved
+    without lemmas (before, the claim was inconclusive, resting on unproved found facts)."""
+    import z3
+
+    from checker.prove.cases import split
+    from checker.prove.horn import flat
+
+    model = Model(Staged, resolve_params(Staged, {"ncpus": 2}))
+    enc = PerN(model)
+    s = enc.fresh("")
+    folds, cases = [], []  # each fold's guard (among its hypotheses) and its cases
+    for tr in enc.transitions():
+        guard, t = enc.fire(tr, s)
+        split_ = split(flat(enc, s), [guard, *flat(enc, t)])
+        if tr.name == "fold":
+            folds.append(guard)
+            cases += split_
+    assert len(folds) == 2 and len(cases) == 4, cases
+    whole_folds = []
+
+    class Hard(z3.Solver):
+        def check(self, *a):
+            got = self.assertions()
+            if any(x.eq(f) for x in got for f in folds) and not any(x.eq(c) for x in got for c in cases):
+                if z3.is_not(got[-1]):  # an obligation (not the note's question whether the fold is enabled)
+                    whole_folds.append(len(got))
+                return z3.unknown
+            return super().check(*a)
+
+    def new(self):
+        s = Hard()
+        s.set("random_seed", 0)
+        return s
+
+    monkeypatch.setattr(Solver, "_new", new)
+    free = prove_lemma_free(model, Solver(10), "t")
+    assert free.proofs["settled_gap"].verdict == HOLDS, free.proofs["settled_gap"].reason
+    assert not whole_folds  # every fold obligation was decided in its cases
 
 
 def test_law_search_groups_the_slots_alike_by_the_moduli_they_are_divided_by():

@@ -22,7 +22,9 @@ from typing import Any, Callable
 
 import z3
 
+from checker.prove.cases import split
 from checker.prove.encoding import AnyN, PerN, Transition
+from checker.prove.horn import flat
 from checker.prove.solver import Solver
 from checker.prove.symstate import NotParametric
 from checker.result import HOLDS, INCONCLUSIVE, VIOLATED, StopReason, Step, flatten
@@ -101,19 +103,20 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
     def ask(name: str, hyps: list, goal: Any) -> Any:
         return ask_all([name], hyps, [goal])[0]
 
-    def ask_all(names: list[str], hyps: list, goals: list, answers: list | None = None) -> list[Any]:
+    def ask_all(names: list[str], hyps: list, goals: list, answers: list | None = None, cases: tuple = ()
+                ) -> list[Any]:
         nonlocal done
-        answers = answers or solver.obligations(names, hyps, goals)
+        answers = answers or solver.obligations(names, hyps, goals, cases)
         done += len(answers)
         if progress is not None:
             progress(done, total)
         return answers
 
     def record(names: list[str], what: str, hyps: list, goals: list, cti: Callable[[str], Any],
-               initial: bool = False, answers: list | None = None) -> None:
+               initial: bool = False, answers: list | None = None, cases: tuple = ()) -> None:
         """Each named property's obligation ``hyps => goal`` (its query named ``name.what``), recorded
-        (``answers``: already known to hold)."""
-        for n, a in zip(names, ask_all([q(f"{n}.{what}") for n in names], hyps, goals, answers)):
+        (``answers``: already known to hold; ``cases``: the step's, ``Solver.obligation``)."""
+        for n, a in zip(names, ask_all([q(f"{n}.{what}") for n in names], hyps, goals, answers, cases)):
             proofs[n].record(a, cti(n), initial=initial)
 
     # -- Init => Inv: a failure here is a real violation, in an initial state --------------
@@ -138,6 +141,8 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
         if never_enabled and solver.satisfiable(q(f"enabled.{tr.name}"), pre).result == "unsat":
             never.append(tr.name)
         label = f"{tr.name}" + ("".join(f".{k}={v}" for k, v in tr.choices().items()))
+        # At a fixed size a step that branches on a slot is asked branch by branch (checker.prove.cases).
+        cases = tuple(split(flat(enc, s), [guard, *flat(enc, t)])) if isinstance(enc, PerN) else ()
 
         def cti(n: str, tr: Transition = tr, t: tuple = t) -> Any:
             return _cti(enc, tr, s, t, n)
@@ -148,11 +153,11 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
         then_goals = [enc.goal(p, t) if isinstance(enc, AnyN) else enc.holds(p, t) for p in shared]
         # At a fixed size the shared conjuncts assume after the step just the goals before them: the state
         # before implies all of them exactly when both groups hold, so a step that keeps them is one query.
-        held = solver.together(pre, first_goals + then_goals) if isinstance(enc, PerN) and shared else None
+        held = solver.together(pre, first_goals + then_goals, cases) if isinstance(enc, PerN) and shared else None
         if held is not None:
             record(first + then, f"step.{label}", pre, first_goals + then_goals, cti, answers=held)
             continue
-        record(first, f"step.{label}", pre, first_goals, cti)
+        record(first, f"step.{label}", pre, first_goals, cti, cases=cases)
         if not shared:
             continue
         # Shared conjuncts may use the per-CPU ones after the step: those were
@@ -160,7 +165,7 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
         post = pre + [_types(enc, t), *_inv(enc, per_cpu, t)]
         if isinstance(enc, AnyN):
             post.append(enc.sum_lemma(t, enc.cpu_terms(t)))
-        record(then, f"step.{label}", post, then_goals, cti)
+        record(then, f"step.{label}", post, then_goals, cti, cases=cases)
 
     for p in properties:
         if p.kind == "invariant" and not p.proof:

@@ -38,7 +38,6 @@ their strengthening: only that induction's answer is reported.
 from __future__ import annotations
 
 import itertools
-import math
 import time
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
@@ -47,6 +46,7 @@ import z3
 
 from checker.interrupts import check as check_interrupt
 from checker.language.compile import Model
+from checker.prove.cases import fixes, split, walk
 from checker.prove.encoding import PerN
 from checker.prove.horn import flat, slot_invariant, slot_names
 from checker.prove.inductive import Proof, prove_invariants
@@ -79,26 +79,13 @@ class Laws:
     seconds: float = 0.0
 
 
-def _walk(e: z3.ExprRef, seen: set[int]) -> list[z3.ExprRef]:
-    out, todo = [], [e]
-    while todo:
-        x = todo.pop()
-        if x.get_id() in seen:
-            continue
-        seen.add(x.get_id())
-        out.append(x)
-        if z3.is_app(x):
-            todo.extend(x.children())
-    return out
-
-
 def moduli(steps: list[tuple[z3.BoolRef, list[z3.ArithRef]]]) -> list[int]:
     """Every constant > 1 the steps divide by or take a remainder by, ascending."""
     found: set[int] = set()
     seen: set[int] = set()
     for guard, post in steps:
         for root in [guard, *post]:
-            for x in _walk(root, seen):
+            for x in walk(root, seen):
                 if z3.is_app(x) and x.decl().kind() in (z3.Z3_OP_IDIV, z3.Z3_OP_MOD, z3.Z3_OP_REM) \
                         and z3.is_int_value(x.arg(1)) and x.arg(1).as_long() > 1:
                     found.add(x.arg(1).as_long())
@@ -112,7 +99,7 @@ def _compared(steps: list[tuple[z3.BoolRef, list[z3.ArithRef]]], slot: z3.ArithR
     out: set[int] = set()
     seen: set[int] = set()
     for guard, post in steps:
-        for x in [y for root in ([guard] if kinds == (z3.Z3_OP_EQ,) else [guard, *post]) for y in _walk(root, seen)]:
+        for x in [y for root in ([guard] if kinds == (z3.Z3_OP_EQ,) else [guard, *post]) for y in walk(root, seen)]:
             if z3.is_app(x) and x.decl().kind() in kinds and len(x.children()) == 2:
                 a, b = x.children()
                 for u, v in ((a, b), (b, a)):
@@ -150,11 +137,7 @@ class _Point:
 
     def fixes(self, c: z3.ExprRef) -> tuple[int, int] | None:
         """``(i, k)`` when ``c`` tests ``slot i == k`` (a task's level: ``level == 2``), else None."""
-        if z3.is_eq(c):
-            for u, v in (c.children(), c.children()[::-1]):
-                if u.get_id() in self._index and z3.is_int_value(v):
-                    return self._index[u.get_id()], v.as_long()
-        return None
+        return fixes(self._index, c)
 
     def row(self, i: int) -> tuple[str | None, int | None]:
         """(role, index) of a per-CPU slot of a role; (None, None) for a shared one or an array's."""
@@ -450,25 +433,10 @@ def _checkers(pt: _Point, hyp_known: list[z3.BoolRef], timeout: float | None) ->
     return out
 
 
-#: At most this many cases a step's question is split into (``_cases``); a step with more is asked whole.
-MAX_SPLIT = 64
-
-
 def _cases(pt: _Point, guard: z3.BoolRef, post: list) -> list[z3.BoolRef]:
-    """The step's question split by the values of the slots its ``If``s test against numbers (a task's level
-    in the tree: ``If(level == 1, ..., If(level == 2, ...))``), and a last case for none of them: each case
-    is far easier for Z3 than the whole (the counter tree's carry at 5 CPUs: three cases in 0.8 s against
-    an unknown after the whole budget). One case, ``True``, when there is nothing to split on."""
-    tested: dict[int, set[int]] = {}
-    seen: set[int] = set()
-    for x in (y for root in [guard, *post] for y in _walk(root, seen)):
-        if z3.is_app_of(x, z3.Z3_OP_ITE) and (test := pt.fixes(x.arg(0))) is not None:
-            tested.setdefault(test[0], set()).add(test[1])
-    options = [[pt.slots[i] == v for v in sorted(vals)] + [z3.And([pt.slots[i] != v for v in sorted(vals)])]
-               for i, vals in sorted(tested.items())]
-    if not options or math.prod(len(o) for o in options) > MAX_SPLIT:
-        return [z3.BoolVal(True)]
-    return [z3.And(list(c)) for c in itertools.product(*options)]
+    """The step's question split by the values of the slots its ``If``s test against numbers
+    (``checker.prove.cases``)."""
+    return split(pt.slots, [guard, *post])
 
 
 def _ask(q: z3.Solver, goal: z3.BoolRef, cases: list[z3.BoolRef],
@@ -584,7 +552,7 @@ def _by_rows(pt: _Point, mods: list[int], timeout: float | None, notes: list[str
 
 def _slots_of(e: z3.ExprRef) -> set[int]:
     out: set[int] = set()
-    for x in _walk(e, set()):
+    for x in walk(e, set()):
         if z3.is_var(x):
             out.add(z3.get_var_index(x))
     return out

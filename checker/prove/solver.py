@@ -39,7 +39,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import z3
 
@@ -200,25 +200,44 @@ class Solver:
         solver, since the QF_LIA configuration does not take bit-vector terms."""
         return seeded(self.timeout, lia_logic(bitvectors))
 
-    def obligation(self, name: str, hyps: list[Any], goal: Any) -> Answer:
-        """Does ``hyps => goal`` hold? ``name`` labels an emitted file."""
+    def obligation(self, name: str, hyps: list[Any], goal: Any, cases: Sequence[Any] = ()) -> Answer:
+        """Does ``hyps => goal`` hold? ``name`` labels an emitted file. With a step's ``cases``
+        (``checker.prove.cases``: more than one) it is asked in each case first, and whole only if Z3 cannot
+        decide one; a case's counterexample is one of the whole question. Not with ``emit_dir`` (a file an
+        obligation)."""
+        if len(cases) > 1 and self.emit_dir is None:
+            spent = 0.0
+            for case in cases:
+                s = self._new()
+                s.add(*hyps, case)
+                s.add(z3.Not(goal))
+                a = self._run(s, name, expect="unsat")
+                spent += a.seconds
+                if a.result == "sat":
+                    return a
+                if a.result == "unknown":
+                    break
+            else:
+                return Answer("unsat", seconds=spent)
         s = self._new()
         s.add(*hyps)
         s.add(z3.Not(goal))
         return self._run(s, name, expect="unsat")
 
-    def obligations(self, names: list[str], hyps: list[Any], goals: list[Any]) -> list[Answer]:
+    def obligations(self, names: list[str], hyps: list[Any], goals: list[Any], cases: Sequence[Any] = ()
+                    ) -> list[Answer]:
         """``obligation`` for each goal under the same hypotheses: asked ``together`` first, and one by one
         only if they do not all hold (then each answer, and each counterexample, is that goal's own)."""
-        return self.together(hyps, goals) or [self.obligation(n, hyps, g) for n, g in zip(names, goals)]
+        return (self.together(hyps, goals, cases)
+                or [self.obligation(n, hyps, g, cases) for n, g in zip(names, goals)])
 
-    def together(self, hyps: list[Any], goals: list[Any]) -> list[Answer] | None:
+    def together(self, hyps: list[Any], goals: list[Any], cases: Sequence[Any] = ()) -> list[Answer] | None:
         """Each goal's ``unsat`` answer if one query shows that ``hyps`` imply them all, else None. A step's
         obligations are nearly all proved, and one query costs about what each of its parts does. None too
         with ``emit_dir`` (a file an obligation, as the reports name them) or fewer than two goals."""
         if len(goals) < 2 or self.emit_dir is not None:
             return None
-        both = self.obligation("together", hyps, z3.And(goals))
+        both = self.obligation("together", hyps, z3.And(goals), cases)
         return [Answer("unsat", seconds=both.seconds / len(goals)) for _ in goals] if both.result == "unsat" else None
 
     def satisfiable(self, name: str, constraints: list[Any]) -> Answer:
