@@ -241,6 +241,23 @@ def test_the_induction_asks_a_step_that_branches_on_a_slot_in_its_cases(monkeypa
     assert not whole_folds  # every fold obligation was decided in its cases
 
 
+def test_a_found_fact_the_induction_does_not_prove_again_is_not_assumed_for_the_claims(monkeypatch):
+    """``top == Sum(local)`` holds initially and makes the settled gap hold, but no add keeps it: the
+    induction that proves the found facts again refuses it, and the claim is asked without it (not proved)."""
+    import z3
+
+    import checker.prove.laws as laws
+
+    model = _model()
+    names = _Point(model).names
+    var = {n: z3.Var(i, z3.IntSort()) for i, n in enumerate(names)}
+    wrong = var["top"] == var["local[0]"] + var["local[1]"]
+    monkeypatch.setattr(laws, "find_laws", lambda m, timeout: ([wrong], laws.Laws()))
+    free = prove_lemma_free(model, Solver(10), "t")
+    assert free.proofs["settled_gap"].verdict != HOLDS
+    assert any("not proved again by induction" in n for n in free.proofs["settled_gap"].notes)
+
+
 def test_law_search_groups_the_slots_alike_by_the_moduli_they_are_divided_by():
     from checker.prove.laws import _groups, _own_moduli
 

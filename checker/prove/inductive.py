@@ -70,12 +70,13 @@ class Proof:
 
 def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, tag: str,
                      progress: Callable[[int, int], None] | None = None, *,
-                     never_enabled: bool = True) -> dict[str, Proof]:
+                     never_enabled: bool = True, proved: tuple = ()) -> dict[str, Proof]:
     """Prove every inductive property and every other invariant expected to hold.
 
     ``progress(done, total)`` is told after each obligation. ``never_enabled``: also ask which steps the
     invariant never enables (a note of the report; a query a step, which a caller that reports no notes
-    leaves out)."""
+    leaves out). ``proved``: invariants already proved inductive (by this function, alone), assumed before
+    each step and not asked again."""
     properties = [replace(p, inductive=True) if p.name in ENGINE_FLAGS and p.kind == "invariant"
                   and p.expect == "holds" and p.proof else p for p in properties]
     inductive = [p for p in properties if p.kind == "invariant" and p.inductive]
@@ -123,12 +124,12 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
     record([p.name for p in inductive] + ["types"], "init", base,
            [enc.holds(p, s0) for p in inductive] + [_types(enc, s0)], lambda n: _init_cex(enc, s0, n), initial=True)
 
-    hyp = base + [_types(enc, s), *_inv(enc, inductive, s)]
+    hyp = base + [_types(enc, s), *_inv(enc, [*inductive, *proved], s)]
     if isinstance(enc, AnyN):
         _prove_sum_lemma(enc, ask, proofs["sum_lemma"], hyp, bounds or [], s, q)
         hyp.append(enc.sum_lemma(s, enc.cpu_terms(s)))
     # No vacuous proofs: the hypotheses must admit a state, and the initial one.
-    for what, cs in (("the invariant", hyp), ("the initial state", base + [_types(enc, s0), *_inv(enc, inductive, s0)])):
+    for what, cs in (("the invariant", hyp), ("the initial state", base + [_types(enc, s0), *_inv(enc, [*inductive, *proved], s0)])):
         if solver.satisfiable(q(f"consistency.{what}"), cs).result == "unsat":
             proofs["types"].verdict = INCONCLUSIVE
             proofs["types"].reason = f"vacuous: no state satisfies {what} under the parameter constraints"
