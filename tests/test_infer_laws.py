@@ -230,7 +230,7 @@ def test_the_induction_asks_a_step_that_branches_on_a_slot_in_its_cases(monkeypa
                 return z3.unknown
             return super().check(*a)
 
-    def new(self):
+    def new(self, timeout=None):
         s = Hard()
         s.set("random_seed", 0)
         return s

@@ -51,22 +51,25 @@ def test_an_obligation_asked_in_cases_holds_when_it_holds_in_every_case_and_show
 
 def test_goals_undecided_together_in_a_case_are_asked_one_by_one_never_all_at_once_whole():
     """The joint question of a step's goals is the hardest (the counter tree's add at 6 CPUs); in cases, an
-    undecided case sends each goal to its own questions, not the joint question to the whole step."""
+    undecided case sends each goal to its own questions, not the joint question to the whole step. The joint
+    question is a shortcut, with a quarter of the budget; each goal has the whole budget."""
     from checker.prove.solver import Answer, Solver
 
     level, x = z3.Ints("level x")
     after = z3.If(level == 1, x + 1, x)
     cases = split([level, x], [after])
-    asked = []
+    asked, budgets = [], {}
 
     class Hard(Solver):
-        def _whole(self, name, hyps, goal):
+        def _whole(self, name, hyps, goal, timeout=None):
             asked.append((name, len(hyps)))
+            budgets[name] = timeout
             if name == "together":
                 return Answer("unknown", reason="made so")
-            return super()._whole(name, hyps, goal)
+            return super()._whole(name, hyps, goal, timeout)
 
     answers = Hard(10).obligations(["keeps", "grows_not"], [x >= 0], [after >= 0, after >= x], cases)
     assert [a.result for a in answers] == ["unsat", "unsat"]
     assert ("together", 2) in asked and ("together", 1) not in asked  # in a case, never whole
     assert ("keeps", 2) in asked and ("keeps", 1) not in asked
+    assert budgets == {"together": 2.5, "keeps": None, "grows_not": None}  # None: the solver's own, 10

@@ -191,8 +191,8 @@ class Solver:
     seconds: float = 0.0
     files: list[Path] = field(default_factory=list)
 
-    def _new(self) -> z3.Solver:
-        return seeded(self.timeout)
+    def _new(self, timeout: float | None = None) -> z3.Solver:
+        return seeded(timeout or self.timeout)
 
     def fresh_lia(self, bitvectors: bool = False) -> z3.Solver:
         """A non-incremental solver for one query over linear integer arithmetic; with
@@ -206,13 +206,14 @@ class Solver:
         a = self._in_cases(name, hyps, goal, cases)
         return a if a is not None and a.result != "unknown" else self._whole(name, hyps, goal)
 
-    def _whole(self, name: str, hyps: list[Any], goal: Any) -> Answer:
-        s = self._new()
+    def _whole(self, name: str, hyps: list[Any], goal: Any, timeout: float | None = None) -> Answer:
+        s = self._new(timeout)
         s.add(*hyps)
         s.add(z3.Not(goal))
         return self._run(s, name, expect="unsat")
 
-    def _in_cases(self, name: str, hyps: list[Any], goal: Any, cases: Sequence[Any]) -> Answer | None:
+    def _in_cases(self, name: str, hyps: list[Any], goal: Any, cases: Sequence[Any],
+                  timeout: float | None = None) -> Answer | None:
         """``hyps => goal`` asked in each of ``cases``: unsat if it holds in each, a case's counterexample (one
         of the whole question), or unknown; None when there is one case or less, or with ``emit_dir`` (a file
         an obligation)."""
@@ -220,7 +221,7 @@ class Solver:
             return None
         spent = 0.0
         for case in cases:
-            a = self._whole(name, [*hyps, case], goal)
+            a = self._whole(name, [*hyps, case], goal, timeout)
             spent += a.seconds
             if a.result != "unsat":
                 return a
@@ -238,10 +239,14 @@ class Solver:
         obligations are nearly all proved, and one query costs about what each of its parts does. None too
         with ``emit_dir`` (a file an obligation, as the reports name them) or fewer than two goals. With
         ``cases``, asked only in them: a case Z3 cannot decide goes to the goals one by one, not to the whole
-        question of them all (the hardest of all: the counter tree's add at 6 CPUs)."""
+        question of them all (the hardest of all: the counter tree's add at 6 CPUs). A shortcut, so with a
+        quarter of the budget: each goal has the whole budget again (the tree's laws at 5 CPUs: the joint
+        question undecided after 593 s, each goal alone unsat in 29 s)."""
         if len(goals) < 2 or self.emit_dir is not None:
             return None
-        both = self._in_cases("together", hyps, z3.And(goals), cases) or self._whole("together", hyps, z3.And(goals))
+        quarter = self.timeout / 4 if self.timeout else None
+        both = (self._in_cases("together", hyps, z3.And(goals), cases, quarter)
+                or self._whole("together", hyps, z3.And(goals), quarter))
         return [Answer("unsat", seconds=both.seconds / len(goals)) for _ in goals] if both.result == "unsat" else None
 
     def satisfiable(self, name: str, constraints: list[Any]) -> Answer:
