@@ -124,18 +124,20 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
     record([p.name for p in inductive] + ["types"], "init", base,
            [enc.holds(p, s0) for p in inductive] + [_types(enc, s0)], lambda n: _init_cex(enc, s0, n), initial=True)
 
-    hyp = base + [_types(enc, s), *_inv(enc, [*inductive, *proved], s)]
+    assumed = [*inductive, *proved]
+    hyp = base + [_types(enc, s), *_inv(enc, assumed, s)]
     if isinstance(enc, AnyN):
         _prove_sum_lemma(enc, ask, proofs["sum_lemma"], hyp, bounds or [], s, q)
         hyp.append(enc.sum_lemma(s, enc.cpu_terms(s)))
     # No vacuous proofs: the hypotheses must admit a state, and the initial one.
-    for what, cs in (("the invariant", hyp), ("the initial state", base + [_types(enc, s0), *_inv(enc, [*inductive, *proved], s0)])):
+    for what, cs in (("the invariant", hyp), ("the initial state", base + [_types(enc, s0), *_inv(enc, assumed, s0)])):
         if solver.satisfiable(q(f"consistency.{what}"), cs).result == "unsat":
             proofs["types"].verdict = INCONCLUSIVE
             proofs["types"].reason = f"vacuous: no state satisfies {what} under the parameter constraints"
 
     # -- Inv and Step => Inv' ------------------------------------------------------
     never = []
+    slots = flat(enc, s) if isinstance(enc, PerN) else None  # the state before every step, for its cases
     for tr in transitions:
         guard, t = enc.fire(tr, s)
         pre = hyp + [guard]
@@ -143,7 +145,7 @@ def prove_invariants(enc: PerN | AnyN, properties: list[Any], solver: Solver, ta
             never.append(tr.name)
         label = f"{tr.name}" + ("".join(f".{k}={v}" for k, v in tr.choices().items()))
         # At a fixed size a step that branches on a slot is asked branch by branch (checker.prove.cases).
-        cases = tuple(split(flat(enc, s), [guard, *flat(enc, t)])) if isinstance(enc, PerN) else ()
+        cases = tuple(split(slots, [guard, *flat(enc, t)])) if slots is not None else ()
 
         def cti(n: str, tr: Transition = tr, t: tuple = t) -> Any:
             return _cti(enc, tr, s, t, n)

@@ -637,5 +637,5 @@ def prove_lemma_free(model: Model, solver: Solver, tag: str,
     return LemmaFree(proofs, list(laws.text), len(laws.modular), laws)
 
 
-__all__ = ["FACTS", "FOUND", "LemmaFree", "Laws", "conservation_laws", "find_laws", "houdini_split", "laws_alone", "moduli",
-           "modular_candidates", "prove_lemma_free"]
+__all__ = ["FACTS", "FOUND", "LemmaFree", "Laws", "conservation_laws", "find_laws", "houdini_split", "laws_alone",
+           "moduli", "modular_candidates", "prove_lemma_free"]
