@@ -124,6 +124,37 @@ def test_the_per_n_fallback_with_infer_proves_each_point_without_lemmas():
     assert any("ncpus=3" in n and "s.exact ==" in n for n in proofs["settled_gap"].notes)
 
 
+def test_a_per_n_sweep_tries_each_points_laws_first_at_the_next(monkeypatch):
+    """The laws found at 2 CPUs are laws at 3 (the same grouped features: every CPU's counter modulo 4, ...):
+    the point at 3 takes them from the point before, checked against its own steps, and searches for none."""
+    import checker.prove.laws as laws
+    from checker.prove import _per_n_fallback
+
+    searched, real = [], laws._search
+    monkeypatch.setattr(laws, "_search", lambda pt, *a: searched.append(pt.model.params.shown()["ncpus"])
+                        or real(pt, *a))
+    proofs, _, _ = _per_n_fallback(Carry, {"ncpus": ("range", 2, 3), "gap": 3}, Solver(10), "t",
+                                   "has a tree (test)", infer=True)
+    assert proofs["settled_gap"].verdict == HOLDS
+    assert 2 in searched and 3 not in searched, searched
+    at = {n: next(x for x in proofs["settled_gap"].notes if f"ncpus={n}" in x) for n in (2, 3)}
+    assert "% 4" in at[3] and at[3].count("s.exact ==") == at[2].count("s.exact ==")
+
+
+def test_a_hint_that_is_no_law_here_is_dropped_and_the_search_runs(monkeypatch):
+    """A hint some step breaks (``exact`` constant: every add breaks it) is not taken; the search finds the law."""
+    import checker.prove.laws as laws
+
+    pt = _Point(_model())
+    own = laws._own_moduli(pt)
+    wrong = {laws._signature(pt, own, ((pt.names.index("exact"), None),)): 1}
+    searched, real = [], laws._search
+    monkeypatch.setattr(laws, "_search", lambda *a: searched.append(1) or real(*a))
+    _, found = find_laws(_model(), 10, hints=[wrong])
+    assert searched and wrong not in found.portable
+    assert any("% 4" in t for t in found.text), found.text
+
+
 def test_a_law_z3_cannot_decide_is_set_aside_and_the_search_goes_on(monkeypatch):
     """Every step's question about the search's first law (the anchor alone, ``exact`` constant) answered
     unknown, as Z3 answers a hard one: that law is set aside and the next ones are asked, and the law the
@@ -148,6 +179,54 @@ def test_a_law_z3_cannot_decide_is_set_aside_and_the_search_goes_on(monkeypatch)
     found = laws.conservation_laws(pt, [4], facts, 10.0, [], texts)
     assert len(calls) > first_round
     assert any("% 4" in texts[x.get_id()] and "top" in texts[x.get_id()] for x in found), list(texts.values())
+
+
+def test_a_round_of_the_law_search_is_not_held_up_by_a_step_z3_finds_hard(monkeypatch):
+    """The first step asked is undecided at the round's quick budget (as the tree's carry at 7 CPUs was for
+    ten minutes): another step that breaks the law ends the round, the hard step is not asked again with the
+    whole budget, and the breaking step is asked first the next round."""
+    import z3
+
+    import checker.prove.laws as laws
+
+    pt = _Point(_model())
+    feats = laws._groups(pt)
+    checkers = laws._checkers(pt, [], 10.0)
+    law = [1 if f == ((pt.names.index("exact"), None),) else 0 for f in feats]  # exact constant: adds break it
+    hard = checkers[[k for k, (_, post, _) in enumerate(checkers) if not post[pt.names.index("exact")]
+                     .eq(pt.slots[pt.names.index("exact")])][0]]
+    checkers.remove(hard)
+    checkers.insert(0, hard)
+    budgets: dict[int, float] = {}
+    real_limit, real_ask, asked = laws.set_limit, laws._ask, []
+    monkeypatch.setattr(laws, "set_limit", lambda q, t: budgets.__setitem__(id(q), t) or real_limit(q, t))
+
+    def ask(q, goal, cases, timeout, canonical=True):
+        asked.append((q is hard[0], budgets[id(q)]))
+        if q is hard[0]:
+            return z3.unknown, None
+        return real_ask(q, goal, cases, timeout, canonical)
+
+    monkeypatch.setattr(laws, "_ask", ask)
+    value = lambda slots, f: z3.Sum([laws._term(slots, i, m) for i, m in f])  # noqa: E731
+    bad, undecided = laws._broken(pt, feats, law, checkers, value, 10.0)
+    assert bad is not None and not undecided
+    assert asked[0] == (True, 10.0 * laws.QUICK_SHARE)
+    assert [b for h, b in asked if h] == [10.0 * laws.QUICK_SHARE]  # asked once, quickly
+    assert checkers[0] is not hard and checkers[1] is hard  # the step that broke it comes first next round
+
+
+def test_a_law_search_a_limit_ends_says_so_in_the_notes(monkeypatch):
+    """Every question undecided: the search sets laws aside until its limit and says which limit ended it."""
+    import z3
+
+    import checker.prove.laws as laws
+
+    monkeypatch.setattr(laws, "_ask", lambda *a, **k: (z3.unknown, None))
+    notes: list[str] = []
+    assert laws.conservation_laws(_Point(_model()), [4], [], 10.0, notes) == []
+    assert f"the search for a law through exact ended: {laws.MAX_UNDECIDED + 1} laws set aside, Z3 undecided " \
+        "whether a step keeps them" in notes, notes
 
 
 class Staged(Carry, name="carry_staged"):
@@ -252,7 +331,7 @@ def test_a_found_fact_the_induction_does_not_prove_again_is_not_assumed_for_the_
     names = _Point(model).names
     var = {n: z3.Var(i, z3.IntSort()) for i, n in enumerate(names)}
     wrong = var["top"] == var["local[0]"] + var["local[1]"]
-    monkeypatch.setattr(laws, "find_laws", lambda m, timeout: ([wrong], laws.Laws(modular=[wrong])))
+    monkeypatch.setattr(laws, "find_laws", lambda m, timeout, hints=(): ([wrong], laws.Laws(modular=[wrong])))
     free = prove_lemma_free(model, Solver(10), "t")
     assert free.proofs["settled_gap"].verdict != HOLDS
     assert any("not proved again by induction" in n for n in free.proofs["settled_gap"].notes)

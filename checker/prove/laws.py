@@ -40,7 +40,7 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Sequence
 
 import z3
 
@@ -50,7 +50,7 @@ from checker.prove.cases import fixes, split, walk
 from checker.prove.encoding import PerN
 from checker.prove.horn import flat, slot_invariant, slot_names
 from checker.prove.inductive import Proof, prove_invariants
-from checker.prove.solver import Solver, canonical_model, fresh_context, seeded, seeded_optimize
+from checker.prove.solver import Solver, canonical_model, fresh_context, seeded, seeded_optimize, set_limit
 from checker.result import HOLDS
 from checker.types import BoolType, CpuIdType, Enum
 
@@ -62,9 +62,16 @@ LAWS_PER_ANCHOR = 2
 BY_ROWS_FROM = 1000
 #: Values of a slot a conditional candidate is split on (``x == k``): at most this many.
 MAX_CASES = 12
+#: The share of the budget each step is asked with first in a round of the law search (``_broken``).
+QUICK_SHARE = 0.05
 #: Laws of one search set aside because Z3 could not tell whether some step keeps them: past this many the
 #: search gives up (each costs up to the solver's whole budget).
 MAX_UNDECIDED = 4
+
+
+#: A grouped conservation law by its features' signatures (``_signature``) and coefficients: a law found at one
+#: point in a form another point of the spec can try (``conservation_laws``' hints).
+Portable = dict[tuple, int]
 
 
 @dataclass
@@ -77,6 +84,8 @@ class Laws:
     moduli: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: the grouped conservation laws by feature signature (``_signature``): hints for another point's search
+    portable: list[Portable] = field(default_factory=list)
 
 
 def moduli(steps: list[tuple[z3.BoolRef, list[z3.ArithRef]]]) -> list[int]:
@@ -265,12 +274,15 @@ def _law_text(pt: _Point, feats: list, law: list[int], anchor: int, c0: z3.ExprR
 
 
 def conservation_laws(pt: _Point, mods: list[int], known: list[z3.ExprRef], timeout: float | None,
-                      notes: list[str], texts: dict[int, str] | None = None) -> list[z3.ExprRef]:
+                      notes: list[str], texts: dict[int, str] | None = None, hints: Sequence[Portable] = (),
+                      portable: list[Portable] | None = None) -> list[z3.ExprRef]:
     """Linear laws ``sum a_k F_k == c`` every step keeps from a state of ``known`` (see the module text).
 
     A feature is a sum of slot terms (``x`` or ``x % m``). The search is first over grouped features, one
     coefficient for all the slots alike (``_groups``), which is small at any size; only an anchor with no
-    grouped law is searched again one slot at a time (a coefficient a slot, a hundred and more at 8 CPUs)."""
+    grouped law is searched again one slot at a time (a coefficient a slot, a hundred and more at 8 CPUs).
+    ``hints``: grouped laws found at another point of the spec (``portable``, which gets this point's), each
+    tried here before the search, and taken only if every step keeps it here too."""
     single: list[tuple] = [((i, None),) for i in pt.numeric] + \
         [((i, m),) for i in pt.numeric for m in mods if pt.row(i)[0] is not None or pt.base[i] in pt.model.tupled]
     shared = [i for i in pt.numeric if pt.base[i] not in pt.model.tupled]
@@ -286,7 +298,9 @@ def conservation_laws(pt: _Point, mods: list[int], known: list[z3.ExprRef], time
     # A law through a shared variable is one through a ghost of it (``count + Sum(local) == E``) when the
     # spec keeps one: ghosts first, and only them when there are any.
     ghosts = [i for i in shared if getattr(pt.model.vars[pt.base[i]], "kind", None) == "ghost"]
-    grouped = _groups(pt)
+    own = _own_moduli(pt)
+    grouped = _groups(pt, own)
+    signs = [_signature(pt, own, f) for f in grouped]
     for anchor in ghosts or shared:
         found: list[list[int]] = []
         for feats in (grouped, single):
@@ -294,10 +308,16 @@ def conservation_laws(pt: _Point, mods: list[int], known: list[z3.ExprRef], time
                 continue
             a_index = feats.index(((anchor, None),))
             for _ in range(LAWS_PER_ANCHOR):
-                law = _search(pt, feats, a_index, found, checkers, value, timeout)
+                law = _hinted(pt, feats, signs, a_index, found, hints, checkers, value, timeout) \
+                    if feats is grouped else None
                 if law is None:
+                    law = _search(pt, feats, a_index, found, checkers, value, timeout, why := [])
+                if law is None:
+                    notes += [f"the search for a law through {pt.names[anchor]} ended: {w}" for w in why]
                     break
                 found.append(law)
+                if feats is grouped and portable is not None:
+                    portable.append({g: a for g, a in zip(signs, law) if a})
                 var = [z3.Var(i, z3.IntSort()) for i in range(len(pt.slots))]
                 lhs = z3.Sum([a * value(var, f) for a, f in zip(law, feats) if a])
                 c0 = z3.simplify(z3.Sum([a * value(pt.init, f) for a, f in zip(law, feats) if a]))
@@ -308,6 +328,29 @@ def conservation_laws(pt: _Point, mods: list[int], known: list[z3.ExprRef], time
         if not found:
             notes.append(f"no conservation law through {pt.names[anchor]}")
     return out
+
+
+def _signature(pt: _Point, own: dict[int, set[int]], f: tuple) -> tuple:
+    """A grouped feature by what it is at any size: its variable, the moduli the steps divide it by, and its
+    term (the slot, a modulus, a place in the code), so that a law found at one point can be tried at another."""
+    i, m = f[0]
+    return pt.base[i], tuple(sorted(own[i])), ("at", m.place) if isinstance(m, _At) else m
+
+
+def _hinted(pt: _Point, feats: list, signs: list[tuple], anchor: int, found: list[list[int]], hints: Sequence[Portable],
+            checkers: list, value, timeout: float | None) -> list[int] | None:
+    """The first of ``hints`` (laws found at another point) that is a law here: its features all here, its
+    anchor's coefficient 1, no law found already inside it (as ``_search`` asks), and kept by every step."""
+    for hint in hints:
+        if not set(hint) <= set(signs):
+            continue
+        law = [hint.get(g, 0) for g in signs]
+        if law[anchor] != 1 or any(all(law[k] for k, v in enumerate(old) if v) for old in found):
+            continue
+        bad, undecided = _broken(pt, feats, law, checkers, value, timeout)
+        if bad is None and not undecided:
+            return law
+    return None
 
 
 def _term(slots: list, i: int, m: int | _At | None) -> z3.ArithRef:
@@ -405,10 +448,10 @@ def _own_moduli(pt: _Point) -> dict[int, set[int]]:
     return out
 
 
-def _groups(pt: _Point) -> list[tuple]:
+def _groups(pt: _Point, own: dict[int, set[int]] | None = None) -> list[tuple]:
     """Grouped features: the slots of one variable with the same own moduli (all CPUs' counters; a tree
     level's items, whose carry bit is their level's) summed, plain and modulo each own modulus."""
-    own = _own_moduli(pt)
+    own = _own_moduli(pt) if own is None else own
     keys: dict[tuple, list[int]] = {}
     for i in pt.numeric:
         keys.setdefault((pt.base[i], tuple(sorted(own[i]))), []).append(i)
@@ -455,9 +498,38 @@ def _ask(q: z3.Solver, goal: z3.BoolRef, cases: list[z3.BoolRef],
     return z3.unsat, None
 
 
+def _broken(pt: _Point, feats: list, law: list[int], checkers: list, value, timeout: float | None
+            ) -> tuple[tuple | None, bool]:
+    """A step's counterexample to ``law`` (its model and the step's post-state), or None and whether Z3 could
+    not tell for some step. Each step is asked first with a share of the budget (``QUICK_SHARE``) and only
+    the undecided ones again with all of it: a round needs one step that breaks the law, and a hard question
+    about one step held the round up while another broke it (the tree at 7 CPUs: ten minutes on one step)."""
+    todo = list(range(len(checkers)))
+    for share in (QUICK_SHARE, 1.0) if timeout else (None,):
+        undecided = []
+        for k in todo:
+            q, post, cases = checkers[k]
+            if share is not None:
+                set_limit(q, timeout * share)
+            delta = z3.Sum([a * (value(post, f) - value(pt.slots, f)) for a, f in zip(law, feats) if a])
+            r, cex = _ask(q, delta != 0, cases, timeout)
+            if r == z3.sat:
+                # asked first next round: the step that broke this law often breaks the next (the tree at 7
+                # CPUs, 126 steps: each round asked the steps before it again)
+                checkers.insert(0, checkers.pop(k))
+                return (cex, post), False
+            if r == z3.unknown:
+                undecided.append(k)
+        todo = undecided
+        if not todo:
+            break
+    return None, bool(todo)
+
+
 def _search(pt: _Point, feats: list, anchor: int, found: list[list[int]], checkers: list, value,
-            timeout: float | None) -> list[int] | None:
-    """Coefficients in -1..1 (``anchor``'s 1, not one of ``found``) that every step keeps, or None."""
+            timeout: float | None, why: list[str]) -> list[int] | None:
+    """Coefficients in -1..1 (``anchor``'s 1, not one of ``found``) that every step keeps, or None (and, when
+    a limit ended the search rather than the coefficients running out, which one in ``why``)."""
     # In a context of the search's own, and each step's counterexample a canonical one: among laws as short as
     # each other the optimiser's choice follows term ids, which in the shared context depend on what the
     # process built before (the same point found other laws after another spec's proofs).
@@ -473,18 +545,14 @@ def _search(pt: _Point, feats: list, anchor: int, found: list[list[int]], checke
     set_aside = 0
     for _ in range(MAX_ROUNDS):
         check_interrupt()
-        if synth.check() != z3.sat:
+        r = synth.check()
+        if r != z3.sat:
+            if r == z3.unknown:
+                why.append("Z3 could not choose the next coefficients within its limit")
             return None
         m = synth.model()
         law = [m.eval(a, model_completion=True).as_long() for a in coef]
-        bad, undecided = None, False
-        for q, post, cases in checkers:
-            delta = z3.Sum([a * (value(post, f) - value(pt.slots, f)) for a, f in zip(law, feats) if a])
-            r, cex = _ask(q, delta != 0, cases, timeout)
-            if r == z3.sat:
-                bad = (cex, post)
-                break
-            undecided = undecided or r == z3.unknown
+        bad, undecided = _broken(pt, feats, law, checkers, value, timeout)
         if bad is None and not undecided:
             return law
         if bad is None:
@@ -493,6 +561,7 @@ def _search(pt: _Point, feats: list, anchor: int, found: list[list[int]], checke
             # the search for every law)
             set_aside += 1
             if set_aside > MAX_UNDECIDED:
+                why.append(f"{set_aside} laws set aside, Z3 undecided whether a step keeps them")
                 return None
             synth.add(z3.Or([a != v for a, v in zip(coef, law)]))
             continue
@@ -502,6 +571,7 @@ def _search(pt: _Point, feats: list, anchor: int, found: list[list[int]], checke
         # The next coefficients must keep this step from this state too.
         diff = [z3.simplify(value(post_v, f) - value(pre_v, f)) for f in feats]  # numbers: the state's values
         synth.add(z3.Sum([a * d.as_long() for a, d in zip(coef, diff)]) == 0)
+    why.append(f"no law after {MAX_ROUNDS} rounds")
     return None
 
 
@@ -558,8 +628,10 @@ def _slots_of(e: z3.ExprRef) -> set[int]:
     return out
 
 
-def find_laws(model: Model, timeout: float | None) -> tuple[list[z3.ExprRef], Laws]:
-    """The modular facts and conservation laws inductive together at ``model``'s point (over ``Var(i)``)."""
+def find_laws(model: Model, timeout: float | None, hints: Sequence[Portable] = ()
+              ) -> tuple[list[z3.ExprRef], Laws]:
+    """The modular facts and conservation laws inductive together at ``model``'s point (over ``Var(i)``);
+    ``hints``: laws found at another point, tried first (``conservation_laws``)."""
     t0 = time.perf_counter()
     pt = _Point(model)
     mods = moduli(pt.steps)
@@ -575,10 +647,11 @@ def find_laws(model: Model, timeout: float | None) -> tuple[list[z3.ExprRef], La
     res.notes.append(f"modular facts {time.perf_counter() - t1:.1f}s")
     t1 = time.perf_counter()
     texts: dict[int, str] = {}
-    laws = conservation_laws(pt, mods, facts, timeout, res.notes, texts)
+    res.conservation = conservation_laws(pt, mods, facts, timeout, res.notes, texts, hints, res.portable)
     res.notes.append(f"laws {time.perf_counter() - t1:.1f}s")
-    # The facts are inductive alone: each law need only be kept by the steps from a state of the facts.
-    res.conservation = houdini_split(pt, laws, facts, timeout) if laws else []
+    # No Houdini for the laws: each holds initially (its constant is the initial state's) and every step keeps
+    # it from any state of the facts (the search asked each), which are inductive alone; so the facts and
+    # laws are inductive together (and the induction proves them again before they are used).
     res.text = [texts[x.get_id()] for x in res.conservation]
     kept = facts + res.conservation
     res.seconds = time.perf_counter() - t0
@@ -608,14 +681,16 @@ FACTS, FOUND = "found_facts", "found_laws"
 
 
 def prove_lemma_free(model: Model, solver: Solver, tag: str,
-                     progress: Callable[[int, int], None] | None = None) -> LemmaFree:
+                     progress: Callable[[int, int], None] | None = None, hints: Sequence[Portable] = ()
+                     ) -> LemmaFree:
     """Every claim of ``model``'s point (lemmas left out) proved by the ordinary induction, strengthened by
-    the modular facts and conservation laws Houdini keeps here. Each is proved again by the ordinary induction
+    the modular facts and conservation laws found here. Each is proved again by the ordinary induction
     first, as Houdini found them (the facts alone, then the laws with the facts assumed), and only then
     assumed in the claims' induction: one induction of them all asked the joint question of every claim,
     fact and law at each step (the counter tree's add at 5 CPUs: undecided in 20 minutes, and in 6 minutes
-    for the facts and laws together)."""
-    _, laws = find_laws(model, solver.timeout)
+    for the facts and laws together). ``hints``: laws found at another point of the spec (``Laws.portable``),
+    tried here first."""
+    _, laws = find_laws(model, solver.timeout, hints)
     enc = PerN(model)
     claims = [p for p in model.properties if not getattr(p, "lemma", False)]
     proved: tuple = ()
