@@ -337,8 +337,8 @@ def _signature(pt: _Point, own: dict[int, set[int]], f: tuple) -> tuple:
     return pt.base[i], tuple(sorted(own[i])), ("at", m.place) if isinstance(m, _At) else m
 
 
-def _hinted(pt: _Point, feats: list, signs: list[tuple], anchor: int, found: list[list[int]], hints: Sequence[Portable],
-            checkers: list, value, timeout: float | None) -> list[int] | None:
+def _hinted(pt: _Point, feats: list, signs: list[tuple], anchor: int, found: list[list[int]],
+            hints: Sequence[Portable], checkers: list, value, timeout: float | None) -> list[int] | None:
     """The first of ``hints`` (laws found at another point) that is a law here: its features all here, its
     anchor's coefficient 1, no law found already inside it (as ``_search`` asks), and kept by every step."""
     for hint in hints:
@@ -347,7 +347,7 @@ def _hinted(pt: _Point, feats: list, signs: list[tuple], anchor: int, found: lis
         law = [hint.get(g, 0) for g in signs]
         if law[anchor] != 1 or any(all(law[k] for k, v in enumerate(old) if v) for old in found):
             continue
-        bad, undecided = _broken(pt, feats, law, checkers, value, timeout)
+        bad, undecided = _broken(pt, feats, law, checkers, value, timeout, quick=False)
         if bad is None and not undecided:
             return law
     return None
@@ -498,14 +498,16 @@ def _ask(q: z3.Solver, goal: z3.BoolRef, cases: list[z3.BoolRef],
     return z3.unsat, None
 
 
-def _broken(pt: _Point, feats: list, law: list[int], checkers: list, value, timeout: float | None
-            ) -> tuple[tuple | None, bool]:
+def _broken(pt: _Point, feats: list, law: list[int], checkers: list, value, timeout: float | None,
+            quick: bool = True) -> tuple[tuple | None, bool]:
     """A step's counterexample to ``law`` (its model and the step's post-state), or None and whether Z3 could
-    not tell for some step. Each step is asked first with a share of the budget (``QUICK_SHARE``) and only
-    the undecided ones again with all of it: a round needs one step that breaks the law, and a hard question
-    about one step held the round up while another broke it (the tree at 7 CPUs: ten minutes on one step)."""
+    not tell for some step. With ``quick`` each step is asked first with a share of the budget
+    (``QUICK_SHARE``) and only the undecided ones again with all of it: a round needs one step that breaks the
+    law, and a hard question about one step held the round up while another broke it (the tree at 7 CPUs: ten
+    minutes on one step). A law likely to hold (a hint) is asked with all of it at once: each hard step would
+    be asked twice."""
     todo = list(range(len(checkers)))
-    for share in (QUICK_SHARE, 1.0) if timeout else (None,):
+    for share in ((QUICK_SHARE, 1.0) if quick else (1.0,)) if timeout else (None,):
         undecided = []
         for k in todo:
             q, post, cases = checkers[k]
