@@ -141,6 +141,20 @@ def test_a_per_n_sweep_tries_each_points_laws_first_at_the_next(monkeypatch):
     assert "% 4" in at[3] and at[3].count("s.exact ==") == at[2].count("s.exact ==")
 
 
+def test_prover_infer_over_several_cpu_counts_passes_each_points_laws_to_the_next(monkeypatch):
+    """``--prover infer --set ncpus=2,3``: two points of the laws route, the second taking the first's laws."""
+    import checker.prove.laws as laws
+    from checker.prove import prove_checks
+
+    searched, real = [], laws._search
+    monkeypatch.setattr(laws, "_search", lambda pt, *a: searched.append(pt.model.params.shown()["ncpus"])
+                        or real(pt, *a))
+    got = [c for c in prove_checks(Carry, {"ncpus": (2, 3)}, smt_timeout=10, infer=True)
+           if c.kind == "proof" and c.property == "settled_gap"]
+    assert [(c.params["ncpus"], c.verdict) for c in got] == [(2, HOLDS), (3, HOLDS)]
+    assert 2 in searched and 3 not in searched, searched
+
+
 def test_a_hint_that_is_no_law_here_is_dropped_and_the_search_runs(monkeypatch):
     """A hint some step breaks (``exact`` constant: every add breaks it) is not taken; the search finds the law."""
     import checker.prove.laws as laws

@@ -126,9 +126,10 @@ def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout
     if has_proof:
         axes = _axes(cls, sets)
         names = [n for n, _ in axes]
+        hints: list = []  # with infer: each point's laws, tried first at the next (checker.prove.laws)
         for combo in itertools.product(*(v for _, v in axes)):
             checks += _prove_point(cls, dict(zip(names, combo)), smt_timeout, emit_dir, run, progress, cluster,
-                                   infer)
+                                   infer, hints)
     if warn is not None:
         dropped: dict[str, tuple[str, int]] = {}
         for c in checks:
@@ -153,7 +154,10 @@ def prove_checks(cls: type, sets: dict[str, tuple] | None = None, *, smt_timeout
 
 @in_own_context
 def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, emit_dir: Path | None,
-                 run: int, progress: Any = None, cluster: str | None = None, infer: bool = False) -> list[Check]:
+                 run: int, progress: Any = None, cluster: str | None = None, infer: bool = False,
+                 hints: list | None = None) -> list[Check]:
+    """One point's checks. ``hints``: the laws the point before found (``checker.prove.laws``), tried first
+    where the laws route runs, and replaced by this point's."""
     si = info(cls)
     solver = Solver(smt_timeout, emit_dir)
     t0 = time.perf_counter()
@@ -198,8 +202,6 @@ def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, e
     else:
         model = Model(cls, resolve_params(cls, values))
         if infer:  # one point: its lemmas left out, the facts and laws found there in their place
-            from checker.prove.laws import prove_lemma_free
-
             inference = _infer_at_size(cls, model, choice, values, shown, constraints, smt_timeout, tag, progress)
             if inference is not None:
                 # The claims the any-N encoding cannot state (they iterate over CPUs) are proved at the point:
@@ -215,12 +217,12 @@ def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, e
                 checks += _proof_checks(cls, placed, "inferred-at-point", shown, time.perf_counter() - t0, run)
                 left = [n for n in rest if n not in placed]
                 if left:
-                    free = prove_lemma_free(model, solver, tag, progress and progress(tag))
+                    free = _lemma_free(model, solver, tag, progress, hints)
                     at_point = {n: free.proofs[n] for n in left if n in free.proofs}
                     checks += _proof_checks(cls, _laws_notes(free, at_point), "per-n-laws", shown,
                                             time.perf_counter() - t0, run)
                 return checks
-            free = prove_lemma_free(model, solver, tag, progress and progress(tag))
+            free = _lemma_free(model, solver, tag, progress, hints)
             proofs, method = _laws_notes(free, free.proofs), "per-n-laws"
         else:
             proofs = prove_invariants(PerN(model), list(model.properties), solver, tag,
@@ -230,6 +232,16 @@ def _prove_point(cls: type, choice: dict[str, Any], smt_timeout: float | None, e
     if not symbolic and model.scheduler is not None:
         note = model.scheduler.bounds_note()  # a proof of the task model's bounded scheduler
     return _proof_checks(cls, proofs, method, shown, time.perf_counter() - t0, run, note)
+
+
+def _lemma_free(model: Model, solver: Solver, tag: str, progress: Any, hints: list | None) -> Any:
+    """``prove_lemma_free`` at the point, the point before's laws (``hints``) tried first and replaced by its own."""
+    from checker.prove.laws import prove_lemma_free
+
+    free = prove_lemma_free(model, solver, tag, progress and progress(tag), hints=hints or ())
+    if hints is not None:
+        hints[:] = free.laws.portable
+    return free
 
 
 def _laws_notes(free: Any, proofs: dict[str, Proof]) -> dict[str, Proof]:
