@@ -196,7 +196,7 @@ class Solver:
         s = seeded(timeout or self.timeout)
         # Z3's incremental core, not the tactic its first check picks for a formula with bounds on every
         # integer (which blasts QF_LIA to bits): the counter tree's carry step at 5 CPUs, asked in its
-        # cases, unsat in 0.5-30 s this way and in 25-86 s (or unknown at 300 s) the other way.
+        # cases, unsat in 0.5-30 s a step this way; 25-86 s, or undecided at the limit, the other way.
         s.push()
         return s
 
