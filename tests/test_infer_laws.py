@@ -195,41 +195,6 @@ def test_a_law_z3_cannot_decide_is_set_aside_and_the_search_goes_on(monkeypatch)
     assert any("% 4" in texts[x.get_id()] and "top" in texts[x.get_id()] for x in found), list(texts.values())
 
 
-def test_a_round_of_the_law_search_is_not_held_up_by_a_step_z3_finds_hard(monkeypatch):
-    """The first step asked is undecided at the round's quick budget (as the tree's carry at 7 CPUs was for
-    ten minutes): another step that breaks the law ends the round, the hard step is not asked again with the
-    whole budget, and the breaking step is asked first the next round."""
-    import z3
-
-    import checker.prove.laws as laws
-
-    pt = _Point(_model())
-    feats = laws._groups(pt)
-    checkers = laws._checkers(pt, [], 10.0)
-    law = [1 if f == ((pt.names.index("exact"), None),) else 0 for f in feats]  # exact constant: adds break it
-    hard = checkers[[k for k, (_, post, _) in enumerate(checkers) if not post[pt.names.index("exact")]
-                     .eq(pt.slots[pt.names.index("exact")])][0]]
-    checkers.remove(hard)
-    checkers.insert(0, hard)
-    budgets: dict[int, float] = {}
-    real_limit, real_ask, asked = laws.set_limit, laws._ask, []
-    monkeypatch.setattr(laws, "set_limit", lambda q, t: budgets.__setitem__(id(q), t) or real_limit(q, t))
-
-    def ask(q, goal, cases, timeout, canonical=True):
-        asked.append((q is hard[0], budgets[id(q)]))
-        if q is hard[0]:
-            return z3.unknown, None
-        return real_ask(q, goal, cases, timeout, canonical)
-
-    monkeypatch.setattr(laws, "_ask", ask)
-    value = lambda slots, f: z3.Sum([laws._term(slots, i, m) for i, m in f])  # noqa: E731
-    bad, undecided = laws._broken(pt, feats, law, checkers, value, 10.0)
-    assert bad is not None and not undecided
-    assert asked[0] == (True, 10.0 * laws.QUICK_SHARE)
-    assert [b for h, b in asked if h] == [10.0 * laws.QUICK_SHARE]  # asked once, quickly
-    assert checkers[0] is not hard and checkers[1] is hard  # the step that broke it comes first next round
-
-
 def test_a_law_search_a_limit_ends_says_so_in_the_notes(monkeypatch):
     """Every question undecided: the search sets laws aside until its limit and says which limit ended it."""
     import z3

@@ -50,7 +50,7 @@ from checker.prove.cases import fixes, split, walk
 from checker.prove.encoding import PerN
 from checker.prove.horn import flat, slot_invariant, slot_names
 from checker.prove.inductive import Proof, prove_invariants
-from checker.prove.solver import Solver, canonical_model, fresh_context, seeded, seeded_optimize, set_limit
+from checker.prove.solver import Solver, canonical_model, fresh_context, seeded, seeded_optimize
 from checker.result import HOLDS
 from checker.types import BoolType, CpuIdType, Enum
 
@@ -62,8 +62,6 @@ LAWS_PER_ANCHOR = 2
 BY_ROWS_FROM = 1000
 #: Values of a slot a conditional candidate is split on (``x == k``): at most this many.
 MAX_CASES = 12
-#: The share of the budget each step is asked with first in a round of the law search (``_broken``).
-QUICK_SHARE = 0.05
 #: Laws of one search set aside because Z3 could not tell whether some step keeps them: past this many the
 #: search gives up (each costs up to the solver's whole budget).
 MAX_UNDECIDED = 4
@@ -347,7 +345,7 @@ def _hinted(pt: _Point, feats: list, signs: list[tuple], anchor: int, found: lis
         law = [hint.get(g, 0) for g in signs]
         if law[anchor] != 1 or any(all(law[k] for k, v in enumerate(old) if v) for old in found):
             continue
-        bad, undecided = _broken(pt, feats, law, checkers, value, timeout, quick=False)
+        bad, undecided = _broken(pt, feats, law, checkers, value, timeout)
         if bad is None and not undecided:
             return law
     return None
@@ -498,34 +496,21 @@ def _ask(q: z3.Solver, goal: z3.BoolRef, cases: list[z3.BoolRef],
     return z3.unsat, None
 
 
-def _broken(pt: _Point, feats: list, law: list[int], checkers: list, value, timeout: float | None,
-            quick: bool = True) -> tuple[tuple | None, bool]:
+def _broken(pt: _Point, feats: list, law: list[int], checkers: list, value, timeout: float | None
+            ) -> tuple[tuple | None, bool]:
     """A step's counterexample to ``law`` (its model and the step's post-state), or None and whether Z3 could
-    not tell for some step. With ``quick`` each step is asked first with a share of the budget
-    (``QUICK_SHARE``) and only the undecided ones again with all of it: a round needs one step that breaks the
-    law, and a hard question about one step held the round up while another broke it (the tree at 7 CPUs: ten
-    minutes on one step). A law likely to hold (a hint) is asked with all of it at once: each hard step would
-    be asked twice."""
-    todo = list(range(len(checkers)))
-    for share in ((QUICK_SHARE, 1.0) if quick else (1.0,)) if timeout else (None,):
-        undecided = []
-        for k in todo:
-            q, post, cases = checkers[k]
-            if share is not None:
-                set_limit(q, timeout * share)
-            delta = z3.Sum([a * (value(post, f) - value(pt.slots, f)) for a, f in zip(law, feats) if a])
-            r, cex = _ask(q, delta != 0, cases, timeout)
-            if r == z3.sat:
-                # asked first next round: the step that broke this law often breaks the next (the tree at 7
-                # CPUs, 126 steps: each round asked the steps before it again)
-                checkers.insert(0, checkers.pop(k))
-                return (cex, post), False
-            if r == z3.unknown:
-                undecided.append(k)
-        todo = undecided
-        if not todo:
-            break
-    return None, bool(todo)
+    not tell for some step. The steps are asked in their order, each with the whole budget: the checkers are
+    incremental solvers whose answers depend on what they were asked before, and a search that asked each
+    step with a twentieth of the budget first, the breaking step first next round, lost the tree's carries'
+    law at 6 CPUs (set aside as undecided) where this order found it."""
+    undecided = False
+    for q, post, cases in checkers:
+        delta = z3.Sum([a * (value(post, f) - value(pt.slots, f)) for a, f in zip(law, feats) if a])
+        r, cex = _ask(q, delta != 0, cases, timeout)
+        if r == z3.sat:
+            return (cex, post), False
+        undecided = undecided or r == z3.unknown
+    return None, undecided
 
 
 def _search(pt: _Point, feats: list, anchor: int, found: list[list[int]], checkers: list, value,
@@ -551,6 +536,8 @@ def _search(pt: _Point, feats: list, anchor: int, found: list[list[int]], checke
         if r != z3.sat:
             if r == z3.unknown:
                 why.append("Z3 could not choose the next coefficients within its limit")
+            elif set_aside:
+                why.append(f"no law left but the {set_aside} set aside, Z3 undecided whether a step keeps them")
             return None
         m = synth.model()
         law = [m.eval(a, model_completion=True).as_long() for a in coef]

@@ -63,7 +63,7 @@ def rlimit(timeout: float | None) -> int:
     return max(1, int(timeout * RLIMIT_PER_SECOND)) if timeout else 0
 
 
-def set_limit(obj: Any, timeout: float | None) -> Any:
+def _limit(obj: Any, timeout: float | None) -> Any:
     """``timeout``'s resource limit and wall guard on a Z3 solver, optimiser or Spacer (returned)."""
     if timeout:
         obj.set("rlimit", rlimit(timeout))
@@ -75,20 +75,20 @@ def seeded(timeout: float | None, logic: str | None = None, ctx: z3.Context | No
     """A Z3 solver with the fixed seed and ``timeout``'s resource limit (``logic``: ``SolverFor``'s)."""
     s = z3.SolverFor(logic, ctx=ctx) if logic else z3.Solver(ctx=ctx)
     s.set("random_seed", 0)  # same input, same answer, same counterexample
-    return set_limit(s, timeout)
+    return _limit(s, timeout)
 
 
 def seeded_optimize(timeout: float | None, ctx: z3.Context | None = None) -> z3.Optimize:
     """A Z3 optimiser with the fixed seed and ``timeout``'s resource limit (in ``ctx``, or the shared context)."""
     o = z3.Optimize(ctx=ctx)
     o.set("random_seed", 0)
-    return set_limit(o, timeout)
+    return _limit(o, timeout)
 
 
 def limit_spacer(fp: z3.Fixedpoint, timeout: float | None) -> z3.Fixedpoint:
     """Spacer's seed and ``timeout``'s resource limit on ``fp``."""
     fp.set("spacer.random_seed", 0)
-    return set_limit(fp, timeout)
+    return _limit(fp, timeout)
 
 
 def lia_logic(bitvectors: bool) -> str | None:
