@@ -30,10 +30,12 @@ they are found from the point's ``PerN`` terms alone:
   next coefficients must fit it too), one law for each shared scalar whose
   coefficient is fixed at 1 (the ghost ``E`` of everything added).
 
-Nothing here is a verdict. Houdini (``checker.prove.houdini``) keeps the
-candidates that are inductive together, and the claims are then proved by
-the ordinary induction (``checker.prove.inductive``) with what was kept as
-their strengthening: only that induction's answer is reported.
+Nothing here is a verdict. Houdini keeps the modular candidates that are
+inductive together, and a law is one every step keeps from a state of
+them; the facts, then the laws, then the claims are proved by the ordinary
+induction (``checker.prove.inductive``), each assuming only what it proved
+before: only that induction's answer is reported. A point's grouped laws
+(``Laws.portable``) are tried first at the next point of a sweep.
 """
 from __future__ import annotations
 
@@ -499,10 +501,9 @@ def _ask(q: z3.Solver, goal: z3.BoolRef, cases: list[z3.BoolRef],
 def _broken(pt: _Point, feats: list, law: list[int], checkers: list, value, timeout: float | None
             ) -> tuple[tuple | None, bool]:
     """A step's counterexample to ``law`` (its model and the step's post-state), or None and whether Z3 could
-    not tell for some step. The steps are asked in their order, each with the whole budget: the checkers are
-    incremental solvers whose answers depend on what they were asked before, and a search that asked each
-    step with a twentieth of the budget first, the breaking step first next round, lost the tree's carries'
-    law at 6 CPUs (set aside as undecided) where this order found it."""
+    not tell for some step. In the steps' order, each with the whole budget (the checkers are incremental
+    solvers whose answers depend on what they were asked before: a cheaper first pass and a reordering lost
+    the tree's carries' law at 6 CPUs, benchmarks/lemma_free_laws.txt)."""
     undecided = False
     for q, post, cases in checkers:
         delta = z3.Sum([a * (value(post, f) - value(pt.slots, f)) for a, f in zip(law, feats) if a])
