@@ -675,7 +675,7 @@ def prove_lemma_free(model: Model, solver: Solver, tag: str,
                      ) -> LemmaFree:
     """Every claim of ``model``'s point (lemmas left out) proved by the ordinary induction, strengthened by
     the modular facts and conservation laws found here. Each is proved again by the ordinary induction
-    first, as Houdini found them (the facts alone, then the laws with the facts assumed), and only then
+    first, in the order they were found (the facts alone, then the laws with the facts assumed), and only then
     assumed in the claims' induction: one induction of them all asked the joint question of every claim,
     fact and law at each step (the counter tree's add at 5 CPUs: undecided in 20 minutes, and in 6 minutes
     for the facts and laws together). ``hints``: laws found at another point of the spec (``Laws.portable``),
